@@ -1,0 +1,74 @@
+/// The two orderings of the Hall of Fame.
+public enum Ordering: String, CaseIterable, Equatable, Sendable {
+    /// Score descending, then name, then id: the index `(score DESC, name, id)`.
+    case byScore
+    /// Name, then score descending, then id: the index `(name, score DESC, id)`.
+    case byName
+
+    /// The other ordering.
+    public var toggled: Ordering {
+        self == .byScore ? .byName : .byScore
+    }
+}
+
+/// Where a window of players starts, in a given ordering.
+public enum WindowAnchor: Equatable, Sendable {
+    /// The first player in the ordering.
+    case first
+    /// The last player in the ordering.
+    case last
+    /// A player, located by its full sort key, whether or not it still exists.
+    case player(Player)
+}
+
+/// The rows the app wants to see: up to `before` players that sort before
+/// the anchor, and up to `after` players from the anchor on.
+public struct WindowRequest: Equatable, Sendable {
+    public var ordering: Ordering
+    public var anchor: WindowAnchor
+    public var before: Int
+    public var after: Int
+
+    public init(ordering: Ordering, anchor: WindowAnchor, before: Int, after: Int) {
+        self.ordering = ordering
+        self.anchor = anchor
+        self.before = before
+        self.after = after
+    }
+}
+
+/// One consistent value of the Hall of Fame, fetched in a single database
+/// read: the player count, the max score and a window of players always
+/// agree (the data-consistency rule of the seeds).
+public struct HallOfFame: Equatable, Sendable {
+    /// The number of players in the table.
+    public var playerCount: Int
+    /// The best score, or nil when the table is empty.
+    public var maxScore: Int?
+    /// The request this value answers.
+    public var request: WindowRequest
+    /// Consecutive players in `request.ordering`.
+    public var players: [Player]
+    /// The 0-based rank of `players.first` in the ordering.
+    public var firstRank: Int
+    /// False when `firstRank` is an estimate (an exact rank would cost a scan).
+    public var rankIsExact: Bool
+    /// True when no player sorts before `players.first`.
+    public var reachesStart: Bool
+    /// True when no player sorts after `players.last`.
+    public var reachesEnd: Bool
+
+    public init(
+        playerCount: Int, maxScore: Int?, request: WindowRequest, players: [Player],
+        firstRank: Int, rankIsExact: Bool, reachesStart: Bool, reachesEnd: Bool)
+    {
+        self.playerCount = playerCount
+        self.maxScore = maxScore
+        self.request = request
+        self.players = players
+        self.firstRank = firstRank
+        self.rankIsExact = rankIsExact
+        self.reachesStart = reachesStart
+        self.reachesEnd = reachesEnd
+    }
+}

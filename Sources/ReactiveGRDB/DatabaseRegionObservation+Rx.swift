@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import OpenCombine
+
+extension DatabaseRegionObservation {
+    /// Returns a publisher that emits a database connection right after each
+    /// committed transaction that has impacted the tracked region.
+    ///
+    /// This is GRDB's spelling of `rx.changes(in:)`: both return the same
+    /// publisher.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let publisher = DatabaseRegionObservation
+    ///     .tracking(Player.all())
+    ///     .publisher(in: dbQueue)
+    /// ```
+    ///
+    /// - parameter writer: A database writer.
+    /// - returns: A publisher of database connections.
+    public func publisher(in writer: any DatabaseWriter) -> DatabasePublishers.DatabaseRegion {
+        DatabasePublishers.DatabaseRegion(observation: self, writer: writer)
+    }
+}
+
+extension GRDBReactive where Base == DatabaseRegionObservation {
+    /// Returns a publisher that emits a database connection right after each
+    /// committed transaction that has impacted the tracked region.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = DatabaseRegionObservation
+    ///     .tracking(Player.all())
+    ///     .rx.changes(in: dbQueue)
+    ///     .sink(
+    ///         receiveCompletion: { completion in ... },
+    ///         receiveValue: { (db: Database) in print("Players have changed.") })
+    ///
+    /// try dbQueue.write { db in
+    ///     try Player(name: "Arthur", score: 100).insert(db)
+    ///     try Player(name: "Barbara", score: 1000).insert(db)
+    /// }
+    /// // Prints "Players have changed."
+    /// ```
+    ///
+    /// The publisher can be created and subscribed from any thread, including
+    /// from inside a database access: the observation starts synchronously
+    /// at the first demand, so that a subscription made from a write misses
+    /// no later transaction. The connection is emitted synchronously on the
+    /// writer's dispatch queue, serialized with all database updates: until
+    /// the subscriber returns, no other write can happen. Rolled back
+    /// transactions emit nothing. The publisher never emits an initial
+    /// element, and only completes with a database error.
+    ///
+    /// - important: Do not hop to another queue before you use the emitted
+    ///   connection: it can only be used on the writer's queue.
+    ///
+    /// - parameter writer: A database writer.
+    /// - returns: A publisher of database connections.
+    public func changes(in writer: any DatabaseWriter) -> DatabasePublishers.DatabaseRegion {
+        base.publisher(in: writer)
+    }
+}
+
+extension DatabasePublishers {
+    /// A publisher that emits a database connection right after each
+    /// committed transaction that has impacted a tracked region.
+    ///
+    /// You build one with `observation.rx.changes(in:)`,
+    /// `observation.publisher(in:)` or `request.rx.changes(in:)`.
+    public struct DatabaseRegion: Publisher {
+        public typealias Output = Database
+        public typealias Failure = Error
+
+        let observation: DatabaseRegionObservation
+        let writer: any DatabaseWriter
+
+        /// Attaches the specified subscriber to this publisher.
+        ///
+        /// - parameter subscriber: The subscriber to attach.
+        public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Database, S.Failure == Error {
+            let subscription = DatabaseRegionSubscription(
+                observation: observation,
+                writer: writer,
+                downstream: subscriber)
+            subscriber.receive(subscription: subscription)
+        }
+    }
+}
+
+// @unchecked Sendable: `state` and `cancellable` are only accessed with
+// `lock` held.
+private final class DatabaseRegionSubscription<Downstream>: Subscription, @unchecked Sendable
+where Downstream: Subscriber, Downstream.Input == Database, Downstream.Failure == Error
+{
+    private enum State {
+        /// Waiting for demand, not observing the database.
+        case waitingForDemand(Downstream, DatabaseRegionObservation, any DatabaseWriter)
+        /// Observing the database. The writer is retained until the end.
+        case observing(Downstream, any DatabaseWriter, remainingDemand: Subscribers.Demand)
+        /// Failed or cancelled, not observing the database.
+        case finished
+    }
+
+    private var cancellable: AnyDatabaseCancellable?
+    private var state: State
+    private let lock = NSRecursiveLock() // Allow re-entrancy
+
+    init(observation: DatabaseRegionObservation, writer: any DatabaseWriter, downstream: Downstream) {
+        state = .waitingForDemand(downstream, observation, writer)
+    }
+
+    var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
+
+    func request(_ demand: Subscribers.Demand) {
+        lock.synchronized {
+            switch state {
+            case let .waitingForDemand(downstream, observation, writer):
+                guard demand > 0 else { return }
+                state = .observing(downstream, writer, remainingDemand: demand)
+                // GRDB starts the observation with a reentrant write, so
+                // this works from inside a database access too.
+                let cancellable = observation.start(
+                    in: writer,
+                    onError: { [weak self] error in self?.receive(failure: error) },
+                    onChange: { [weak self] db in self?.receive(db) })
+                if case .observing = state {
+                    self.cancellable = cancellable
+                } else {
+                    cancellable.cancel()
+                }
+
+            case let .observing(downstream, writer, remainingDemand):
+                state = .observing(downstream, writer, remainingDemand: remainingDemand + demand)
+
+            case .finished:
+                break
+            }
+        }
+    }
+
+    func cancel() {
+        lock.synchronized { sideEffect in
+            let cancellable = self.cancellable
+            self.cancellable = nil
+            state = .finished
+            sideEffect = { cancellable?.cancel() }
+        }
+    }
+
+    private func receive(_ db: Database) {
+        lock.synchronized {
+            guard case let .observing(downstream, writer, remainingDemand) = state, remainingDemand > .none else {
+                return
+            }
+            state = .observing(downstream, writer, remainingDemand: remainingDemand - 1)
+            let additionalDemand = downstream.receive(db)
+            if case let .observing(downstream, writer, remainingDemand) = state {
+                state = .observing(downstream, writer, remainingDemand: remainingDemand + additionalDemand)
+            }
+        }
+    }
+
+    private func receive(failure error: Error) {
+        lock.synchronized { sideEffect in
+            guard case let .observing(downstream, _, _) = state else { return }
+            cancellable = nil
+            state = .finished
+            sideEffect = { downstream.receive(completion: .failure(error)) }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import OpenCombine
+
+/// A publisher that performs one asynchronous database access on demand, and
+/// publishes its single result on a scheduler.
+///
+/// It is the counterpart of the `OnDemandFuture` + `receiveValues(on:)` pair
+/// that GRDB uses for its own read and write publishers:
+///
+/// - The access starts at the first positive demand, synchronously, and not
+///   at subscription. This lets GRDB schedule concurrent reads right from the
+///   writer queue.
+/// - Only the value and the completion are scheduled on `scheduler`; the
+///   subscription is not (see <https://forums.swift.org/t/28631>).
+/// - After `cancel()`, nothing is delivered.
+struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
+    typealias Failure = Error
+    typealias Promise = @Sendable (Result<Output, Error>) -> Void
+
+    let context: Context
+    let attemptToFulfill: @Sendable (@escaping Promise) -> Void
+
+    func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {
+        let subscription = DatabaseFutureSubscription(
+            context: context,
+            attemptToFulfill: attemptToFulfill,
+            downstream: subscriber)
+        subscriber.receive(subscription: subscription)
+    }
+}
+
+// @unchecked Sendable: `state` is only accessed with `lock` held.
+private final class DatabaseFutureSubscription<Context, Downstream>: Subscription, @unchecked Sendable
+where Context: OpenCombine.Scheduler, Downstream: Subscriber, Downstream.Failure == Error
+{
+    typealias Promise = @Sendable (Result<Downstream.Input, Error>) -> Void
+
+    private enum State {
+        /// Waiting for demand, no database access yet.
+        case waitingForDemand(Downstream, attemptToFulfill: @Sendable (@escaping Promise) -> Void)
+        /// The database access is running, or its result is being scheduled.
+        case waitingForFulfillment(Downstream)
+        /// Completed or cancelled.
+        case finished
+    }
+
+    private let context: Context
+    private var state: State
+    private let lock = NSRecursiveLock() // Allow re-entrancy
+
+    init(
+        context: Context,
+        attemptToFulfill: @escaping @Sendable (@escaping Promise) -> Void,
+        downstream: Downstream)
+    {
+        self.context = context
+        self.state = .waitingForDemand(downstream, attemptToFulfill: attemptToFulfill)
+    }
+
+    var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
+
+    func request(_ demand: Subscribers.Demand) {
+        lock.synchronized { sideEffect in
+            guard case let .waitingForDemand(downstream, attemptToFulfill) = state, demand > 0 else {
+                return
+            }
+            state = .waitingForFulfillment(downstream)
+            sideEffect = {
+                attemptToFulfill { result in
+                    self.fulfill(result)
+                }
+            }
+        }
+    }
+
+    func cancel() {
+        lock.synchronized {
+            state = .finished
+        }
+    }
+
+    private func fulfill(_ result: Result<Downstream.Input, Error>) {
+        // Don't keep the database busy with the downstream: hop to the
+        // scheduler first, then check that we were not cancelled meanwhile.
+        context.schedule {
+            self.deliver(result)
+        }
+    }
+
+    private func deliver(_ result: Result<Downstream.Input, Error>) {
+        lock.synchronized { sideEffect in
+            guard case let .waitingForFulfillment(downstream) = state else {
+                return
+            }
+            state = .finished
+            sideEffect = {
+                switch result {
+                case let .success(value):
+                    _ = downstream.receive(value)
+                    downstream.receive(completion: .finished)
+                case let .failure(error):
+                    downstream.receive(completion: .failure(error))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+import OpenCombine
+
+extension ValueObservation {
+    /// Returns a publisher of observed values.
+    ///
+    /// This is GRDB's spelling of `rx.observe(in:scheduling:)`: both return
+    /// the same publisher.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let publisher = ValueObservation
+    ///     .tracking { db in try Player.fetchAll(db) }
+    ///     .publisher(in: dbQueue)
+    /// ```
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
+    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - returns: A publisher of observed values.
+    public func publisher(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+    -> DatabasePublishers.Value<Reducer.Value>
+    {
+        DatabasePublishers.Value { onError, onChange in
+            self.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
+        }
+    }
+}
+
+extension GRDBReactive {
+    /// Returns a publisher of observed values: an initial value, then a fresh
+    /// value whenever a transaction has changed the observed region.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observation = ValueObservation.tracking { db in
+    ///     try Player.fetchAll(db)
+    /// }
+    ///
+    /// let cancellable = observation.rx
+    ///     .observe(in: dbQueue)
+    ///     .sink(
+    ///         receiveCompletion: { completion in ... },
+    ///         receiveValue: { (players: [Player]) in print("Fresh players: \(players)") })
+    /// ```
+    ///
+    /// The publisher has the same behavior as `ValueObservation`:
+    ///
+    /// - It notifies an initial value before the eventual changes.
+    /// - It may coalesce subsequent changes into a single notification.
+    /// - It may notify consecutive identical values. Filter them out with
+    ///   `ValueObservation.removeDuplicates()`.
+    /// - It stops emitting any value after the database connection is closed.
+    ///   It never completes, and fails on a database error.
+    /// - By default, it notifies all values on the main dispatch queue,
+    ///   asynchronously. The `.immediate` scheduler notifies the initial value
+    ///   synchronously, during the subscription, which must then happen on
+    ///   the main thread (a fatal error is raised otherwise):
+    ///
+    ///   ```swift
+    ///   let cancellable = observation.rx
+    ///       .observe(in: dbQueue, scheduling: .immediate)
+    ///       .sink(receiveCompletion: { _ in }, receiveValue: { players in print("fresh players") })
+    ///   // <- here "fresh players" is already printed.
+    ///   ```
+    ///
+    /// The database observation starts at the first positive demand, and
+    /// stops when the subscription is cancelled.
+    ///
+    /// - important: Combining several value publishers, with `combineLatest`
+    ///   for example, loses all guarantees of data consistency. Instead,
+    ///   compose requests into one single `ValueObservation`:
+    ///
+    ///   ```swift
+    ///   // DATA CONSISTENCY GUARANTEED
+    ///   let hallOfFame = ValueObservation
+    ///       .tracking { db -> HallOfFame in
+    ///           let playerCount = try Player.fetchCount(db)
+    ///           let bestPlayers = try Player.limit(10).orderedByScore().fetchAll(db)
+    ///           return HallOfFame(playerCount: playerCount, bestPlayers: bestPlayers)
+    ///       }
+    ///       .rx.observe(in: dbQueue)
+    ///   ```
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
+    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer>(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+    -> DatabasePublishers.Value<Reducer.Value>
+    where Base == ValueObservation<Reducer>
+    {
+        base.publisher(in: reader, scheduling: scheduler)
+    }
+}
+
+extension SharedValueObservation {
+    /// Returns a publisher of the shared observed values.
+    ///
+    /// All subscribers share a single database observation, which is
+    /// started and stopped according to the `extent` given to
+    /// `ValueObservation.shared(in:scheduling:extent:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let sharedObservation = ValueObservation
+    ///     .tracking { db in try Player.fetchAll(db) }
+    ///     .shared(in: dbQueue)
+    ///
+    /// let publisher = sharedObservation.publisher()
+    /// ```
+    ///
+    /// - returns: A publisher of observed values.
+    public func publisher() -> DatabasePublishers.Value<Element> {
+        DatabasePublishers.Value { onError, onChange in
+            self.start(onError: onError, onChange: onChange)
+        }
+    }
+}
+
+extension DatabasePublishers {
+    /// A publisher that publishes the values of a `ValueObservation` or of a
+    /// `SharedValueObservation`.
+    ///
+    /// You build one with `observation.rx.observe(in:scheduling:)`,
+    /// `observation.publisher(in:scheduling:)` or
+    /// `sharedObservation.publisher()`.
+    public struct Value<Output>: Publisher {
+        public typealias Failure = Error
+
+        typealias Start = @Sendable (
+            _ onError: @escaping @Sendable (Error) -> Void,
+            _ onChange: @escaping @Sendable (Output) -> Void)
+        -> AnyDatabaseCancellable
+
+        private let start: Start
+
+        init(start: @escaping Start) {
+            self.start = start
+        }
+
+        /// Attaches the specified subscriber to this publisher.
+        ///
+        /// - parameter subscriber: The subscriber to attach.
+        public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {
+            let subscription = ValueSubscription(start: start, downstream: subscriber)
+            subscriber.receive(subscription: subscription)
+        }
+    }
+}
+
+// @unchecked Sendable: `state` and `cancellable` are only accessed with
+// `lock` held.
+private final class ValueSubscription<Downstream>: Subscription, @unchecked Sendable
+where Downstream: Subscriber, Downstream.Failure == Error
+{
+    typealias Start = DatabasePublishers.Value<Downstream.Input>.Start
+
+    private enum State {
+        /// Waiting for demand, not observing the database.
+        case waitingForDemand(Downstream, start: Start)
+        /// Observing the database.
+        case observing(Downstream, remainingDemand: Subscribers.Demand)
+        /// Failed or cancelled, not observing the database.
+        case finished
+    }
+
+    // The cancellable is not part of the state, because the state must be
+    // `.observing` *before* the observation starts: an `.immediate`
+    // observation delivers its first value, or an error, from `start`.
+    private var cancellable: AnyDatabaseCancellable?
+    private var state: State
+    private let lock = NSRecursiveLock() // Allow re-entrancy
+
+    init(start: @escaping Start, downstream: Downstream) {
+        state = .waitingForDemand(downstream, start: start)
+    }
+
+    var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
+
+    func request(_ demand: Subscribers.Demand) {
+        lock.synchronized {
+            switch state {
+            case let .waitingForDemand(downstream, start):
+                guard demand > 0 else { return }
+                state = .observing(downstream, remainingDemand: demand)
+                let cancellable = start(
+                    { [weak self] error in self?.receive(completion: .failure(error)) },
+                    { [weak self] value in self?.receive(value) })
+
+                // The state may have changed during `start` (an error, or a
+                // cancellation from the downstream).
+                if case .observing = state {
+                    self.cancellable = cancellable
+                } else {
+                    cancellable.cancel()
+                }
+
+            case let .observing(downstream, remainingDemand):
+                state = .observing(downstream, remainingDemand: remainingDemand + demand)
+
+            case .finished:
+                break
+            }
+        }
+    }
+
+    func cancel() {
+        lock.synchronized { sideEffect in
+            let cancellable = self.cancellable
+            self.cancellable = nil
+            state = .finished
+            sideEffect = { cancellable?.cancel() }
+        }
+    }
+
+    private func receive(_ value: Downstream.Input) {
+        // The downstream is called with the lock held, so that values are
+        // delivered one after the other, in order, and the demand stays
+        // accurate. The lock is recursive, so the downstream may request
+        // more or cancel from `receive(_:)`.
+        lock.synchronized {
+            // A value that arrives with no demand is dropped, not buffered.
+            guard case let .observing(downstream, remainingDemand) = state, remainingDemand > .none else {
+                return
+            }
+            state = .observing(downstream, remainingDemand: remainingDemand - 1)
+            let additionalDemand = downstream.receive(value)
+            if case let .observing(downstream, remainingDemand) = state {
+                state = .observing(downstream, remainingDemand: remainingDemand + additionalDemand)
+            }
+        }
+    }
+
+    private func receive(completion: Subscribers.Completion<Error>) {
+        lock.synchronized { sideEffect in
+            guard case let .observing(downstream, _) = state else { return }
+            cancellable = nil
+            state = .finished
+            sideEffect = { downstream.receive(completion: completion) }
+        }
+    }
+}
