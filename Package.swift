@@ -6,6 +6,7 @@ let package = Package(
     name: "LiveTable",
     products: [
         .library(name: "ReactiveGRDB", targets: ["ReactiveGRDB"]),
+        .executable(name: "livetable", targets: ["livetable"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -13,6 +14,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // ncurses, for the executable only.
+        .systemLibrary(
+            name: "CNcurses",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]),
+
         // The reactive layer: GRDB + OpenCombine, no terminal, no app.
         .target(
             name: "ReactiveGRDB",
@@ -21,9 +28,36 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
+
+        // The app core: database, state, update, render. No ncurses.
+        .target(
+            name: "LiveTableCore",
+            dependencies: [
+                "ReactiveGRDB",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]),
+
+        // The terminal app: ncurses runtime, input, signals, command line.
+        .executableTarget(
+            name: "livetable",
+            dependencies: [
+                "LiveTableCore",
+                "CNcurses",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
         .testTarget(
             name: "ReactiveGRDBTests",
             dependencies: ["ReactiveGRDB"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "LiveTableCoreTests",
+            dependencies: ["LiveTableCore"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "LiveTableEndToEndTests",
+            dependencies: ["livetable"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )
