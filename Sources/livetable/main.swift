@@ -1,0 +1,3 @@
+// The terminal runtime arrives with the livetable issue.
+import LiveTableCore
+print("livetable")
