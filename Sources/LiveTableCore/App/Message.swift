@@ -1,0 +1,52 @@
+/// A key press, decoded by the runtime from the terminal.
+public enum Key: Hashable, Sendable {
+    /// A printable character, including space.
+    case character(Character)
+    /// A control key: `.control("c")` is Ctrl-C.
+    case control(Character)
+    case up, down, left, right
+    case pageUp, pageDown, home, end
+    case enter, escape, backspace, delete, tab
+}
+
+/// Everything that can happen to the app: key presses, terminal resizes, and
+/// values and results that come back from the database. `update` turns each
+/// message into a new state and effects.
+public enum Message: Equatable, Sendable {
+    /// The user pressed a key.
+    case key(Key)
+    /// The terminal has this new size.
+    case resize(width: Int, height: Int)
+    /// The Hall of Fame observation delivered a value.
+    case hallOfFame(HallOfFame)
+    /// The Hall of Fame observation failed: it is over.
+    case observationFailed(String)
+    /// A write effect failed; its changes were rolled back.
+    case writeFailed(String)
+    /// The stress test has completed `completed` of `total` refreshes.
+    case stressProgress(completed: Int, total: Int)
+    /// The stress test is over: `failed` refreshes of `total` failed.
+    case stressFinished(total: Int, failed: Int, seconds: Double)
+    /// The demo walkthrough shows this caption (nil when it ends).
+    case demoCaption(String?)
+}
+
+/// Work that `update` asks the runtime to do. Results come back as messages,
+/// and database changes come back through the observation: nothing is
+/// applied to the state optimistically.
+public enum Effect: Equatable, Sendable {
+    /// (Re)start the Hall of Fame observation for this window of rows,
+    /// cancelling the previous one.
+    case observe(WindowRequest)
+    case insertRandomPlayer
+    /// Saves the name and score of an existing player.
+    case updatePlayer(Player)
+    case deletePlayer(id: Int64)
+    case deleteAll
+    /// The demos' refresh, in one transaction.
+    case refresh
+    /// 50 concurrent refreshes.
+    case stressTest
+    /// Restore the terminal and exit.
+    case quit
+}
