@@ -121,11 +121,26 @@ public struct AppState: Equatable, Sendable {
 }
 
 /// Where Home and End go.
+///
+/// For example:
+///
+/// ```swift
+/// if state.pendingJump == .last { print("waiting for the last rows") }
+/// ```
 public enum JumpTarget: Equatable, Sendable {
-    case first, last
+    /// The first player of the ordering.
+    case first
+    /// The last player of the ordering.
+    case last
 }
 
 /// What the keys currently do.
+///
+/// For example:
+///
+/// ```swift
+/// if case let .editing(form) = state.mode { print(form.name) }
+/// ```
 public enum Mode: Equatable, Sendable {
     /// The main screen: keys are looked up in ``keyBindings``.
     case browsing
@@ -137,7 +152,8 @@ public enum Mode: Equatable, Sendable {
     case confirmingDeleteAll
 }
 
-/// The bottom line of the screen.
+/// The bottom line of the screen: the error or the demo caption on the
+/// left, the stress test on the right.
 public struct StatusLine: Equatable, Sendable {
     /// The caption of the current demo step.
     public var caption: String?
@@ -161,6 +177,12 @@ public struct StatusLine: Equatable, Sendable {
 }
 
 /// The progress or result of a stress test.
+///
+/// For example:
+///
+/// ```swift
+/// if case let .running(completed, total) = state.status.stressTest { print(completed, total) }
+/// ```
 public enum StressTestStatus: Equatable, Sendable {
     /// `completed` refreshes of `total` have ended.
     case running(completed: Int, total: Int)

@@ -30,12 +30,15 @@ public struct DemoStep: Equatable, Sendable {
 /// The runtime sends `.demoCaption(step.caption)`, then each message of the
 /// step, at a readable pace, and `.demoCaption(nil)` after the last step.
 /// Steps only press keys, so the demo goes through the same `update` as a
-/// user does, and shows the real effects of each key.
+/// user does, and shows the real effects of each key. Before a step, the
+/// runtime waits while `state.isStressTestRunning`: deleting all players
+/// while refreshes run would let them populate the table again.
 ///
 /// For example:
 ///
 /// ```swift
 /// for step in DemoScript.steps {
+///     await waitUntil { !state.isStressTestRunning }
 ///     send(.demoCaption(step.caption))
 ///     for message in step.messages { send(message); pause() }
 /// }

@@ -15,7 +15,10 @@
 public struct EditForm: Equatable, Sendable {
     /// A field of the form.
     public enum Field: Equatable, Sendable {
-        case name, score
+        /// The name field, focused when the form opens.
+        case name
+        /// The score field.
+        case score
     }
 
     /// The player being edited, as it was when the form opened.

@@ -1,8 +1,23 @@
 /// What a key does on the main screen.
+///
+/// For example:
+///
+/// ```swift
+/// KeyBinding.action(for: .character("o")) // .toggleOrdering
+/// ```
 public enum Action: Hashable, Sendable {
-    case moveUp, moveDown
-    case pageUp, pageDown
-    case jumpToFirst, jumpToLast
+    /// Select the previous player.
+    case moveUp
+    /// Select the next player.
+    case moveDown
+    /// Select the player a page above.
+    case pageUp
+    /// Select the player a page below.
+    case pageDown
+    /// Select the first player of the ordering.
+    case jumpToFirst
+    /// Select the last player of the ordering.
+    case jumpToLast
     /// Insert a random player.
     case insert
     /// Open the edit form on the selected player.
@@ -19,6 +34,7 @@ public enum Action: Hashable, Sendable {
     case toggleOrdering
     /// Show the help overlay.
     case help
+    /// Restore the terminal and exit.
     case quit
 }
 

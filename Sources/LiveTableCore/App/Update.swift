@@ -393,7 +393,7 @@ extension AppState {
 /// True when `a` sorts before `b` in `ordering`: the order of the database
 /// indexes, with names compared byte by byte as SQLite's BINARY collation
 /// does (Swift's `<` on strings compares Unicode scalars once normalized).
-func sortsBefore(_ a: Player, _ b: Player, in ordering: Ordering) -> Bool {
+private func sortsBefore(_ a: Player, _ b: Player, in ordering: Ordering) -> Bool {
     func nameOrder(_ a: String, _ b: String) -> Int {
         if a.utf8.lexicographicallyPrecedes(b.utf8) { return -1 }
         if b.utf8.lexicographicallyPrecedes(a.utf8) { return 1 }

@@ -351,7 +351,7 @@ private func drawCentered(_ text: String, in box: Rect, style: CellStyle = .plai
 
 /// "1,234,567": positions and counts, grouped by thousands whatever the
 /// locale, so that screens are the same everywhere.
-func grouped(_ number: Int) -> String {
+private func grouped(_ number: Int) -> String {
     let digits = String(number.magnitude)
     var result = ""
     for (offset, digit) in digits.enumerated() {
