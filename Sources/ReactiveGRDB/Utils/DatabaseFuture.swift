@@ -24,7 +24,9 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
     {
         // The subscription schedules through a closure rather than holding
-        // the scheduler, so that it is generic over the downstream only.
+        // the scheduler: the @Sendable database callbacks that capture the
+        // subscription then capture no scheduler metatype, which need not
+        // be a SendableMetatype.
         let context = self.context
         let subscription = DatabaseFutureSubscription(
             schedule: { action in context.schedule(action) },
