@@ -67,7 +67,7 @@ extension XCTestCase {
     @discardableResult
     func waitUntil(
         _ description: String,
-        timeout: TimeInterval = 20,
+        timeout: TimeInterval = 10,
         file: StaticString = #filePath, line: UInt = #line,
         _ condition: () throws -> Bool) rethrows -> Bool
     {
