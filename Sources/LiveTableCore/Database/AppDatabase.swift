@@ -184,7 +184,7 @@ public final class AppDatabase: Sendable {
     /// - parameter db: A database connection.
     /// - returns: The number of rows of the player table.
     public static func playerCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT playerCount FROM playerStats WHERE id = 1") ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT playerCount FROM playerStats WHERE id = 1")) ?? 0
     }
 
     /// Returns the best score, or nil if there is no player, in
@@ -199,7 +199,7 @@ public final class AppDatabase: Sendable {
     /// - parameter db: A database connection.
     /// - returns: The maximum score.
     public static func maxScore(_ db: Database) throws -> Int? {
-        try Int.fetchOne(db, sql: "SELECT MAX(score) FROM player")
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(score) FROM player"))
     }
 
     // MARK: - Synchronous Intents
@@ -301,8 +301,8 @@ public final class AppDatabase: Sendable {
     /// and it avoids `ORDER BY RANDOM()`, which scans the table and ignores
     /// the seed.
     private func deleteRandomPlayer(_ db: Database) throws {
-        guard let minID = try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM player"),
-              let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM player")
+        guard let minID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(id) FROM player")),
+              let maxID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM player"))
         else { return }
         let id = random.int64(in: minID...maxID)
         try db.execute(

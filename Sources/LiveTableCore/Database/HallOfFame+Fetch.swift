@@ -6,7 +6,7 @@ extension HallOfFame {
     /// Below this many players before (or after) the anchor, the rank of a
     /// window is counted exactly; beyond, it is estimated. Counting stops
     /// at the limit, so it costs at most this many index entries.
-    static let exactRankLimit = 5000
+    static let exactRankLimit = 1000
 
     /// Fetches the Hall of Fame for a window of players, in one read, at a
     /// cost that does not depend on the number of players.
@@ -131,7 +131,8 @@ extension HallOfFame {
 /// The players from a key on are the three mirror ranges (the key
 /// itself included). Each statement is `INDEXED BY` the index of the
 /// ordering, so that the plan never depends on the query planner's
-/// guesses.
+/// guesses. Statements are cached by the connection: compiling them
+/// would cost more than running them.
 private struct Keyset {
     struct KeyColumn {
         var name: String
@@ -219,7 +220,7 @@ private struct Keyset {
         // The start of a descending column is its maximum.
         let fromMaximum = (end == .start) == first.descending
         let extreme = try DatabaseValue.fetchOne(
-            db, sql: "SELECT \(fromMaximum ? "MAX" : "MIN")(\(first.name)) FROM player")
+            db.cachedStatement(sql: "SELECT \(fromMaximum ? "MAX" : "MIN")(\(first.name)) FROM player"))
             ?? .null
         // On an empty table the extreme is NULL, and the range is empty.
         return [Range(
@@ -244,11 +245,10 @@ private struct Keyset {
         var players: [Player] = []
         for range in ranges where players.count < limit {
             let rows = try Row.fetchCursor(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT id, name, score FROM player INDEXED BY \(index) \
                     WHERE \(range.condition) ORDER BY \(range.order) LIMIT ?
-                    """,
+                    """),
                 arguments: range.arguments + [limit - players.count])
             while let row = try rows.next() {
                 players.append(Player(id: row[0], name: row[1], score: row[2]))
@@ -262,11 +262,10 @@ private struct Keyset {
         var count = 0
         for range in ranges where count < limit {
             count += try Int.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT COUNT(*) FROM (SELECT 1 FROM player INDEXED BY \(index) \
                     WHERE \(range.condition) LIMIT ?)
-                    """,
+                    """),
                 arguments: range.arguments + [limit - count])!
         }
         return count
@@ -320,12 +319,12 @@ private struct ScoreBuckets {
 
     init(_ db: Database, score: DatabaseValue) throws {
         self.score = Int.fromDatabaseValue(score)
-        bucket = try Int.fetchOne(db, sql: "SELECT \(SQL.scoreBucket(":score"))", arguments: ["score": score])
+        bucket = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(SQL.scoreBucket(":score"))"), arguments: ["score": score])
         countAbove = try Double.fetchOne(
-            db, sql: "SELECT total(playerCount) FROM playerScoreBucket WHERE bucket > ?",
+            db.cachedStatement(sql: "SELECT total(playerCount) FROM playerScoreBucket WHERE bucket > ?"),
             arguments: [bucket])!
         countInBucket = try Double.fetchOne(
-            db, sql: "SELECT total(playerCount) FROM playerScoreBucket WHERE bucket = ?",
+            db.cachedStatement(sql: "SELECT total(playerCount) FROM playerScoreBucket WHERE bucket = ?"),
             arguments: [bucket])!
     }
 
@@ -351,12 +350,12 @@ private struct NameBuckets {
     var countInBucket: Double
 
     init(_ db: Database, name: DatabaseValue) throws {
-        let bucket = try Int.fetchOne(db, sql: "SELECT \(SQL.nameBucket(":name"))", arguments: ["name": name])
+        let bucket = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(SQL.nameBucket(":name"))"), arguments: ["name": name])
         countBefore = try Double.fetchOne(
-            db, sql: "SELECT total(playerCount) FROM playerNameBucket WHERE bucket < ?",
+            db.cachedStatement(sql: "SELECT total(playerCount) FROM playerNameBucket WHERE bucket < ?"),
             arguments: [bucket])!
         countInBucket = try Double.fetchOne(
-            db, sql: "SELECT total(playerCount) FROM playerNameBucket WHERE bucket = ?",
+            db.cachedStatement(sql: "SELECT total(playerCount) FROM playerNameBucket WHERE bucket = ?"),
             arguments: [bucket])!
     }
 }
