@@ -18,7 +18,7 @@ public enum ProcessMetrics {
             return kilobytes * 1024
         }
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss) * 1024
     }
 
@@ -33,7 +33,7 @@ public enum ProcessMetrics {
     /// ```
     public static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
