@@ -36,6 +36,7 @@ let package = Package(
                 "ReactiveGRDB",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
         // The terminal app: ncurses runtime, input, signals, command line.

@@ -80,7 +80,9 @@ extension DatabasePublishers {
         /// Attaches the specified subscriber to this publisher.
         ///
         /// - parameter subscriber: The subscriber to attach.
-        public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Database, S.Failure == Error {
+        public func receive<S>(subscriber: S)
+        where S: Subscriber & SendableMetatype, S.Input == Database, S.Failure == Error
+        {
             let subscription = DatabaseRegionSubscription(
                 observation: observation,
                 writer: writer,
@@ -93,7 +95,7 @@ extension DatabasePublishers {
 // @unchecked Sendable: `state` and `cancellable` are only accessed with
 // `lock` held.
 private final class DatabaseRegionSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber, Downstream.Input == Database, Downstream.Failure == Error
+where Downstream: Subscriber & SendableMetatype, Downstream.Input == Database, Downstream.Failure == Error
 {
     private enum State {
         /// Waiting for demand, not observing the database.

@@ -150,7 +150,9 @@ extension DatabasePublishers {
         /// Attaches the specified subscriber to this publisher.
         ///
         /// - parameter subscriber: The subscriber to attach.
-        public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {
+        public func receive<S>(subscriber: S)
+        where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+        {
             let subscription = ValueSubscription(start: start, downstream: subscriber)
             subscriber.receive(subscription: subscription)
         }
@@ -160,7 +162,7 @@ extension DatabasePublishers {
 // @unchecked Sendable: `state` and `cancellable` are only accessed with
 // `lock` held.
 private final class ValueSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber, Downstream.Failure == Error
+where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
 {
     typealias Start = DatabasePublishers.Value<Downstream.Input>.Start
 

@@ -60,4 +60,67 @@ public struct Screen: Equatable, Sendable {
         get { cells[y * width + x] }
         set { cells[y * width + x] = newValue }
     }
+
+    // MARK: - Reading
+
+    /// Each row as plain text, exactly `width` cells wide: the text of every
+    /// cell, skipping the right halves of wide characters.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var screen = Screen(width: 4, height: 1)
+    /// screen.put("中a", x: 0, y: 0)
+    /// screen.lines // ["中a "]
+    /// ```
+    public var lines: [String] {
+        (0..<height).map { y in
+            var line = ""
+            for x in 0..<width where !self[x, y].isContinuation {
+                line += self[x, y].text
+            }
+            return line
+        }
+    }
+
+    /// The whole screen as plain text: ``lines`` without trailing spaces,
+    /// joined by newlines. There are always `height` lines, so an expected
+    /// screen reads as a multi-line string literal in tests.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var screen = Screen(width: 5, height: 2)
+    /// screen.put("Hi", x: 1, y: 1)
+    /// screen.text // "\n Hi"
+    /// ```
+    public var text: String {
+        lines.map { line in
+            var line = Substring(line)
+            while line.last == " " { line.removeLast() }
+            return String(line)
+        }.joined(separator: "\n")
+    }
+
+    /// The style of the cell at `x`, `y`, or nil outside the screen.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// screen.style(x: 0, y: 0)?.reverse
+    /// ```
+    public func style(x: Int, y: Int) -> CellStyle? {
+        contains(x: x, y: y) ? self[x, y].style : nil
+    }
+
+    /// True when `x`, `y` is a cell of the screen.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Screen(width: 2, height: 2).contains(x: 2, y: 0) // false
+    /// ```
+    public func contains(x: Int, y: Int) -> Bool {
+        x >= 0 && y >= 0 && x < width && y < height
+    }
 }

@@ -20,9 +20,16 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     let context: Context
     let attemptToFulfill: @Sendable (@escaping Promise) -> Void
 
-    func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {
+    func receive<S>(subscriber: S)
+    where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+    {
+        // The subscription schedules through a closure rather than holding
+        // the scheduler: the @Sendable database callbacks that capture the
+        // subscription then capture no scheduler metatype, which need not
+        // be a SendableMetatype.
+        let context = self.context
         let subscription = DatabaseFutureSubscription(
-            context: context,
+            schedule: { action in context.schedule(action) },
             attemptToFulfill: attemptToFulfill,
             downstream: subscriber)
         subscriber.receive(subscription: subscription)
@@ -30,8 +37,8 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
 }
 
 // @unchecked Sendable: `state` is only accessed with `lock` held.
-private final class DatabaseFutureSubscription<Context, Downstream>: Subscription, @unchecked Sendable
-where Context: OpenCombine.Scheduler, Downstream: Subscriber, Downstream.Failure == Error
+private final class DatabaseFutureSubscription<Downstream>: Subscription, @unchecked Sendable
+where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
 {
     typealias Promise = @Sendable (Result<Downstream.Input, Error>) -> Void
 
@@ -44,16 +51,16 @@ where Context: OpenCombine.Scheduler, Downstream: Subscriber, Downstream.Failure
         case finished
     }
 
-    private let context: Context
+    private let schedule: (@escaping () -> Void) -> Void
     private var state: State
     private let lock = NSRecursiveLock() // Allow re-entrancy
 
     init(
-        context: Context,
+        schedule: @escaping (@escaping () -> Void) -> Void,
         attemptToFulfill: @escaping @Sendable (@escaping Promise) -> Void,
         downstream: Downstream)
     {
-        self.context = context
+        self.schedule = schedule
         self.state = .waitingForDemand(downstream, attemptToFulfill: attemptToFulfill)
     }
 
@@ -82,7 +89,7 @@ where Context: OpenCombine.Scheduler, Downstream: Subscriber, Downstream.Failure
     private func fulfill(_ result: Result<Downstream.Input, Error>) {
         // Don't keep the database busy with the downstream: hop to the
         // scheduler first, then check that we were not cancelled meanwhile.
-        context.schedule {
+        schedule {
             self.deliver(result)
         }
     }

@@ -1,0 +1,191 @@
+/// Everything the app shows, as a plain value: `update` changes it, and
+/// `render` draws it.
+///
+/// The state holds a window of the Hall of Fame, not the whole table (see
+/// ``hallOfFame``): the selection and the scroll position are positions in
+/// that window, and `update` asks for another window when the selection
+/// comes near the edge of the current one.
+///
+/// For example:
+///
+/// ```swift
+/// var state = AppState.initial(width: 80, height: 24)
+/// var effects = update(&state, .resize(width: 80, height: 24)) // [.observe(...)]
+/// effects = update(&state, .key(.character("n")))              // [.insertRandomPlayer]
+/// let screen = render(state)
+/// ```
+public struct AppState: Equatable, Sendable {
+    // MARK: - Database values
+
+    /// The latest value of the Hall of Fame observation, nil until the first
+    /// one arrives.
+    public var hallOfFame: HallOfFame?
+
+    /// The window of rows the app last asked to observe, or nil when no
+    /// observation runs (before the first resize, or after a failure).
+    public var observedRequest: WindowRequest?
+
+    // MARK: - Terminal
+
+    /// The terminal width, in cells.
+    public var width: Int
+    /// The terminal height, in cells.
+    public var height: Int
+    /// False for a monochrome screen (`NO_COLOR`, `--no-color`).
+    public var useColor: Bool
+
+    // MARK: - Selection and scrolling
+
+    /// The selected player as last delivered: its id identifies it across
+    /// updates, and its name and score locate it when the window is
+    /// re-anchored on it. Nil when the table is empty or not loaded yet.
+    public var selectedPlayer: Player?
+
+    /// The index, in the window, of the player on the top row of the players
+    /// pane.
+    public var scrollTop: Int
+
+    /// A jump to the first or last player that waits for its window.
+    public var pendingJump: JumpTarget?
+
+    // MARK: - Interaction
+
+    /// The ordering of the Hall of Fame.
+    public var ordering: Ordering
+    /// What the keys currently do.
+    public var mode: Mode
+    /// The bottom line of the screen.
+    public var status: StatusLine
+    /// True once the user asked to quit.
+    public var isQuitting: Bool
+
+    /// The state at launch, before any size or database value is known.
+    ///
+    /// The runtime then sends `.resize` with the terminal size; `update`
+    /// answers the first resize with the `.observe` effect that starts the
+    /// Hall of Fame observation.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var state = AppState.initial(width: 80, height: 24, ordering: .byName)
+    /// state.useColor = false
+    /// ```
+    public static func initial(
+        width: Int, height: Int, ordering: Ordering = .byScore, useColor: Bool = true) -> AppState
+    {
+        AppState(
+            hallOfFame: nil, observedRequest: nil,
+            width: max(0, width), height: max(0, height), useColor: useColor,
+            selectedPlayer: nil, scrollTop: 0, pendingJump: nil,
+            ordering: ordering, mode: .browsing, status: StatusLine(), isQuitting: false)
+    }
+
+    // MARK: - Derived values
+
+    /// The index of the selected player in the window, if any.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let index = state.selectedIndex { print(state.hallOfFame!.players[index].name) }
+    /// ```
+    public var selectedIndex: Int? {
+        guard let id = selectedPlayer?.id, let players = hallOfFame?.players else { return nil }
+        return players.firstIndex { $0.id == id }
+    }
+
+    /// The number of player rows the players pane shows at the current size
+    /// (0 when the terminal is too small for the layout).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// AppState.initial(width: 80, height: 24).pageRows // 19
+    /// ```
+    public var pageRows: Int {
+        Layout(width: width, height: height).listRows
+    }
+
+    /// True while a stress test runs: `s` is ignored until it ends.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if state.isStressTestRunning { print("busy") }
+    /// ```
+    public var isStressTestRunning: Bool {
+        if case .running = status.stressTest { return true }
+        return false
+    }
+}
+
+/// Where Home and End go.
+///
+/// For example:
+///
+/// ```swift
+/// if state.pendingJump == .last { print("waiting for the last rows") }
+/// ```
+public enum JumpTarget: Equatable, Sendable {
+    /// The first player of the ordering.
+    case first
+    /// The last player of the ordering.
+    case last
+}
+
+/// What the keys currently do.
+///
+/// For example:
+///
+/// ```swift
+/// if case let .editing(form) = state.mode { print(form.name) }
+/// ```
+public enum Mode: Equatable, Sendable {
+    /// The main screen: keys are looked up in ``keyBindings``.
+    case browsing
+    /// The help overlay: any key closes it.
+    case help
+    /// The edit form on a player.
+    case editing(EditForm)
+    /// "Delete all players? y/n".
+    case confirmingDeleteAll
+}
+
+/// The bottom line of the screen: the error or the demo caption on the
+/// left, the stress test on the right.
+public struct StatusLine: Equatable, Sendable {
+    /// The caption of the current demo step.
+    public var caption: String?
+    /// The last error, cleared by the next key on the main screen.
+    public var error: String?
+    /// The running or last stress test.
+    public var stressTest: StressTestStatus?
+
+    /// Creates a status line.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// StatusLine(caption: "Insert a player", error: nil, stressTest: nil)
+    /// ```
+    public init(caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil) {
+        self.caption = caption
+        self.error = error
+        self.stressTest = stressTest
+    }
+}
+
+/// The progress or result of a stress test.
+///
+/// For example:
+///
+/// ```swift
+/// if case let .running(completed, total) = state.status.stressTest { print(completed, total) }
+/// ```
+public enum StressTestStatus: Equatable, Sendable {
+    /// `completed` refreshes of `total` have ended.
+    case running(completed: Int, total: Int)
+    /// All refreshes have ended; `failed` of them failed.
+    case finished(total: Int, failed: Int, seconds: Double)
+}

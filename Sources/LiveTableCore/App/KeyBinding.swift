@@ -1,0 +1,143 @@
+/// What a key does on the main screen.
+///
+/// For example:
+///
+/// ```swift
+/// KeyBinding.action(for: .character("o")) // .toggleOrdering
+/// ```
+public enum Action: Hashable, Sendable {
+    /// Select the previous player.
+    case moveUp
+    /// Select the next player.
+    case moveDown
+    /// Select the player a page above.
+    case pageUp
+    /// Select the player a page below.
+    case pageDown
+    /// Select the first player of the ordering.
+    case jumpToFirst
+    /// Select the last player of the ordering.
+    case jumpToLast
+    /// Insert a random player.
+    case insert
+    /// Open the edit form on the selected player.
+    case edit
+    /// Delete the selected player.
+    case delete
+    /// Ask for confirmation, then delete all players.
+    case deleteAll
+    /// The demos' refresh.
+    case refresh
+    /// 50 concurrent refreshes.
+    case stressTest
+    /// Switch between "by score" and "by name".
+    case toggleOrdering
+    /// Show the help overlay.
+    case help
+    /// Restore the terminal and exit.
+    case quit
+}
+
+/// A row of the key table: some keys, what they do, and the actions they
+/// trigger on the main screen.
+///
+/// The table, ``keyBindings``, is the only place where keys are mapped to
+/// actions: `update` looks keys up in it, and the help overlay, the footer and
+/// the README show it. For example:
+///
+/// ```swift
+/// for binding in keyBindings {
+///     print("| \(binding.keys) | \(binding.description) |")
+/// }
+/// KeyBinding.action(for: .character("j")) // .moveDown
+/// ```
+public struct KeyBinding: Equatable, Sendable {
+    /// The keys as people read them: "↑ ↓ / k j".
+    public var keys: String
+    /// What the keys do: "move the selection".
+    public var description: String
+    /// A short hint for the footer ("n new"), or nil to leave the row out.
+    public var hint: String?
+    /// Each key and the action it triggers.
+    public var actions: [Key: Action]
+
+    /// Creates a row of the key table.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// KeyBinding(keys: "r", description: "refresh", hint: "r refresh",
+    ///            actions: [.character("r"): .refresh])
+    /// ```
+    public init(keys: String, description: String, hint: String?, actions: [Key: Action]) {
+        self.keys = keys
+        self.description = description
+        self.hint = hint
+        self.actions = actions
+    }
+
+    /// The action of `key` on the main screen, or nil when the key does
+    /// nothing there.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// KeyBinding.action(for: .control("c")) // .quit
+    /// KeyBinding.action(for: .character("x")) // nil
+    /// ```
+    public static func action(for key: Key) -> Action? {
+        for binding in keyBindings {
+            if let action = binding.actions[key] {
+                return action
+            }
+        }
+        return nil
+    }
+}
+
+/// The keys of the main screen, in the order the help overlay lists them.
+///
+/// For example:
+///
+/// ```swift
+/// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
+/// ```
+public let keyBindings: [KeyBinding] = [
+    KeyBinding(
+        keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
+        actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),
+    KeyBinding(
+        keys: "PgUp PgDn, Home End / g G", description: "page, jump to first / last", hint: nil,
+        actions: [
+            .pageUp: .pageUp, .pageDown: .pageDown,
+            .home: .jumpToFirst, .end: .jumpToLast,
+            .character("g"): .jumpToFirst, .character("G"): .jumpToLast,
+        ]),
+    KeyBinding(
+        keys: "n or +", description: "insert a random player", hint: "n new",
+        actions: [.character("n"): .insert, .character("+"): .insert]),
+    KeyBinding(
+        keys: "e or Enter", description: "edit the selected player", hint: "e edit",
+        actions: [.character("e"): .edit, .enter: .edit]),
+    KeyBinding(
+        keys: "d or Delete", description: "delete the selected player", hint: "d del",
+        actions: [.character("d"): .delete, .delete: .delete]),
+    KeyBinding(
+        keys: "D", description: "delete all players (asks y/n)", hint: "D del all",
+        actions: [.character("D"): .deleteAll]),
+    KeyBinding(
+        keys: "r", description: "refresh: new random scores", hint: "r refresh",
+        actions: [.character("r"): .refresh]),
+    KeyBinding(
+        keys: "s", description: "stress test: 50 refreshes", hint: "s stress",
+        actions: [.character("s"): .stressTest]),
+    KeyBinding(
+        keys: "o", description: "order by score / by name", hint: "o order",
+        actions: [.character("o"): .toggleOrdering]),
+    KeyBinding(
+        keys: "?", description: "this help", hint: "? help",
+        actions: [.character("?"): .help]),
+    KeyBinding(
+        keys: "q, Esc, Ctrl-C", description: "quit", hint: "q quit",
+        actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit]),
+]

@@ -1,0 +1,407 @@
+/// Applies a message to the state, and returns the work the runtime must do.
+///
+/// `update` is pure: it reads nothing but its arguments, and database
+/// changes are never applied to the state optimistically. They come back as
+/// new `.hallOfFame` values from the observation.
+///
+/// The first message must be `.resize` with the terminal size: `update`
+/// answers it with `.observe(_:)`, which starts the Hall of Fame observation
+/// on the first rows. Later `.observe` effects replace the observed window
+/// (the runtime cancels the previous observation); `update` never emits the
+/// same request twice in a row.
+///
+/// For example:
+///
+/// ```swift
+/// var state = AppState.initial(width: 80, height: 24)
+/// for effect in update(&state, .resize(width: 80, height: 24)) {
+///     runtime.perform(effect) // .observe(WindowRequest(ordering: .byScore, anchor: .first, ...))
+/// }
+/// update(&state, .key(.character("d"))) // [.deletePlayer(id: 1)]
+/// ```
+///
+/// - parameter state: The state to change.
+/// - parameter message: What happened.
+/// - returns: The effects to perform, in order.
+public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+    switch message {
+    case let .key(key):
+        return state.handle(key)
+
+    case let .resize(width, height):
+        return state.resize(width: width, height: height)
+
+    case let .hallOfFame(hallOfFame):
+        state.receive(hallOfFame)
+        return []
+
+    case let .observationFailed(error):
+        state.status.error = "Observation failed: \(error)"
+        // No observation runs any longer: the next request must be emitted
+        // even if it equals the failed one.
+        state.observedRequest = nil
+        return []
+
+    case let .writeFailed(error):
+        state.status.error = "Write failed: \(error)"
+        return []
+
+    case let .stressProgress(completed, total):
+        // A late progress must not revive a finished test, or `s` would be
+        // ignored forever.
+        if state.isStressTestRunning {
+            state.status.stressTest = .running(completed: completed, total: total)
+        }
+        return []
+
+    case let .stressFinished(total, failed, seconds):
+        state.status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
+        return []
+
+    case let .demoCaption(caption):
+        state.status.caption = caption
+        return []
+    }
+}
+
+// MARK: - Keys
+
+extension AppState {
+    /// The number of refreshes of a stress test, as `Effect.stressTest` runs it.
+    static let stressTestRefreshes = 50
+
+    fileprivate mutating func handle(_ key: Key) -> [Effect] {
+        // Ctrl-C quits from anywhere, even from a form or an overlay.
+        if key == .control("c") {
+            return quit()
+        }
+        switch mode {
+        case .help:
+            mode = .browsing
+            return []
+
+        case .confirmingDeleteAll:
+            switch key {
+            case .character("y"), .character("Y"):
+                mode = .browsing
+                return [.deleteAll]
+            case .character("n"), .character("N"), .escape:
+                mode = .browsing
+                return []
+            default:
+                return []
+            }
+
+        case var .editing(form):
+            let effects = handle(key, in: &form)
+            if case .editing = mode {
+                mode = .editing(form)
+            }
+            return effects
+
+        case .browsing:
+            status.error = nil
+            guard let action = KeyBinding.action(for: key) else { return [] }
+            return perform(action)
+        }
+    }
+
+    private mutating func handle(_ key: Key, in form: inout EditForm) -> [Effect] {
+        switch key {
+        case .escape:
+            mode = .browsing
+            return []
+        case .enter:
+            switch form.validated() {
+            case let .success(player):
+                mode = .browsing
+                return [.updatePlayer(player)]
+            case let .failure(error):
+                form.error = error.message
+                return []
+            }
+        case .tab:
+            form.switchField()
+        case .up:
+            form.switchField(.name)
+        case .down:
+            form.switchField(.score)
+        case .left:
+            form.moveCursor(by: -1)
+        case .right:
+            form.moveCursor(by: 1)
+        case .home:
+            form.moveCursorToEnd(false)
+        case .end:
+            form.moveCursorToEnd(true)
+        case .backspace:
+            form.deleteBackward()
+        case .delete:
+            form.deleteForward()
+        case .control("u"):
+            form.clearField()
+        case let .character(character):
+            form.insert(character)
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func perform(_ action: Action) -> [Effect] {
+        switch action {
+        case .moveUp:
+            return move(by: -1)
+        case .moveDown:
+            return move(by: 1)
+        case .pageUp:
+            return move(by: -max(1, pageRows), isPage: true)
+        case .pageDown:
+            return move(by: max(1, pageRows), isPage: true)
+        case .jumpToFirst:
+            return jump(to: .first)
+        case .jumpToLast:
+            return jump(to: .last)
+        case .insert:
+            return [.insertRandomPlayer]
+        case .edit:
+            guard let player = selectedPlayer else { return [] }
+            mode = .editing(EditForm(player: player))
+            return []
+        case .delete:
+            guard let id = selectedPlayer?.id else { return [] }
+            return [.deletePlayer(id: id)]
+        case .deleteAll:
+            guard let hallOfFame, hallOfFame.playerCount > 0 else { return [] }
+            mode = .confirmingDeleteAll
+            return []
+        case .refresh:
+            // After a failed observation, refreshing is the way to see the
+            // table again.
+            if observedRequest == nil {
+                return [.refresh] + observe(windowRequest(anchor: currentAnchor))
+            }
+            return [.refresh]
+        case .stressTest:
+            guard !isStressTestRunning else { return [] }
+            status.stressTest = .running(completed: 0, total: AppState.stressTestRefreshes)
+            return [.stressTest]
+        case .toggleOrdering:
+            ordering = ordering.toggled
+            pendingJump = nil
+            // Re-anchor on the selected player, whose key locates it in the
+            // new ordering too.
+            return observe(windowRequest(anchor: selectedPlayer.map { .player($0) } ?? .first))
+        case .help:
+            mode = .help
+            return []
+        case .quit:
+            return quit()
+        }
+    }
+
+    private mutating func quit() -> [Effect] {
+        isQuitting = true
+        return [.quit]
+    }
+}
+
+// MARK: - Selection and windowing
+
+extension AppState {
+    /// Windows hold this many pages before and after the selected player:
+    /// enough to page twice before the next window arrives.
+    static let windowPages = 3
+    /// The least number of rows before and after the selected player, so
+    /// that a tiny terminal still scrolls smoothly.
+    static let minimumWindowMargin = 24
+
+    /// The rows before and after the anchor of a new window.
+    var windowMargin: Int {
+        max(AppState.windowPages * pageRows, AppState.minimumWindowMargin)
+    }
+
+    /// The window to observe for an anchor, at the current size.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// state.windowRequest(anchor: .first) // before: 0, after: 2 * margin
+    /// ```
+    public func windowRequest(anchor: WindowAnchor) -> WindowRequest {
+        let margin = windowMargin
+        switch anchor {
+        case .first:
+            return WindowRequest(ordering: ordering, anchor: .first, before: 0, after: 2 * margin)
+        case .last:
+            return WindowRequest(ordering: ordering, anchor: .last, before: 2 * margin, after: 0)
+        case .player:
+            return WindowRequest(ordering: ordering, anchor: anchor, before: margin, after: margin)
+        }
+    }
+
+    /// Where the window should be anchored now.
+    var currentAnchor: WindowAnchor {
+        switch pendingJump {
+        case .first: return .first
+        case .last: return .last
+        case nil: break
+        }
+        if let selectedPlayer {
+            return .player(selectedPlayer)
+        }
+        if let anchor = observedRequest?.anchor {
+            return anchor
+        }
+        return .first
+    }
+
+    /// Returns `.observe(request)`, unless that request is already observed.
+    mutating func observe(_ request: WindowRequest) -> [Effect] {
+        guard request != observedRequest else { return [] }
+        observedRequest = request
+        return [.observe(request)]
+    }
+
+    fileprivate mutating func resize(width: Int, height: Int) -> [Effect] {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        clampScroll()
+        guard let observedRequest else {
+            return observe(windowRequest(anchor: currentAnchor))
+        }
+        // A taller terminal needs a larger window; a smaller one can keep
+        // its window, so that resizing does not restart the observation at
+        // each step.
+        if observedRequest.before + observedRequest.after < 4 * pageRows {
+            return observe(windowRequest(anchor: currentAnchor))
+        }
+        return []
+    }
+
+    private mutating func move(by offset: Int, isPage: Bool = false) -> [Effect] {
+        pendingJump = nil
+        guard let hallOfFame, let index = selectedIndex else { return [] }
+        let count = hallOfFame.players.count
+        let target = min(max(0, index + offset), count - 1)
+        selectedPlayer = hallOfFame.players[target]
+        if isPage {
+            // The selection keeps its screen row, as the page turns under it.
+            scrollTop += target - index
+        }
+        clampScroll()
+
+        let wholeTable = hallOfFame.reachesStart && hallOfFame.reachesEnd
+        let nearStart = target < pageRows && !hallOfFame.reachesStart
+        let nearEnd = target >= count - pageRows && !hallOfFame.reachesEnd
+        if (isPage && !wholeTable) || nearStart || nearEnd {
+            return observe(windowRequest(anchor: .player(hallOfFame.players[target])))
+        }
+        return []
+    }
+
+    private mutating func jump(to target: JumpTarget) -> [Effect] {
+        pendingJump = nil
+        let players = hallOfFame?.players ?? []
+        switch target {
+        case .first:
+            if let hallOfFame, hallOfFame.reachesStart, let first = players.first {
+                selectedPlayer = first
+                scrollTop = 0
+            } else {
+                pendingJump = .first
+            }
+            return observe(windowRequest(anchor: .first))
+        case .last:
+            if let hallOfFame, hallOfFame.reachesEnd, let last = players.last {
+                selectedPlayer = last
+                scrollTop = players.count - max(1, pageRows)
+                clampScroll()
+            } else {
+                pendingJump = .last
+            }
+            return observe(windowRequest(anchor: .last))
+        }
+    }
+
+    /// Takes a new value of the observation, keeping the selection on its
+    /// player and the selected row on its screen row.
+    fileprivate mutating func receive(_ newValue: HallOfFame) {
+        // A value of the other ordering comes from an observation that was
+        // replaced when the ordering was toggled.
+        guard newValue.request.ordering == ordering else { return }
+
+        let oldValue = hallOfFame
+        let oldIndex = selectedIndex
+        var screenRow = oldIndex.map { $0 - scrollTop } ?? 0
+        hallOfFame = newValue
+
+        let players = newValue.players
+        guard !players.isEmpty else {
+            selectedPlayer = nil
+            scrollTop = 0
+            pendingJump = nil
+            return
+        }
+
+        let newIndex: Int
+        if pendingJump == .first, newValue.request.anchor == .first {
+            newIndex = 0
+            screenRow = 0
+            pendingJump = nil
+        } else if pendingJump == .last, newValue.request.anchor == .last {
+            newIndex = players.count - 1
+            screenRow = pageRows - 1
+            pendingJump = nil
+        } else if let selected = selectedPlayer {
+            if let index = players.firstIndex(where: { $0.id == selected.id }) {
+                newIndex = index
+            } else if let oldIndex, oldValue?.request == newValue.request {
+                // The player is gone from the same window: select the row
+                // that now stands at its place.
+                newIndex = min(oldIndex, players.count - 1)
+            } else {
+                // The player is gone from a new window: select the player
+                // that now sorts at its place.
+                newIndex = players.firstIndex { !sortsBefore($0, selected, in: ordering) } ?? players.count - 1
+            }
+        } else {
+            newIndex = 0
+            screenRow = 0
+        }
+        selectedPlayer = players[newIndex]
+        scrollTop = newIndex - screenRow
+        clampScroll()
+    }
+
+    /// Keeps the scroll position within the window, with the players pane
+    /// full when the window allows it, and the selection visible.
+    mutating func clampScroll() {
+        let count = hallOfFame?.players.count ?? 0
+        let page = max(1, pageRows)
+        scrollTop = max(0, min(scrollTop, count - page))
+        if let index = selectedIndex {
+            if index < scrollTop {
+                scrollTop = index
+            } else if index >= scrollTop + page {
+                scrollTop = index - page + 1
+            }
+        }
+    }
+}
+
+/// True when `a` sorts before `b` in `ordering`: the order of the database
+/// indexes, with names compared byte by byte as SQLite's BINARY collation
+/// does (Swift's `<` on strings compares Unicode scalars once normalized).
+private func sortsBefore(_ a: Player, _ b: Player, in ordering: Ordering) -> Bool {
+    func nameOrder(_ a: String, _ b: String) -> Int {
+        if a.utf8.lexicographicallyPrecedes(b.utf8) { return -1 }
+        if b.utf8.lexicographicallyPrecedes(a.utf8) { return 1 }
+        return 0
+    }
+    let names = nameOrder(a.name, b.name)
+    let scores = a.score == b.score ? 0 : (a.score > b.score ? -1 : 1)
+    let ids = (a.id ?? 0) == (b.id ?? 0) ? 0 : ((a.id ?? 0) < (b.id ?? 0) ? -1 : 1)
+    let keys = ordering == .byScore ? [scores, names, ids] : [names, scores, ids]
+    return keys.first { $0 != 0 }.map { $0 < 0 } ?? false
+}

@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+
+/// The figures of both modes on one database size.
+public struct BenchmarkSizeReport: Codable, Equatable, Sendable {
+    /// The number of players.
+    public var rows: Int
+    /// The app's path.
+    public var pipeline: BenchmarkFigures
+    /// The demo apps' observation, nil when skipped.
+    public var naive: BenchmarkFigures?
+}
+
+/// The result of `livetable bench`.
+public struct BenchmarkReport: Codable, Equatable, Sendable {
+    /// One entry per database size.
+    public var sizes: [BenchmarkSizeReport]
+    /// The highest peak resident memory of the app's path, over all sizes.
+    public var peak_rss_mb: Double
+
+    /// The report as a table, then the naive/pipeline ratios.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(report.table)
+    /// ```
+    public var table: String {
+        func format(_ value: Double?, _ decimals: Int = 2) -> String {
+            guard let value else { return "—" }
+            return String(format: "%.\(decimals)f", value)
+        }
+        func pad(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
+        var lines: [String] = []
+        let header = ["rows", "mode", "p50 ms", "p99 ms", "samples", "updates/s", "first frame ms",
+                      "navigation ms", "idle CPU ms", "peak RSS MB"]
+        let widths = [12, 9, 10, 10, 8, 10, 15, 14, 12, 12]
+        lines.append(zip(header, widths).map { pad($0, $1) }.joined())
+        for size in sizes {
+            for (mode, figures) in [("pipeline", size.pipeline), ("naive", size.naive)] {
+                let cells: [String]
+                if let figures {
+                    cells = [
+                        size.rows.formatted(), mode, format(figures.p50_ms), format(figures.p99_ms),
+                        "\(figures.samples)", format(figures.updates_per_s, 1), format(figures.first_frame_ms, 1),
+                        format(figures.navigation_p50_ms), format(figures.idle_cpu_ms, 1),
+                        format(figures.peak_rss_mb, 1),
+                    ]
+                } else {
+                    cells = [size.rows.formatted(), mode, "skipped"] + Array(repeating: "", count: 7)
+                }
+                lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
+            }
+        }
+        lines.append("")
+        lines.append("naive / pipeline")
+        lines.append(["rows", "p50", "p99", "updates/s", "first frame"].enumerated()
+            .map { pad($1, $0 == 0 ? 12 : 12) }.joined())
+        for size in sizes {
+            guard let naive = size.naive else { continue }
+            let pipeline = size.pipeline
+            let ratios = [
+                naive.p50_ms / pipeline.p50_ms,
+                naive.p99_ms / pipeline.p99_ms,
+                pipeline.updates_per_s / naive.updates_per_s,
+                naive.first_frame_ms / pipeline.first_frame_ms,
+            ]
+            lines.append(([size.rows.formatted()] + ratios.map { format($0, 1) + "x" }).map { pad($0, 12) }.joined())
+        }
+        lines.append("")
+        lines.append("peak RSS of the app's path: \(format(peak_rss_mb, 1)) MB")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Generates benchmark databases and measures both modes on each.
+///
+/// Each mode is measured by `measure`, which the command line runs in a
+/// child process, so that the peak memory of one measurement is not the
+/// peak of another.
+///
+/// For example:
+///
+/// ```swift
+/// let suite = BenchmarkSuite(sizes: [1000, 100_000])
+/// let report = try suite.run { mode, path in try measureInChildProcess(mode, path) }
+/// print(report.table)
+/// ```
+public struct BenchmarkSuite: Sendable {
+    /// The numbers of players to measure.
+    public var sizes: [Int]
+    /// Above this many players, the naive observation is skipped: it would
+    /// hold every player in memory and take minutes per write.
+    public var naiveMaxRows: Int
+    /// Where databases are generated.
+    public var directory: URL
+
+    /// Creates a suite.
+    public init(sizes: [Int], naiveMaxRows: Int = 1_000_000, directory: URL? = nil) {
+        self.sizes = sizes
+        self.naiveMaxRows = naiveMaxRows
+        self.directory = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("livetable-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    }
+
+    /// Generates each database, measures both modes, and removes the
+    /// databases.
+    ///
+    /// - parameter log: Where to report progress.
+    /// - parameter measure: Measures a mode on a database file.
+    /// - returns: The report.
+    public func run(
+        log: (String) -> Void = { _ in },
+        measure: (BenchmarkMode, String) throws -> BenchmarkFigures) throws -> BenchmarkReport
+    {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var sizes: [BenchmarkSizeReport] = []
+        for rows in self.sizes {
+            let path = directory.appendingPathComponent("players-\(rows).sqlite").path
+            let start = Date()
+            log("generating \(rows.formatted()) players…")
+            try Self.generateDatabase(at: path, rows: rows)
+            log(String(format: "generated in %.1f s", Date().timeIntervalSince(start)))
+            let pipeline = try measure(.pipeline, path)
+            let naive = rows <= naiveMaxRows ? try measure(.naive, path) : nil
+            if naive == nil {
+                log("naive skipped at \(rows.formatted()) players (above \(naiveMaxRows.formatted()))")
+            }
+            sizes.append(BenchmarkSizeReport(rows: rows, pipeline: pipeline, naive: naive))
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
+        }
+        let peak = sizes.map(\.pipeline.peak_rss_mb).max() ?? 0
+        return BenchmarkReport(sizes: sizes, peak_rss_mb: peak)
+    }
+
+    /// Creates a livetable database of `rows` random players.
+    ///
+    /// - parameter path: A path where no file exists.
+    /// - parameter rows: The number of players.
+    public static func generateDatabase(at path: String, rows: Int) throws {
+        let appDatabase = try AppDatabase.open(path: path, seed: UInt64(rows))
+        let writer = appDatabase.writer
+        // A large page cache for the bulk insert only: the two indexes are
+        // written in random order.
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA cache_size = -262144")
+        }
+        let chunk = 500_000
+        var inserted = 0
+        while inserted < rows {
+            let count = min(chunk, rows - inserted)
+            try writer.write { db in try appDatabase.insertRandomPlayers(db, count: count) }
+            inserted += count
+        }
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA cache_size = -2000")
+            try db.checkpoint(.truncate)
+        }
+        try writer.close()
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import GRDB
+
+extension AppDatabase {
+    /// How long `open(path:seed:)` waits for another process that locks
+    /// the database, before it fails.
+    static let openBusyTimeout: TimeInterval = 0.25
+
+    /// How long writes wait for another process that writes in the
+    /// database, once it is open.
+    static let busyTimeout: TimeInterval = 5
+
+    /// Opens a database file for the app, creating it if it does not
+    /// exist, as a `DatabasePool` (WAL mode), so that other processes can
+    /// read and write it concurrently.
+    ///
+    /// The file is validated before anything is written to it. On error,
+    /// nothing is written to the file, and no file is created in a missing
+    /// directory.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do {
+    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42)
+    /// } catch let error as AppDatabaseOpenError {
+    ///     print(error) // cannot open "players.sqlite": not a SQLite database
+    /// }
+    /// ```
+    ///
+    /// - parameter path: The path to the database file.
+    /// - parameter seed: If not nil, random names and scores are
+    ///   reproducible.
+    /// - throws: An `AppDatabaseOpenError`, which describes itself in one
+    ///   line that names the file and the cause.
+    public static func open(path: String, seed: UInt64? = nil) throws -> AppDatabase {
+        try validateDatabaseFile(atPath: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            return try AppDatabase(pool, seed: seed)
+        } catch {
+            throw AppDatabaseOpenError(path: path, error: error)
+        }
+    }
+
+    // MARK: - Validation
+
+    /// Throws if the file at `path` can not become a livetable database
+    /// without damage: only reads and locks, no writes.
+    ///
+    /// Opening a `DatabasePool` would switch a database to WAL mode, and
+    /// migrations would add tables: both write. So everything that can
+    /// be checked is checked first, from the file system, then through a
+    /// plain connection that only reads and takes a lock.
+    static func validateDatabaseFile(atPath path: String) throws {
+        let directory = directoryPath(of: path)
+        guard let directoryInfo = fileInfo(atPath: directory), directoryInfo.isDirectory else {
+            throw AppDatabaseOpenError.missingDirectory(path: path, directory: directory)
+        }
+        guard let info = fileInfo(atPath: path) else {
+            // A new file: SQLite must be able to create it.
+            guard isWritable(directory, directoryInfo) else {
+                throw AppDatabaseOpenError.readOnlyDirectory(path: path, directory: directory)
+            }
+            return
+        }
+        if info.isDirectory {
+            throw AppDatabaseOpenError.isDirectory(path: path)
+        }
+        guard info.isRegularFile else {
+            throw AppDatabaseOpenError.notAFile(path: path)
+        }
+        guard access(path, R_OK) == 0 else {
+            throw AppDatabaseOpenError.unreadable(path: path)
+        }
+        guard isWritable(path, info) else {
+            throw AppDatabaseOpenError.readOnlyFile(path: path)
+        }
+        // The journal and WAL files live next to the database.
+        guard isWritable(directory, directoryInfo) else {
+            throw AppDatabaseOpenError.readOnlyDirectory(path: path, directory: directory)
+        }
+        switch try header(ofFileAtPath: path) {
+        case .empty:
+            return // SQLite treats an empty file as an empty database.
+        case .notSQLite:
+            throw AppDatabaseOpenError.notADatabase(path: path)
+        case .sqlite:
+            break
+        }
+
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(openBusyTimeout)
+            // A DatabaseQueue leaves the journal mode alone: opening and
+            // reading write nothing.
+            let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? dbQueue.close() }
+            try dbQueue.writeWithoutTransaction { db in
+                try validateSchema(db, path: path)
+                // Take the write lock, and release it at once: this fails
+                // if another process holds the database locked.
+                try db.inTransaction(.immediate) { .rollback }
+            }
+        } catch let error as AppDatabaseOpenError {
+            throw error
+        } catch {
+            throw AppDatabaseOpenError(path: path, error: error)
+        }
+    }
+
+    /// Throws unless the database is empty or a livetable database that
+    /// this version knows.
+    private static func validateSchema(_ db: Database, path: String) throws {
+        let tableCount = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            """)!
+        if tableCount == 0 {
+            return
+        }
+        guard try db.tableExists("grdb_migrations"),
+              try migrator.appliedIdentifiers(db).contains(playerMigrationIdentifier)
+        else {
+            throw AppDatabaseOpenError.notALivetableDatabase(path: path)
+        }
+        if try migrator.hasBeenSuperseded(db) {
+            throw AppDatabaseOpenError.newerDatabase(path: path)
+        }
+    }
+
+    private static func directoryPath(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
+    private struct FileInfo {
+        var mode: mode_t
+        var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+        var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    }
+
+    private static func fileInfo(atPath path: String) -> FileInfo? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileInfo(mode: info.st_mode)
+    }
+
+    /// Whether the app may write at `path`. Without any write permission
+    /// bit, a file or directory is read-only even for root, who could
+    /// write it anyway: a user who removes write permissions means it.
+    private static func isWritable(_ path: String, _ info: FileInfo) -> Bool {
+        access(path, W_OK) == 0 && info.mode & 0o222 != 0
+    }
+
+    private enum Header {
+        case empty, sqlite, notSQLite
+    }
+
+    /// Reads the 16-byte magic string of SQLite database files.
+    private static func header(ofFileAtPath path: String) throws -> Header {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AppDatabaseOpenError.unreadable(path: path)
+        }
+        defer { try? handle.close() }
+        let magic = Array("SQLite format 3\0".utf8)
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try handle.read(upToCount: magic.count) ?? Data())
+        } catch {
+            throw AppDatabaseOpenError.unreadable(path: path)
+        }
+        if bytes.isEmpty {
+            return .empty
+        }
+        return bytes == magic ? .sqlite : .notSQLite
+    }
+}
+
+/// The reason why `AppDatabase.open(path:seed:)` can not open a database.
+///
+/// Its description is one line that names the file and the cause.
+///
+/// For example:
+///
+/// ```swift
+/// let error = AppDatabaseOpenError.notADatabase(path: "notes.txt")
+/// print(error) // cannot open "notes.txt": not a SQLite database
+/// ```
+public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
+    /// The directory of the file does not exist (nothing is created).
+    case missingDirectory(path: String, directory: String)
+    /// The path is a directory.
+    case isDirectory(path: String)
+    /// The path is not a regular file (a device, a socket…).
+    case notAFile(path: String)
+    /// The file can not be read.
+    case unreadable(path: String)
+    /// The file can not be written.
+    case readOnlyFile(path: String)
+    /// The directory of the file can not be written: the file can not be
+    /// created, or SQLite can not create its journal and WAL files.
+    case readOnlyDirectory(path: String, directory: String)
+    /// The file is not a SQLite database.
+    case notADatabase(path: String)
+    /// The file is a SQLite database with tables, but not a livetable one.
+    case notALivetableDatabase(path: String)
+    /// The database was migrated by a newer version of livetable.
+    case newerDatabase(path: String)
+    /// Another process holds a lock on the database.
+    case locked(path: String)
+    /// Another SQLite error.
+    case databaseError(path: String, message: String)
+
+    /// The path of the file.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// AppDatabaseOpenError.locked(path: "players.sqlite").path // "players.sqlite"
+    /// ```
+    public var path: String {
+        switch self {
+        case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
+             let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),
+             let .notADatabase(path), let .notALivetableDatabase(path), let .newerDatabase(path),
+             let .locked(path), let .databaseError(path, _):
+            return path
+        }
+    }
+
+    /// One line: the file and the cause.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(AppDatabaseOpenError.readOnlyFile(path: "players.sqlite"))
+    /// // cannot open "players.sqlite": the file is read-only
+    /// ```
+    public var description: String {
+        let cause: String
+        switch self {
+        case let .missingDirectory(_, directory):
+            cause = "the directory \(Self.quoted(directory)) does not exist"
+        case .isDirectory:
+            cause = "it is a directory"
+        case .notAFile:
+            cause = "not a regular file"
+        case .unreadable:
+            cause = "permission denied"
+        case .readOnlyFile:
+            cause = "the file is read-only"
+        case let .readOnlyDirectory(_, directory):
+            cause = "the directory \(Self.quoted(directory)) is read-only"
+        case .notADatabase:
+            cause = "not a SQLite database"
+        case .notALivetableDatabase:
+            cause = "a SQLite database, but not a livetable one (it has other tables)"
+        case .newerDatabase:
+            cause = "the database was created by a newer version of livetable"
+        case .locked:
+            cause = "the database is locked by another process"
+        case let .databaseError(_, message):
+            cause = Self.oneLine(message)
+        }
+        return "cannot open \(Self.quoted(path)): \(cause)"
+    }
+
+    /// Creates an error from an error of SQLite.
+    init(path: String, error: any Error) {
+        guard let error = error as? DatabaseError else {
+            self = .databaseError(path: path, message: String(describing: error))
+            return
+        }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self = .locked(path: path)
+        case .SQLITE_NOTADB:
+            self = .notADatabase(path: path)
+        case .SQLITE_READONLY:
+            self = .readOnlyFile(path: path)
+        case .SQLITE_PERM, .SQLITE_AUTH:
+            self = .unreadable(path: path)
+        default:
+            self = .databaseError(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// The path in quotes, control characters escaped, so that the
+    /// description stays on one line whatever the path.
+    private static func quoted(_ path: String) -> String {
+        "\"" + oneLine(path) + "\""
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control
+                ? "\\u{\(String(scalar.value, radix: 16))}"
+                : String(scalar)
+        }.joined()
+    }
+}

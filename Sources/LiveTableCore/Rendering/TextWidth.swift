@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many terminal cells text occupies.
+///
+/// Widths follow the C library's `wcwidth` under the `C.UTF-8` locale, which
+/// is what ncurses uses to place characters: East Asian Wide and Fullwidth
+/// characters and emoji take 2 cells, combining marks and joiners take 0,
+/// everything else 1. The locale is set for the calling thread during each
+/// call only, so the result never depends on the process locale (which is
+/// "C" until the runtime calls `setlocale`, and then answers -1 for every
+/// non-ASCII character).
+///
+/// Text is split the way ncurses stores it: each ``Unit`` is one spacing
+/// character followed by the zero-width characters that combine with it. An
+/// emoji ZWJ sequence is therefore several units, each 2 cells wide, exactly
+/// as ncurses counts it. Control characters, and characters `wcwidth`
+/// rejects, are shown as "�" so that a name can never move the cursor.
+///
+/// For example:
+///
+/// ```swift
+/// TextWidth.width(of: "abc")      // 3
+/// TextWidth.width(of: "中文")     // 4
+/// TextWidth.width(of: "e\u{301}") // 1
+/// TextWidth.truncated("Alexandria", toWidth: 6) // "Alexa…"
+/// ```
+public enum TextWidth {
+    /// One spacing character and the zero-width characters that follow it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.units(of: "é中") // [Unit(text: "é", width: 1), Unit(text: "中", width: 2)]
+    /// ```
+    public struct Unit: Equatable, Sendable {
+        /// The text of the unit, as written into one ``Cell``.
+        public var text: String
+        /// 1 or 2 cells.
+        public var width: Int
+
+        /// Creates a unit.
+        public init(text: String, width: Int) {
+            self.text = text
+            self.width = width
+        }
+    }
+
+    /// The replacement for characters that cannot be displayed.
+    static let replacement: Unicode.Scalar = "\u{FFFD}"
+
+    /// The ellipsis that ends truncated text.
+    public static let ellipsis = "…"
+
+    /// The number of cells `text` occupies.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.width(of: "Zoë 😀") // 6
+    /// ```
+    public static func width(of text: String) -> Int {
+        units(of: text).reduce(0) { $0 + $1.width }
+    }
+
+    /// Splits `text` into units of one spacing character each.
+    ///
+    /// A zero-width character at the start, with nothing to combine with,
+    /// is attached to a space.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.units(of: "a\u{301}b").map(\.text) // ["a\u{301}", "b"]
+    /// ```
+    public static func units(of text: String) -> [Unit] {
+        var units: [Unit] = []
+        withScalarWidths { width in
+            for scalar in text.unicodeScalars {
+                switch displayWidth(of: scalar, width) {
+                case 0:
+                    if units.isEmpty {
+                        units.append(Unit(text: " ", width: 1))
+                    }
+                    units[units.count - 1].text.unicodeScalars.append(scalar)
+                case let w where w > 0:
+                    units.append(Unit(text: String(scalar), width: w))
+                default:
+                    units.append(Unit(text: String(replacement), width: 1))
+                }
+            }
+        }
+        return units
+    }
+
+    /// Returns `text` cut to at most `width` cells, ending with "…" when
+    /// something was cut off.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.truncated("Hall of Fame", toWidth: 8) // "Hall of…"
+    /// TextWidth.truncated("中文字", toWidth: 4)        // "中…"
+    /// ```
+    public static func truncated(_ text: String, toWidth width: Int) -> String {
+        guard width > 0 else { return "" }
+        let units = units(of: text)
+        if units.reduce(0, { $0 + $1.width }) <= width {
+            return text
+        }
+        var result = ""
+        var used = 0
+        for unit in units {
+            // Keep one cell for the ellipsis.
+            if used + unit.width > width - 1 { break }
+            result += unit.text
+            used += unit.width
+        }
+        // "Max…", not "Max …".
+        while result.last?.isWhitespace == true { result.removeLast() }
+        return result + ellipsis
+    }
+
+    /// Returns `text` truncated, then padded with spaces to exactly `width`
+    /// cells.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.padded("ab", toWidth: 4) // "ab  "
+    /// ```
+    public static func padded(_ text: String, toWidth width: Int) -> String {
+        let cut = truncated(text, toWidth: width)
+        return cut + String(repeating: " ", count: max(0, width - self.width(of: cut)))
+    }
+
+    // MARK: - Scalar widths
+
+    /// The width of one scalar: 0 (combining), 1, 2, or -1 (not displayable).
+    private static func displayWidth(of scalar: Unicode.Scalar, _ width: (Unicode.Scalar) -> Int) -> Int {
+        // NUL answers 0 and C1 controls answer -1; both must be replaced.
+        if scalar.properties.generalCategory == .control { return -1 }
+        return width(scalar)
+    }
+
+    /// Runs `body` with a function that returns the width of a scalar.
+    private static func withScalarWidths(_ body: ((Unicode.Scalar) -> Int) -> Void) {
+        guard let wcwidth = CLibrary.wcwidth, let locale = CLibrary.utf8Locale.value else {
+            body(fallbackWidth(of:))
+            return
+        }
+        let previous = uselocale(locale)
+        defer { uselocale(previous) }
+        body { scalar in Int(wcwidth(wchar_t(scalar.value))) }
+    }
+
+    /// The C library's width of a scalar in the `C.UTF-8` locale, or nil
+    /// when the library cannot tell.
+    static func libraryWidth(of scalar: Unicode.Scalar) -> Int? {
+        guard CLibrary.wcwidth != nil, CLibrary.utf8Locale.value != nil else { return nil }
+        var width = 0
+        withScalarWidths { width = $0(scalar) }
+        return width
+    }
+
+    /// Widths when the C library cannot tell (no `C.UTF-8` locale): Markus
+    /// Kuhn's classic ranges of wide characters, plus emoji presentation.
+    static func fallbackWidth(of scalar: Unicode.Scalar) -> Int {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .unassigned, .surrogate, .lineSeparator, .paragraphSeparator:
+            return -1
+        case .nonspacingMark, .enclosingMark, .format:
+            // U+00AD SOFT HYPHEN is a format character that terminals show.
+            return scalar.value == 0xAD ? 1 : 0
+        default:
+            break
+        }
+        let v = scalar.value
+        if (0x1160...0x11FF).contains(v) { return 0 }  // Hangul medial vowels, final consonants
+        if properties.isEmojiPresentation { return 2 }
+        let isWide =
+            (0x1100...0x115F).contains(v)
+            || (0x2E80...0xA4CF).contains(v) && v != 0x303F
+            || (0xAC00...0xD7A3).contains(v)
+            || (0xF900...0xFAFF).contains(v)
+            || (0xFE30...0xFE4F).contains(v)
+            || (0xFF00...0xFF60).contains(v)
+            || (0xFFE0...0xFFE6).contains(v)
+            || (0x20000...0x2FFFD).contains(v)
+            || (0x30000...0x3FFFD).contains(v)
+        return isWide ? 2 : 1
+    }
+}
+
+// MARK: - C library
+
+private enum CLibrary {
+    typealias WcwidthFunction = @convention(c) (wchar_t) -> Int32
+
+    /// `wcwidth` looked up at run time: Glibc's module map hides its
+    /// declaration behind `_XOPEN_SOURCE`, which Swift does not define.
+    static let wcwidth: WcwidthFunction? = {
+        #if os(Linux)
+        let defaultHandle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #else
+        let defaultHandle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #endif
+        guard let symbol = dlsym(defaultHandle, "wcwidth") else { return nil }
+        return unsafeBitCast(symbol, to: WcwidthFunction.self)
+    }()
+
+    /// The `C.UTF-8` locale, created once and never freed.
+    static let utf8Locale = Locale(value: newlocale(LC_CTYPE_MASK, "C.UTF-8", nil))
+
+    struct Locale: @unchecked Sendable {  // A locale_t is immutable once created, and uselocale is per thread.
+        var value: locale_t?
+    }
+}

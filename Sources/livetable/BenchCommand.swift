@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import LiveTableCore
+
+/// `livetable bench`: measures the app's live-update path against the demo
+/// apps' observation, on generated databases.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure live updates on tables of thousands to millions of players.",
+        discussion: """
+            Generates databases of 1,000, 100,000 and 1,000,000 random players (--large adds \
+            10,000,000; --rows picks sizes) and measures, on each, the same writes seen through two \
+            observations:
+
+              pipeline  the app's path: a window of rows paged by keyset, the count kept by triggers, \
+            the max read from the index, delivered through ReactiveGRDB to the main queue and rendered \
+            into the screen grid;
+              naive     the demo apps' observation: every row, COUNT(*) and MAX(score), through the \
+            same publisher and renderer.
+
+            For each: commit-to-render latency (p50, p99) over sequential single-row writes, screens \
+            rendered per second during a 2-second write burst (the last one must match the \
+            database), the time to the first frame, the navigation latency (End, Home, PgDn, o), the \
+            CPU used while nothing changes, and the peak memory. Each mode runs in its own process. \
+            Build in release mode for meaningful figures:
+
+              swift run -c release livetable bench
+
+            Progress goes to standard error; the table, or the --json object, to standard output.
+            """)
+
+    @Option(
+        name: .long,
+        parsing: .upToNextOption,
+        help: ArgumentHelp("The numbers of players to measure.", valueName: "count"))
+    var rows: [Int] = [1_000, 100_000, 1_000_000]
+
+    @Flag(name: .long, help: "Also measure 10,000,000 players (the naive observation is skipped there).")
+    var large = false
+
+    @Flag(name: .long, help: "Print one JSON object instead of the table.")
+    var json = false
+
+    @Option(name: .long, help: "The number of sequential writes whose latency is measured.")
+    var samples = 200
+
+    // The child process that measures one mode on one database.
+    @Option(name: .long, help: .hidden)
+    var measure: BenchmarkMode?
+
+    @Option(name: .long, help: .hidden)
+    var database: String?
+
+    func validate() throws {
+        guard rows.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--rows takes positive numbers of players.")
+        }
+        guard samples >= 5 else {
+            throw ValidationError("--samples must be at least 5.")
+        }
+        if measure != nil && database == nil {
+            throw ValidationError("--measure needs --database.")
+        }
+    }
+
+    func run() throws {
+        if let measure, let database {
+            try runChild(mode: measure, path: database)
+            return
+        }
+        let sizes = large ? rows + [10_000_000] : rows
+        let suite = BenchmarkSuite(sizes: sizes)
+        let report = try suite.run(log: Self.log) { mode, path in
+            try Self.measureInChildProcess(mode: mode, path: path, samples: samples)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(report.table)
+        }
+    }
+
+    /// Measures one mode, printing its figures as JSON on standard output.
+    ///
+    /// The main thread runs the main run loop, where the observation
+    /// delivers, as in the app.
+    private func runChild(mode: BenchmarkMode, path: String) throws {
+        let benchmark = HallOfFameBenchmark(path: path, mode: mode, latencySamples: samples, log: Self.log)
+        DispatchQueue.global().async {
+            do {
+                let figures = try benchmark.run()
+                let data = try JSONEncoder().encode(figures)
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                Foundation.exit(0)
+            } catch {
+                Self.log("livetable: error: \(error)")
+                Foundation.exit(1)
+            }
+        }
+        RunLoop.main.run()
+    }
+
+    private static func measureInChildProcess(mode: BenchmarkMode, path: String, samples: Int) throws -> BenchmarkFigures {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["bench", "--measure", mode.rawValue, "--database", path, "--samples", "\(samples)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("measuring the \(mode.rawValue) observation failed (status \(process.terminationStatus))")
+        }
+        return try JSONDecoder().decode(BenchmarkFigures.self, from: data)
+    }
+
+    private static func log(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+extension BenchmarkMode: ExpressibleByArgument { }

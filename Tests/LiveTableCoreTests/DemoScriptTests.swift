@@ -1,0 +1,54 @@
+import XCTest
+@testable import LiveTableCore
+
+final class DemoScriptTests: XCTestCase {
+    func testStepsFollowTheWalkthrough() {
+        XCTAssertEqual(DemoScript.steps.map(\.caption), [
+            "Refresh (r): an empty table gets 8 random players",
+            "Insert a random player (n)",
+            "Move down (j) and edit the player (e): type a name and a score, Enter saves",
+            "Toggle the ordering (o): by name",
+            "Refresh (r): new random scores, maybe a player more or less",
+            "Delete the selected player (d)",
+            "Stress test (s): 50 concurrent refreshes",
+            "Delete all players (D), and confirm (y)",
+        ])
+        for step in DemoScript.steps {
+            XCTAssertFalse(step.messages.isEmpty, step.caption)
+            XCTAssertTrue(step.messages.allSatisfy { if case .key = $0 { return true } else { return false } })
+        }
+    }
+
+    func testFirstStepPopulatesAnEmptyTable() {
+        var state = makeLoadedState([])
+        let effects = DemoScript.steps[0].messages.flatMap { update(&state, $0) }
+        XCTAssertEqual(effects, [.refresh])
+    }
+
+    func testStepsPerformTheirEffectsWithTheirCaptionShown() {
+        var state = makeLoadedState(width: 80, height: 24)
+        var history: [[Effect]] = []
+        for step in DemoScript.steps {
+            XCTAssertEqual(update(&state, .demoCaption(step.caption)), [])
+            XCTAssertEqual(render(state).lines[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
+            history.append(step.messages.flatMap { update(&state, $0) })
+            XCTAssertEqual(state.status.caption, step.caption)
+        }
+        XCTAssertEqual(update(&state, .demoCaption(nil)), [])
+        XCTAssertNil(state.status.caption)
+
+        let barbara = samplePlayers[1]
+        XCTAssertEqual(history, [
+            [.refresh],
+            [.insertRandomPlayer],
+            [.updatePlayer(Player(id: barbara.id, name: DemoScript.editedName, score: DemoScript.editedScore))],
+            [.observe(WindowRequest(ordering: .byName, anchor: .player(barbara), before: 57, after: 57))],
+            [.refresh],
+            [.deletePlayer(id: barbara.id!)],
+            [.stressTest],
+            [.deleteAll],
+        ])
+        XCTAssertEqual(state.mode, .browsing)
+        XCTAssertFalse(state.isQuitting)
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import OpenCombine
+import ReactiveGRDB
+import XCTest
+
+/// `observation.rx.observe(in:scheduling:)` and `observation.publisher(in:scheduling:)`.
+final class ValueObservationPublisherTests: XCTestCase {
+    private let playerCount = ValueObservation.trackingConstantRegion { db in
+        try Player.fetchCount(db)
+    }
+
+    // MARK: - Values
+
+    func testDefaultSchedulerPublishesEachCommittedState() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            try assertObservation(
+                of: spelling.observe(playerCount, in: writer),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testImmediateSchedulerPublishesEachCommittedState() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            try assertObservation(
+                of: spelling.observe(playerCount, in: writer, scheduling: .immediate),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testCustomSchedulerPublishesEachCommittedState() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let queue = DispatchQueue(label: "custom")
+            try assertObservation(
+                of: spelling.observe(playerCount, in: writer, scheduling: .async(onQueue: queue)),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testObservationFailsWithTheSQLError() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let observation = ValueObservation.trackingConstantRegion { db in
+                try Int.fetchOne(db, sql: "THIS IS NOT SQL")
+            }
+            for recorder in [
+                spelling.observe(observation, in: writer).record(),
+                spelling.observe(observation, in: writer, scheduling: .immediate).record(),
+            ] {
+                let recording = waitForCompletion(of: recorder)
+                XCTAssertTrue(recording.values.isEmpty, "\(spelling), \(kind)")
+                assertDatabaseError(recording.failure, resultCode: .SQLITE_ERROR, sql: "THIS IS NOT SQL", "\(spelling), \(kind)")
+            }
+        }
+    }
+
+    // MARK: - Scheduling
+
+    func testDefaultSchedulerDeliversAsynchronously() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            // Subscribed from the main thread, a value published on the main
+            // queue can only arrive after this method returns to the run loop.
+            let recorder = spelling.observe(playerCount, in: writer).record()
+            XCTAssertTrue(recorder.values.isEmpty, "\(spelling), \(kind)")
+
+            let recording = wait(for: recorder, valueCount: 1)
+            XCTAssertTrue(recording.values.allSatisfy { $0 == 0 }, "\(spelling), \(kind): \(recording.values)")
+        }
+    }
+
+    func testDefaultSchedulerDeliversOnTheMainQueue() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let onMainThread = Synchronized<[Bool]>([])
+            let recorder = Recorder<Int, Error>(onEvent: { _ in
+                onMainThread.update { $0.append(Thread.isMainThread) }
+            })
+            subscribe(spelling.observe(playerCount, in: writer), recorder, from: DispatchQueue.global())
+            wait(for: recorder, valueCount: 1)
+
+            try insertOneThenTwoPlayers(writer)
+            let recording = wait(for: recorder, until: { $0.values.last == 3 })
+            XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
+            XCTAssertEqual(onMainThread.value, Array(repeating: true, count: recording.values.count), "\(spelling), \(kind)")
+        }
+    }
+
+    func testCustomSchedulerDeliversOnItsQueue() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let marker = QueueMarker(label: "custom")
+            let onCustomQueue = Synchronized<[Bool]>([])
+            let recorder = spelling
+                .observe(playerCount, in: writer, scheduling: .async(onQueue: marker.queue))
+                .record(onEvent: { _ in onCustomQueue.update { $0.append(marker.isCurrent) } })
+            wait(for: recorder, valueCount: 1)
+
+            try insertOneThenTwoPlayers(writer)
+            let recording = wait(for: recorder, until: { $0.values.last == 3 })
+            XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
+            XCTAssertEqual(onCustomQueue.value, Array(repeating: true, count: recording.values.count), "\(spelling), \(kind)")
+        }
+    }
+
+    func testImmediateSchedulerDeliversTheFirstValueDuringSubscription() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            XCTAssertTrue(Thread.isMainThread)
+            let onMainThread = Synchronized<[Bool]>([])
+            let recorder = spelling
+                .observe(playerCount, in: writer, scheduling: .immediate)
+                .record(onEvent: { _ in onMainThread.update { $0.append(Thread.isMainThread) } })
+            XCTAssertEqual(recorder.values, [0], "\(spelling), \(kind)")
+
+            // Further values are published on the main queue.
+            try insertOneThenTwoPlayers(writer)
+            let recording = wait(for: recorder, until: { $0.values.last == 3 })
+            XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
+            XCTAssertEqual(onMainThread.value, Array(repeating: true, count: recording.values.count), "\(spelling), \(kind)")
+        }
+    }
+
+    // MARK: - ValueObservation building blocks
+
+    func testTracking() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let observation = ValueObservation.tracking { db in try Player.fetchCount(db) }
+            try assertObservation(
+                of: spelling.observe(observation, in: writer),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testTrackingFollowsAVaryingRegion() {
+        // The observed table is chosen by the content of another table.
+        let setUp: (Database) throws -> Void = { db in
+            try Player.createTable(db)
+            try db.create(table: "preference") { t in
+                t.column("observesPlayers", .boolean).notNull()
+            }
+            try db.execute(sql: "INSERT INTO preference VALUES (0)")
+        }
+        forEachSpellingAndWriter(setUp: setUp) { spelling, writer, kind in
+            let observation = ValueObservation.tracking { db -> Int in
+                let observesPlayers = try Bool.fetchOne(db, sql: "SELECT observesPlayers FROM preference")!
+                return observesPlayers ? try Player.fetchCount(db) : -1
+            }
+            try assertObservation(
+                of: spelling.observe(observation, in: writer),
+                in: writer, kind: kind, expecting: [-1, 0, 1], "\(spelling), \(kind)",
+                changes: { writer in
+                    try writer.write { db in try db.execute(sql: "UPDATE preference SET observesPlayers = 1") }
+                    try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+                })
+        }
+    }
+
+    func testTrackingConstantRegion() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let observation = ValueObservation.trackingConstantRegion { db in try Player.fetchCount(db) }
+            try assertObservation(
+                of: spelling.observe(observation, in: writer),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testTrackingRegions() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            // The region is given, not inferred from the fetch.
+            let observation = ValueObservation.tracking(
+                regions: [Table("player")],
+                fetch: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! })
+            try assertObservation(
+                of: spelling.observe(observation, in: writer),
+                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testMap() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let observation = playerCount.map { "\($0) players" }
+            try assertObservation(
+                of: spelling.observe(observation, in: writer),
+                in: writer, kind: kind, expecting: ["0 players", "1 players", "3 players"], "\(spelling), \(kind)")
+        }
+    }
+
+    func testRemoveDuplicates() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let totalScore = ValueObservation.trackingConstantRegion { db in
+                try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(score), 0) FROM player")!
+            }
+
+            // Inserts a player, then performs an update that does not change
+            // the total score, then inserts another player.
+            func insertThenUpdateThenInsert(_ recorder: Recorder<Int, Error>) throws -> [Int] {
+                let initial = wait(for: recorder, valueCount: 1).values[0]
+                try writer.write { db in
+                    try db.execute(sql: "INSERT INTO player (name, score) VALUES ('Arthur', 1000)")
+                }
+                wait(for: recorder, until: { $0.values.last == initial + 1000 })
+                try writer.write { db in try db.execute(sql: "UPDATE player SET score = score") }
+                try writer.write { db in
+                    try db.execute(sql: "INSERT INTO player (name, score) VALUES ('Barbara', 750)")
+                }
+                return wait(for: recorder, until: { $0.values.last == initial + 1750 }).values
+            }
+
+            let deduplicated = try insertThenUpdateThenInsert(
+                spelling.observe(totalScore.removeDuplicates(), in: writer).record())
+            XCTAssertEqual(deduplicated, [0, 1000, 1750], "\(spelling), \(kind)")
+
+            if kind != .pool {
+                // Without removeDuplicates, the update is notified.
+                let notDeduplicated = try insertThenUpdateThenInsert(
+                    spelling.observe(totalScore, in: writer).record())
+                XCTAssertEqual(notDeduplicated, [1750, 2750, 2750, 3500], "\(spelling), \(kind)")
+            }
+        }
+    }
+
+    func testHandleEvents() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let willStartCount = Synchronized(0)
+            let receivedValues = Synchronized<[Int]>([])
+            let didCancelCount = Synchronized(0)
+            let didFailCount = Synchronized(0)
+            let observation = playerCount.handleEvents(
+                willStart: { willStartCount.increment() },
+                didReceiveValue: { value in receivedValues.update { $0.append(value) } },
+                didFail: { _ in didFailCount.increment() },
+                didCancel: { didCancelCount.increment() })
+            let publisher = spelling.observe(observation, in: writer)
+            XCTAssertEqual(willStartCount.value, 0, "\(spelling), \(kind)")
+
+            let recorder = publisher.record()
+            XCTAssertEqual(willStartCount.value, 1, "\(spelling), \(kind)")
+            wait(for: recorder, valueCount: 1)
+            try insertOneThenTwoPlayers(writer)
+            let recording = wait(for: recorder, until: { $0.values.last == 3 })
+            XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
+            // Each value was received by the observation before it was published.
+            XCTAssertEqual(receivedValues.value, recording.values, "\(spelling), \(kind)")
+
+            recorder.cancel()
+            XCTAssertEqual(willStartCount.value, 1, "\(spelling), \(kind)")
+            XCTAssertEqual(didCancelCount.value, 1, "\(spelling), \(kind)")
+            XCTAssertEqual(didFailCount.value, 0, "\(spelling), \(kind)")
+        }
+    }
+}
