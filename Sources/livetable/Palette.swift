@@ -3,8 +3,9 @@ import LiveTableCore
 
 /// The terminal attributes and colour pair of each `CellStyle`.
 ///
-/// With colours, each `Color` gets a colour pair on the terminal's default
-/// background. Without (`--no-color`, `NO_COLOR`, or a monochrome terminal),
+/// With colours, each `Color` gets a colour pair: a foreground on the
+/// terminal's default background (`render` reverses the title bar and the
+/// selection, which turns their colour into a bar). Without (`--no-color`, `NO_COLOR`, or a monochrome terminal),
 /// colours fall back to bold, reverse and dim, so the title, the selection
 /// and errors still stand out.
 @MainActor
@@ -32,7 +33,7 @@ struct Palette {
             case .title: (fg, bg) = (Int16(COLOR_CYAN), background)
             case .border: (fg, bg) = (Int16(COLOR_BLUE), background)
             case .accent: (fg, bg) = (Int16(COLOR_YELLOW), background)
-            case .selection: (fg, bg) = (Int16(COLOR_BLACK), Int16(COLOR_CYAN))
+            case .selection: (fg, bg) = (Int16(COLOR_YELLOW), background)
             case .status: (fg, bg) = (Int16(COLOR_GREEN), background)
             case .error: (fg, bg) = (Int16(COLOR_RED), background)
             case .dim: (fg, bg) = (grey, background)

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LiveTableCore
+
+/// `livetable demo`: the app walks a new user through its features.
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch a walkthrough of the app, on a temporary database.",
+        discussion: """
+            Each step (populate, insert, edit, order, refresh, delete, stress test, \
+            delete all) is announced by a caption in the status line, then played. \
+            Any key skips to the next step; q or Ctrl-C quits. The demo ends by \
+            itself after the last step.
+            """)
+
+    @Option(
+        name: .customLong("database"),
+        help: ArgumentHelp(
+            "Play on this SQLite database file instead of a temporary one (created if missing).",
+            valueName: "path"))
+    var databasePath: String?
+
+    @Option(help: ArgumentHelp("How fast the steps go: 1 is about 1.5 s per step, 2 twice as fast.", valueName: "x"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Makes random names and scores reproducible.", valueName: "n"))
+    var seed: UInt64?
+
+    @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set).")
+    var noColor = false
+
+    /// The duration of a step at speed 1.
+    static let stepDuration: TimeInterval = 1.5
+
+    func validate() throws {
+        guard speed.isFinite, speed > 0 else {
+            throw ValidationError("--speed must be a positive number.")
+        }
+    }
+
+    mutating func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let launch = try Launch.prepare(environment: environment, noColor: noColor)
+        let database: AppDatabase
+        if let databasePath {
+            database = try Launch.openDatabase(path: databasePath, seed: seed)
+        } else {
+            do {
+                database = try AppDatabase.inMemory(seed: seed)
+            } catch {
+                throw Launch.fail("cannot create the demo database: \(error)", status: 1)
+            }
+        }
+        let demo = DemoPlayer(steps: DemoScript.steps, stepDuration: Self.stepDuration / speed)
+        launch.start(database: database, demo: demo)
+    }
+}
+
+/// Plays `DemoScript.steps` through the runtime: each step's caption, then
+/// its messages spread over the step, then the next step.
+@MainActor
+final class DemoPlayer {
+    private let steps: [DemoStep]
+    private let stepDuration: TimeInterval
+    private unowned var runtime: Runtime!
+    private var nextStep = 0
+    /// The messages of the current step not sent yet.
+    private var pending: [Message] = []
+    /// Bumped on each step, so that timers of a skipped step do nothing.
+    private var generation = 0
+
+    nonisolated init(steps: [DemoStep], stepDuration: TimeInterval) {
+        self.steps = steps
+        self.stepDuration = stepDuration
+    }
+
+    func start(_ runtime: Runtime) {
+        self.runtime = runtime
+        playNextStep()
+    }
+
+    /// Keys do not reach the app during the demo: q and Ctrl-C quit, any
+    /// other key skips to the next step.
+    func receive(_ key: Key) {
+        switch key {
+        case .character("q"), .control("c"):
+            runtime.exit(status: 0)
+        default:
+            // The rest of the step first, so that the app is in the state
+            // the next step expects (an edit form closed, for example).
+            while !pending.isEmpty {
+                runtime.send(pending.removeFirst())
+            }
+            playNextStep()
+        }
+    }
+
+    private func playNextStep() {
+        generation += 1
+        guard nextStep < steps.count else {
+            runtime.send(.demoCaption(nil))
+            runtime.exit(status: 0)
+        }
+        let step = steps[nextStep]
+        nextStep += 1
+        runtime.send(.demoCaption(step.caption))
+        pending = step.messages
+        // The caption shows alone for a while, then the messages follow
+        // at a steady pace (typing, for the edit form), leaving time to
+        // see the effect of the last one.
+        let first = stepDuration * 0.3
+        let spacing = pending.count > 1 ? stepDuration * 0.4 / Double(pending.count - 1) : 0
+        for index in pending.indices {
+            schedule(after: first + spacing * Double(index)) { [unowned self] in
+                if !pending.isEmpty {
+                    runtime.send(pending.removeFirst())
+                }
+            }
+        }
+        schedule(after: stepDuration) { [unowned self] in
+            playNextStep()
+        }
+    }
+
+    private func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) {
+        let generation = generation
+        DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [unowned self] in
+            MainActor.assumeIsolated {
+                if self.generation == generation {
+                    action()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import LiveTableCore
+
+extension LiveTable {
+    /// The `--help` discussion: the key table, as the help overlay shows it.
+    static var helpDiscussion: String {
+        let width = keyBindings.map(\.keys.count).max() ?? 0
+        let keys = keyBindings.map { binding in
+            "  " + binding.keys.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + binding.description
+        }
+        return """
+            The players pane, the player-count pane and the max-score pane come from \
+            one database observation: they are redrawn together each time the database \
+            changes, and always agree.
+
+            Keys:
+            \(keys.joined(separator: "\n"))
+
+            Environment:
+              XDG_DATA_HOME  where the default database lives (livetable/players.sqlite)
+              NO_COLOR       when set and not empty, draw in monochrome
+              TERM           the terminal type; it must be known to terminfo
+
+            Exit status: 0 on quit, 1 when the database cannot be opened, 2 when \
+            standard input or output is not a terminal or TERM cannot be used, \
+            64 on a command-line error, 128 + n after signal n (SIGTERM, SIGHUP, SIGINT).
+
+            Examples:
+              livetable                              the default database
+              livetable --database scores.sqlite     another file (created if missing)
+              livetable demo --speed 2               a walkthrough, twice as fast
+            """
+    }
+}

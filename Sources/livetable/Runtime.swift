@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import LiveTableCore
+import OpenCombine
+import ReactiveGRDB
+
+/// The app's event loop on the main thread: every event becomes a
+/// `Message`, each message goes through `update`, then `render`, then the
+/// screen is copied to the terminal, and `update`'s effects run against the
+/// database.
+///
+/// The main thread runs `RunLoop.main.run()`, which drains the main queue,
+/// where everything arrives: keys from a read source on stdin, resizes and
+/// signals from signal sources, database values and write results from
+/// `ReactiveGRDB` publishers. Nothing blocks it: writes run on the
+/// database's own queues.
+@MainActor
+final class Runtime {
+    private var state: AppState
+    private let terminal: Terminal
+    private let database: AppDatabase
+    private let demo: DemoPlayer?
+
+    /// The running Hall of Fame observation.
+    private var observation: AnyCancellable?
+    /// Writes and stress tests in flight, until they complete.
+    private var operations: [Int: AnyCancellable] = [:]
+    private var nextOperationID = 0
+    private var sources: [any DispatchSourceProtocol] = []
+
+    /// Messages sent while another is handled wait here, so that `update`
+    /// always sees them one at a time and in order.
+    private var queue: [Message] = []
+    private var isHandling = false
+
+    private init(terminal: Terminal, database: AppDatabase, useColor: Bool, demo: DemoPlayer?) {
+        self.terminal = terminal
+        self.database = database
+        self.demo = demo
+        self.state = AppState.initial(width: terminal.width, height: terminal.height, useColor: useColor)
+    }
+
+    /// Runs the app until it exits the process.
+    static func run(terminal: Terminal, database: AppDatabase, useColor: Bool, demo: DemoPlayer?) -> Never {
+        let runtime = Runtime(terminal: terminal, database: database, useColor: useColor, demo: demo)
+        runtime.start()
+        while true {
+            RunLoop.main.run()
+        }
+    }
+
+    private func start() {
+        let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+        input.setEventHandler { [unowned self] in
+            MainActor.assumeIsolated {
+                for key in terminal.readKeys() {
+                    receive(key)
+                }
+            }
+        }
+        input.resume()
+        sources.append(input)
+
+        sources += SignalSources.observe([SIGWINCH]) { [unowned self] _ in
+            terminal.updateSize()
+            send(.resize(width: terminal.width, height: terminal.height))
+        }
+        sources += SignalSources.observe([SIGINT, SIGTERM, SIGHUP, SIGQUIT]) { [unowned self] signal in
+            exit(status: 128 + signal)
+        }
+        sources += SignalSources.observe([SIGTSTP]) { [unowned self] _ in
+            suspend()
+        }
+        sources += SignalSources.observe([SIGCONT]) { [unowned self] _ in
+            redraw()
+        }
+
+        // The first resize starts the observation.
+        send(.resize(width: terminal.width, height: terminal.height))
+        demo?.start(self)
+    }
+
+    // MARK: - Messages
+
+    private func receive(_ key: Key) {
+        if let demo {
+            demo.receive(key)
+        } else {
+            send(.key(key))
+        }
+    }
+
+    /// Updates the state with `message`, draws it, and runs the effects.
+    func send(_ message: Message) {
+        queue.append(message)
+        guard !isHandling else { return }
+        isHandling = true
+        defer { isHandling = false }
+        while !queue.isEmpty {
+            let message = queue.removeFirst()
+            let effects = update(&state, message)
+            terminal.draw(render(state))
+            for effect in effects {
+                perform(effect)
+            }
+        }
+    }
+
+    private func redraw() {
+        terminal.updateSize()
+        send(.resize(width: terminal.width, height: terminal.height))
+    }
+
+    // MARK: - Effects
+
+    private func perform(_ effect: Effect) {
+        switch effect {
+        case let .observe(request):
+            observation?.cancel()
+            observation = database.observeHallOfFame(request).sink(
+                receiveCompletion: { [unowned self] completion in
+                    MainActor.assumeIsolated {
+                        if case let .failure(error) = completion {
+                            send(.observationFailed(Self.describe(error)))
+                        }
+                    }
+                },
+                receiveValue: { [unowned self] hallOfFame in
+                    MainActor.assumeIsolated {
+                        send(.hallOfFame(hallOfFame))
+                    }
+                })
+        case .insertRandomPlayer:
+            write(database.insertRandomPlayer())
+        case let .updatePlayer(player):
+            write(database.updatePlayer(player))
+        case let .deletePlayer(id):
+            write(database.deletePlayer(id: id))
+        case .deleteAll:
+            write(database.deleteAll())
+        case .refresh:
+            write(database.refresh())
+        case .stressTest:
+            stressTest()
+        case .quit:
+            exit(status: 0)
+        }
+    }
+
+    /// Runs a write. Its changes come back through the observation; only
+    /// its error comes back here.
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>) {
+        track { [unowned self] done in
+            publisher.sink(
+                receiveCompletion: { completion in
+                    MainActor.assumeIsolated {
+                        done()
+                        if case let .failure(error) = completion {
+                            self.send(.writeFailed(Self.describe(error)))
+                        }
+                    }
+                },
+                receiveValue: { _ in })
+        }
+    }
+
+    private func stressTest() {
+        let start = Date()
+        track { [unowned self] done in
+            database.stressTest().sink { progress in
+                MainActor.assumeIsolated {
+                    let ended = progress.completed + progress.failed
+                    self.send(.stressProgress(completed: ended, total: progress.total))
+                    if progress.isFinished {
+                        done()
+                        self.send(.stressFinished(
+                            total: progress.total, failed: progress.failed,
+                            seconds: Date().timeIntervalSince(start)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps the subscription that `subscribe` returns until it calls
+    /// `done`, which may happen before `subscribe` returns.
+    private func track(_ subscribe: (_ done: @escaping @MainActor () -> Void) -> AnyCancellable) {
+        let id = nextOperationID
+        nextOperationID += 1
+        var isDone = false
+        let cancellable = subscribe { [unowned self] in
+            isDone = true
+            operations[id] = nil
+        }
+        if !isDone {
+            operations[id] = cancellable
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    // MARK: - Exit
+
+    /// Restores the terminal and exits the process.
+    func exit(status: Int32) -> Never {
+        observation?.cancel()
+        terminal.restore()
+        Foundation.exit(status)
+    }
+
+    /// Gives the terminal back to the shell and stops (SIGTSTP, sent by
+    /// `kill` since raw mode turns Ctrl-Z into a key); once continued, takes
+    /// the screen back and redraws everything.
+    private func suspend() {
+        terminal.suspend()
+        signal(SIGTSTP, SIG_DFL)
+        kill(getpid(), SIGTSTP)
+        // Continued: ignore SIGTSTP again, so that only its source sees it.
+        signal(SIGTSTP, SIG_IGN)
+        terminal.resume()
+        redraw()
+    }
+}

@@ -1,3 +1,0 @@
-// The terminal runtime arrives with the livetable issue.
-import LiveTableCore
-print("livetable")
