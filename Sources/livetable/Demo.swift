@@ -14,21 +14,10 @@ struct Demo: ParsableCommand {
             itself after the last step.
             """)
 
-    @Option(
-        name: .customLong("database"),
-        help: ArgumentHelp(
-            "Play on this SQLite database file instead of a temporary one (created if missing).",
-            valueName: "path"))
-    var databasePath: String?
+    @OptionGroup var options: AppOptions
 
     @Option(help: ArgumentHelp("How fast the steps go: 1 is about 1.5 s per step, 2 twice as fast.", valueName: "x"))
     var speed: Double = 1
-
-    @Option(help: ArgumentHelp("Makes random names and scores reproducible.", valueName: "n"))
-    var seed: UInt64?
-
-    @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set).")
-    var noColor = false
 
     /// The duration of a step at speed 1.
     static let stepDuration: TimeInterval = 1.5
@@ -41,13 +30,13 @@ struct Demo: ParsableCommand {
 
     mutating func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let launch = try Launch.prepare(environment: environment, noColor: noColor)
+        let launch = try Launch.prepare(environment: environment, noColor: options.noColor)
         let database: AppDatabase
-        if let databasePath {
-            database = try Launch.openDatabase(path: databasePath, seed: seed)
+        if let databasePath = options.databasePath {
+            database = try Launch.openDatabase(path: databasePath, seed: options.seed)
         } else {
             do {
-                database = try AppDatabase.inMemory(seed: seed)
+                database = try AppDatabase.inMemory(seed: options.seed)
             } catch {
                 throw Launch.fail("cannot create the demo database: \(error)", status: 1)
             }
