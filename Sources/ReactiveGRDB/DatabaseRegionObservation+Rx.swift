@@ -83,94 +83,16 @@ extension DatabasePublishers {
         public func receive<S>(subscriber: S)
         where S: Subscriber & SendableMetatype, S.Input == Database, S.Failure == Error
         {
-            let subscription = DatabaseRegionSubscription(
-                observation: observation,
-                writer: writer,
+            let observation = observation
+            let writer = writer
+            // GRDB starts the observation with a reentrant write, so that
+            // it can start from inside a database access too.
+            let subscription = ObservationSubscription(
+                start: { onError, onChange in
+                    observation.start(in: writer, onError: onError, onChange: onChange)
+                },
                 downstream: subscriber)
             subscriber.receive(subscription: subscription)
-        }
-    }
-}
-
-// @unchecked Sendable: `state` and `cancellable` are only accessed with
-// `lock` held.
-private final class DatabaseRegionSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber & SendableMetatype, Downstream.Input == Database, Downstream.Failure == Error
-{
-    private enum State {
-        /// Waiting for demand, not observing the database.
-        case waitingForDemand(Downstream, DatabaseRegionObservation, any DatabaseWriter)
-        /// Observing the database. The writer is retained until the end.
-        case observing(Downstream, any DatabaseWriter, remainingDemand: Subscribers.Demand)
-        /// Failed or cancelled, not observing the database.
-        case finished
-    }
-
-    private var cancellable: AnyDatabaseCancellable?
-    private var state: State
-    private let lock = NSRecursiveLock() // Allow re-entrancy
-
-    init(observation: DatabaseRegionObservation, writer: any DatabaseWriter, downstream: Downstream) {
-        state = .waitingForDemand(downstream, observation, writer)
-    }
-
-    var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
-
-    func request(_ demand: Subscribers.Demand) {
-        lock.synchronized {
-            switch state {
-            case let .waitingForDemand(downstream, observation, writer):
-                guard demand > 0 else { return }
-                state = .observing(downstream, writer, remainingDemand: demand)
-                // GRDB starts the observation with a reentrant write, so
-                // this works from inside a database access too.
-                let cancellable = observation.start(
-                    in: writer,
-                    onError: { [weak self] error in self?.receive(failure: error) },
-                    onChange: { [weak self] db in self?.receive(db) })
-                if case .observing = state {
-                    self.cancellable = cancellable
-                } else {
-                    cancellable.cancel()
-                }
-
-            case let .observing(downstream, writer, remainingDemand):
-                state = .observing(downstream, writer, remainingDemand: remainingDemand + demand)
-
-            case .finished:
-                break
-            }
-        }
-    }
-
-    func cancel() {
-        lock.synchronized { sideEffect in
-            let cancellable = self.cancellable
-            self.cancellable = nil
-            state = .finished
-            sideEffect = { cancellable?.cancel() }
-        }
-    }
-
-    private func receive(_ db: Database) {
-        lock.synchronized {
-            guard case let .observing(downstream, writer, remainingDemand) = state, remainingDemand > .none else {
-                return
-            }
-            state = .observing(downstream, writer, remainingDemand: remainingDemand - 1)
-            let additionalDemand = downstream.receive(db)
-            if case let .observing(downstream, writer, remainingDemand) = state {
-                state = .observing(downstream, writer, remainingDemand: remainingDemand + additionalDemand)
-            }
-        }
-    }
-
-    private func receive(failure error: Error) {
-        lock.synchronized { sideEffect in
-            guard case let .observing(downstream, _, _) = state else { return }
-            cancellable = nil
-            state = .finished
-            sideEffect = { downstream.receive(completion: .failure(error)) }
         }
     }
 }

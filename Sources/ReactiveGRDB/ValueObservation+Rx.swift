@@ -136,10 +136,7 @@ extension DatabasePublishers {
     public struct Value<Output>: Publisher {
         public typealias Failure = Error
 
-        typealias Start = @Sendable (
-            _ onError: @escaping @Sendable (Error) -> Void,
-            _ onChange: @escaping @Sendable (Output) -> Void)
-        -> AnyDatabaseCancellable
+        typealias Start = ObservationStart<Output>
 
         private let start: Start
 
@@ -153,101 +150,8 @@ extension DatabasePublishers {
         public func receive<S>(subscriber: S)
         where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
         {
-            let subscription = ValueSubscription(start: start, downstream: subscriber)
+            let subscription = ObservationSubscription(start: start, downstream: subscriber)
             subscriber.receive(subscription: subscription)
-        }
-    }
-}
-
-// @unchecked Sendable: `state` and `cancellable` are only accessed with
-// `lock` held.
-private final class ValueSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
-{
-    typealias Start = DatabasePublishers.Value<Downstream.Input>.Start
-
-    private enum State {
-        /// Waiting for demand, not observing the database.
-        case waitingForDemand(Downstream, start: Start)
-        /// Observing the database.
-        case observing(Downstream, remainingDemand: Subscribers.Demand)
-        /// Failed or cancelled, not observing the database.
-        case finished
-    }
-
-    // The cancellable is not part of the state, because the state must be
-    // `.observing` *before* the observation starts: an `.immediate`
-    // observation delivers its first value, or an error, from `start`.
-    private var cancellable: AnyDatabaseCancellable?
-    private var state: State
-    private let lock = NSRecursiveLock() // Allow re-entrancy
-
-    init(start: @escaping Start, downstream: Downstream) {
-        state = .waitingForDemand(downstream, start: start)
-    }
-
-    var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
-
-    func request(_ demand: Subscribers.Demand) {
-        lock.synchronized {
-            switch state {
-            case let .waitingForDemand(downstream, start):
-                guard demand > 0 else { return }
-                state = .observing(downstream, remainingDemand: demand)
-                let cancellable = start(
-                    { [weak self] error in self?.receive(completion: .failure(error)) },
-                    { [weak self] value in self?.receive(value) })
-
-                // The state may have changed during `start` (an error, or a
-                // cancellation from the downstream).
-                if case .observing = state {
-                    self.cancellable = cancellable
-                } else {
-                    cancellable.cancel()
-                }
-
-            case let .observing(downstream, remainingDemand):
-                state = .observing(downstream, remainingDemand: remainingDemand + demand)
-
-            case .finished:
-                break
-            }
-        }
-    }
-
-    func cancel() {
-        lock.synchronized { sideEffect in
-            let cancellable = self.cancellable
-            self.cancellable = nil
-            state = .finished
-            sideEffect = { cancellable?.cancel() }
-        }
-    }
-
-    private func receive(_ value: Downstream.Input) {
-        // The downstream is called with the lock held, so that values are
-        // delivered one after the other, in order, and the demand stays
-        // accurate. The lock is recursive, so the downstream may request
-        // more or cancel from `receive(_:)`.
-        lock.synchronized {
-            // A value that arrives with no demand is dropped, not buffered.
-            guard case let .observing(downstream, remainingDemand) = state, remainingDemand > .none else {
-                return
-            }
-            state = .observing(downstream, remainingDemand: remainingDemand - 1)
-            let additionalDemand = downstream.receive(value)
-            if case let .observing(downstream, remainingDemand) = state {
-                state = .observing(downstream, remainingDemand: remainingDemand + additionalDemand)
-            }
-        }
-    }
-
-    private func receive(completion: Subscribers.Completion<Error>) {
-        lock.synchronized { sideEffect in
-            guard case let .observing(downstream, _) = state else { return }
-            cancellable = nil
-            state = .finished
-            sideEffect = { downstream.receive(completion: completion) }
         }
     }
 }

@@ -52,6 +52,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: .hidden)
     var database: String?
 
+    @Option(name: .long, help: .hidden)
+    var output: String?
+
     func validate() throws {
         guard rows.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--rows takes positive numbers of players.")
@@ -59,14 +62,14 @@ struct BenchCommand: ParsableCommand {
         guard samples >= 5 else {
             throw ValidationError("--samples must be at least 5.")
         }
-        if measure != nil && database == nil {
-            throw ValidationError("--measure needs --database.")
+        if measure != nil && (database == nil || output == nil) {
+            throw ValidationError("--measure needs --database and --output.")
         }
     }
 
     func run() throws {
-        if let measure, let database {
-            try runChild(mode: measure, path: database)
+        if let measure, let database, let output {
+            try runChild(mode: measure, path: database, output: output)
             return
         }
         let sizes = large ? rows + [10_000_000] : rows
@@ -83,17 +86,16 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// Measures one mode, printing its figures as JSON on standard output.
+    /// Measures one mode, and writes its figures as JSON to `output`.
     ///
     /// The main thread runs the main run loop, where the observation
     /// delivers, as in the app.
-    private func runChild(mode: BenchmarkMode, path: String) throws {
+    private func runChild(mode: BenchmarkMode, path: String, output: String) throws {
         let benchmark = HallOfFameBenchmark(path: path, mode: mode, latencySamples: samples, log: Self.log)
         DispatchQueue.global().async {
             do {
                 let figures = try benchmark.run()
-                let data = try JSONEncoder().encode(figures)
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
                 Foundation.exit(0)
             } catch {
                 Self.log("livetable: error: \(error)")
@@ -104,19 +106,23 @@ struct BenchCommand: ParsableCommand {
     }
 
     private static func measureInChildProcess(mode: BenchmarkMode, path: String, samples: Int) throws -> BenchmarkFigures {
+        // The figures come back in a file rather than through a pipe: the
+        // parent only has to wait for the child, which retries on EINTR.
+        let output = path + ".\(mode.rawValue).json"
+        defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["bench", "--measure", mode.rawValue, "--database", path, "--samples", "\(samples)"]
-        let output = Pipe()
-        process.standardOutput = output
+        process.arguments = [
+            "bench", "--measure", mode.rawValue, "--database", path, "--output", output,
+            "--samples", "\(samples)",
+        ]
         process.standardError = FileHandle.standardError
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw ValidationError("measuring the \(mode.rawValue) observation failed (status \(process.terminationStatus))")
         }
-        return try JSONDecoder().decode(BenchmarkFigures.self, from: data)
+        return try JSONDecoder().decode(BenchmarkFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
     }
 
     private static func log(_ message: String) {
