@@ -49,7 +49,8 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: .hidden)
     var measure: BenchmarkMode?
 
-    @Option(name: .long, help: .hidden)
+    // Not --database: `livetable`'s own --database would take it.
+    @Option(name: .customLong("measure-database"), help: .hidden)
     var database: String?
 
     @Option(name: .long, help: .hidden)
@@ -63,7 +64,7 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("--samples must be at least 5.")
         }
         if measure != nil && (database == nil || output == nil) {
-            throw ValidationError("--measure needs --database and --output.")
+            throw ValidationError("--measure needs --measure-database and --output.")
         }
     }
 
@@ -113,7 +114,7 @@ struct BenchCommand: ParsableCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [
-            "bench", "--measure", mode.rawValue, "--database", path, "--output", output,
+            "bench", "--measure", mode.rawValue, "--measure-database", path, "--output", output,
             "--samples", "\(samples)",
         ]
         process.standardError = FileHandle.standardError
