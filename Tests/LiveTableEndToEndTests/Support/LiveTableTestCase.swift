@@ -103,6 +103,24 @@ class LiveTableTestCase: XCTestCase {
         return screen
     }
 
+    // MARK: - Waiting
+
+    /// Polls `condition` until it holds; fails the test after `timeout`.
+    func waitUntil(
+        _ description: String, timeout: TimeInterval = 5,
+        file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () throws -> Bool) throws
+    {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            if Date() > deadline {
+                XCTFail("Timed out waiting for \(description)", file: file, line: line)
+                throw HarnessError("timed out waiting for \(description)")
+            }
+            usleep(20_000)
+        }
+    }
+
     // MARK: - Database
 
     /// Runs SQL with the sqlite3 command-line tool and returns its output.
@@ -117,8 +135,36 @@ class LiveTableTestCase: XCTestCase {
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Waits until the database holds `count` players.
+    func waitForPlayerCount(
+        _ database: URL, _ count: Int,
+        file: StaticString = #filePath, line: UInt = #line) throws
+    {
+        try waitUntil("\(count) players in the database", file: file, line: line) {
+            try sqlite(database, "SELECT COUNT(*) FROM player") == "\(count)"
+        }
+    }
+
     /// The bytes of a file.
     func contents(_ url: URL) throws -> Data {
         try Data(contentsOf: url)
+    }
+}
+
+extension LiveTableTestCase {
+    /// Starts livetable on a new database in the test's directory, and
+    /// waits until it shows the 8 players of the first launch.
+    func startApp(
+        seed: Int = 1, width: Int = 100, height: Int = 30,
+        environment: [String: String] = [:],
+        file: StaticString = #filePath, line: UInt = #line) throws -> (TmuxSession, URL)
+    {
+        let database = directory.appendingPathComponent("players.sqlite")
+        let session = try launch(
+            ["--database", database.path, "--seed", "\(seed)"],
+            width: width, height: height, environment: environment)
+        let screen = try waitForScreenMatchingDatabase(session, database, file: file, line: line)
+        XCTAssertEqual(screen.playerCount, "8", file: file, line: line)
+        return (session, database)
     }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// Keys that change the database: insert, edit, delete, delete all. Each
+/// change comes back through the observation, so the screen must end up
+/// showing what the database holds.
+final class EditingTests: LiveTableTestCase {
+    func testInsertKeyAddsARandomPlayer() throws {
+        let (session, database) = try startApp()
+        try session.send("n")
+        try waitForPlayerCount(database, 9)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "9")
+        try session.send("+")
+        try waitForPlayerCount(database, 10)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "10")
+    }
+
+    func testEditFormShowsInvalidScoreThenSaves() throws {
+        let (session, database) = try startApp()
+        let id = try sqlite(database, "SELECT id FROM player ORDER BY score DESC, name, id LIMIT 1")
+        let before = try sqlite(database, "SELECT name || '|' || score FROM player WHERE id = \(id)")
+
+        try session.send("e")
+        try session.waitForScreen(containing: "Edit player")
+        try session.send("C-u")
+        try session.type("Zoë Zed")
+        try session.send("Tab", "C-u")
+        try session.type("12x")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "Score must be an integer")
+        XCTAssertEqual(try sqlite(database, "SELECT name || '|' || score FROM player WHERE id = \(id)"), before, "nothing saved")
+
+        try session.send("BSpace", "Enter")
+        try session.waitForScreen("the form to close") { !$0.contains("Edit player") }
+        try waitUntil("the player to be saved") {
+            try sqlite(database, "SELECT name || '|' || score FROM player WHERE id = \(id)") == "Zoë Zed|12"
+        }
+        let screen = try waitForScreenMatchingDatabase(session, database)
+        XCTAssertTrue(screen.rows.contains(AppScreen.Row(name: "Zoë Zed", score: 12)), screen.text)
+    }
+
+    func testEscapeCancelsTheEditForm() throws {
+        let (session, database) = try startApp()
+        let before = try databaseRows(database)
+        try session.send("Enter")
+        try session.waitForScreen(containing: "Edit player")
+        try session.type("xyz")
+        try session.send("Escape")
+        try session.waitForScreen("the form to close") { !$0.contains("Edit player") }
+        XCTAssertEqual(try databaseRows(database), before)
+    }
+
+    func testDeleteKeyRemovesTheSelectedPlayer() throws {
+        let (session, database) = try startApp()
+        let id = try sqlite(database, "SELECT id FROM player ORDER BY score DESC, name, id LIMIT 1")
+        try session.send("d")
+        try waitForPlayerCount(database, 7)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "7")
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player WHERE id = \(id)"), "0")
+        // The next player is selected once its window is observed.
+        try session.waitForScreen(containing: "row 1 of 7")
+        try session.send("DC")
+        try waitForPlayerCount(database, 6)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "6")
+    }
+
+    func testDeleteAllAsksForConfirmation() throws {
+        let (session, database) = try startApp()
+        try session.send("D")
+        try session.waitForScreen(containing: "Delete all 8 players?")
+        try session.send("n")
+        try session.waitForScreen("the prompt to close") { !$0.contains("Delete all 8 players?") }
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "8")
+
+        try session.send("D")
+        try session.waitForScreen(containing: "Delete all 8 players?")
+        try session.send("y")
+        try waitForPlayerCount(database, 0)
+        let screen = try waitForScreenMatchingDatabase(session, database)
+        XCTAssertTrue(screen.showsNoPlayer, screen.text)
+        XCTAssertEqual(screen.playerCount, "0")
+        XCTAssertEqual(screen.maxScore, "-")
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
+    }
+}
