@@ -72,6 +72,11 @@ class LiveTableTestCase: XCTestCase {
         var environment = environment
         environment["XDG_DATA_HOME"] = environment["XDG_DATA_HOME"] ?? dataHome.path
         environment["HOME"] = environment["HOME"] ?? directory.path
+        var before = before
+        if environment["NO_COLOR"] == nil {
+            // swift test sets NO_COLOR for the tests it runs.
+            before = "unset NO_COLOR; " + before
+        }
         let session = try TmuxSession(
             command: script(arguments, before: before, redirections: redirections),
             width: width, height: height, environment: environment)

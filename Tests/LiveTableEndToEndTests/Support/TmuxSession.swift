@@ -76,6 +76,27 @@ final class TmuxSession {
         try run(["capture-pane", "-p", "-S", "-", "-t", "app"])
     }
 
+    /// The SGR attribute codes that the pane's text is drawn with, as tmux
+    /// reports them (`capture-pane -e`): "1" bold, "7" reverse, "33" yellow…
+    /// tmux re-encodes what the app wrote, so these do not depend on how
+    /// ncurses chose to write it.
+    func attributeCodes() throws -> Set<String> {
+        let text = try run(["capture-pane", "-p", "-e", "-t", "app"])
+        var codes: Set<String> = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "\u{1B}[") {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(where: { !($0.isNumber || $0 == ";") }) else { break }
+            if rest[end] == "m" {
+                for code in rest[..<end].split(separator: ";") {
+                    codes.insert(String(code))
+                }
+            }
+            rest = rest[end...]
+        }
+        return codes
+    }
+
     /// Waits until the screen satisfies `condition`, polling, and returns
     /// it. Fails the test with the last screen on timeout.
     @discardableResult

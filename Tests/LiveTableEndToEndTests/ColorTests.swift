@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+
+/// Colours, and the monochrome fallback of NO_COLOR and --no-color: no
+/// colour at all, but the title bar and the selection still stand out in
+/// bold and reverse.
+final class ColorTests: LiveTableTestCase {
+    /// Foreground and background colours, 8, 16 or 256 of them.
+    private func colorCodes(_ codes: Set<String>) -> Set<String> {
+        codes.filter { code in
+            guard let value = Int(code) else { return false }
+            return (30...38).contains(value) || (40...48).contains(value)
+                || (90...97).contains(value) || (100...107).contains(value)
+        }
+    }
+
+    func testColorsByDefault() throws {
+        let (session, _) = try startApp()
+        let codes = try session.attributeCodes()
+        XCTAssertFalse(colorCodes(codes).isEmpty, "\(codes)")
+        XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(codes)")
+    }
+
+    func testNoColorEnvironmentDrawsInMonochrome() throws {
+        let (session, _) = try startApp(environment: ["NO_COLOR": "1"])
+        let codes = try session.attributeCodes()
+        XCTAssertEqual(colorCodes(codes), [], "\(codes)")
+        XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(codes)")
+    }
+
+    func testNoColorOptionDrawsInMonochrome() throws {
+        let database = directory.appendingPathComponent("players.sqlite")
+        let session = try launch(["--database", database.path, "--no-color"])
+        try waitForScreenMatchingDatabase(session, database)
+        let codes = try session.attributeCodes()
+        XCTAssertEqual(colorCodes(codes), [], "\(codes)")
+        XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(codes)")
+    }
+}

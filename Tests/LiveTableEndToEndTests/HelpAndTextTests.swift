@@ -1,0 +1,50 @@
+import Foundation
+import XCTest
+
+/// The help overlay, and text that the terminal must draw exactly: wide
+/// characters take two cells and keep the columns aligned.
+final class HelpAndTextTests: LiveTableTestCase {
+    func testHelpOverlayListsTheKeysAndAnyKeyClosesIt() throws {
+        let (session, _) = try startApp()
+        try session.send("?")
+        let screen = try session.waitForScreen(containing: "Press any key to close")
+        for text in ["Keys", "n or +", "insert a random player", "q, Esc, Ctrl-C", "order by score / by name"] {
+            XCTAssertTrue(screen.contains(text), "missing \(text):\n\(screen)")
+        }
+        try session.send("x")
+        try session.waitForScreen("the overlay to close") { !$0.contains("Press any key to close") }
+        XCTAssertTrue(try session.screen().contains("Hall of Fame"))
+    }
+
+    func testWideCharactersKeepColumnsAligned() throws {
+        let (session, database) = try startApp()
+        try session.send("e")
+        try session.waitForScreen(containing: "Edit player")
+        try session.send("C-u")
+        try session.type("王小明🎉")
+        try session.send("Enter")
+        try waitUntil("the player to be saved") {
+            try sqlite(database, "SELECT COUNT(*) FROM player WHERE name = '王小明🎉'") == "1"
+        }
+        let text = try session.waitForScreen(containing: "│ 王小明🎉 ")
+        // Rows of the list next to a pane: "│ name   score ││ value │".
+        let lines = text.components(separatedBy: "\n").filter { $0.hasPrefix("│ ") && $0.contains("││") }
+        let row = try XCTUnwrap(lines.first { $0.contains("王小明🎉") }, text)
+        let other = try XCTUnwrap(lines.first { !$0.contains("王小明🎉") }, text)
+        // Each wide character is one character of the line but two cells.
+        XCTAssertEqual(Self.cells(row), 100, row)
+        XCTAssertEqual(Self.cells(other), 100, other)
+        // The list box's right border stands in the same column.
+        XCTAssertEqual(Self.cells(String(row[..<row.range(of: "││")!.lowerBound])),
+                       Self.cells(String(other[..<other.range(of: "││")!.lowerBound])))
+    }
+
+    /// The terminal cells of text made of ASCII, box drawing, CJK
+    /// ideographs and emoji.
+    private static func cells(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { width, scalar in
+            let wide = (0x2E80...0x9FFF).contains(scalar.value) || (0x1F300...0x1FAFF).contains(scalar.value)
+            return width + (wide ? 2 : 1)
+        }
+    }
+}
