@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Screenshots of livetable: real runs in tmux, rendered to PNG.
+
+Each screenshot starts the app in its own tmux server on a database made for
+it, sends keys, waits until the screen shows what the picture is about, then
+captures the pane with its colours (`capture-pane -p -e`). pyte replays the
+capture on a virtual terminal, and Pillow draws its cells with DejaVu Sans
+Mono. Run it through scripts/screenshots.sh, which installs pyte and Pillow.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import time
+import uuid
+
+import pyte
+from PIL import Image, ImageDraw, ImageFont
+
+WIDTH, HEIGHT = 100, 30
+FONT_SIZE = 16
+FONT_DIR = "/usr/share/fonts/truetype/dejavu"
+
+# A dark theme: the 16 ANSI colours, and the default foreground/background.
+BACKGROUND = "#1d2021"
+FOREGROUND = "#d5c4a1"
+ANSI = {
+    "black": "#282828", "red": "#fb4934", "green": "#b8bb26", "brown": "#fabd2f",
+    "blue": "#83a598", "magenta": "#d3869b", "cyan": "#8ec07c", "white": "#ebdbb2",
+    "brightblack": "#7c6f64", "brightred": "#fb4934", "brightgreen": "#b8bb26",
+    "brightbrown": "#fabd2f", "brightblue": "#83a598", "brightmagenta": "#d3869b",
+    "brightcyan": "#8ec07c", "brightwhite": "#fbf1c7",
+}
+# The xterm 256-colour numbers of the 16 ANSI colours, as pyte reports them.
+ANSI_BY_HEX = {}
+
+# Names for the players of the big database: the app's own random names.
+NAMES = [
+    "Arthur", "Anita", "Barbara", "Bernard", "Craig", "Chiara", "David", "Dean", "Éric", "Elena",
+    "Fatima", "Frederik", "Gilbert", "Georgette", "Henriette", "Hassan", "Ignacio", "Irene",
+    "Julie", "Jack", "Karl", "Kristel", "Louis", "Liz", "Masashi", "Mary", "Noam", "Nicole",
+    "Ophelie", "Oleg", "Pascal", "Patricia", "Quentin", "Quinn", "Raoul", "Rachel", "Stephan",
+    "Susie", "Tristan", "Tatiana", "Ursule", "Urbain", "Victor", "Violette", "Wilfried",
+    "Wilhelmina", "Yvon", "Yann", "Zazie", "Zoé",
+]
+
+
+class Tmux:
+    """A tmux server of its own, running livetable in a detached window."""
+
+    def __init__(self, command, env):
+        self.socket = f"livetable-shot-{uuid.uuid4().hex[:8]}"
+        full_env = dict(os.environ, **env)
+        full_env.pop("NO_COLOR", None)
+        self.run("new-session", "-d", "-s", "app", "-x", str(WIDTH), "-y", str(HEIGHT), command, env=full_env)
+        self.run("set-option", "-g", "remain-on-exit", "on")
+
+    def run(self, *args, env=None):
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            check=True, capture_output=True, text=True, env=env,
+            stdin=subprocess.DEVNULL).stdout
+
+    def keys(self, *keys):
+        self.run("send-keys", "-t", "app", *keys)
+
+    def text(self, literal):
+        self.run("send-keys", "-t", "app", "-l", literal)
+
+    def screen(self):
+        return self.run("capture-pane", "-p", "-t", "app")
+
+    def capture(self):
+        return self.run("capture-pane", "-p", "-e", "-t", "app")
+
+    def wait(self, predicate, what, timeout=10.0, poll=0.01):
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"timed out waiting for {what}:\n{screen}")
+            time.sleep(poll)
+
+    def wait_for(self, text, timeout=10.0):
+        return self.wait(lambda screen: text in screen, repr(text), timeout)
+
+    def kill(self):
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def make_database(binary, directory, name, players):
+    """A livetable database, made by livetable itself, then grown to
+    `players` players with random names and scores (seeded: the same
+    screenshots each time)."""
+    path = os.path.join(directory, name)
+    tmux = Tmux(f"{binary} --database {path} --seed 7", env={"TERM": "screen-256color"})
+    try:
+        tmux.wait_for("Hall of Fame")
+        tmux.keys("q")
+        tmux.wait(lambda screen: "Hall of Fame" not in screen, "the app to quit")
+    finally:
+        tmux.kill()
+    if players > 8:
+        generator = random.Random(players)
+        with sqlite3.connect(path) as db:
+            db.executemany(
+                "INSERT INTO player(name, score) VALUES (?, ?)",
+                ((generator.choice(NAMES), generator.randint(0, 1000)) for _ in range(players - 8)))
+    return path
+
+
+def start(binary, database):
+    tmux = Tmux(f"{binary} --database {database}", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+    tmux.wait_for("Hall of Fame")
+    tmux.wait(lambda screen: "row 1 of" in screen, "the first value")
+    return tmux
+
+
+def color(value, default):
+    if value == "default":
+        return default
+    if value in ANSI:
+        return ANSI[value]
+    if len(value) == 6:
+        return "#" + value
+    return default
+
+
+def render(capture, path):
+    """Replays a `capture-pane -e` capture on pyte and draws it."""
+    screen = pyte.Screen(WIDTH, HEIGHT)
+    stream = pyte.Stream(screen)
+    lines = capture.rstrip("\n").split("\n")
+    # Each captured line starts at the left margin of its own row.
+    stream.feed("\r\n".join(line + "\x1b[0m" for line in lines[:HEIGHT]))
+
+    regular = ImageFont.truetype(os.path.join(FONT_DIR, "DejaVuSansMono.ttf"), FONT_SIZE)
+    bold = ImageFont.truetype(os.path.join(FONT_DIR, "DejaVuSansMono-Bold.ttf"), FONT_SIZE)
+    cell_width = round(regular.getlength("M"))
+    ascent, descent = regular.getmetrics()
+    cell_height = ascent + descent + 2
+    padding = 12
+    image = Image.new(
+        "RGB", (WIDTH * cell_width + 2 * padding, HEIGHT * cell_height + 2 * padding), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    for y in range(HEIGHT):
+        row = screen.buffer[y]
+        for x in range(WIDTH):
+            char = row[x]
+            if char.data == "":
+                continue  # The right half of a wide character.
+            fg = color(char.fg, FOREGROUND)
+            bg = color(char.bg, BACKGROUND)
+            if char.bold and char.fg in ANSI and not char.fg.startswith("bright"):
+                fg = ANSI.get("bright" + char.fg, fg)
+            if char.reverse:
+                fg, bg = bg, fg
+            width = 2 if x + 1 < WIDTH and row[x + 1].data == "" else 1
+            left = padding + x * cell_width
+            top = padding + y * cell_height
+            if bg != BACKGROUND:
+                draw.rectangle(
+                    [left, top, left + width * cell_width - 1, top + cell_height - 1], fill=bg)
+            if char.data.strip():
+                font = bold if char.bold else regular
+                if char.data in "─│┌┐└┘├┤┬┴┼":
+                    draw_box_character(draw, char.data, left, top, cell_width, cell_height, fg)
+                else:
+                    draw.text((left, top + 1), char.data, font=font, fill=fg)
+    image.save(path)
+
+
+def draw_box_character(draw, character, left, top, width, height, fill):
+    """Box-drawing lines that join from cell to cell, whatever the font's
+    line height."""
+    middle_x = left + width // 2
+    middle_y = top + height // 2
+    right = left + width - 1
+    bottom = top + height - 1
+    reach = {
+        "─": "lr", "│": "tb", "┌": "rb", "┐": "lb", "└": "rt", "┘": "lt",
+        "├": "tbr", "┤": "tbl", "┬": "lrb", "┴": "lrt", "┼": "lrtb",
+    }[character]
+    if "l" in reach:
+        draw.line([(left, middle_y), (middle_x, middle_y)], fill=fill)
+    if "r" in reach:
+        draw.line([(middle_x, middle_y), (right, middle_y)], fill=fill)
+    if "t" in reach:
+        draw.line([(middle_x, top), (middle_x, middle_y)], fill=fill)
+    if "b" in reach:
+        draw.line([(middle_x, middle_y), (middle_x, bottom)], fill=fill)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", required=True, help="the livetable executable")
+    parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
+    arguments = parser.parse_args()
+    binary = os.path.abspath(arguments.binary)
+    os.makedirs(arguments.output, exist_ok=True)
+    for tool in ("tmux",):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"screenshots: {tool} is not installed")
+
+    with tempfile.TemporaryDirectory() as directory:
+        # Enough players to fill the list.
+        database = make_database(binary, directory, "players.sqlite", players=40)
+        # Enough players for the stress test (50 refreshes of every score)
+        # to be caught in progress.
+        big_database = make_database(binary, directory, "big.sqlite", players=30_008)
+
+        def shot(name, prepare, database=database):
+            tmux = start(binary, database)
+            try:
+                prepare(tmux)
+                render(tmux.capture(), os.path.join(arguments.output, name))
+                print(f"screenshots: {name}")
+            finally:
+                tmux.kill()
+
+        def main_screen(tmux):
+            tmux.keys("j", "j", "j")
+            tmux.wait_for("row 4 of 40")
+
+        def help_overlay(tmux):
+            tmux.keys("?")
+            tmux.wait_for("Press any key to close")
+
+        def edit_form(tmux):
+            tmux.keys("j", "e")
+            tmux.wait_for("Edit player")
+            tmux.keys("Tab", "C-u")
+            tmux.text("12x")
+            tmux.keys("Enter")
+            tmux.wait_for("Score must be an integer")
+
+        def stress_test(tmux):
+            tmux.keys("s")
+            # "stress test 20/50…": past the first refreshes, not finished.
+            def in_progress(screen):
+                for line in screen.splitlines():
+                    if "stress test " in line and "/50…" in line:
+                        done = line.split("stress test ")[1].split("/")[0]
+                        return done.isdigit() and int(done) >= 10
+                return False
+            tmux.wait(in_progress, "the stress test in progress", poll=0.005)
+
+        shot("main.png", main_screen)
+        shot("help.png", help_overlay)
+        shot("edit.png", edit_form)
+        shot("stress.png", stress_test, database=big_database)
+
+
+if __name__ == "__main__":
+    main()
