@@ -72,8 +72,13 @@ final class TmuxSession {
     /// Lines that scrolled into the history come first (`-S -`): tmux may
     /// start the pane smaller than asked, and push the first lines of a
     /// quick command there. The app's alternate screen has no history.
+    /// The line that tmux adds once the command has exited ("Pane is dead
+    /// (status 0, …)") is left out.
     func screen() throws -> String {
         try run(["capture-pane", "-p", "-S", "-", "-t", "app"])
+            .components(separatedBy: "\n")
+            .filter { !$0.hasPrefix("Pane is dead (") }
+            .joined(separator: "\n")
     }
 
     /// The SGR attribute codes that the pane's text is drawn with, as tmux
