@@ -26,6 +26,7 @@ final class Runtime {
     /// Writes and stress tests in flight, until they complete.
     private var operations: [Int: AnyCancellable] = [:]
     private var nextOperationID = 0
+    private var input: (any DispatchSourceRead)?
     private var sources: [any DispatchSourceProtocol] = []
 
     /// Messages sent while another is handled wait here, so that `update`
@@ -53,13 +54,18 @@ final class Runtime {
         let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
         input.setEventHandler { [unowned self] in
             MainActor.assumeIsolated {
+                // Readable with no byte to read: the terminal is gone (hung
+                // up without SIGHUP). Reading again would spin forever.
+                if self.input?.data == 0 {
+                    exit(status: 128 + SIGHUP)
+                }
                 for key in terminal.readKeys() {
                     receive(key)
                 }
             }
         }
         input.resume()
-        sources.append(input)
+        self.input = input
 
         sources += SignalSources.observe([SIGWINCH]) { [unowned self] _ in
             terminal.updateSize()
