@@ -45,8 +45,12 @@ final class Runtime {
     static func run(terminal: Terminal, database: AppDatabase, useColor: Bool, demo: DemoPlayer?) -> Never {
         let runtime = Runtime(terminal: terminal, database: database, useColor: useColor, demo: demo)
         runtime.start()
-        while true {
-            RunLoop.main.run()
+        // The sources hold the runtime unowned: it must outlive the loop,
+        // which an optimized build would not otherwise guarantee.
+        withExtendedLifetime(runtime) { () -> Never in
+            while true {
+                RunLoop.main.run()
+            }
         }
     }
 
