@@ -53,7 +53,7 @@ class Tmux:
     """A tmux server of its own, running livetable in a detached window."""
 
     def __init__(self, command, env):
-        self.socket = f"livetable-shot-{uuid.uuid4().hex[:8]}"
+        self.socket = os.path.join(tempfile.gettempdir(), f"livetable-shot-{uuid.uuid4().hex[:8]}.sock")
         full_env = dict(os.environ, **env)
         full_env.pop("NO_COLOR", None)
         self.run("new-session", "-d", "-s", "app", "-x", str(WIDTH), "-y", str(HEIGHT), command, env=full_env)
@@ -61,7 +61,7 @@ class Tmux:
 
     def run(self, *args, env=None):
         return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            ["tmux", "-S", self.socket, "-f", "/dev/null", *args],
             check=True, capture_output=True, text=True, env=env,
             stdin=subprocess.DEVNULL).stdout
 
@@ -91,7 +91,10 @@ class Tmux:
         return self.wait(lambda screen: text in screen, repr(text), timeout)
 
     def kill(self):
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
+        # tmux leaves the socket file behind.
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
 
 
 def make_database(binary, directory, name, players):

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A tmux server of its own (`tmux -L <unique socket>`), running one shell
+/// A tmux server of its own (`tmux -S <unique socket>`), running one shell
 /// command in a detached window, so that tests see the real binary on a real
 /// terminal, each in isolation.
 ///
@@ -9,6 +9,7 @@ import XCTest
 /// tests can read what the shell printed afterwards. No client is attached,
 /// so there is no status bar: the pane is the whole window.
 final class TmuxSession {
+    /// The server's socket: a path of its own, removed with the server.
     let socket: String
     private let configuration: URL
     private(set) var isRunning = false
@@ -19,8 +20,9 @@ final class TmuxSession {
             throw HarnessError("tmux is not installed: the end-to-end tests need it (apt-get install tmux)")
         }
         self.tmux = tmux
-        socket = "livetable-test-\(getpid())-\(UUID().uuidString.prefix(8))"
-        configuration = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket).conf")
+        let name = "livetable-tmux-\(getpid())-\(UUID().uuidString.prefix(8))"
+        socket = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).sock").path
+        configuration = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).conf")
         try """
             set -g default-terminal screen-256color
             set -g remain-on-exit on
@@ -45,6 +47,8 @@ final class TmuxSession {
         guard isRunning else { return }
         isRunning = false
         _ = try? run(["kill-server"])
+        // tmux leaves the socket file behind.
+        unlink(socket)
         try? FileManager.default.removeItem(at: configuration)
     }
 
@@ -159,7 +163,7 @@ final class TmuxSession {
 
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        let result = try Shell.run(tmux, ["-L", socket] + arguments)
+        let result = try Shell.run(tmux, ["-S", socket] + arguments)
         guard result.status == 0 else {
             throw HarnessError("tmux \(arguments.first ?? "") failed: \(result.standardError)")
         }
