@@ -214,10 +214,13 @@ final class Runtime {
 
     // MARK: - Exit
 
-    /// Restores the terminal and exits the process.
+    /// Restores the terminal, closes the database and exits the process.
     func exit(status: Int32) -> Never {
         observation?.cancel()
         terminal.restore()
+        // The -wal and -shm files go away on a clean exit, as a user of
+        // SQLite tools expects. A write in flight ends first.
+        try? database.close()
         Foundation.exit(status)
     }
 

@@ -45,6 +45,31 @@ extension AppDatabase {
         }
     }
 
+    /// Closes the database, and removes its `-wal` and `-shm` files, as
+    /// SQLite does when the last connection to a WAL database closes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try appDatabase.close()
+    /// ```
+    ///
+    /// A `DatabasePool` closes its writer before its read-only readers, so
+    /// the last connection to close can not checkpoint and leaves the WAL
+    /// behind (<https://github.com/groue/GRDB.swift/issues/739>). A short
+    /// read-write connection, opened and closed after the pool, is then the
+    /// last one, and cleans up. A write in flight ends first.
+    public func close() throws {
+        try writer.close()
+        let path = writer.path
+        guard writer is DatabasePool, FileManager.default.fileExists(atPath: path + "-wal") else {
+            return
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        try DatabaseQueue(path: path, configuration: configuration).close()
+    }
+
     // MARK: - Validation
 
     /// Throws if the file at `path` can not become a livetable database
