@@ -241,7 +241,7 @@ final class RenderTests: XCTestCase {
             │         │ r                          refresh: new random scores    │
             │         │ s                          stress test: 50 refreshes     │
             │         │ o                          order by score / by name      │
-            │         │ ?                          this help                     │
+            │         │ ?                          show this help                │
             │         │ q, Esc, Ctrl-C             quit                          │
             │         │                                                          │
             │         │ Press any key to close                                   │

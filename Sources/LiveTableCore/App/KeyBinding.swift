@@ -135,7 +135,7 @@ public let keyBindings: [KeyBinding] = [
         keys: "o", description: "order by score / by name", hint: "o order",
         actions: [.character("o"): .toggleOrdering]),
     KeyBinding(
-        keys: "?", description: "this help", hint: "? help",
+        keys: "?", description: "show this help", hint: "? help",
         actions: [.character("?"): .help]),
     KeyBinding(
         keys: "q, Esc, Ctrl-C", description: "quit", hint: "q quit",
