@@ -6,6 +6,14 @@ import OpenCombine
 /// GRDB declares the same namespace on platforms that have Combine; on Linux,
 /// ReactiveGRDB declares it, so that code written against GRDB's publishers
 /// reads the same.
+///
+/// For example:
+///
+/// ```swift
+/// let players: DatabasePublishers.Value<[Player]> = ValueObservation
+///     .tracking { db in try Player.fetchAll(db) }
+///     .publisher(in: dbQueue)
+/// ```
 public enum DatabasePublishers { }
 
 extension DatabasePublishers {
@@ -14,6 +22,14 @@ extension DatabasePublishers {
     /// It publishes exactly one value, or an error. You build one with
     /// `reader.rx.read(observeOn:value:)` or
     /// `reader.readPublisher(receiveOn:value:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count: DatabasePublishers.Read<Int> = dbQueue.rx.read { db in
+    ///     try Player.fetchCount(db)
+    /// }
+    /// ```
     public struct Read<Output>: Publisher {
         public typealias Failure = Error
 
@@ -23,7 +39,16 @@ extension DatabasePublishers {
             self.upstream = upstream.eraseToAnyPublisher()
         }
 
-        /// Attaches the specified subscriber to this publisher.
+        /// Attaches the specified subscriber to this publisher. The database
+        /// access starts at the subscriber's first positive demand.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = publisher.sink(
+        ///     receiveCompletion: { completion in ... },
+        ///     receiveValue: { value in ... })
+        /// ```
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {
@@ -37,6 +62,14 @@ extension DatabasePublishers {
     /// `writer.rx.write(observeOn:updates:)`,
     /// `writer.rx.write(observeOn:updates:thenRead:)`, or their
     /// `writePublisher(receiveOn:…)` spellings.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let write: DatabasePublishers.Write<Void> = dbQueue.rx.write { db in
+    ///     try Player(name: "Arthur", score: 100).insert(db)
+    /// }
+    /// ```
     public struct Write<Output>: Publisher {
         public typealias Failure = Error
 
@@ -46,7 +79,16 @@ extension DatabasePublishers {
             self.upstream = upstream.eraseToAnyPublisher()
         }
 
-        /// Attaches the specified subscriber to this publisher.
+        /// Attaches the specified subscriber to this publisher. The database
+        /// access starts at the subscriber's first positive demand.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = publisher.sink(
+        ///     receiveCompletion: { completion in ... },
+        ///     receiveValue: { value in ... })
+        /// ```
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S) where S: Subscriber, S.Input == Output, S.Failure == Error {

@@ -70,6 +70,14 @@ extension DatabasePublishers {
     ///
     /// You build one with `observation.rx.changes(in:)`,
     /// `observation.publisher(in:)` or `request.rx.changes(in:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let changes: DatabasePublishers.DatabaseRegion = DatabaseRegionObservation
+    ///     .tracking(Player.all())
+    ///     .rx.changes(in: dbQueue)
+    /// ```
     public struct DatabaseRegion: Publisher {
         public typealias Output = Database
         public typealias Failure = Error
@@ -77,7 +85,17 @@ extension DatabasePublishers {
         let observation: DatabaseRegionObservation
         let writer: any DatabaseWriter
 
-        /// Attaches the specified subscriber to this publisher.
+        /// Attaches the specified subscriber to this publisher. The database
+        /// observation starts at the subscriber's first positive demand,
+        /// and stops when the subscription is cancelled.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = publisher.sink(
+        ///     receiveCompletion: { completion in ... },
+        ///     receiveValue: { value in ... })
+        /// ```
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S)

@@ -98,6 +98,12 @@ extension GRDBReactive where Base == any DatabaseWriter {
     ///
     /// See `DatabaseReader.rx.read(observeOn:value:)`.
     ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let players = dbPool.rx.read { db in try Player.fetchAll(db) }
+    /// ```
+    ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
     /// - parameter value: A closure with read-only access to the database.

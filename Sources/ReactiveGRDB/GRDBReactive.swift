@@ -17,9 +17,23 @@ import GRDB
 /// ```
 public struct GRDBReactive<Base> {
     /// The extended value.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let reader: any DatabaseReader = dbQueue.rx.base
+    /// ```
     public let base: Base
 
-    /// Creates a namespace for the reactive extensions of `base`.
+    /// Creates a namespace for the reactive extensions of `base`. The `rx`
+    /// properties call it for you.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let reactive = GRDBReactive<any DatabaseReader>(dbQueue)
+    /// let players = reactive.read { db in try Player.fetchAll(db) }
+    /// ```
     ///
     /// - parameter base: The extended value.
     public init(_ base: Base) {

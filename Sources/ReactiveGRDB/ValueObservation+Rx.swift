@@ -133,6 +133,14 @@ extension DatabasePublishers {
     /// You build one with `observation.rx.observe(in:scheduling:)`,
     /// `observation.publisher(in:scheduling:)` or
     /// `sharedObservation.publisher()`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let players: DatabasePublishers.Value<[Player]> = ValueObservation
+    ///     .tracking { db in try Player.fetchAll(db) }
+    ///     .rx.observe(in: dbQueue)
+    /// ```
     public struct Value<Output>: Publisher {
         public typealias Failure = Error
 
@@ -144,7 +152,17 @@ extension DatabasePublishers {
             self.start = start
         }
 
-        /// Attaches the specified subscriber to this publisher.
+        /// Attaches the specified subscriber to this publisher. The database
+        /// observation starts at the subscriber's first positive demand,
+        /// and stops when the subscription is cancelled.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = publisher.sink(
+        ///     receiveCompletion: { completion in ... },
+        ///     receiveValue: { value in ... })
+        /// ```
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S)

@@ -27,7 +27,9 @@ struct BenchCommand: ParsableCommand {
 
               swift run -c release livetable bench
 
-            Progress goes to standard error; the table, or the --json object, to standard output.
+            The run ends with the app's performance targets, each met or missed, and exits with \
+            status 1 when one is missed. Progress goes to standard error; the table, or the --json \
+            object, to standard output.
             """)
 
     @Option(
@@ -84,6 +86,9 @@ struct BenchCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print(report.table)
+        }
+        if !report.targets.allSatisfy(\.met) {
+            throw ExitCode(1)
         }
     }
 

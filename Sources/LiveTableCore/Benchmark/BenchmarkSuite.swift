@@ -11,12 +11,77 @@ public struct BenchmarkSizeReport: Codable, Equatable, Sendable {
     public var naive: BenchmarkFigures?
 }
 
+/// A performance target of the app, and whether a run met it.
+public struct BenchmarkTarget: Codable, Equatable, Sendable {
+    /// What is measured, and the limit: "pipeline p99 ≤ 5 ms at 1,000,000 rows".
+    public var name: String
+    /// The measured figure.
+    public var measured: String
+    /// Whether the figure is within the limit.
+    public var met: Bool
+}
+
 /// The result of `livetable bench`.
 public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// One entry per database size.
     public var sizes: [BenchmarkSizeReport]
     /// The highest peak resident memory of the app's path, over all sizes.
     public var peak_rss_mb: Double
+    /// The targets that the measured sizes can check.
+    public var targets: [BenchmarkTarget]
+
+    /// Creates a report, and checks the targets against its figures.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let report = BenchmarkReport(sizes: sizes)
+    /// let allMet = report.targets.allSatisfy(\.met)
+    /// ```
+    public init(sizes: [BenchmarkSizeReport]) {
+        self.sizes = sizes
+        self.peak_rss_mb = sizes.map(\.pipeline.peak_rss_mb).max() ?? 0
+        self.targets = Self.targets(sizes)
+    }
+
+    /// The app's performance targets, for the sizes that were measured.
+    private static func targets(_ sizes: [BenchmarkSizeReport]) -> [BenchmarkTarget] {
+        func figure(_ value: Double, _ unit: String) -> String {
+            String(format: "%.2f", value) + unit
+        }
+        var targets: [BenchmarkTarget] = []
+        if let size = sizes.first(where: { $0.rows == 1_000_000 }) {
+            targets.append(BenchmarkTarget(
+                name: "pipeline p99 ≤ 5 ms at 1,000,000 rows",
+                measured: figure(size.pipeline.p99_ms, " ms"),
+                met: size.pipeline.p99_ms <= 5))
+            targets.append(BenchmarkTarget(
+                name: "first frame ≤ 200 ms at 1,000,000 rows",
+                measured: figure(size.pipeline.first_frame_ms, " ms"),
+                met: size.pipeline.first_frame_ms <= 200))
+        }
+        if let size = sizes.first(where: { $0.rows == 100_000 }), let naive = size.naive {
+            let ratio = naive.p50_ms / size.pipeline.p50_ms
+            targets.append(BenchmarkTarget(
+                name: "pipeline ≥ 100x faster than naive at p50 at 100,000 rows",
+                measured: figure(ratio, "x"),
+                met: ratio >= 100))
+        }
+        if let size = sizes.first(where: { $0.rows == 10_000_000 }) {
+            targets.append(BenchmarkTarget(
+                name: "peak RSS ≤ 64 MB at 10,000,000 rows",
+                measured: figure(size.pipeline.peak_rss_mb, " MB"),
+                met: size.pipeline.peak_rss_mb <= 64))
+        }
+        // An observation that polls would burn CPU every second; a few
+        // milliseconds are the run loop's own wake-ups.
+        let idle = sizes.map(\.pipeline.idle_cpu_ms).max() ?? 0
+        targets.append(BenchmarkTarget(
+            name: "no CPU while nothing changes (≤ 5 ms in 1 s idle, every size)",
+            measured: figure(idle, " ms"),
+            met: idle <= 5))
+        return targets
+    }
 
     /// The report as a table, then the naive/pipeline ratios.
     ///
@@ -71,6 +136,11 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         }
         lines.append("")
         lines.append("peak RSS of the app's path: \(format(peak_rss_mb, 1)) MB")
+        lines.append("")
+        lines.append("targets")
+        for target in targets {
+            lines.append("  \(target.met ? "met    " : "MISSED ") \(target.name): \(target.measured)")
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -134,8 +204,7 @@ public struct BenchmarkSuite: Sendable {
                 try? FileManager.default.removeItem(atPath: path + suffix)
             }
         }
-        let peak = sizes.map(\.pipeline.peak_rss_mb).max() ?? 0
-        return BenchmarkReport(sizes: sizes, peak_rss_mb: peak)
+        return BenchmarkReport(sizes: sizes)
     }
 
     /// Creates a livetable database of `rows` random players.

@@ -29,7 +29,7 @@ public struct BenchmarkFigures: Codable, Equatable, Sendable {
     /// From a navigation key (End, Home, PgDn, ordering toggle) to the
     /// rendered screen of the new window, median.
     public var navigation_p50_ms: Double?
-    /// CPU time used during one second without database changes.
+    /// CPU time used per second while the database does not change.
     public var idle_cpu_ms: Double
     /// The peak resident memory of the measuring process.
     public var peak_rss_mb: Double
@@ -70,6 +70,8 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private let mode: BenchmarkMode
     private let latencySamples: Int
     private let burstSeconds: Double
+    private let idleSeconds: Double
+    private let frameTimeout: Double
     private let sampleBudgetSeconds: Double
     private let log: (String) -> Void
 
@@ -89,15 +91,21 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// - parameter mode: The observation to measure.
     /// - parameter latencySamples: The number of sequential writes.
     /// - parameter burstSeconds: The duration of the write burst.
+    /// - parameter idleSeconds: How long the CPU use is measured while
+    ///   nothing changes.
     /// - parameter sampleBudgetSeconds: The latency measurement stops early
     ///   after this duration (the naive observation of a large table takes
     ///   seconds per write), once it has at least 5 samples.
+    /// - parameter frameTimeout: How long to wait for an expected screen
+    ///   before failing.
     /// - parameter log: Where to report progress.
     public init(
         path: String,
         mode: BenchmarkMode,
         latencySamples: Int = 200,
         burstSeconds: Double = 2,
+        idleSeconds: Double = 1,
+        frameTimeout: Double = 600,
         sampleBudgetSeconds: Double = 20,
         log: @escaping (String) -> Void = { _ in })
     {
@@ -105,6 +113,8 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         self.mode = mode
         self.latencySamples = latencySamples
         self.burstSeconds = burstSeconds
+        self.idleSeconds = idleSeconds
+        self.frameTimeout = frameTimeout
         self.sampleBudgetSeconds = sampleBudgetSeconds
         self.log = log
     }
@@ -123,14 +133,14 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             self.appDatabase = appDatabase
             self.send(.resize(width: 100, height: 30))
         }
-        let firstFrame = try waitForFrame(after: 0, timeout: 600) { _, _ in true }
+        let firstFrame = try waitForFrame(after: 0, timeout: frameTimeout, stage: "first frame") { _, _ in true }
         let firstFrameSeconds = firstFrame.time - start
         log("\(mode): first frame in \(Self.milliseconds(firstFrameSeconds)) ms")
 
         // No change, no work: the observation must not poll.
         let idleStart = ProcessMetrics.cpuSeconds()
-        Thread.sleep(forTimeInterval: 1)
-        let idleCPU = ProcessMetrics.cpuSeconds() - idleStart
+        Thread.sleep(forTimeInterval: idleSeconds)
+        let idleCPU = (ProcessMetrics.cpuSeconds() - idleStart) / idleSeconds
 
         // Sequential single-row writes: insert a player, then delete it.
         // Each changes the count, so each has its own value to wait for.
@@ -142,19 +152,27 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             if index >= 5 && now() - sampling > sampleBudgetSeconds { break }
             let framesBefore = frameCount()
             let expectedCount: Int
+            // The clock starts at the commit itself: a pool may deliver
+            // before `write` returns.
+            let commit = CommitTime()
             if let id = insertedID {
-                _ = try writer.write { db in try Player.deleteOne(db, id: id) }
+                _ = try writer.write { db in
+                    db.afterNextTransaction { _ in commit.record() }
+                    return try Player.deleteOne(db, id: id)
+                }
                 insertedID = nil
                 expectedCount = baseCount
             } else {
-                insertedID = try writer.write { db in try appDatabase.insertRandomPlayer(db).id }
+                insertedID = try writer.write { db in
+                    db.afterNextTransaction { _ in commit.record() }
+                    return try appDatabase.insertRandomPlayer(db).id
+                }
                 expectedCount = baseCount + 1
             }
-            let commit = now()
-            let frame = try waitForFrame(after: framesBefore, timeout: 600) { frame, _ in
+            let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "latency") { frame, _ in
                 frame.playerCount == expectedCount
             }
-            latencies.append(frame.time - commit)
+            latencies.append(frame.time - commit.time)
         }
         if let id = insertedID {
             _ = try writer.write { db in try Player.deleteOne(db, id: id) }
@@ -174,13 +192,15 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             burstIDs.append(id!)
         }
         let expected = try writer.read { db in try self.expectedValue(db) }
-        let lastFrame = try waitForFrame(after: framesBeforeBurst, timeout: 600) { _, last in last == expected }
+        let lastFrame = try waitForFrame(after: framesBeforeBurst, timeout: frameTimeout, stage: "burst") { _, last in last == expected }
         let burstFrames = frameCount(since: framesBeforeBurst, until: lastFrame.time)
         let updatesPerSecond = Double(burstFrames) / (lastFrame.time - burstStart)
         log("\(mode): \(burstFrames) screens for \(burstIDs.count) writes in the burst")
-        _ = try writer.write { db in try Player.deleteAll(db, ids: burstIDs) }
+        // Counted before the write: its value may be on screen before the
+        // write returns.
         let framesBeforeCleanUp = frameCount()
-        _ = try waitForFrame(after: framesBeforeCleanUp, timeout: 600) { frame, _ in frame.playerCount == baseCount }
+        _ = try writer.write { db in try Player.deleteAll(db, ids: burstIDs) }
+        _ = try waitForFrame(after: framesBeforeCleanUp, timeout: frameTimeout, stage: "burst clean-up") { frame, _ in frame.playerCount == baseCount }
 
         // Navigation: the app's own keys, each answered by a new window.
         var navigation: [Double] = []
@@ -190,7 +210,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
                 let pressed = now()
                 // A move within the window asks for no new window.
                 guard let request = onMain({ self.send(.key(key)) }) else { continue }
-                let frame = try waitForFrame(after: framesBefore, timeout: 600) { frame, _ in frame.request == request }
+                let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "navigation") { frame, _ in frame.request == request }
                 navigation.append(frame.time - pressed)
             }
         }
@@ -300,6 +320,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private func waitForFrame(
         after index: Int,
         timeout: Double,
+        stage: String,
         where predicate: (Frame, HallOfFame?) -> Bool) throws -> Frame
     {
         let deadline = Date(timeIntervalSinceNow: timeout)
@@ -314,7 +335,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
                 checked += 1
             }
             if !condition.wait(until: deadline) {
-                throw BenchmarkError.timeout(mode)
+                throw BenchmarkError.timeout(mode, stage: stage)
             }
         }
     }
@@ -330,14 +351,25 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
 
 /// A benchmark that could not complete.
 public enum BenchmarkError: Error, CustomStringConvertible {
-    case timeout(BenchmarkMode)
+    /// The observation did not deliver an expected value in time.
+    case timeout(BenchmarkMode, stage: String)
 
+    /// A one-line description of the error.
     public var description: String {
         switch self {
-        case let .timeout(mode):
-            return "the \(mode.rawValue) observation did not deliver the expected value in time"
+        case let .timeout(mode, stage):
+            return "the \(mode.rawValue) observation did not deliver the expected value in time (\(stage))"
         }
     }
+}
+
+/// The time of a commit, recorded on the writer's queue and read by the
+/// benchmark thread once the write has returned.
+// @unchecked Sendable: `time` is written before `write` returns, and only
+// read after.
+private final class CommitTime: @unchecked Sendable {
+    private(set) var time: Double = 0
+    func record() { time = now() }
 }
 
 /// A monotonic clock, in seconds.

@@ -20,8 +20,11 @@ public struct Player: Codable, Equatable, Hashable, Identifiable, Sendable {
 extension Player: FetchableRecord, MutablePersistableRecord {
     /// The columns of the `player` table.
     public enum Columns {
+        /// The `id` column, the primary key.
         public static let id = Column(CodingKeys.id)
+        /// The `name` column.
         public static let name = Column(CodingKeys.name)
+        /// The `score` column.
         public static let score = Column(CodingKeys.score)
     }
 

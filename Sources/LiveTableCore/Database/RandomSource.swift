@@ -17,7 +17,7 @@ import Foundation
 /// let random = RandomSource(seed: 42)
 /// let player = random.makePlayer() // the same player for every run
 /// ```
-// @unchecked Sendable: `state` is only accessed with `lock` held.
+// @unchecked Sendable: `generator` is only accessed with `lock` held.
 final class RandomSource: @unchecked Sendable {
     /// The names of random players, the demo apps' list.
     static let names = [

@@ -1,20 +1,46 @@
 /// The colours of the app, mapped to terminal colour pairs by the runtime.
 public enum Color: UInt8, CaseIterable, Equatable, Sendable {
-    case normal, title, border, accent, selection, status, error, dim
+    /// Text.
+    case normal
+    /// The title bar.
+    case title
+    /// Box borders.
+    case border
+    /// Keys in hints, and the figures of the panes.
+    case accent
+    /// The selected row.
+    case selection
+    /// The status line.
+    case status
+    /// Error messages.
+    case error
+    /// Secondary text.
+    case dim
 }
 
 /// How a cell is drawn.
 public struct CellStyle: Equatable, Sendable {
+    /// The colour, drawn as the foreground.
     public var color: Color
+    /// Whether the text is bold.
     public var bold: Bool
+    /// Whether foreground and background are swapped.
     public var reverse: Bool
 
+    /// Creates a style.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let selected = CellStyle(color: .selection, bold: true, reverse: true)
+    /// ```
     public init(color: Color = .normal, bold: Bool = false, reverse: Bool = false) {
         self.color = color
         self.bold = bold
         self.reverse = reverse
     }
 
+    /// Normal text, neither bold nor reversed.
     public static let plain = CellStyle()
 }
 
@@ -23,9 +49,18 @@ public struct CellStyle: Equatable, Sendable {
 public struct Cell: Equatable, Sendable {
     /// One grapheme cluster, or "" for the right half of a wide character.
     public var text: String
+    /// How the cell is drawn.
     public var style: CellStyle
+    /// True for the right half of a wide character.
     public var isContinuation: Bool
 
+    /// Creates a cell; by default, a blank one.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cell = Cell(text: "A", style: CellStyle(bold: true))
+    /// ```
     public init(text: String = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
         self.text = text
         self.style = style
@@ -36,7 +71,9 @@ public struct Cell: Equatable, Sendable {
 /// An in-memory grid of cells that `render` draws into. Only the runtime
 /// copies it to the terminal.
 public struct Screen: Equatable, Sendable {
+    /// The number of columns.
     public let width: Int
+    /// The number of rows.
     public let height: Int
     /// Row-major cells, `width * height` of them.
     public private(set) var cells: [Cell]
@@ -56,6 +93,14 @@ public struct Screen: Equatable, Sendable {
         self.cells = Array(repeating: Cell(), count: self.width * self.height)
     }
 
+    /// The cell at column `x` and row `y`, both in the screen.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var screen = Screen(width: 10, height: 2)
+    /// screen[0, 1] = Cell(text: "A")
+    /// ```
     public subscript(x: Int, y: Int) -> Cell {
         get { cells[y * width + x] }
         set { cells[y * width + x] = newValue }

@@ -11,9 +11,11 @@ extension NSRecursiveLock {
     /// Runs `block` with the lock held, then the side effect it sets, once
     /// the lock is released.
     ///
-    /// Subscribers are called from side effects, so that a subscriber that
-    /// feeds back into its subscription (cancels it, requests more) from
-    /// another thread cannot deadlock.
+    /// Completions and cancellations run as side effects, so that a
+    /// subscriber that feeds back into its subscription from another thread
+    /// cannot deadlock. Values of observations are delivered with the lock
+    /// held, as GRDB's own subscriptions do, so that they reach the
+    /// subscriber one at a time, in order, with an accurate demand.
     func synchronized(_ block: (inout (() -> Void)?) -> Void) {
         var sideEffect: (() -> Void)?
         synchronized { block(&sideEffect) }
