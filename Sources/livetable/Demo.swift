@@ -10,8 +10,16 @@ struct Demo: ParsableCommand {
         discussion: """
             Each step (populate, insert, edit, order, refresh, delete, stress test, \
             delete all) is announced by a caption in the status line, then played. \
-            Any key skips to the next step; q or Ctrl-C quits. The demo ends by \
-            itself after the last step.
+            Any key skips to the next step; q or Ctrl-C quits. The step after the \
+            stress test waits until its refreshes are over. The demo ends by itself \
+            after the last step.
+
+            With --database, the demo plays on that file (created if missing) and \
+            leaves it as the steps made it: with no player, since the last step \
+            deletes them all. When the file already holds players, the demo first \
+            asks on the terminal whether to play on them: y plays the steps, from \
+            the insert step on (there is no empty table to populate); any other \
+            answer quits, and nothing is written to the file.
             """)
 
     @OptionGroup var options: AppOptions
@@ -32,7 +40,20 @@ struct Demo: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: options.noColor)
         let database: AppDatabase
+        var playerCount = 0
         if let databasePath = options.databasePath {
+            // The file is looked into, and the user asked, before it is
+            // opened: opening it for the app writes to it.
+            do {
+                playerCount = try AppDatabase.playerCount(atPath: databasePath)
+            } catch let error as AppDatabaseOpenError {
+                throw Launch.fail(error.description, status: 1)
+            }
+            if let question = DemoScript.confirmation(path: databasePath, playerCount: playerCount),
+               !Self.confirm(question)
+            {
+                return
+            }
             database = try Launch.openDatabase(path: databasePath, seed: options.seed)
         } else {
             do {
@@ -41,13 +62,28 @@ struct Demo: ParsableCommand {
                 throw Launch.fail("cannot create the demo database: \(error)", status: 1)
             }
         }
-        let demo = DemoPlayer(steps: DemoScript.steps, stepDuration: Self.stepDuration / speed)
+        let demo = DemoPlayer(
+            steps: DemoScript.steps(playerCount: playerCount),
+            stepDuration: Self.stepDuration / speed)
         launch.start(database: database, demo: demo)
+    }
+
+    /// Asks `question` on the terminal, before the app takes the screen:
+    /// true when the answer is y or yes.
+    private static func confirm(_ question: String) -> Bool {
+        FileHandle.standardOutput.write(Data("\(question) ".utf8))
+        guard let answer = readLine() else {
+            // End of input: no answer is no.
+            FileHandle.standardOutput.write(Data("\n".utf8))
+            return false
+        }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }
 
 /// Plays `DemoScript.steps` through the runtime: each step's caption, then
-/// its messages spread over the step, then the next step.
+/// its messages spread over the step, then the next step, once no stress
+/// test runs.
 @MainActor
 final class DemoPlayer {
     private let steps: [DemoStep]
@@ -58,6 +94,8 @@ final class DemoPlayer {
     private var pending: [Message] = []
     /// Bumped on each step, so that timers of a skipped step do nothing.
     private var generation = 0
+    /// True while the next step waits for the stress test to end.
+    private var isWaitingForStressTest = false
 
     nonisolated init(steps: [DemoStep], stepDuration: TimeInterval) {
         self.steps = steps
@@ -70,12 +108,15 @@ final class DemoPlayer {
     }
 
     /// Keys do not reach the app during the demo: q and Ctrl-C quit, any
-    /// other key skips to the next step.
+    /// other key skips to the next step, once the stress test is over.
     func receive(_ key: Key) {
         switch key {
         case .character("q"), .control("c"):
             runtime.exit(status: 0)
         default:
+            // The next step is already due: it starts when the stress
+            // test ends, not before.
+            guard !isWaitingForStressTest else { return }
             // The rest of the step first, so that the app is in the state
             // the next step expects (an edit form closed, for example).
             while !pending.isEmpty {
@@ -85,8 +126,19 @@ final class DemoPlayer {
         }
     }
 
+    /// Plays the next step, or ends the demo, once no stress test runs:
+    /// deleting all players while its refreshes are queued would let them
+    /// populate the table again.
     private func playNextStep() {
         generation += 1
+        isWaitingForStressTest = true
+        runtime.whenStressTestIsOver { [unowned self] in
+            isWaitingForStressTest = false
+            playStep()
+        }
+    }
+
+    private func playStep() {
         guard nextStep < steps.count else {
             runtime.send(.demoCaption(nil))
             runtime.exit(status: 0)

@@ -26,6 +26,8 @@ final class Runtime {
     /// Writes and stress tests in flight, until they complete.
     private var operations: [Int: AnyCancellable] = [:]
     private var nextOperationID = 0
+    /// What waits for the running stress test to end.
+    private var stressTestWaiters: [@MainActor () -> Void] = []
     private var input: (any DispatchSourceRead)?
     private var sources: [any DispatchSourceProtocol] = []
 
@@ -186,9 +188,29 @@ final class Runtime {
                         self.send(.stressFinished(
                             total: progress.total, failed: progress.failed,
                             seconds: Date().timeIntervalSince(start)))
+                        self.stressTestDidEnd()
                     }
                 }
             }
+        }
+    }
+
+    /// Runs `action` once no stress test runs: now, or when the running
+    /// one has ended and its result is on screen. All its refreshes have
+    /// then committed.
+    func whenStressTestIsOver(_ action: @escaping @MainActor () -> Void) {
+        if state.isStressTestRunning {
+            stressTestWaiters.append(action)
+        } else {
+            action()
+        }
+    }
+
+    private func stressTestDidEnd() {
+        let waiters = stressTestWaiters
+        stressTestWaiters = []
+        for waiter in waiters {
+            waiter()
         }
     }
 

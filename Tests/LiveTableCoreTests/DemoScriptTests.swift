@@ -19,6 +19,21 @@ final class DemoScriptTests: XCTestCase {
         }
     }
 
+    func testTableWithPlayersSkipsThePopulateStepAndAsksFirst() {
+        XCTAssertEqual(DemoScript.steps(playerCount: 0), DemoScript.steps)
+        XCTAssertNil(DemoScript.confirmation(path: "a.sqlite", playerCount: 0))
+        for count in [1, 2, 1_000_000] {
+            XCTAssertEqual(DemoScript.steps(playerCount: count), Array(DemoScript.steps.dropFirst()))
+        }
+        XCTAssertEqual(DemoScript.steps(playerCount: 5).first?.caption, "Insert a random player (n)")
+        XCTAssertEqual(
+            DemoScript.confirmation(path: "a.sqlite", playerCount: 1),
+            "a.sqlite holds 1 player: the demo changes it, then deletes it. Play it? [y/N]")
+        XCTAssertEqual(
+            DemoScript.confirmation(path: "/tmp/b c.sqlite", playerCount: 12),
+            "/tmp/b c.sqlite holds 12 players: the demo changes them, then deletes them all. Play it? [y/N]")
+    }
+
     func testFirstStepPopulatesAnEmptyTable() {
         var state = makeLoadedState([])
         let effects = DemoScript.steps[0].messages.flatMap { update(&state, $0) }

@@ -205,6 +205,7 @@ final class KeysetPagingTests: XCTestCase {
     func testAnchorOnMissingPlayerUsesItsSortKey() throws {
         try forEachDatabaseKind { appDatabase, kind in
             try insertTiedPlayers(appDatabase)
+            _ = try appDatabase.writer.write { db in try Player.deleteOne(db, id: 7) }
             let players = try appDatabase.allPlayers()
             let missing = [
                 Player(id: 1000, name: "Arthur", score: 3),
@@ -216,9 +217,54 @@ final class KeysetPagingTests: XCTestCase {
             for anchor in missing {
                 for ordering in Ordering.allCases {
                     let request = WindowRequest(ordering: ordering, anchor: .player(anchor), before: 2, after: 3)
-                    XCTAssertEqual(try fetch(appDatabase, request), HallOfFameModel.hallOfFame(players, request), "\(kind)")
+                    let hallOfFame = try fetch(appDatabase, request)
+                    XCTAssertEqual(hallOfFame, HallOfFameModel.hallOfFame(players, request), "\(kind)")
+                    // The window stands where the given key sorts.
+                    let sorted = HallOfFameModel.sorted(players, by: ordering)
+                    let rank = sorted.firstIndex { !HallOfFameModel.precedes($0, anchor, in: ordering) } ?? sorted.count
+                    XCTAssertEqual(hallOfFame.firstRank + min(2, rank), rank, "\(anchor), \(ordering), \(kind)")
                 }
             }
+        }
+    }
+
+    func testAnchorFollowsItsPlayerToItsCurrentKey() throws {
+        try forEachDatabaseKind { appDatabase, kind in
+            try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 200) }
+            let sorted = HallOfFameModel.sorted(try appDatabase.allPlayers(), by: .byScore)
+            // The anchor as the app last saw it, near the top.
+            let seen = sorted[5]
+            let request = WindowRequest(ordering: .byScore, anchor: .player(seen), before: 4, after: 6)
+            let observation = Recorder(appDatabase.observeHallOfFame(request))
+            waitUntil("first value, \(kind)") { !observation.values.isEmpty }
+            XCTAssertEqual(observation.values.last?.players[4], seen, "\(kind)")
+
+            // A new score moves the player far down, out of the window
+            // around its old key: the window follows it there.
+            var moved = seen
+            moved.score = sorted.last!.score - 1
+            moved.name = "Moved"
+            try awaitValue(appDatabase.updatePlayer(moved))
+            let players = try appDatabase.allPlayers()
+            let expected = HallOfFameModel.hallOfFame(players, request)
+            waitUntil("moved, \(kind)") { observation.values.last == expected }
+            XCTAssertEqual(expected.players.last, moved, "the last player, \(kind)")
+            XCTAssertEqual(expected.players.count, 5, "\(kind)")
+            XCTAssertEqual(expected.firstRank, players.count - 5, "\(kind)")
+            XCTAssertTrue(expected.reachesEnd)
+
+            // Deleted, the player leaves the window at the key it was given.
+            try awaitValue(appDatabase.deletePlayer(id: seen.id!))
+            let remaining = HallOfFameModel.sorted(try appDatabase.allPlayers(), by: .byScore)
+            let afterDeletion = HallOfFameModel.hallOfFame(remaining, request)
+            waitUntil("deleted, \(kind)") { observation.values.last == afterDeletion }
+            XCTAssertEqual(afterDeletion.players, Array(remaining[1..<11]), "\(kind)")
+            XCTAssertEqual(afterDeletion.firstRank, 1)
+
+            // Each transaction delivered its value, and nothing else.
+            XCTAssertEqual(observation.values, [HallOfFameModel.hallOfFame(Array(sorted), request), expected, afterDeletion], "\(kind)")
+            XCTAssertNil(observation.completion)
+            observation.cancel()
         }
     }
 
@@ -324,7 +370,13 @@ final class KeysetPagingTests: XCTestCase {
                     ["SEARCH", "SCAN (subquery", "CO-ROUTINE", "SCAN CONSTANT ROW"].contains { step.hasPrefix($0) }
                 }, "\(plan) for \(sql)")
                 if plan.contains(where: { $0.hasPrefix("SEARCH player ") }) {
-                    XCTAssertTrue(plan.contains { $0.contains("USING COVERING INDEX player_on_") }, "\(plan) for \(sql)")
+                    // The window reads an index of the ordering; a player
+                    // anchor is found by its primary key.
+                    XCTAssertTrue(plan.contains {
+                        $0.contains("USING COVERING INDEX player_on_")
+                            || ($0 == "SEARCH player USING INTEGER PRIMARY KEY (rowid=?)"
+                                && sql.hasPrefix("SELECT id, name, score FROM player WHERE id = "))
+                    }, "\(plan) for \(sql)")
                 }
             }
         }

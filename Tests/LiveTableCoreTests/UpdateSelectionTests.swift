@@ -10,9 +10,16 @@ func makePlayers(_ count: Int) -> [Player] {
 }
 
 final class UpdateSelectionTests: XCTestCase {
-    /// Delivers a new value for the observed request.
-    private func deliver(_ players: [Player], to state: inout AppState) {
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!))), [])
+    /// Delivers a new value for the observed request, and returns the
+    /// effects.
+    @discardableResult
+    private func deliver(_ players: [Player], to state: inout AppState) -> [Effect] {
+        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!)))
+    }
+
+    /// The window of 80x24 (57 rows each side) around a player.
+    private func around(_ player: Player) -> WindowRequest {
+        WindowRequest(ordering: .byScore, anchor: .player(player), before: 57, after: 57)
     }
 
     /// The screen row of the selection in the players pane.
@@ -79,20 +86,91 @@ final class UpdateSelectionTests: XCTestCase {
     func testDeletedSelectionSelectsThePlayerNowAtItsPlace() {
         var state = makeLoadedState()
         _ = press(.down, .down, in: &state)  // Craig
+        let craig = samplePlayers[2]
+        let shown = state.hallOfFame
         var players = samplePlayers
         players.remove(at: 2)
-        deliver(players, to: &state)
+        // The window of the first rows lacks Craig, who may have moved or
+        // been deleted: it is set aside for the window around Craig.
+        XCTAssertEqual(deliver(players, to: &state), [.observe(around(craig))])
+        XCTAssertEqual(state.hallOfFame, shown)
+        XCTAssertEqual(state.selectedPlayer, craig)
+        // Not in his own window either: deleted.
+        XCTAssertEqual(deliver(players, to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[3])  // David
         XCTAssertEqual(state.selectedIndex, 2)
+        XCTAssertEqual(state.hallOfFame?.players, players)
     }
 
     func testDeletedLastPlayerSelectsTheNewLastPlayer() {
         var state = makeLoadedState()
         _ = press(.end, in: &state)
-        _ = update(&state, .hallOfFame(makeHallOfFame(samplePlayers, request: state.observedRequest!)))
+        XCTAssertEqual(deliver(samplePlayers, to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[7])
-        deliver(Array(samplePlayers.prefix(6)), to: &state)
+        XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [.observe(around(samplePlayers[7]))])
+        XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[5])
+    }
+
+    func testSelectedPlayerMovedOutOfTheWindowStaysSelectedOnItsScreenRow() {
+        // 40x12: 4 rows in the players pane, windows of 24 rows each side.
+        // The first 48 players of 100 are observed.
+        let players = makePlayers(100)
+        var state = makeLoadedState(Array(players.prefix(48)), width: 40, height: 12) { value in
+            value.playerCount = 100
+            value.reachesEnd = false
+        }
+        XCTAssertEqual(state.observedRequest, WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 48))
+        for _ in 0..<10 { _ = press(.down, in: &state) }
+        let selected = players[10]
+        XCTAssertEqual(state.selectedPlayer, selected)
+        XCTAssertEqual(screenRow(state), 3)
+        let shown = state.hallOfFame
+
+        // A new score sends the selected player to the end of the table,
+        // out of the observed window: that value is set aside, and the
+        // window is anchored on the player.
+        let moved = makePlayer(selected.id!, selected.name, -5)
+        var table = players
+        table.remove(at: 10)
+        table.append(moved)
+        let firstRows = makeHallOfFame(
+            Array(table.prefix(48)), request: state.observedRequest!, playerCount: 100,
+            reachesEnd: false)
+        let aroundSelected = WindowRequest(ordering: .byScore, anchor: .player(selected), before: 24, after: 24)
+        XCTAssertEqual(update(&state, .hallOfFame(firstRows)), [.observe(aroundSelected)])
+        XCTAssertEqual(state.hallOfFame, shown)
+        XCTAssertEqual(state.selectedPlayer, selected)
+
+        // The database follows the player by id to its new place.
+        let lastRows = makeHallOfFame(
+            Array(table.suffix(25)), request: aroundSelected, playerCount: 100,
+            firstRank: 75, reachesStart: false)
+        XCTAssertEqual(update(&state, .hallOfFame(lastRows)), [])
+        XCTAssertEqual(state.selectedPlayer, moved)
+        XCTAssertEqual(state.selectedIndex, 24)
+        XCTAssertEqual(screenRow(state), 3)
+
+        // The player moves again, within its own window: still selected,
+        // nothing more to observe.
+        let back = makePlayer(selected.id!, selected.name, table[80].score)
+        var rows = Array(table.suffix(25).dropLast())
+        rows.insert(back, at: 6)
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(
+            rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false))), [])
+        XCTAssertEqual(state.selectedPlayer, back)
+        XCTAssertEqual(state.selectedIndex, 6)
+        XCTAssertEqual(screenRow(state), 3)
+    }
+
+    func testValueOfAReplacedWindowIsIgnored() {
+        var state = makeLoadedState(makePlayers(30), width: 40, height: 12)
+        let oldRequest = state.observedRequest!
+        _ = press(.end, in: &state)
+        XCTAssertNotEqual(state.observedRequest, oldRequest)
+        let shown = state
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest))), [])
+        XCTAssertEqual(state, shown)
     }
 
     func testDeletedSelectionInANewWindowSelectsThePlayerThatSortsAtItsPlace() {

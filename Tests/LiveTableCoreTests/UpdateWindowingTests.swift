@@ -141,10 +141,13 @@ final class UpdateWindowingTests: XCTestCase {
         var state = makeState()
         _ = press(.end, .down, in: &state)
         XCTAssertNil(state.pendingJump)
+        // The selected player (rank 1) is not in the last rows: they are
+        // set aside, and the window is anchored on the selection.
+        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!))), [around(rank: 1)])
+        XCTAssertEqual(state.hallOfFame?.firstRank, 0)
         deliverAnswer(to: &state)
-        // The selected player (rank 1) is not in the last rows: the player
-        // that now sorts at its place is the first one of the window.
-        XCTAssertEqual(state.selectedPlayer, BigTable.player(rank: BigTable.count - 114))
+        XCTAssertEqual(state.selectedPlayer, BigTable.player(rank: 1))
+        XCTAssertEqual(state.selectedIndex, 1)
         XCTAssertEqual(state.scrollTop, 0)
     }
 

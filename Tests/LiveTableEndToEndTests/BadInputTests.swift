@@ -97,25 +97,22 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertEqual(try contents(database), bytes)
     }
 
-    func testLockedFileIsAnError() throws {
+    func testLockedFileIsLeftUnchanged() throws {
         let database = try makeDatabase()
+        let bytes = try contents(database)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         let lock = try SQLiteLock(database)
         defer { lock.release() }
+        // The lock itself writes nothing to the database file.
+        XCTAssertEqual(try contents(database), bytes)
+        let lockFiles = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertEqual(
             try openError(database),
             "livetable: error: cannot open \"\(database.path)\": the database is locked by another process\n")
-    }
-
-    /// A livetable database with players, made by livetable itself.
-    private func makeDatabase() throws -> URL {
-        let database = directory.appendingPathComponent("players.sqlite")
-        let session = try launch(["--database", database.path, "--seed", "1"])
-        try session.waitForScreen(containing: "Hall of Fame")
-        try session.send("q")
-        try waitForExit(session, status: 0)
-        session.kill()
-        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "8")
-        return database
+        XCTAssertEqual(try contents(database), bytes)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(),
+            (lockFiles + ["errors.txt"]).sorted(), "no file created but the error output, before: \(files)")
     }
 }
 

@@ -1,35 +1,147 @@
 import Foundation
 import XCTest
 
-/// `livetable demo`: the walkthrough plays to its end, keys skip or quit.
+/// `livetable demo`: the walkthrough plays to its end, keys skip or quit,
+/// and a file that holds players is only changed once the user says yes.
+///
+/// Apart from the first test, the demo runs at a speed where a step lasts
+/// 150 seconds: keys move it on, so that each step is checked whatever the
+/// load of the machine.
 final class DemoTests: LiveTableTestCase {
-    func testFastDemoRunsToItsEnd() throws {
-        let session = try launch(["demo", "--speed", "20"])
-        let screen = try waitForExit(session, status: 0)
-        XCTAssertFalse(screen.contains("Hall of Fame"), screen)
+    /// A step lasts 150 s at this speed: only keys move the demo on.
+    private let slowSpeed = "0.01"
+
+    /// The captions of the walkthrough on an empty table.
+    private enum Caption {
+        static let populate = "Refresh (r): an empty table gets 8 random players"
+        static let insert = "Insert a random player (n)"
+        static let edit = "Move down (j) and edit the player (e): type a name and a score, Enter saves"
+        static let order = "Toggle the ordering (o): by name"
+        static let refresh = "Refresh (r): new random scores, maybe a player more or less"
+        static let delete = "Delete the selected player (d)"
+        static let stressTest = "Stress test (s): 50 concurrent refreshes"
+        static let deleteAll = "Delete all players (D), and confirm (y)"
     }
 
-    func testDemoPlaysItsStepsOnTheGivenDatabase() throws {
+    func testFastDemoRunsToItsEndAndLeavesAnEmptyTable() throws {
         let database = directory.appendingPathComponent("demo.sqlite")
-        let session = try launch(["demo", "--speed", "4", "--database", database.path])
-        // Each caption shows in turn.
-        for caption in ["Refresh (r)", "Insert a random player (n)", "edit the player", "Toggle the ordering (o)",
-                        "Delete the selected player (d)", "Stress test (s)", "Delete all players (D)"]
-        {
-            try session.waitForScreen(containing: caption, timeout: 5)
-        }
-        try waitForExit(session, status: 0)
-        // The last step deletes all players.
+        let session = try launch(["demo", "--speed", "20", "--database", database.path])
+        let screen = try waitForExit(session, status: 0, timeout: 60)
+        XCTAssertFalse(screen.contains("Hall of Fame"), screen)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
-        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player WHERE name = 'Demo Player'"), "0")
+    }
+
+    func testDemoPlaysEachStepOnANewDatabase() throws {
+        let database = directory.appendingPathComponent("demo.sqlite")
+        let session = try launch(["demo", "--speed", slowSpeed, "--database", database.path])
+
+        /// Skips to the next step, which plays the rest of the current one
+        /// at once, and waits for the caption of the next step.
+        func next(_ caption: String, line: UInt = #line) throws {
+            try session.send("Space")
+            try session.waitForScreen(containing: caption, line: line)
+        }
+
+        try session.waitForScreen(containing: Caption.populate)
+        let empty = try waitForScreenMatchingDatabase(session, database)
+        XCTAssertTrue(empty.showsNoPlayer, empty.text)
+
+        try next(Caption.insert)
+        try waitForPlayerCount(database, 8)
+        try waitForScreenMatchingDatabase(session, database)
+
+        try next(Caption.edit)
+        try waitForPlayerCount(database, 9)
+        try waitForScreenMatchingDatabase(session, database)
+
+        try next(Caption.order)
+        try waitUntil("the edited player") {
+            try sqlite(database, "SELECT COUNT(*) FROM player WHERE name = 'Demo Player' AND score = 1000") == "1"
+        }
+
+        try next(Caption.refresh)
+        try session.waitForScreen(containing: "Hall of Fame — by name")
+        try waitForScreenMatchingDatabase(session, database, orderBy: "name, score DESC, id")
+        let scores = "SELECT group_concat(id || ':' || score) FROM player"
+        let beforeRefresh = try sqlite(database, scores)
+
+        try next(Caption.delete)
+        try waitUntil("the refresh") { try sqlite(database, scores) != beforeRefresh }
+        // The selected player to delete is one of the refreshed table.
+        try waitForScreenMatchingDatabase(session, database, orderBy: "name, score DESC, id")
+        let count = Int(try sqlite(database, "SELECT COUNT(*) FROM player"))!
+
+        try next(Caption.stressTest)
+        try waitForPlayerCount(database, count - 1)
+
+        // The next step waits until the stress test is over.
+        try session.send("Space")
+        let screen = try session.waitForScreen(containing: Caption.deleteAll, timeout: 60)
+        XCTAssertNotNil(screen.range(of: #"stress test: \d+ ok, \d+ failed"#, options: .regularExpression), screen)
+
+        try session.send("Space")
+        try waitForExit(session, status: 0)
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
+    }
+
+    /// The refreshes of the stress test take a while on 5,000 players: the
+    /// step after it must not start before they are over, or deleting all
+    /// players would race with them.
+    func testStepAfterTheStressTestWaitsForItsEnd() throws {
+        let database = try makeDatabase(morePlayers: 5000)
+        let session = try launch(["demo", "--speed", slowSpeed, "--database", database.path], width: 200)
+        try session.waitForScreen(containing: "\(database.path) holds 5008 players: the demo changes them, then deletes them all. Play it? [y/N]")
+        try session.send("y", "Enter")
+        // No empty table to populate: the walkthrough starts with an insert.
+        for caption in [Caption.insert, Caption.edit, Caption.order, Caption.refresh, Caption.delete] {
+            try session.waitForScreen(containing: caption)
+            try session.send("Space")
+        }
+        try session.waitForScreen(containing: Caption.stressTest)
+        try session.send("Space")
+        let screen = try session.waitForScreen(containing: Caption.deleteAll, timeout: 120)
+        XCTAssertNotNil(screen.range(of: #"stress test: 50 ok, 0 failed"#, options: .regularExpression), screen)
+        try session.send("Space")
+        try waitForExit(session, status: 0, timeout: 30)
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
+    }
+
+    func testDemoAsksBeforeChangingAFileWithPlayersAndNoLeavesItUnchanged() throws {
+        let database = try makeDatabase()
+        let bytes = try contents(database)
+        for answer in ["n", "", "whatever"] {
+            // Wide enough for the question on one line.
+            let session = try launch(["demo", "--speed", slowSpeed, "--database", database.path], width: 200)
+            try session.waitForScreen(containing: "\(database.path) holds 8 players: the demo changes them, then deletes them all. Play it? [y/N]")
+            if !answer.isEmpty {
+                try session.type(answer)
+            }
+            try session.send("Enter")
+            let screen = try waitForExit(session, status: 0)
+            XCTAssertFalse(screen.contains("Hall of Fame"), screen)
+            session.kill()
+            XCTAssertEqual(try contents(database), bytes, "answer \(answer)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["players.sqlite"])
+        }
+    }
+
+    func testDemoOnAFileWithOnePlayerAsksAboutIt() throws {
+        let database = try makeDatabase()
+        _ = try sqlite(database, "DELETE FROM player WHERE id > (SELECT MIN(id) FROM player)")
+        let session = try launch(["demo", "--speed", slowSpeed, "--database", database.path], width: 200)
+        try session.waitForScreen(containing: "holds 1 player: the demo changes it, then deletes it. Play it? [y/N]")
+        try session.send("Y", "Enter")
+        try session.waitForScreen(containing: Caption.insert)
+        try waitForScreenMatchingDatabase(session, database)
+        try session.send("q")
+        try waitForExit(session, status: 0)
     }
 
     func testAnyKeySkipsAheadAndQQuits() throws {
-        // A step lasts 150 s at this speed: only keys move the demo on.
-        let session = try launch(["demo", "--speed", "0.01"])
-        try session.waitForScreen(containing: "Refresh (r): an empty table gets 8 random players")
+        let session = try launch(["demo", "--speed", slowSpeed])
+        try session.waitForScreen(containing: Caption.populate)
         try session.send("Space")
-        try session.waitForScreen(containing: "Insert a random player (n)")
+        try session.waitForScreen(containing: Caption.insert)
         try session.send("x")
         try session.waitForScreen(containing: "Move down (j) and edit the player (e)")
         try session.send("q")

@@ -18,7 +18,9 @@ public struct AppState: Equatable, Sendable {
     // MARK: - Database values
 
     /// The latest value of the Hall of Fame observation, nil until the first
-    /// one arrives.
+    /// one arrives. When the table holds the selected player, so does this
+    /// window: `update` sets aside a value without it, and observes the
+    /// window around the player instead.
     public var hallOfFame: HallOfFame?
 
     /// The window of rows the app last asked to observe, or nil when no
@@ -37,8 +39,9 @@ public struct AppState: Equatable, Sendable {
     // MARK: - Selection and scrolling
 
     /// The selected player as last delivered: its id identifies it across
-    /// updates, and its name and score locate it when the window is
-    /// re-anchored on it. Nil when the table is empty or not loaded yet.
+    /// updates, and windows anchored on it follow that id to its current
+    /// place; its name and score locate its place if it is deleted. Nil
+    /// when the table is empty or not loaded yet.
     public var selectedPlayer: Player?
 
     /// The index, in the window, of the player on the top row of the players

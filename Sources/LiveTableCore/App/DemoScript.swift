@@ -34,10 +34,14 @@ public struct DemoStep: Equatable, Sendable {
 /// runtime waits while `state.isStressTestRunning`: deleting all players
 /// while refreshes run would let them populate the table again.
 ///
+/// The demo may run on a file that already holds players: its steps then
+/// come from ``steps(playerCount:)``, and ``confirmation(path:playerCount:)``
+/// is asked before anything is written to the file.
+///
 /// For example:
 ///
 /// ```swift
-/// for step in DemoScript.steps {
+/// for step in DemoScript.steps(playerCount: 0) {
 ///     await waitUntil { !state.isStressTestRunning }
 ///     send(.demoCaption(step.caption))
 ///     for message in step.messages { send(message); pause() }
@@ -87,6 +91,47 @@ public enum DemoScript {
             caption: "Delete all players (D), and confirm (y)",
             messages: keys("D", "y")),
     ]
+
+    /// The steps for a table of `playerCount` players.
+    ///
+    /// An empty table gets all ``steps``. A table that holds players skips
+    /// the first one, whose refresh populates an empty table, so that every
+    /// caption tells what its step does.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// DemoScript.steps(playerCount: 12).first?.caption // "Insert a random player (n)"
+    /// ```
+    ///
+    /// - parameter playerCount: The number of players when the demo starts.
+    /// - returns: The steps to play.
+    public static func steps(playerCount: Int) -> [DemoStep] {
+        playerCount > 0 ? Array(steps.dropFirst()) : steps
+    }
+
+    /// The question asked on the terminal before the demo plays on a
+    /// database file that holds players, or nil for an empty table: the
+    /// steps change the players and delete them all, so the user says yes
+    /// first.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// DemoScript.confirmation(path: "scores.sqlite", playerCount: 12)
+    /// // "scores.sqlite holds 12 players: the demo changes them, then deletes them all. Play it? [y/N]"
+    /// ```
+    ///
+    /// - parameter path: The database file.
+    /// - parameter playerCount: The number of players in the file.
+    /// - returns: The question.
+    public static func confirmation(path: String, playerCount: Int) -> String? {
+        switch playerCount {
+        case ...0: return nil
+        case 1: return "\(path) holds 1 player: the demo changes it, then deletes it. Play it? [y/N]"
+        default: return "\(path) holds \(playerCount) players: the demo changes them, then deletes them all. Play it? [y/N]"
+        }
+    }
 
     /// Key messages that type each character of the texts.
     private static func keys(_ texts: String...) -> [Message] {

@@ -69,16 +69,18 @@ public struct EditForm: Equatable, Sendable {
 
     /// Inserts a character at the cursor.
     ///
+    /// The character may merge with its neighbours into one: a combining
+    /// accent typed after "e" makes "é", a second regional indicator makes
+    /// a flag. The cursor then stands after the merged character.
+    ///
     /// For example:
     ///
     /// ```swift
     /// form.insert("x")
     /// ```
     public mutating func insert(_ character: Character) {
-        var text = focusedText
-        text.insert(character, at: text.index(text.startIndex, offsetBy: cursor))
-        focusedText = text
-        cursor += 1
+        let cursor = clampedCursor
+        replaceCharacters(cursor..<cursor, with: String(character))
     }
 
     /// Deletes the character before the cursor (Backspace).
@@ -89,11 +91,9 @@ public struct EditForm: Equatable, Sendable {
     /// form.deleteBackward()
     /// ```
     public mutating func deleteBackward() {
+        let cursor = clampedCursor
         guard cursor > 0 else { return }
-        var text = focusedText
-        text.remove(at: text.index(text.startIndex, offsetBy: cursor - 1))
-        focusedText = text
-        cursor -= 1
+        replaceCharacters((cursor - 1)..<cursor, with: "")
     }
 
     /// Deletes the character after the cursor (Delete).
@@ -104,10 +104,35 @@ public struct EditForm: Equatable, Sendable {
     /// form.deleteForward()
     /// ```
     public mutating func deleteForward() {
+        let cursor = clampedCursor
+        guard cursor < focusedText.count else { return }
+        replaceCharacters(cursor..<(cursor + 1), with: "")
+    }
+
+    /// The cursor, within the focused text.
+    private var clampedCursor: Int {
+        min(max(0, cursor), focusedText.count)
+    }
+
+    /// Replaces the characters at `offsets` with `replacement`, and puts the
+    /// cursor after it.
+    ///
+    /// Characters are grapheme clusters, and an edit can merge or split
+    /// the clusters around it: "e" followed by U+0301 is one character,
+    /// and so are two regional indicators. So the cursor is not counted
+    /// from the edit, but found again in the new text: it stands after the
+    /// last character that starts before the end of the replacement, which
+    /// Unicode scalars locate, since an edit leaves them in place.
+    private mutating func replaceCharacters(_ offsets: Range<Int>, with replacement: String) {
         var text = focusedText
-        guard cursor < text.count else { return }
-        text.remove(at: text.index(text.startIndex, offsetBy: cursor))
+        let lower = text.index(text.startIndex, offsetBy: offsets.lowerBound)
+        let upper = text.index(lower, offsetBy: offsets.count)
+        let end = text.unicodeScalars.distance(from: text.startIndex, to: lower)
+            + replacement.unicodeScalars.count
+        text.replaceSubrange(lower..<upper, with: replacement)
+        let endIndex = text.unicodeScalars.index(text.startIndex, offsetBy: end)
         focusedText = text
+        cursor = text.indices.prefix { $0 < endIndex }.count
     }
 
     /// Empties the focused field (Ctrl-U).
@@ -130,7 +155,7 @@ public struct EditForm: Equatable, Sendable {
     /// form.moveCursor(by: -1)
     /// ```
     public mutating func moveCursor(by offset: Int) {
-        cursor = min(max(0, cursor + offset), focusedText.count)
+        cursor = min(max(0, clampedCursor + offset), focusedText.count)
     }
 
     /// Moves the cursor to the start or the end of the field.

@@ -8,7 +8,11 @@
 /// answers it with `.observe(_:)`, which starts the Hall of Fame observation
 /// on the first rows. Later `.observe` effects replace the observed window
 /// (the runtime cancels the previous observation); `update` never emits the
-/// same request twice in a row.
+/// same request twice in a row. A value of the observation may itself be
+/// answered with `.observe`, when the selected player is not in it: the
+/// window is then anchored on that player, so that the selection stays on
+/// it wherever a new score moved it. Values of a replaced window are
+/// ignored.
 ///
 /// For example:
 ///
@@ -32,8 +36,7 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
         return state.resize(width: width, height: height)
 
     case let .hallOfFame(hallOfFame):
-        state.receive(hallOfFame)
-        return []
+        return state.receive(hallOfFame)
 
     case let .observationFailed(error):
         state.status.error = "Observation failed: \(error)"
@@ -326,22 +329,30 @@ extension AppState {
 
     /// Takes a new value of the observation, keeping the selection on its
     /// player and the selected row on its screen row.
-    fileprivate mutating func receive(_ newValue: HallOfFame) {
-        // A value of the other ordering comes from an observation that was
-        // replaced when the ordering was toggled.
-        guard newValue.request.ordering == ordering else { return }
+    ///
+    /// A value that lacks the selected player is not always news of its
+    /// deletion: a new score may have moved the player out of a window
+    /// anchored elsewhere. Such a value is set aside, and the window is
+    /// anchored on the selected player, which the fetch follows by id
+    /// (see `WindowAnchor.player`): the next value shows the player at its
+    /// new place, or, if it was deleted, the players at its last known
+    /// place. So the state only ever takes values that contain the
+    /// selected player when it exists.
+    fileprivate mutating func receive(_ newValue: HallOfFame) -> [Effect] {
+        // A value of a replaced observation (another window, another
+        // ordering): the value of the observed window is on its way.
+        guard newValue.request == observedRequest else { return [] }
 
-        let oldValue = hallOfFame
         let oldIndex = selectedIndex
         var screenRow = oldIndex.map { $0 - scrollTop } ?? 0
-        hallOfFame = newValue
 
         let players = newValue.players
         guard !players.isEmpty else {
+            hallOfFame = newValue
             selectedPlayer = nil
             scrollTop = 0
             pendingJump = nil
-            return
+            return []
         }
 
         let newIndex: Int
@@ -356,22 +367,25 @@ extension AppState {
         } else if let selected = selectedPlayer {
             if let index = players.firstIndex(where: { $0.id == selected.id }) {
                 newIndex = index
-            } else if let oldIndex, oldValue?.request == newValue.request {
-                // The player is gone from the same window: select the row
-                // that now stands at its place.
-                newIndex = min(oldIndex, players.count - 1)
-            } else {
-                // The player is gone from a new window: select the player
+            } else if newValue.request.anchor == .player(selected) {
+                // The window follows the selected player by id, from its
+                // last known key: the player was deleted. Select the player
                 // that now sorts at its place.
                 newIndex = players.firstIndex { !sortsBefore($0, selected, in: ordering) } ?? players.count - 1
+            } else {
+                // Moved away or deleted: the window anchored on the player
+                // tells which, and keeps the screen as it is until then.
+                return observe(windowRequest(anchor: .player(selected)))
             }
         } else {
             newIndex = 0
             screenRow = 0
         }
+        hallOfFame = newValue
         selectedPlayer = players[newIndex]
         scrollTop = newIndex - screenRow
         clampScroll()
+        return []
     }
 
     /// Keeps the scroll position within the window, with the players pane

@@ -45,6 +45,51 @@ extension AppDatabase {
         }
     }
 
+    /// The number of players in the database file at `path`, read without
+    /// writing anything to it: 0 when the file does not exist yet, is
+    /// empty, or has no player table yet.
+    ///
+    /// `open(path:seed:)` writes as soon as it opens a file, even when the
+    /// app then changes nothing (a `DatabasePool` makes sure that the WAL
+    /// file exists: <https://github.com/groue/GRDB.swift/issues/102>). So
+    /// this is how to look into a file before deciding to open it, as
+    /// `livetable demo` does before it asks to play on the user's players.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if try AppDatabase.playerCount(atPath: "players.sqlite") > 0 {
+    ///     print("The file holds players")
+    /// }
+    /// ```
+    ///
+    /// - parameter path: The path to the database file.
+    /// - throws: The `AppDatabaseOpenError` that `open(path:seed:)` would
+    ///   throw for this file.
+    public static func playerCount(atPath path: String) throws -> Int {
+        try validateDatabaseFile(atPath: path)
+        guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 0 else {
+            return 0
+        }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(openBusyTimeout)
+            // A DatabaseQueue leaves the journal mode alone: opening and
+            // reading write nothing.
+            let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? dbQueue.close() }
+            return try dbQueue.read { db in
+                if try db.tableExists("playerStats") {
+                    return try playerCount(db)
+                }
+                // A database of the first schema version counts its rows.
+                return try db.tableExists("player") ? Player.fetchCount(db) : 0
+            }
+        } catch {
+            throw AppDatabaseOpenError(path: path, error: error)
+        }
+    }
+
     /// Closes the database, and removes its `-wal` and `-shm` files, as
     /// SQLite does when the last connection to a WAL database closes.
     ///

@@ -29,6 +29,8 @@ extension HallOfFame {
     /// - the max score comes from the score index;
     /// - the players are paged by keyset on the index of the ordering,
     ///   never with `OFFSET`;
+    /// - a `.player` anchor is looked up by its primary key, to follow the
+    ///   player to its current sort key (see `WindowAnchor.player`);
     /// - the rank of the window is exact for the `.first` and `.last`
     ///   anchors, and for a `.player` anchor near either end of the
     ///   ordering. Elsewhere it is estimated from small histograms, and
@@ -77,7 +79,10 @@ extension HallOfFame {
                 reachesStart: rows.count <= size, reachesEnd: true)
 
         case let .player(anchor):
-            let key = keyset.key(of: anchor)
+            // The anchor follows its player by id, in this same read, so
+            // that the window holds the player wherever its new score moved
+            // it. A deleted player leaves the window at the key it was given.
+            let key = try keyset.key(of: Keyset.currentPlayer(db, anchor) ?? anchor)
             let rowsBefore = try keyset.fetchPlayers(db, keyset.before(key), limit: before + 1)
             let rowsFrom = try keyset.fetchPlayers(db, keyset.from(key), limit: after + 1)
             let playersBefore = Array(rowsBefore.prefix(before).reversed())
@@ -179,6 +184,16 @@ private struct Keyset {
         backwardOrder = columns
             .map { $0.descending ? $0.name : "\($0.name) DESC" }
             .joined(separator: ", ")
+    }
+
+    /// The player of `anchor.id` as the table now holds it, or nil if it
+    /// does not exist: one search of the primary key.
+    static func currentPlayer(_ db: Database, _ anchor: Player) throws -> Player? {
+        guard let id = anchor.id else { return nil }
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, name, score FROM player WHERE id = ?"),
+            arguments: [id])
+        return row.map { Player(id: $0[0], name: $0[1], score: $0[2]) }
     }
 
     /// The sort key of a player, in index column order. A player that was

@@ -17,7 +17,21 @@ public enum WindowAnchor: Equatable, Sendable {
     case first
     /// The last player in the ordering.
     case last
-    /// A player, located by its full sort key, whether or not it still exists.
+    /// A player, followed by its id: while a player with this id exists,
+    /// the window is anchored on its current sort key, wherever its latest
+    /// name and score moved it; otherwise (deleted, or never inserted), on
+    /// the sort key given here.
+    ///
+    /// A window that answers `.player(p)` with `after > 0` thus contains
+    /// the player of id `p.id` whenever it exists, which is how the app
+    /// keeps its selection on a player whose score changes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Barbara's score is now 10: the window is around her new place.
+    /// let anchor = WindowAnchor.player(Player(id: 2, name: "Barbara", score: 1100))
+    /// ```
     case player(Player)
 }
 

@@ -161,7 +161,9 @@ enum HallOfFameModel {
             window = 0..<min(count, request.after)
         case .last:
             window = max(0, count - request.before - request.after)..<count
-        case let .player(anchor):
+        case let .player(given):
+            // The anchor follows its player by id, to its current key.
+            let anchor = given.id.flatMap { id in players.first { $0.id == id } } ?? given
             let index = sorted.firstIndex { !precedes($0, anchor, in: request.ordering) } ?? count
             window = max(0, index - request.before)..<min(count, index + request.after)
         }

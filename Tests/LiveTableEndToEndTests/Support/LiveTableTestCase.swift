@@ -99,10 +99,10 @@ class LiveTableTestCase: XCTestCase {
     /// Waits for the app to exit, and returns the screen then.
     @discardableResult
     func waitForExit(
-        _ session: TmuxSession, status: Int32,
+        _ session: TmuxSession, status: Int32, timeout: TimeInterval = 5,
         file: StaticString = #filePath, line: UInt = #line) throws -> String
     {
-        let screen = try session.waitForScreen(containing: "TTY ", file: file, line: line)
+        let screen = try session.waitForScreen(containing: "TTY ", timeout: timeout, file: file, line: line)
         XCTAssertTrue(screen.contains("EXITED \(status)\n"), "expected exit status \(status):\n\(screen)", file: file, line: line)
         XCTAssertTrue(screen.contains("TTY SANE"), "terminal modes not restored:\n\(screen)", file: file, line: line)
         return screen
@@ -157,6 +157,30 @@ class LiveTableTestCase: XCTestCase {
 }
 
 extension LiveTableTestCase {
+    /// A livetable database in the test's directory, made by livetable
+    /// itself (8 random players), then grown by sqlite3 with `morePlayers`
+    /// players named "Player 0001", "Player 0002"…
+    func makeDatabase(
+        _ name: String = "players.sqlite", morePlayers: Int = 0,
+        file: StaticString = #filePath, line: UInt = #line) throws -> URL
+    {
+        let database = directory.appendingPathComponent(name)
+        let session = try launch(["--database", database.path, "--seed", "1"])
+        try session.waitForScreen(containing: "Hall of Fame", file: file, line: line)
+        try session.send("q")
+        try waitForExit(session, status: 0, file: file, line: line)
+        session.kill()
+        XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "8", file: file, line: line)
+        if morePlayers > 0 {
+            _ = try sqlite(database, """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(morePlayers))
+                INSERT INTO player(name, score) SELECT printf('Player %04d', i), (i * 7919) % 1000 FROM n
+                """)
+            XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "\(8 + morePlayers)", file: file, line: line)
+        }
+        return database
+    }
+
     /// Starts livetable on a new database in the test's directory, and
     /// waits until it shows the 8 players of the first launch.
     func startApp(
