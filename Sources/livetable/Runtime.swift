@@ -240,14 +240,14 @@ final class Runtime {
     func exit(status: Int32) -> Never {
         observation?.cancel()
         terminal.restore()
-        // The -wal and -shm files go away on a clean exit, as a user of
-        // SQLite tools expects. Closing waits for queued writes, though: a
-        // stress test on a large table could hold the exit for minutes.
-        // Exiting without closing is safe, since SQLite rolls back the
-        // transaction that was in flight.
-        if operations.isEmpty {
-            try? database.close()
+        // The refreshes of a stress test that have not started yet are
+        // skipped; the other writes in flight are the user's, and end.
+        for operation in operations.values {
+            operation.cancel()
         }
+        // Closing waits for them, and removes the -wal and -shm files, as a
+        // user of SQLite tools expects from a clean exit.
+        try? database.close()
         Foundation.exit(status)
     }
 

@@ -308,6 +308,28 @@ final class AppDatabaseTests: XCTestCase {
         XCTAssertTrue(progress[0].isFinished)
     }
 
+    func testCancelledStressTestSkipsTheRefreshesThatHaveNotStarted() throws {
+        try forEachDatabaseKind(seed: 4) { appDatabase, kind in
+            try appDatabase.createRandomPlayersIfEmpty()
+            let players = try appDatabase.allPlayers()
+            // Hold the writer, so that every refresh waits in its queue.
+            let writerIsHeld = DispatchSemaphore(value: 0)
+            let releaseWriter = DispatchSemaphore(value: 0)
+            appDatabase.writer.asyncWriteWithoutTransaction { _ in
+                writerIsHeld.signal()
+                releaseWriter.wait()
+            }
+            writerIsHeld.wait()
+            let cancellable = appDatabase.stressTest(refreshes: 50).sink { _ in }
+            cancellable.cancel()
+            releaseWriter.signal()
+
+            // Once the queued refreshes have had their turn, none has written.
+            try appDatabase.writer.write { _ in }
+            XCTAssertEqual(try appDatabase.allPlayers(), players, "\(kind)")
+        }
+    }
+
     func testStressTestCountsFailedRefreshes() throws {
         let appDatabase = try AppDatabase.inMemory()
         try appDatabase.createRandomPlayersIfEmpty()

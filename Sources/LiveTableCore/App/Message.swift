@@ -4,8 +4,11 @@ public enum Key: Hashable, Sendable {
     case character(Character)
     /// A control key: `.control("c")` is Ctrl-C.
     case control(Character)
+    /// An arrow key.
     case up, down, left, right
+    /// A paging or jumping key.
     case pageUp, pageDown, home, end
+    /// An editing key.
     case enter, escape, backspace, delete, tab
 }
 
@@ -38,10 +41,13 @@ public enum Effect: Equatable, Sendable {
     /// (Re)start the Hall of Fame observation for this window of rows,
     /// cancelling the previous one.
     case observe(WindowRequest)
+    /// Inserts a player with a random name and score.
     case insertRandomPlayer
     /// Saves the name and score of an existing player.
     case updatePlayer(Player)
+    /// Deletes the player of this id.
     case deletePlayer(id: Int64)
+    /// Deletes every player.
     case deleteAll
     /// The demos' refresh, in one transaction.
     case refresh

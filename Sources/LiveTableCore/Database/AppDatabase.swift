@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import GRDB
 import OpenCombine
 import OpenCombineDispatch
@@ -450,11 +451,19 @@ public final class AppDatabase: Sendable {
         guard start.total > 0 else {
             return Just(start).eraseToAnyPublisher()
         }
+        // A cancelled write publisher still writes, as GRDB's do: the
+        // refreshes that have not started yet check this flag instead, so
+        // that cancelling the stress test (on quit) does not wait for them.
+        let cancellation = Cancellation()
         // FlatMap, with its default unlimited number of publishers,
         // subscribes to all refreshes at once.
         return Publishers.Sequence<[Int], Never>(sequence: Array(0..<start.total))
             .flatMap { _ in
-                self.refresh(observeOn: scheduler)
+                self.writer.rx
+                    .write(observeOn: scheduler) { db in
+                        try cancellation.check()
+                        try self.refresh(db)
+                    }
                     .map { true }
                     .replaceError(with: false)
             }
@@ -467,7 +476,27 @@ public final class AppDatabase: Sendable {
                 }
                 return progress
             }
+            .handleEvents(receiveCancel: { cancellation.cancel() })
             .eraseToAnyPublisher()
+    }
+}
+
+/// Tells the refreshes of a cancelled stress test not to run.
+// @unchecked Sendable: `isCancelled` is only accessed with `lock` held.
+private final class Cancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isCancelled = false
+
+    func cancel() {
+        lock.lock()
+        isCancelled = true
+        lock.unlock()
+    }
+
+    func check() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if isCancelled { throw CancellationError() }
     }
 }
 

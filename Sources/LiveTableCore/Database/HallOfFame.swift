@@ -38,11 +38,23 @@ public enum WindowAnchor: Equatable, Sendable {
 /// The rows the app wants to see: up to `before` players that sort before
 /// the anchor, and up to `after` players from the anchor on.
 public struct WindowRequest: Equatable, Sendable {
+    /// The ordering of the players.
     public var ordering: Ordering
+    /// Where the window starts.
     public var anchor: WindowAnchor
+    /// The number of players before the anchor (ignored for `.first`).
     public var before: Int
+    /// The number of players from the anchor on.
     public var after: Int
 
+    /// Creates a request.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // The first 60 players by score.
+    /// let request = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 60)
+    /// ```
     public init(ordering: Ordering, anchor: WindowAnchor, before: Int, after: Int) {
         self.ordering = ordering
         self.anchor = anchor
@@ -53,7 +65,7 @@ public struct WindowRequest: Equatable, Sendable {
 
 /// One consistent value of the Hall of Fame, fetched in a single database
 /// read: the player count, the max score and a window of players always
-/// agree (the data-consistency rule of the seeds).
+/// agree, as GRDB guarantees for the values of one `ValueObservation`.
 public struct HallOfFame: Equatable, Sendable {
     /// The number of players in the table.
     public var playerCount: Int
@@ -72,6 +84,15 @@ public struct HallOfFame: Equatable, Sendable {
     /// True when no player sorts after `players.last`.
     public var reachesEnd: Bool
 
+    /// Creates a value; `HallOfFame.fetch(_:_:)` fetches one.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let empty = HallOfFame(
+    ///     playerCount: 0, maxScore: nil, request: request, players: [],
+    ///     firstRank: 0, rankIsExact: true, reachesStart: true, reachesEnd: true)
+    /// ```
     public init(
         playerCount: Int, maxScore: Int?, request: WindowRequest, players: [Player],
         firstRank: Int, rankIsExact: Bool, reachesStart: Bool, reachesEnd: Bool)
