@@ -45,7 +45,7 @@ struct BenchCommand: ParsableCommand {
     var json = false
 
     @Option(name: .long, help: "The number of sequential writes whose latency is measured.")
-    var samples = 200
+    var samples = 1000
 
     // The child process that measures one mode on one database.
     @Option(name: .long, help: .hidden)

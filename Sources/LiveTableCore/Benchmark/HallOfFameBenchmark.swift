@@ -102,7 +102,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     public init(
         path: String,
         mode: BenchmarkMode,
-        latencySamples: Int = 200,
+        latencySamples: Int = 1000,
         burstSeconds: Double = 2,
         idleSeconds: Double = 1,
         frameTimeout: Double = 600,
