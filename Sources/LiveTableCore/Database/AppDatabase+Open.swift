@@ -72,18 +72,14 @@ extension AppDatabase {
             return 0
         }
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(openBusyTimeout)
-            // A DatabaseQueue leaves the journal mode alone: opening and
-            // reading write nothing.
-            let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? dbQueue.close() }
-            return try dbQueue.read { db in
-                if try db.tableExists("playerStats") {
-                    return try playerCount(db)
+            return try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout) { dbQueue in
+                try dbQueue.read { db in
+                    if try db.tableExists("playerStats") {
+                        return try playerCount(db)
+                    }
+                    // A database of the first schema version counts its rows.
+                    return try db.tableExists("player") ? Player.fetchCount(db) : 0
                 }
-                // A database of the first schema version counts its rows.
-                return try db.tableExists("player") ? Player.fetchCount(db) : 0
             }
         } catch {
             throw AppDatabaseOpenError(path: path, error: error)
@@ -110,9 +106,22 @@ extension AppDatabase {
         guard writer is DatabasePool, FileManager.default.fileExists(atPath: path + "-wal") else {
             return
         }
+        try Self.withPlainConnection(atPath: path, busyTimeout: Self.busyTimeout) { _ in }
+    }
+
+    /// Opens a plain connection to the file at `path`, runs `body`, and
+    /// closes it. Unlike a `DatabasePool`, a `DatabaseQueue` leaves the
+    /// journal mode alone: opening it and reading write nothing.
+    private static func withPlainConnection<T>(
+        atPath path: String,
+        busyTimeout: TimeInterval,
+        _ body: (DatabaseQueue) throws -> T) throws -> T
+    {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(Self.busyTimeout)
-        try DatabaseQueue(path: path, configuration: configuration).close()
+        configuration.busyMode = .timeout(busyTimeout)
+        let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? dbQueue.close() }
+        return try body(dbQueue)
     }
 
     // MARK: - Validation
@@ -162,17 +171,13 @@ extension AppDatabase {
         }
 
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(openBusyTimeout)
-            // A DatabaseQueue leaves the journal mode alone: opening and
-            // reading write nothing.
-            let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? dbQueue.close() }
-            try dbQueue.writeWithoutTransaction { db in
-                try validateSchema(db, path: path)
-                // Take the write lock, and release it at once: this fails
-                // if another process holds the database locked.
-                try db.inTransaction(.immediate) { .rollback }
+            try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout) { dbQueue in
+                try dbQueue.writeWithoutTransaction { db in
+                    try validateSchema(db, path: path)
+                    // Take the write lock, and release it at once: this
+                    // fails if another process holds the database locked.
+                    try db.inTransaction(.immediate) { .rollback }
+                }
             }
         } catch let error as AppDatabaseOpenError {
             throw error
