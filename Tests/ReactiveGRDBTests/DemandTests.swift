@@ -110,29 +110,25 @@ final class DemandTests: XCTestCase {
     }
 
     func testObservationDemandOneReceivesOneValue() {
-        forEachSpellingAndWriter { spelling, writer, kind in
-            let scheduler = CountingValueObservationScheduler(queue: DispatchQueue(label: "values"))
-            let recorder = spelling
-                .observe(playerCount, in: writer, scheduling: scheduler)
-                .record(initialDemand: .max(1))
-            wait(for: scheduler.executedCount, until: { $0 >= 1 })
-
-            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
-            wait(for: scheduler.executedCount, until: { $0 >= 2 })
-            try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
-            wait(for: scheduler.executedCount, until: { $0 >= 3 })
-
-            XCTAssertEqual(recorder.values, [0], "\(spelling), \(kind)")
-            XCTAssertNil(recorder.completion, "\(spelling), \(kind)")
-        }
+        assertObservationWithInitialDemand(.max(1), receives: [0])
     }
 
     func testObservationDemandTwoReceivesTwoValues() {
+        assertObservationWithInitialDemand(.max(2), receives: [0, 1])
+    }
+
+    /// Observes the player count with `demand`, inserts two players, one
+    /// transaction after the other, and checks what the subscriber got once
+    /// the three values were scheduled.
+    private func assertObservationWithInitialDemand(
+        _ demand: Subscribers.Demand, receives expected: [Int],
+        file: StaticString = #filePath, line: UInt = #line)
+    {
         forEachSpellingAndWriter { spelling, writer, kind in
             let scheduler = CountingValueObservationScheduler(queue: DispatchQueue(label: "values"))
             let recorder = spelling
                 .observe(playerCount, in: writer, scheduling: scheduler)
-                .record(initialDemand: .max(2))
+                .record(initialDemand: demand)
             wait(for: scheduler.executedCount, until: { $0 >= 1 })
 
             try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
@@ -140,8 +136,8 @@ final class DemandTests: XCTestCase {
             try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
             wait(for: scheduler.executedCount, until: { $0 >= 3 })
 
-            XCTAssertEqual(recorder.values, [0, 1], "\(spelling), \(kind)")
-            XCTAssertNil(recorder.completion, "\(spelling), \(kind)")
+            XCTAssertEqual(recorder.values, expected, "\(spelling), \(kind)", file: file, line: line)
+            XCTAssertNil(recorder.completion, "\(spelling), \(kind)", file: file, line: line)
         }
     }
 
