@@ -88,7 +88,8 @@ final class BenchmarkTests: XCTestCase {
 
         for mode in BenchmarkMode.allCases {
             let benchmark = HallOfFameBenchmark(
-                path: path, mode: mode, latencySamples: 10, burstSeconds: 0.2, idleSeconds: 0.1, frameTimeout: 20)
+                path: path, mode: mode, latencySamples: 10, burstSeconds: 0.2, idleSeconds: 0.1, frameTimeout: 20,
+                sampleBudgetSeconds: 100)
             let done = expectation(description: "\(mode) measured")
             nonisolated(unsafe) var result: Result<BenchmarkFigures, Error>?  // written before `done` is fulfilled
             DispatchQueue.global().async {

@@ -92,7 +92,9 @@ final class DeadlockTests: XCTestCase {
                     }
                     .switchToLatest()
                     .record()
-                XCTAssertEqual(wait(for: recorder, valueCount: 1).values, [0], "\(spelling), \(kind)")
+                // A pool may publish its first value twice, and so read twice.
+                let initial = wait(for: recorder, valueCount: 1).values
+                XCTAssertTrue(initial.allSatisfy { $0 == 0 }, "\(spelling), \(kind): \(initial)")
 
                 try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
                 let recording = wait(for: recorder, until: { $0.values.last == 1 })

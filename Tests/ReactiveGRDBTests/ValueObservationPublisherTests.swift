@@ -95,7 +95,10 @@ final class ValueObservationPublisherTests: XCTestCase {
             try insertOneThenTwoPlayers(writer)
             let recording = wait(for: recorder, until: { $0.values.last == 3 })
             XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
-            XCTAssertEqual(onCustomQueue.value, Array(repeating: true, count: recording.values.count), "\(spelling), \(kind)")
+            // The queue runs beside the test: a pool's trailing repeated
+            // value may be on its way while the recording is read.
+            XCTAssertTrue(onCustomQueue.value.allSatisfy { $0 }, "\(spelling), \(kind)")
+            XCTAssertGreaterThanOrEqual(onCustomQueue.value.count, recording.values.count, "\(spelling), \(kind)")
         }
     }
 
@@ -235,8 +238,17 @@ final class ValueObservationPublisherTests: XCTestCase {
             try insertOneThenTwoPlayers(writer)
             let recording = wait(for: recorder, until: { $0.values.last == 3 })
             XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
-            // Each value was received by the observation before it was published.
-            XCTAssertEqual(receivedValues.value, recording.values, "\(spelling), \(kind)")
+            // Each value was received by the observation before it was
+            // published. A pool may fetch once more after the last commit: that
+            // trailing value can be received while its delivery still waits
+            // for the main queue.
+            switch kind {
+            case .pool:
+                XCTAssertTrue(receivedValues.value.starts(with: recording.values), "\(spelling), \(kind): \(receivedValues.value)")
+                XCTAssertTrue(receivedValues.value.dropFirst(recording.values.count).allSatisfy { $0 == 3 }, "\(spelling), \(kind): \(receivedValues.value)")
+            case .inMemoryQueue, .onDiskQueue, .snapshot:
+                XCTAssertEqual(receivedValues.value, recording.values, "\(spelling), \(kind)")
+            }
 
             recorder.cancel()
             XCTAssertEqual(willStartCount.value, 1, "\(spelling), \(kind)")
