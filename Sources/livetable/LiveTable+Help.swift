@@ -10,7 +10,8 @@ extension LiveTable {
         return """
             The players pane, the player-count pane and the max-score pane come from \
             one database observation: they are redrawn together each time the database \
-            changes, and always agree.
+            changes, and always agree. Changes written by other processes (another \
+            livetable, sqlite3) show at once too.
 
             Keys:
             \(keys.joined(separator: "\n"))

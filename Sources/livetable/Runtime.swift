@@ -23,6 +23,8 @@ final class Runtime {
 
     /// The running Hall of Fame observation.
     private var observation: AnyCancellable?
+    /// What makes the observation see the writes of other processes.
+    private var externalChanges: AnyCancellable?
     /// Writes and stress tests in flight, until they complete.
     private var operations: [Int: AnyCancellable] = [:]
     private var nextOperationID = 0
@@ -85,6 +87,13 @@ final class Runtime {
         }
         sources += SignalSources.observe([SIGCONT]) { [unowned self] _ in
             redraw()
+        }
+
+        // Before the observation starts, so that it misses no change.
+        do {
+            externalChanges = try database.observeExternalChanges()
+        } catch {
+            send(.externalChangesUnavailable(Self.describe(error)))
         }
 
         // The first resize starts the observation.
@@ -239,6 +248,7 @@ final class Runtime {
     /// Restores the terminal, closes the database and exits the process.
     func exit(status: Int32) -> Never {
         observation?.cancel()
+        externalChanges?.cancel()
         terminal.restore()
         // The refreshes of a stress test that have not started yet are
         // skipped; the other writes in flight are the user's, and end.

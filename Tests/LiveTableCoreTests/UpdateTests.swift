@@ -329,6 +329,14 @@ final class UpdateTests: XCTestCase {
         XCTAssertNil(state.status.error)
     }
 
+    func testUnwatchableExternalChangesAreShownAndObservationGoesOn() {
+        var state = makeLoadedState()
+        let request = state.observedRequest
+        XCTAssertEqual(update(&state, .externalChangesUnavailable("too many open files")), [])
+        XCTAssertEqual(state.status.error, "Changes of other processes will not show: too many open files")
+        XCTAssertEqual(state.observedRequest, request)
+    }
+
     func testObservationFailureIsShownAndRefreshObservesAgain() {
         var state = makeLoadedState()
         let request = state.observedRequest

@@ -49,6 +49,10 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
         state.status.error = "Write failed: \(error)"
         return []
 
+    case let .externalChangesUnavailable(error):
+        state.status.error = "Changes of other processes will not show: \(error)"
+        return []
+
     case let .stressProgress(completed, total):
         // A late progress must not revive a finished test, or `s` would be
         // ignored forever.

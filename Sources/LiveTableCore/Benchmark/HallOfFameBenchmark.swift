@@ -128,6 +128,10 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         // First frame: open, observe, render.
         let start = now()
         let appDatabase = try AppDatabase.open(path: path)
+        // As in the app, the writes of other processes are watched: each
+        // write of the benchmark is also checked for them.
+        let externalChanges = try appDatabase.observeExternalChanges()
+        defer { externalChanges.cancel() }
         let writer = appDatabase.writer
         onMain {
             self.appDatabase = appDatabase

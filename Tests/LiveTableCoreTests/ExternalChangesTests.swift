@@ -1,0 +1,163 @@
+import Foundation
+import GRDB
+import OpenCombine
+import XCTest
+@testable import LiveTableCore
+
+/// `AppDatabase.observeExternalChanges()`: the changes that other
+/// connections commit reach the observations.
+///
+/// The other connection is a second GRDB connection to the same file: to
+/// SQLite, whose `data_version` tells the changes apart, it is the same as
+/// another process. The end-to-end tests write with the `sqlite3` command.
+final class ExternalChangesTests: XCTestCase {
+    private let request = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 10)
+
+    func testInsertsUpdatesAndDeletesOfAnotherConnectionAreObserved() throws {
+        try forEachFileDatabase { appDatabase, other, kind in
+            let watch = try appDatabase.observeExternalChanges()
+            let recorder = Recorder(appDatabase.observeHallOfFame(request))
+            waitUntil("first value, \(kind)") { recorder.values.count == 1 }
+
+            let steps = [
+                "INSERT INTO player(name, score) VALUES ('Zoé', 500), ('Arthur', 200)",
+                "UPDATE player SET score = 900 WHERE name = 'Arthur'",
+                "DELETE FROM player WHERE name = 'Zoé'",
+            ]
+            var expected = [try HallOfFameModel.hallOfFame(appDatabase.allPlayers(), request)]
+            for (index, sql) in steps.enumerated() {
+                try other.write { db in try db.execute(sql: sql) }
+                expected.append(try HallOfFameModel.hallOfFame(appDatabase.allPlayers(), request))
+                waitUntil("\(sql), \(kind)") { recorder.values.count == index + 2 }
+            }
+            XCTAssertEqual(recorder.values.map(\.withoutRank), expected, "\(kind)")
+            XCTAssertEqual(recorder.values.last?.players.map(\.name), ["Arthur"], "\(kind)")
+            XCTAssertNil(recorder.completion, "\(kind)")
+            recorder.cancel()
+            watch.cancel()
+        }
+    }
+
+    func testOwnWritesAreNotNotifiedAgain() throws {
+        try forEachFileDatabase { appDatabase, other, kind in
+            let watch = try appDatabase.observeExternalChanges()
+            // A region observation sees each transaction that changes the
+            // database, and each notified change, once.
+            let transactions = Counter()
+            let changes = DatabaseRegionObservation(tracking: .fullDatabase)
+                .rx.changes(in: appDatabase.writer)
+                .sink(receiveCompletion: { _ in }, receiveValue: { _ in transactions.increment() })
+            let recorder = Recorder(ValueObservation
+                .trackingConstantRegion { db in try AppDatabase.playerCount(db) }
+                .rx.observe(in: appDatabase.writer)
+                .removeDuplicates())
+            waitUntil("first value, \(kind)") { recorder.values == [0] }
+
+            try appDatabase.writer.write { db in _ = try appDatabase.insertRandomPlayer(db) }
+            waitUntil("own insert, \(kind)") { recorder.values == [0, 1] }
+            try other.write { db in try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Zoé', 500)") }
+            waitUntil("other insert, \(kind)") { recorder.values == [0, 1, 2] }
+
+            // The own write, then the notified one: the checks after the
+            // own write did not take it for another connection's.
+            XCTAssertEqual(transactions.value, 2, "\(kind)")
+            changes.cancel()
+            recorder.cancel()
+            watch.cancel()
+        }
+    }
+
+    func testWithoutWatchingOtherConnectionsAreNotSeenUntilAnOwnWrite() throws {
+        // What `observeExternalChanges()` is for: GRDB alone sees the
+        // change of another connection only when the app writes.
+        try forEachFileDatabase { appDatabase, other, kind in
+            let observation = ValueObservation.trackingConstantRegion { db in try AppDatabase.playerCount(db) }
+            let recorder = Recorder(observation.rx.observe(in: appDatabase.writer))
+            // After an own write is seen, a pool has no first value left
+            // to fetch again.
+            try appDatabase.writer.write { db in _ = try appDatabase.insertRandomPlayer(db) }
+            waitUntil("own insert, \(kind)") { recorder.values.last == 1 }
+            try other.write { db in try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Zoé', 500)") }
+            try appDatabase.writer.write { db in _ = try appDatabase.insertRandomPlayer(db) }
+            waitUntil("next own insert, \(kind)") { recorder.values.last == 3 }
+            XCTAssertFalse(recorder.values.contains(2), "\(kind): \(recorder.values)")
+            recorder.cancel()
+        }
+    }
+
+    func testDatabaseInMemoryWatchesNothing() throws {
+        let appDatabase = try AppDatabase(DatabaseQueue())
+        let watch = try appDatabase.observeExternalChanges()
+        watch.cancel()
+    }
+
+    func testUnwatchableDirectoryIsAnError() throws {
+        let directory = try makeTemporaryDirectory().appendingPathComponent("missing").path
+        XCTAssertThrowsError(try FileChangeSource(
+            directory: directory, names: ["players.sqlite"], queue: .main, onChange: {}))
+        { error in
+            XCTAssertEqual(
+                (error as? FileChangeSourceError)?.description,
+                "cannot watch \"\(directory)\": No such file or directory")
+        }
+    }
+
+    func testFileChangeSourceReportsWritesToItsFiles() throws {
+        let directory = try makeTemporaryDirectory()
+        let changes = Counter()
+        let source = try FileChangeSource(
+            directory: directory.path, names: ["watched"], queue: .main, onChange: { changes.increment() })
+        defer { source.cancel() }
+        try write("other", to: directory.appendingPathComponent("other"))
+        try write("watched", to: directory.appendingPathComponent("watched"))
+        waitUntil("change") { changes.value > 0 }
+        // Another file's write is not reported: the last write is the only
+        // one, and it may be reported once only.
+        XCTAssertEqual(changes.value, 1)
+    }
+
+    // MARK: - Support
+
+    /// Writes `text` in place, with one `write`: no temporary file renamed.
+    private func write(_ text: String, to url: URL) throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// Runs `body` for each kind of database in a file, with a second
+    /// connection to the same file.
+    private func forEachFileDatabase(
+        file: StaticString = #filePath, line: UInt = #line,
+        _ body: (AppDatabase, DatabaseQueue, DatabaseKind) throws -> Void) throws
+    {
+        for kind in [DatabaseKind.onDiskQueue, .pool] {
+            let directory = try makeTemporaryDirectory()
+            let writer = try kind.makeWriter(in: directory)
+            let appDatabase = try AppDatabase(writer, seed: 1)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let other = try DatabaseQueue(path: writer.path, configuration: configuration)
+            do {
+                try body(appDatabase, other, kind)
+            } catch {
+                XCTFail("\(kind): \(error)", file: file, line: line)
+            }
+            try other.close()
+        }
+    }
+}
+
+/// A counter shared with the queues that increment it.
+// @unchecked Sendable: `count` is only accessed with `lock` held.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    var value: Int { lock.withLock { count } }
+
+    func increment() {
+        lock.withLock { count += 1 }
+    }
+}
