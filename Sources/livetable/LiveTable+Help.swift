@@ -11,7 +11,7 @@ extension LiveTable {
             The players pane, the player-count pane and the max-score pane come from \
             one database observation: they are redrawn together each time the database \
             changes, and always agree. Changes written by other processes (another \
-            livetable, sqlite3) show at once too.
+            livetable, sqlite3) show too.
 
             Keys:
             \(keys.joined(separator: "\n"))

@@ -14,8 +14,11 @@ extension AppDatabase {
     /// each write to them asks SQLite whether another connection committed
     /// (`PRAGMA data_version`). If one did, the observations of the
     /// database fetch a fresh value, as after a write of the app. The app's
-    /// own writes cost one `PRAGMA` on the writer connection, and nothing
-    /// more.
+    /// own writes cost a few `PRAGMA` reads on the writer connection, not
+    /// a fetch.
+    ///
+    /// inotify sees the writes of the processes of this machine: a network
+    /// file system does not report the writes of other machines.
     ///
     /// Call it before starting the observations: a change committed during
     /// the call may be missed by the observations that already run.
@@ -32,7 +35,7 @@ extension AppDatabase {
     ///
     /// - returns: A cancellable that stops watching when it is cancelled
     ///   or deinitialized. For a database in memory, which no other process
-    ///   can open, it watches nothing.
+    ///   can open, or opened from a `file:` URI, it watches nothing.
     /// - throws: An error if the directory of the database can not be
     ///   watched (the system's limit of inotify watches is reached, for
     ///   example), or a `DatabaseError`.
@@ -53,6 +56,8 @@ extension AppDatabase {
             queue: queue,
             onChange: { notifier.fileDidChange() })
         try notifier.start()
+        // The read source and the timer hold the notifier: the cancellable
+        // holds the source, whose cancellation stops both.
         return AnyCancellable {
             source.cancel()
             notifier.cancel()
@@ -64,25 +69,35 @@ extension AppDatabase {
 /// connections.
 ///
 /// `PRAGMA data_version` of a connection changes when another connection
-/// commits, and only then: comparing it on the writer connection after
-/// each write to the files tells the writes of other processes from the
-/// app's own.
-// @unchecked Sendable: `isCheckScheduled`, `isCancelled` and `generation`
-// are only accessed with `lock` held; `dataVersion` only in accesses to the writer,
-// which are serialized.
+/// commits: comparing it on the writer connection after each write to the
+/// files tells the commits of other processes from the app's own.
+///
+/// A write to the files does not tell that a commit is over. The last
+/// write of a commit to the WAL comes before SQLite syncs it (with
+/// `synchronous=FULL`, the default of the `sqlite3` command) and publishes
+/// it to readers in the WAL index, which is mapped in memory and makes no
+/// file event; a commit in rollback mode may still hold its lock. So the
+/// check runs again later, after the writes have stopped for a while, and
+/// when a process closes the files.
+// @unchecked Sendable: `isCheckScheduled` and `isCancelled` are only
+// accessed with `lock` held; `deadlines` and `timer` on `queue`;
+// `dataVersion` in accesses to the writer, which are serialized.
 private final class ExternalChangeNotifier: @unchecked Sendable {
     private let writer: any DatabaseWriter
-    private let lock = NSLock()
     private let queue: DispatchQueue
+    private let lock = NSLock()
     private var isCheckScheduled = false
     private var isCancelled = false
-    /// The number of calls to `fileDidChange()`.
-    private var generation = 0
     /// The data version of the last notified change.
     private var dataVersion: Int?
+    /// The times of the later checks, soonest first.
+    private var deadlines: [DispatchTime] = []
+    private var timer: (any DispatchSourceTimer)?
 
-    /// The delays of the checks after the last write to the files.
-    private static let laterChecks: [TimeInterval] = [0.02, 0.2, 1]
+    /// The delays of the later checks, after the last write to the files.
+    private static let laterChecks: [Double] = [0.02, 0.2, 1, 3, 10]
+    /// The delay of a new check after a check failed.
+    private static let retryDelay: Double = 10
 
     init(writer: any DatabaseWriter, queue: DispatchQueue) {
         self.writer = writer
@@ -94,34 +109,37 @@ private final class ExternalChangeNotifier: @unchecked Sendable {
         try writer.writeWithoutTransaction { db in
             dataVersion = try Self.dataVersion(db)
         }
-    }
-
-    /// Checks the data version now, and again a little later.
-    ///
-    /// A write to the files does not tell that a commit is over: the
-    /// last write of a commit to the WAL comes before SQLite updates the
-    /// WAL index that readers look at, and a commit in rollback mode may
-    /// still hold its lock. The later checks, after the writes have
-    /// stopped for a while, see the commit once it is over.
-    func fileDidChange() {
-        let generation = lock.withLock {
-            self.generation += 1
-            return self.generation
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in
+            self?.timerDidFire()
         }
-        scheduleCheck()
-        for delay in Self.laterChecks {
-            queue.asyncAfter(deadline: .now() + delay) {
-                guard self.lock.withLock({ self.generation == generation }) else {
-                    return  // Another write came since: its own checks follow.
-                }
-                self.scheduleCheck()
-            }
-        }
+        timer.resume()
+        queue.sync { self.timer = timer }
     }
 
     /// Stops checking: the database may close.
     func cancel() {
         lock.withLock { isCancelled = true }
+        queue.async { self.timer?.cancel() }
+    }
+
+    /// Checks now, and plans the later checks. Called on `queue`.
+    func fileDidChange() {
+        scheduleCheck()
+        let now = DispatchTime.now()
+        deadlines = Self.laterChecks.map { now + $0 }
+        armTimer()
+    }
+
+    private func timerDidFire() {
+        let now = DispatchTime.now()
+        deadlines.removeAll { $0 <= now }
+        scheduleCheck()
+        armTimer()
+    }
+
+    private func armTimer() {
+        timer?.schedule(deadline: deadlines.first ?? .distantFuture)
     }
 
     /// Schedules a check on the writer, unless one waits already: it will
@@ -132,13 +150,14 @@ private final class ExternalChangeNotifier: @unchecked Sendable {
             return !isCheckScheduled && !isCancelled
         }
         guard schedules else { return }
-        writer.asyncWriteWithoutTransaction { db in
-            let isCancelled = self.lock.withLock {
-                self.isCheckScheduled = false
+        writer.asyncWriteWithoutTransaction { [weak self] db in
+            guard let self else { return }
+            let isCancelled = lock.withLock {
+                isCheckScheduled = false
                 return self.isCancelled
             }
             if !isCancelled {
-                self.check(db)
+                check(db)
             }
         }
     }
@@ -147,16 +166,21 @@ private final class ExternalChangeNotifier: @unchecked Sendable {
         do {
             let version = try Self.dataVersion(db)
             guard version != dataVersion else { return }
-            // Observations are notified when a transaction commits. An
-            // empty deferred transaction takes no lock.
+            // Observations are notified when a transaction commits: an
+            // empty deferred transaction writes nothing.
             try db.inTransaction(.deferred) {
                 try db.notifyChanges(in: .fullDatabase)
                 return .commit
             }
             dataVersion = version
         } catch {
-            // The file is locked: a later check sees the change. A lasting
-            // problem shows when the observations fetch.
+            // The file is locked: check again later, until a check works.
+            queue.async {
+                if self.deadlines.isEmpty {
+                    self.deadlines = [.now() + Self.retryDelay]
+                    self.armTimer()
+                }
+            }
         }
     }
 

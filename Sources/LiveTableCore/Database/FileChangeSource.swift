@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// Reports the writes to some files of a directory, and their removal, as Linux's inotify
-/// sees them: no polling, no CPU while nothing changes.
+/// Reports the writes to some files of a directory, their closing after a
+/// write, and their removal, as Linux's inotify sees them: no polling, no
+/// CPU while nothing changes.
 ///
 /// The directory is watched rather than the files, so that a file created
 /// later (SQLite creates the `-wal` file of a database at its first write,
@@ -30,7 +31,8 @@ final class FileChangeSource: @unchecked Sendable {
     /// - parameter names: The names of the watched files, in `directory`.
     /// - parameter queue: The queue of `onChange`.
     /// - parameter onChange: Called on `queue` after some watched files
-    ///   were written. Writes in quick succession may be reported once.
+    ///   were written, closed after a write, or removed. Events in quick
+    ///   succession may be reported once.
     /// - throws: `FileChangeSourceError` if the directory can not be watched.
     init(
         directory: String,
@@ -42,19 +44,22 @@ final class FileChangeSource: @unchecked Sendable {
         guard fileDescriptor >= 0 else {
             throw FileChangeSourceError(path: directory, code: errno)
         }
-        guard inotify_add_watch(fileDescriptor, directory, UInt32(IN_MODIFY | IN_DELETE)) >= 0 else {
+        guard inotify_add_watch(fileDescriptor, directory, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE)) >= 0 else {
             let code = errno
             close(fileDescriptor)
             throw FileChangeSourceError(path: directory, code: code)
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
+        // Only the event handler uses the buffer, one call at a time.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
         source.setEventHandler {
-            if Self.readEvents(fileDescriptor).contains(where: { name in name.map(names.contains) ?? true }) {
+            if Self.readEvents(fileDescriptor, into: buffer, matching: names) {
                 onChange()
             }
         }
         source.setCancelHandler {
             close(fileDescriptor)
+            buffer.deallocate()
         }
         source.resume()
     }
@@ -69,33 +74,29 @@ final class FileChangeSource: @unchecked Sendable {
         source.cancel()
     }
 
-    /// Reads the pending events, and returns the names of the files they
-    /// are about. The name is nil when the kernel dropped events because
-    /// its queue overflowed: any file may then have changed.
-    private static func readEvents(_ fileDescriptor: Int32) -> [String?] {
+    /// Reads the pending events, and returns whether one is about a file
+    /// of `names`, or tells that the kernel dropped events because its
+    /// queue overflowed: any file may then have changed.
+    private static func readEvents(
+        _ fileDescriptor: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        matching names: Set<String>) -> Bool
+    {
         let headerSize = MemoryLayout<inotify_event>.size
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var names: [String?] = []
+        var matches = false
         while true {
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                read(fileDescriptor, bytes.baseAddress, bytes.count)
-            }
+            let count = read(fileDescriptor, buffer.baseAddress, buffer.count)
             guard count > 0 else { break }  // EAGAIN: no more events
-            buffer.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset + headerSize <= count {
-                    let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    let nameBytes = bytes[(offset + headerSize)..<(offset + headerSize + Int(event.len))]
-                    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                        names.append(nil)
-                    } else {
-                        names.append(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self))
-                    }
-                    offset += headerSize + Int(event.len)
-                }
+            var offset = 0
+            while !matches && offset + headerSize <= count {
+                let event = buffer.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameBytes = buffer[(offset + headerSize)..<(offset + headerSize + Int(event.len))]
+                matches = event.mask & UInt32(IN_Q_OVERFLOW) != 0
+                    || names.contains(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self))
+                offset += headerSize + Int(event.len)
             }
         }
-        return names
+        return matches
     }
 }
 
