@@ -107,12 +107,15 @@ final class DemoPlayer {
         playNextStep()
     }
 
-    /// Keys do not reach the app during the demo: q and Ctrl-C quit, any
-    /// other key skips to the next step, once the stress test is over.
+    /// Keys do not reach the app during the demo: q and Ctrl-C quit, Ctrl-Z
+    /// suspends, any other key skips to the next step, once the stress test
+    /// is over.
     func receive(_ key: Key) {
         switch key {
         case .character("q"), .control("c"):
             runtime.exit(status: 0)
+        case .control("z"):
+            runtime.send(.key(key))
         default:
             // The next step is already due: it starts when the stress
             // test ends, not before.

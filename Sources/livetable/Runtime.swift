@@ -163,6 +163,8 @@ final class Runtime {
             write(database.refresh())
         case .stressTest:
             stressTest()
+        case .suspend:
+            suspend()
         case .quit:
             exit(status: 0)
         }

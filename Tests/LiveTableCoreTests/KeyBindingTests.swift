@@ -14,6 +14,7 @@ final class KeyBindingTests: XCTestCase {
             "s",
             "o",
             "?",
+            "Ctrl-Z",
             "q, Esc, Ctrl-C",
         ])
     }
@@ -33,6 +34,7 @@ final class KeyBindingTests: XCTestCase {
             .character("s"): .stressTest,
             .character("o"): .toggleOrdering,
             .character("?"): .help,
+            .control("z"): .suspend,
             .character("q"): .quit, .escape: .quit, .control("c"): .quit,
         ]
         for (key, action) in expected {
@@ -51,7 +53,8 @@ final class KeyBindingTests: XCTestCase {
     func testEveryActionHasAKey() {
         let actions: [Action] = [
             .moveUp, .moveDown, .pageUp, .pageDown, .jumpToFirst, .jumpToLast, .insert, .edit,
-            .delete, .deleteAll, .refresh, .stressTest, .toggleOrdering, .help, .quit,
+            .delete, .deleteAll, .refresh, .stressTest, .toggleOrdering, .help, .suspend,
+            .quit,
         ]
         let bound = Set(keyBindings.flatMap(\.actions.values))
         XCTAssertEqual(bound, Set(actions))

@@ -242,11 +242,11 @@ final class RenderTests: XCTestCase {
             │         │ s                          stress test: 50 refreshes     │
             │         │ o                          order by score / by name      │
             │         │ ?                          show this help                │
+            │         │ Ctrl-Z                     suspend (fg resumes)          │
             │         │ q, Esc, Ctrl-C             quit                          │
             │         │                                                          │
             │         │ Press any key to close                                   │
             │         └──────────────────────────────────────────────────────────┘
-            │                                                          │
             │                                                          │
             └──────────────────────────────────────────────────────────┘
              any key closes the help

@@ -312,6 +312,21 @@ final class UpdateTests: XCTestCase {
         }
     }
 
+    func testControlZSuspendsFromEveryModeAndKeepsIt() {
+        for opening in [Key.character("?"), .character("e"), .character("D")] {
+            var state = makeLoadedState()
+            _ = press(opening, in: &state)
+            let opened = state
+            XCTAssertEqual(press(.control("z"), in: &state), [[.suspend]], "\(opening)")
+            // The overlay, form or question is there on resume.
+            XCTAssertEqual(state, opened, "\(opening)")
+        }
+        var state = makeLoadedState()
+        let before = state
+        XCTAssertEqual(press(.control("z"), in: &state), [[.suspend]])
+        XCTAssertEqual(state, before)
+    }
+
     func testUnboundKeysDoNothing() {
         var state = makeLoadedState()
         let before = state

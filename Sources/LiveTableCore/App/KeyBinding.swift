@@ -34,6 +34,8 @@ public enum Action: Hashable, Sendable {
     case toggleOrdering
     /// Show the help overlay.
     case help
+    /// Restore the terminal and stop until the shell continues the app.
+    case suspend
     /// Restore the terminal and exit.
     case quit
 }
@@ -137,6 +139,9 @@ public let keyBindings: [KeyBinding] = [
     KeyBinding(
         keys: "?", description: "show this help", hint: "? help",
         actions: [.character("?"): .help]),
+    KeyBinding(
+        keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil,
+        actions: [.control("z"): .suspend]),
     KeyBinding(
         keys: "q, Esc, Ctrl-C", description: "quit", hint: "q quit",
         actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit]),

@@ -56,6 +56,9 @@ public enum Effect: Equatable, Sendable {
     case refresh
     /// 50 concurrent refreshes.
     case stressTest
+    /// Restore the terminal and stop the process, as Ctrl-Z does in a
+    /// shell; redraw when it continues.
+    case suspend
     /// Restore the terminal and exit.
     case quit
 }

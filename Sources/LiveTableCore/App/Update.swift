@@ -78,9 +78,13 @@ extension AppState {
     static let stressTestRefreshes = 50
 
     fileprivate mutating func handle(_ key: Key) -> [Effect] {
-        // Ctrl-C quits from anywhere, even from a form or an overlay.
+        // Ctrl-C quits and Ctrl-Z suspends from anywhere, even from a form
+        // or an overlay, which are there again on resume.
         if key == .control("c") {
             return quit()
+        }
+        if key == .control("z") {
+            return [.suspend]
         }
         switch mode {
         case .help:
@@ -202,6 +206,8 @@ extension AppState {
         case .help:
             mode = .help
             return []
+        case .suspend:
+            return [.suspend]
         case .quit:
             return quit()
         }

@@ -1,0 +1,46 @@
+import Foundation
+import XCTest
+
+/// Ctrl-Z in an interactive shell with job control, as users run the app:
+/// the app gives the terminal back to the shell, and `fg` brings it back,
+/// redrawn with what changed meanwhile.
+final class SuspendTests: LiveTableTestCase {
+    func testControlZSuspendsToTheShellAndFgResumes() throws {
+        let database = directory.appendingPathComponent("players.sqlite")
+        let session = try TmuxSession(
+            command: "exec bash --norc --noprofile -i",
+            environment: ["PS1": "$ ", "HOME": directory.path, "XDG_DATA_HOME": dataHome.path])
+        defer { session.kill() }
+        try session.waitForScreen(containing: "$")
+        try session.type(([Self.binaryPath, "--database", database.path, "--seed", "1"]).map(Shell.quote).joined(separator: " "))
+        try session.send("Enter")
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "8")
+
+        for round in 1...2 {
+            try session.send("C-z")
+            let screen = try session.waitForScreen("the shell to report the stopped app") { screen in
+                screen.components(separatedBy: "Stopped").count - 1 == round
+            }
+            // The screen is the shell's again: the app left its screen.
+            XCTAssertNil(AppScreen(screen).title, screen)
+
+            // What changes while the app is stopped shows when it resumes.
+            _ = try sqlite(database, "INSERT INTO player(name, score) VALUES ('Zed \(round)', \(99_000 + round))")
+            try session.type("fg")
+            try session.send("Enter")
+            let resumed = try waitForScreenMatchingDatabase(session, database)
+            XCTAssertEqual(resumed.playerCount, "\(8 + round)")
+            XCTAssertEqual(resumed.rows.first, AppScreen.Row(name: "Zed \(round)", score: 99_000 + round))
+        }
+
+        // Keys work after resuming.
+        try session.send("n")
+        try waitForPlayerCount(database, 11)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "11")
+        try session.send("q")
+        try session.waitForScreen("the shell prompt") { AppScreen($0).title == nil }
+        try session.type("echo \"EXITED $?\"")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "EXITED 0")
+    }
+}
