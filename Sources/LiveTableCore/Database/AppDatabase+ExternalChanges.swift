@@ -56,8 +56,8 @@ extension AppDatabase {
             queue: queue,
             onChange: { notifier.fileDidChange() })
         try notifier.start()
-        // The read source and the timer hold the notifier: the cancellable
-        // holds the source, whose cancellation stops both.
+        // The read source holds the notifier, and the cancellable holds the
+        // source: cancelled or deinitialized, it stops both.
         return AnyCancellable {
             source.cancel()
             notifier.cancel()
