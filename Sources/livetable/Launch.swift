@@ -44,7 +44,7 @@ struct Launch {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw fail("cannot create the directory \"\(directory)\": \(reason(error))", status: 1)
+            throw fail("cannot create the directory \"\(directory.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
         return (directory as NSString).appendingPathComponent("players.sqlite")
     }
@@ -57,7 +57,7 @@ struct Launch {
         } catch let error as AppDatabaseOpenError {
             throw fail(error.description, status: 1)
         } catch {
-            throw fail("cannot open \"\(path)\": \(reason(error))", status: 1)
+            throw fail("cannot open \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
     }
 
@@ -66,7 +66,7 @@ struct Launch {
         do {
             try database.createRandomPlayersIfEmpty()
         } catch {
-            throw fail("cannot write \"\(path)\": \(reason(error))", status: 1)
+            throw fail("cannot write \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
     }
 
@@ -95,11 +95,5 @@ struct Launch {
 
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data("livetable: error: \(message)\n".utf8))
-    }
-
-    /// One line about an error.
-    private static func reason(_ error: any Error) -> String {
-        let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

@@ -93,7 +93,7 @@ final class Runtime {
         do {
             externalChanges = try database.observeExternalChanges()
         } catch {
-            send(.externalChangesUnavailable(Self.describe(error)))
+            send(.externalChangesUnavailable(error.oneLineDescription))
         }
 
         // The first resize starts the observation.
@@ -142,7 +142,7 @@ final class Runtime {
                 receiveCompletion: { [unowned self] completion in
                     MainActor.assumeIsolated {
                         if case let .failure(error) = completion {
-                            send(.observationFailed(Self.describe(error)))
+                            send(.observationFailed(error.oneLineDescription))
                         }
                     }
                 },
@@ -179,7 +179,7 @@ final class Runtime {
                     MainActor.assumeIsolated {
                         done()
                         if case let .failure(error) = completion {
-                            self.send(.writeFailed(Self.describe(error)))
+                            self.send(.writeFailed(error.oneLineDescription))
                         }
                     }
                 },
@@ -238,11 +238,6 @@ final class Runtime {
         if !isDone {
             operations[id] = cancellable
         }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     // MARK: - Exit

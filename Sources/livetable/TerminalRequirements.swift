@@ -30,9 +30,9 @@ enum TerminalRequirements {
         // printing them and exiting.
         guard setupterm(term, STDOUT_FILENO, &status) == OK, status == 1 else {
             if status == -1 {
-                throw TerminalError(description: "no terminfo database found for TERM=\(oneLine(term))")
+                throw TerminalError(description: "no terminfo database found for TERM=\(term.escapingControlCharacters)")
             }
-            throw TerminalError(description: "unknown terminal type TERM=\(oneLine(term))")
+            throw TerminalError(description: "unknown terminal type TERM=\(term.escapingControlCharacters)")
         }
         defer {
             // newterm loads its own copy.
@@ -41,15 +41,7 @@ enum TerminalRequirements {
             }
         }
         guard lt_tigetstr("cup") != nil else {
-            throw TerminalError(description: "TERM=\(oneLine(term)): this terminal cannot move the cursor")
+            throw TerminalError(description: "TERM=\(term.escapingControlCharacters): this terminal cannot move the cursor")
         }
-    }
-
-    private static func oneLine(_ text: String) -> String {
-        text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control
-                ? "\\u{\(String(scalar.value, radix: 16))}"
-                : String(scalar)
-        }.joined()
     }
 }

@@ -110,4 +110,9 @@ final class TextWidthTests: XCTestCase {
         XCTAssertEqual(TextWidth.padded("中文字", toWidth: 4), "中… ")
         XCTAssertEqual(TextWidth.padded("abc", toWidth: 0), "")
     }
+
+    func testEscapingControlCharactersKeepsOneLine() {
+        XCTAssertEqual("a\nb\u{1B}[2Jc".escapingControlCharacters, "a\\u{a}b\\u{1b}[2Jc")
+        XCTAssertEqual("Zoë 中".escapingControlCharacters, "Zoë 中")
+    }
 }

@@ -337,7 +337,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case .locked:
             cause = "the database is locked by another process"
         case let .databaseError(_, message):
-            cause = Self.oneLine(message)
+            cause = message.escapingControlCharacters
         }
         return "cannot open \(Self.quoted(path)): \(cause)"
     }
@@ -365,14 +365,6 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     /// The path in quotes, control characters escaped, so that the
     /// description stays on one line whatever the path.
     private static func quoted(_ path: String) -> String {
-        "\"" + oneLine(path) + "\""
-    }
-
-    private static func oneLine(_ text: String) -> String {
-        text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control
-                ? "\\u{\(String(scalar.value, radix: 16))}"
-                : String(scalar)
-        }.joined()
+        "\"" + path.escapingControlCharacters + "\""
     }
 }
