@@ -107,14 +107,14 @@ final class DemoPlayer {
         playNextStep()
     }
 
-    /// Keys do not reach the app during the demo: q and Ctrl-C quit, Ctrl-Z
+    /// Keys do not reach the app during the demo: the quit keys quit, Ctrl-Z
     /// suspends, any other key skips to the next step, once the stress test
     /// is over.
     func receive(_ key: Key) {
-        switch key {
-        case .character("q"), .control("c"):
+        switch KeyBinding.action(for: key) {
+        case .quit:
             runtime.exit(status: 0)
-        case .control("z"):
+        case .suspend:
             runtime.send(.key(key))
         default:
             // The next step is already due: it starts when the stress

@@ -80,7 +80,7 @@ struct Launch {
                 Self.printError("\(error)")
                 Foundation.exit(2)
             }
-            Runtime.run(terminal: terminal, database: database, useColor: useColor, demo: demo)
+            Runtime.run(terminal: terminal, database: database, demo: demo)
         }
     }
 

@@ -5,9 +5,9 @@ import LiveTableCore
 ///
 /// With colours, each `Color` gets a colour pair: a foreground on the
 /// terminal's default background (`render` reverses the title bar and the
-/// selection, which turns their colour into a bar). Without (`--no-color`, `NO_COLOR`, or a monochrome terminal),
-/// colours fall back to bold, reverse and dim, so the title, the selection
-/// and errors still stand out.
+/// selection, which turns their colour into a bar). Without (`--no-color`,
+/// `NO_COLOR`, or a terminal without colours), `render` draws in
+/// monochrome, and cells keep only their bold and reverse attributes.
 @MainActor
 struct Palette {
     /// False when cells are drawn in monochrome.
@@ -57,22 +57,12 @@ struct Palette {
         if style.reverse {
             attributes |= lt_a_reverse()
         }
-        if usesColor {
-            if style.color == .dim && lt_colors() < 16 {
-                attributes |= lt_a_dim()
-            }
-            return (attributes, Self.pair(style.color))
+        guard usesColor else {
+            return (attributes, 0)
         }
-        switch style.color {
-        case .title, .error, .accent:
-            attributes |= lt_a_bold()
-        case .selection:
-            attributes |= lt_a_reverse()
-        case .dim:
+        if style.color == .dim && lt_colors() < 16 {
             attributes |= lt_a_dim()
-        case .normal, .border, .status:
-            break
         }
-        return (attributes, 0)
+        return (attributes, Self.pair(style.color))
     }
 }

@@ -38,16 +38,16 @@ final class Runtime {
     private var queue: [Message] = []
     private var isHandling = false
 
-    private init(terminal: Terminal, database: AppDatabase, useColor: Bool, demo: DemoPlayer?) {
+    private init(terminal: Terminal, database: AppDatabase, demo: DemoPlayer?) {
         self.terminal = terminal
         self.database = database
         self.demo = demo
-        self.state = AppState.initial(width: terminal.width, height: terminal.height, useColor: useColor)
+        self.state = AppState.initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
     }
 
     /// Runs the app until it exits the process.
-    static func run(terminal: Terminal, database: AppDatabase, useColor: Bool, demo: DemoPlayer?) -> Never {
-        let runtime = Runtime(terminal: terminal, database: database, useColor: useColor, demo: demo)
+    static func run(terminal: Terminal, database: AppDatabase, demo: DemoPlayer?) -> Never {
+        let runtime = Runtime(terminal: terminal, database: database, demo: demo)
         runtime.start()
         // The sources hold the runtime unowned: it must outlive the loop,
         // which an optimized build would not otherwise guarantee.
@@ -67,26 +67,25 @@ final class Runtime {
                 if self.input?.data == 0 {
                     exit(status: 128 + SIGHUP)
                 }
-                for key in terminal.readKeys() {
-                    receive(key)
+                let keys = terminal.readKeys()
+                if let demo {
+                    keys.forEach(demo.receive)
+                } else {
+                    send(contentsOf: keys.map(Message.key))
                 }
             }
         }
         input.resume()
         self.input = input
 
-        sources += SignalSources.observe([SIGWINCH]) { [unowned self] _ in
-            terminal.updateSize()
-            send(.resize(width: terminal.width, height: terminal.height))
+        sources += SignalSources.observe([SIGWINCH, SIGCONT]) { [unowned self] _ in
+            redraw()
         }
         sources += SignalSources.observe([SIGINT, SIGTERM, SIGHUP, SIGQUIT]) { [unowned self] signal in
             exit(status: 128 + signal)
         }
         sources += SignalSources.observe([SIGTSTP]) { [unowned self] _ in
             suspend()
-        }
-        sources += SignalSources.observe([SIGCONT]) { [unowned self] _ in
-            redraw()
         }
 
         // Before the observation starts, so that it misses no change.
@@ -103,30 +102,31 @@ final class Runtime {
 
     // MARK: - Messages
 
-    private func receive(_ key: Key) {
-        if let demo {
-            demo.receive(key)
-        } else {
-            send(.key(key))
-        }
+    /// Updates the state with `message` and the messages it leads to, runs
+    /// their effects, then draws the state once.
+    func send(_ message: Message) {
+        send(contentsOf: [message])
     }
 
-    /// Updates the state with `message`, draws it, and runs the effects.
-    func send(_ message: Message) {
-        queue.append(message)
+    /// Updates the state with each message in order, runs their effects,
+    /// then draws the state once: a burst of keys is drawn once.
+    func send(contentsOf messages: [Message]) {
+        queue += messages
         guard !isHandling else { return }
         isHandling = true
         defer { isHandling = false }
         while !queue.isEmpty {
             let message = queue.removeFirst()
             let effects = update(&state, message)
-            terminal.draw(render(state))
             for effect in effects {
                 perform(effect)
             }
         }
+        terminal.draw(render(state))
     }
 
+    /// Reads the terminal size and draws everything again: after a resize,
+    /// and when the app continues after a stop.
     private func redraw() {
         terminal.updateSize()
         send(.resize(width: terminal.width, height: terminal.height))
@@ -265,9 +265,10 @@ final class Runtime {
         terminal.suspend()
         signal(SIGTSTP, SIG_DFL)
         kill(getpid(), SIGTSTP)
-        // Continued: ignore SIGTSTP again, so that only its source sees it.
+        // Continued (SIGCONT redraws too), or not stopped at all, as in an
+        // orphaned process group: ignore SIGTSTP again, so that only its
+        // source sees it, and take the screen back.
         signal(SIGTSTP, SIG_IGN)
-        terminal.resume()
         redraw()
     }
 }

@@ -14,6 +14,9 @@ final class Terminal {
     private(set) var height: Int
 
     private let palette: Palette
+    /// False when the screen is drawn in monochrome: `--no-color`,
+    /// `NO_COLOR`, or a terminal without colours.
+    var usesColor: Bool { palette.usesColor }
     /// The grid on the terminal, to draw only the cells that change.
     private var previous: Screen?
     private var cursorVisibility: Int32 = -1
@@ -160,14 +163,6 @@ final class Terminal {
     func suspend() {
         guard !isRestored else { return }
         endwin()
-    }
-
-    /// Takes the terminal back after a `suspend`.
-    func resume() {
-        guard !isRestored else { return }
-        previous = nil
-        clearok(lt_curscr(), true)
-        refresh()
     }
 
     /// Leaves the app's screen and gives the terminal its modes back. Safe

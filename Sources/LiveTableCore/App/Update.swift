@@ -74,17 +74,12 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
 // MARK: - Keys
 
 extension AppState {
-    /// The number of refreshes of a stress test, as `Effect.stressTest` runs it.
-    static let stressTestRefreshes = 50
-
     fileprivate mutating func handle(_ key: Key) -> [Effect] {
-        // Ctrl-C quits and Ctrl-Z suspends from anywhere, even from a form
-        // or an overlay, which are there again on resume.
-        if key == .control("c") {
-            return quit()
-        }
-        if key == .control("z") {
-            return [.suspend]
+        // The bound control keys (Ctrl-C quits, Ctrl-Z suspends) act from
+        // anywhere, even from a form or an overlay, which are there again
+        // on resume. They never type text.
+        if case .control = key, let action = KeyBinding.action(for: key) {
+            return perform(action)
         }
         switch mode {
         case .help:
@@ -195,7 +190,7 @@ extension AppState {
             return [.refresh]
         case .stressTest:
             guard !isStressTestRunning else { return [] }
-            status.stressTest = .running(completed: 0, total: AppState.stressTestRefreshes)
+            status.stressTest = .running(completed: 0, total: AppDatabase.stressTestRefreshes)
             return [.stressTest]
         case .toggleOrdering:
             ordering = ordering.toggled

@@ -423,6 +423,9 @@ public final class AppDatabase: Sendable {
         writer.rx.write(observeOn: scheduler) { db in try self.refresh(db) }
     }
 
+    /// The number of refreshes of the app's stress test.
+    public static let stressTestRefreshes = 50
+
     /// Returns a publisher that runs `refreshes` concurrent refreshes, and
     /// publishes the progress each time one of them ends, then finishes.
     ///
@@ -443,7 +446,7 @@ public final class AppDatabase: Sendable {
     /// - returns: A publisher of progress that never fails. With zero
     ///   refreshes, it publishes one finished progress.
     public func stressTest(
-        refreshes: Int = 50,
+        refreshes: Int = AppDatabase.stressTestRefreshes,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> AnyPublisher<StressTestProgress, Never>
     {

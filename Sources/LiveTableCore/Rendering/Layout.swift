@@ -32,8 +32,6 @@ struct Layout: Equatable {
     /// The width of the stats column of the wide layout.
     static let statsColumnWidth = 20
 
-    let width: Int
-    let height: Int
     let isTooSmall: Bool
     let title: Rect
     /// The players pane, border included.
@@ -44,10 +42,8 @@ struct Layout: Equatable {
     let status: Rect
 
     init(width: Int, height: Int) {
-        self.width = max(0, width)
-        self.height = max(0, height)
-        let width = self.width
-        let height = self.height
+        let width = max(0, width)
+        let height = max(0, height)
         isTooSmall = width < Layout.minimumWidth || height < Layout.minimumHeight
         title = Rect(x: 0, y: 0, width: width, height: 1)
         footer = Rect(x: 0, y: height - 2, width: width, height: 1)
