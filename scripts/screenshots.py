@@ -35,9 +35,6 @@ ANSI = {
     "brightbrown": "#fabd2f", "brightblue": "#83a598", "brightmagenta": "#d3869b",
     "brightcyan": "#8ec07c", "brightwhite": "#fbf1c7",
 }
-# The xterm 256-colour numbers of the 16 ANSI colours, as pyte reports them.
-ANSI_BY_HEX = {}
-
 # Names for the players of the big database: the app's own random names.
 NAMES = [
     "Arthur", "Anita", "Barbara", "Bernard", "Craig", "Chiara", "David", "Dean", "Éric", "Elena",

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Makes the PNG screenshots in screenshots/ from real runs of livetable in
-# tmux: builds the app, installs what the renderer needs (tmux, sqlite3, the
-# DejaVu fonts; pyte and Pillow in a virtual environment under .build/), then
-# runs scripts/screenshots.py.
+# tmux: builds the app, installs what the renderer needs (tmux, python3-venv,
+# the DejaVu fonts; pyte and Pillow in a virtual environment under .build/),
+# then runs scripts/screenshots.py.
 #
 #   scripts/screenshots.sh [output directory, default: screenshots]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
-for pkg in tmux sqlite3 fonts-dejavu-core; do
+for pkg in tmux python3-venv fonts-dejavu-core; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -21,6 +21,6 @@ struct AppOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Makes random names and scores reproducible.", valueName: "n"))
     var seed: UInt64?
 
-    @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set).")
+    @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 }

@@ -263,12 +263,16 @@ final class Runtime {
     /// the screen back and redraws everything.
     private func suspend() {
         terminal.suspend()
-        signal(SIGTSTP, SIG_DFL)
+        var stop = sigaction()
+        stop.__sigaction_handler.sa_handler = SIG_DFL
+        var previous = sigaction()
+        sigaction(SIGTSTP, &stop, &previous)
         kill(getpid(), SIGTSTP)
         // Continued (SIGCONT redraws too), or not stopped at all, as in an
-        // orphaned process group: ignore SIGTSTP again, so that only its
-        // source sees it, and take the screen back.
-        signal(SIGTSTP, SIG_IGN)
+        // orphaned process group: give SIGTSTP back to its source, as it
+        // was, so that the next one from outside suspends again, and take
+        // the screen back.
+        sigaction(SIGTSTP, &previous, nil)
         redraw()
     }
 }

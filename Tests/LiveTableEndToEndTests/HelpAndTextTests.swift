@@ -5,7 +5,7 @@ import XCTest
 /// characters take two cells and keep the columns aligned.
 final class HelpAndTextTests: LiveTableTestCase {
     func testHelpOverlayListsTheKeysAndAnyKeyClosesIt() throws {
-        let (session, _) = try startApp()
+        let (session, database) = try startApp()
         try session.send("?")
         let screen = try session.waitForScreen(containing: "Press any key to close")
         for text in ["Keys", "n or +", "insert a random player", "q, Esc, Ctrl-C", "order by score / by name"] {
@@ -14,6 +14,8 @@ final class HelpAndTextTests: LiveTableTestCase {
         try session.send("x")
         try session.waitForScreen("the overlay to close") { !$0.contains("Press any key to close") }
         XCTAssertTrue(try session.screen().contains("Hall of Fame"))
+        // The list is whole again where the overlay was.
+        try waitForScreenMatchingDatabase(session, database)
     }
 
     func testWideCharactersKeepColumnsAligned() throws {

@@ -27,8 +27,11 @@ final class OrderingAndRefreshTests: LiveTableTestCase {
 
     func testStressTestEndsWithPanesMatchingTheDatabase() throws {
         let (session, database) = try startApp()
+        let snapshot = "SELECT group_concat(id || ':' || score) FROM player"
+        let before = try sqlite(database, snapshot)
         try session.send("s")
         try session.waitForScreen(containing: "stress test: 50 ok, 0 failed", timeout: 20)
+        XCTAssertNotEqual(try sqlite(database, snapshot), before, "the refreshes changed the scores")
         let screen = try waitForScreenMatchingDatabase(session, database)
         let stats = try databaseStats(database)
         XCTAssertEqual(screen.playerCount, stats.count)

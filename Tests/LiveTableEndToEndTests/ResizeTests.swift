@@ -7,11 +7,14 @@ final class ResizeTests: LiveTableTestCase {
     func testResizeRelaysOut() throws {
         let (session, database) = try startApp()
         try session.resize(width: 50, height: 16)
+        // tmux cuts the old lines to the new width: only the app's redraw
+        // closes a border at column 50 and puts the Players pane there.
         let text = try session.waitForScreen("the narrow layout") { text in
             let lines = text.components(separatedBy: "\n")
             return lines.first?.contains("Hall of Fame") == true
                 && lines.allSatisfy { $0.count <= 50 }
-                && lines.contains { $0.hasPrefix("└") && $0.count == 50 }
+                && lines.contains { $0.hasPrefix("└") && $0.hasSuffix("┘") && $0.count == 50 }
+                && AppScreen(text).playerCount == "8"
         }
         XCTAssertEqual(AppScreen(text).playerCount, "8")
         // Below 60 columns the panes sit above the list: it shows fewer rows.
@@ -32,11 +35,13 @@ final class ResizeTests: LiveTableTestCase {
 
         try session.resize(width: 1, height: 1)
         try session.waitForScreen("the 1x1 screen") { !$0.contains("Too small") }
-        // Still alive, and still listening.
-        try session.resize(width: 100, height: 30)
-        try waitForScreenMatchingDatabase(session, database)
+        // Still alive at 1x1, and still listening.
         try session.send("n")
         try waitForPlayerCount(database, 9)
+        try session.resize(width: 100, height: 30)
         XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "9")
+        try session.send("n")
+        try waitForPlayerCount(database, 10)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "10")
     }
 }

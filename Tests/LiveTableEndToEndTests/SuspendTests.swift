@@ -16,8 +16,13 @@ final class SuspendTests: LiveTableTestCase {
         try session.send("Enter")
         XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "8")
 
-        for round in 1...2 {
-            try session.send("C-z")
+        // Ctrl-Z twice, then SIGTSTP sent from outside.
+        for round in 1...3 {
+            if round < 3 {
+                try session.send("C-z")
+            } else {
+                XCTAssertEqual(kill(try session.childProcessID(named: "livetable"), SIGTSTP), 0)
+            }
             let screen = try session.waitForScreen("the shell to report the stopped app") { screen in
                 screen.components(separatedBy: "Stopped").count - 1 == round
             }
@@ -35,8 +40,8 @@ final class SuspendTests: LiveTableTestCase {
 
         // Keys work after resuming.
         try session.send("n")
-        try waitForPlayerCount(database, 11)
-        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "11")
+        try waitForPlayerCount(database, 12)
+        XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "12")
         try session.send("q")
         try session.waitForScreen("the shell prompt") { AppScreen($0).title == nil }
         try session.type("echo \"EXITED $?\"")
