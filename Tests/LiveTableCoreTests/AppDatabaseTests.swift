@@ -49,8 +49,16 @@ final class AppDatabaseTests: XCTestCase {
 
     func testMaxScoreIsReadFromScoreIndex() throws {
         let appDatabase = try AppDatabase.inMemory()
-        let plan = try appDatabase.writer.read { db in
-            try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT MAX(score) FROM player", adapter: SuffixRowAdapter(fromIndex: 3))
+        let plan = try appDatabase.writer.writeWithoutTransaction { db in
+            // The plan of the statement that `maxScore` runs.
+            var statements: [String] = []
+            db.trace { event in
+                if case let .statement(statement) = event { statements.append(statement.sql) }
+            }
+            _ = try AppDatabase.maxScore(db)
+            db.trace(nil)
+            XCTAssertEqual(statements.count, 1, "\(statements)")
+            return try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(XCTUnwrap(statements.first))", adapter: SuffixRowAdapter(fromIndex: 3))
         }
         XCTAssertEqual(plan, ["SEARCH player USING COVERING INDEX player_on_score"])
     }

@@ -90,9 +90,26 @@ final class ExternalChangesTests: XCTestCase {
     }
 
     func testDatabaseInMemoryWatchesNothing() throws {
+        for path in ["", ":memory:", "file:players?mode=memory"] {
+            XCTAssertNil(AppDatabase.watchedFiles(ofDatabaseAtPath: path), path)
+        }
         let appDatabase = try AppDatabase(DatabaseQueue())
+        XCTAssertNil(AppDatabase.watchedFiles(ofDatabaseAtPath: appDatabase.writer.path))
         let watch = try appDatabase.observeExternalChanges()
         watch.cancel()
+    }
+
+    func testWatchedFilesAreNextToTheFileALinkPointsTo() throws {
+        let directory = try makeTemporaryDirectory()
+        let target = directory.appendingPathComponent("data", isDirectory: true)
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: target.appendingPathComponent("players.sqlite").path, contents: nil)
+        let link = directory.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.appendingPathComponent("players.sqlite").path)
+
+        let files = try XCTUnwrap(AppDatabase.watchedFiles(ofDatabaseAtPath: link))
+        XCTAssertEqual(files.directory, target.resolvingSymlinksInPath().path)
+        XCTAssertEqual(files.names, ["players.sqlite", "players.sqlite-wal", "players.sqlite-journal"])
     }
 
     func testUnwatchableDirectoryIsAnError() throws {

@@ -52,6 +52,27 @@ final class DatabaseRegionObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testSubscriptionRetainsTheDatabaseUntilCancelled() throws {
+        // GRDB's region observation does not retain its database: the
+        // subscription does, as GRDB's own publisher does.
+        for spelling in Spelling.allCases {
+            weak var weakQueue: DatabaseQueue?
+            let recorder = try { () -> Recorder<Database, Error> in
+                let dbQueue = try DatabaseQueue()
+                try dbQueue.write(Player.createTable)
+                weakQueue = dbQueue
+                return spelling.changes(DatabaseRegionObservation(tracking: Player.all()), in: dbQueue).record()
+            }()
+            try XCTUnwrap(weakQueue, "\(spelling): released while observed")
+                .write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            XCTAssertEqual(recorder.values.count, 1, "\(spelling)")
+
+            recorder.cancel()
+            let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in weakQueue == nil }, object: nil)
+            waitFor([released], "\(spelling): retained after cancel")
+        }
+    }
+
     func testSubscriptionFromAWriteMissesNoTransaction() {
         forEachSpellingAndWriter { spelling, writer, kind in
             // The current state and every later transaction: the usual way

@@ -12,6 +12,8 @@ final class ValueObservationPublisherTests: XCTestCase {
 
     // MARK: - Values
 
+    // `playerCount` is a `trackingConstantRegion` observation: the tests of
+    // the schedulers are its tests too.
     func testDefaultSchedulerPublishesEachCommittedState() {
         forEachSpellingAndWriter { spelling, writer, kind in
             try assertObservation(
@@ -151,15 +153,6 @@ final class ValueObservationPublisherTests: XCTestCase {
                     try writer.write { db in try db.execute(sql: "UPDATE preference SET observesPlayers = 1") }
                     try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
                 })
-        }
-    }
-
-    func testTrackingConstantRegion() {
-        forEachSpellingAndWriter { spelling, writer, kind in
-            let observation = ValueObservation.trackingConstantRegion { db in try Player.fetchCount(db) }
-            try assertObservation(
-                of: spelling.observe(observation, in: writer),
-                in: writer, kind: kind, expecting: [0, 1, 3], "\(spelling), \(kind)")
         }
     }
 

@@ -121,8 +121,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         }
         lines.append("")
         lines.append("naive / pipeline")
-        lines.append(["rows", "p50", "p99", "updates/s", "first frame"].enumerated()
-            .map { pad($1, $0 == 0 ? 12 : 12) }.joined())
+        lines.append(["rows", "p50", "p99", "updates/s", "first frame"].map { pad($0, 12) }.joined())
         for size in sizes {
             guard let naive = size.naive else { continue }
             let pipeline = size.pipeline
@@ -230,6 +229,6 @@ public struct BenchmarkSuite: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -2000")
             try db.checkpoint(.truncate)
         }
-        try writer.close()
+        try appDatabase.close()
     }
 }

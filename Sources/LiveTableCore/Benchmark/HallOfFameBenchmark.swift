@@ -219,7 +219,14 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             }
         }
 
-        onMain { self.cancellable = nil }
+        // Closed here, not whenever the last reference goes: the database
+        // is free for the next measurement as soon as this one returns.
+        onMain {
+            self.cancellable = nil
+            self.appDatabase = nil
+        }
+        externalChanges.cancel()
+        try appDatabase.close()
         return BenchmarkFigures(
             p50_ms: latency.p50,
             p99_ms: latency.p99,

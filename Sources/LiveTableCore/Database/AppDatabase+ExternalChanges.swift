@@ -40,19 +40,14 @@ extension AppDatabase {
     ///   watched (the system's limit of inotify watches is reached, for
     ///   example), or a `DatabaseError`.
     public func observeExternalChanges() throws -> AnyCancellable {
-        let path = writer.path
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+        guard let files = Self.watchedFiles(ofDatabaseAtPath: writer.path) else {
             return AnyCancellable {}
         }
-        // SQLite writes the journal and the WAL next to the file a symbolic
-        // link points to.
-        let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        let name = file.lastPathComponent
         let queue = DispatchQueue(label: "livetable.externalChanges")
         let notifier = ExternalChangeNotifier(writer: writer, queue: queue)
         let source = try FileChangeSource(
-            directory: file.deletingLastPathComponent().path,
-            names: [name, name + "-wal", name + "-journal"],
+            directory: files.directory,
+            names: files.names,
             queue: queue,
             onChange: { notifier.fileDidChange() })
         try notifier.start()
@@ -62,6 +57,20 @@ extension AppDatabase {
             source.cancel()
             notifier.cancel()
         }
+    }
+
+    /// The directory and the names of the files that other processes write
+    /// when they change the database at `path`, or nil for a database in
+    /// memory or opened from a `file:` URI.
+    static func watchedFiles(ofDatabaseAtPath path: String) -> (directory: String, names: Set<String>)? {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+            return nil
+        }
+        // SQLite writes the journal and the WAL next to the file a symbolic
+        // link points to.
+        let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let name = file.lastPathComponent
+        return (file.deletingLastPathComponent().path, [name, name + "-wal", name + "-journal"])
     }
 }
 

@@ -74,11 +74,7 @@ extension AppDatabase {
         do {
             return try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout) { dbQueue in
                 try dbQueue.read { db in
-                    if try db.tableExists("playerStats") {
-                        return try playerCount(db)
-                    }
-                    // A database of the first schema version counts its rows.
-                    return try db.tableExists("player") ? Player.fetchCount(db) : 0
+                    try db.tableExists("playerStats") ? playerCount(db) : 0
                 }
             }
         } catch {

@@ -539,6 +539,11 @@ enum SQL {
     /// A SQL function that returns a random score (writer connection only).
     static let randomScoreFunction = "livetable_random_score"
 
+    // The bucket functions below are frozen in the triggers of the
+    // migration `createPlayerStatistics`, and the rank estimates call them
+    // at query time: change them only with a new migration that rebuilds
+    // the triggers and the buckets.
+
     /// The width of a score bucket.
     static let scoreBucketWidth = 16
     /// The number of buckets of width `scoreBucketWidth` from score 0. Below

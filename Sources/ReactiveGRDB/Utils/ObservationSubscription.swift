@@ -31,7 +31,9 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
     private enum State {
         /// Waiting for demand, not observing the database.
         case waitingForDemand(Downstream, start: Start)
-        /// Observing the database.
+        /// Observing the database. `start` stays here because it retains
+        /// the database: GRDB's region observation does not, and the
+        /// database must live as long as the subscription observes it.
         case observing(Downstream, start: Start, remainingDemand: Subscribers.Demand)
         /// Failed or cancelled, not observing the database.
         case finished
