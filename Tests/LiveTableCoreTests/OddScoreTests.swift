@@ -314,6 +314,24 @@ final class OddScoreTests: XCTestCase {
         XCTAssertTrue(text.contains("││'xxxxxxxxxxxxxxxx…│"), text)
     }
 
+    func testControlCharactersOfATextScoreNeverReachTheTerminal() {
+        let players = [
+            makePlayer(1, "Escape", .text("\u{1B}[31m\u{1B}]0;title\u{7}")),
+            makePlayer(2, "Lines", .text("a\nb\r\u{85}c")),
+            makePlayer(3, "Wide", .text("日本語\u{200B}")),
+            makePlayer(4, "Arthur", 794),
+        ]
+        for width in [12, 24, 40, 80] {
+            let text = render(makeLoadedState(players, width: width, height: 12)).text
+            let controls = Array(text.unicodeScalars.filter { $0 != "\n" && $0.properties.generalCategory == .control })
+            XCTAssertEqual(controls, [], text)
+            if width >= 40 {
+                // The other rows keep their score column.
+                XCTAssertTrue(text.contains(" 794 │"), text)
+            }
+        }
+    }
+
     func testEditFormShowsAnOddScoreAndSavesAnInteger() {
         var form = EditForm(player: makePlayer(1, "Tiny", .real(-1e30)))
         XCTAssertEqual(form.score, "-1.0e+30")

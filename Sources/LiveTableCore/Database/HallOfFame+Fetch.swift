@@ -125,9 +125,8 @@ extension HallOfFame {
 ///
 /// The sort key of a player is three columns (`Ordering.sortColumns`):
 /// (score DESC, name, id) or (name, score DESC, id). Since the directions
-/// are mixed, a row value
-/// comparison such as `(score, name, id) < (?, ?, ?)` can not seek the
-/// index. So the players before a key are three disjoint index ranges,
+/// are mixed, a row value comparison such as `(score, name, id) < (?, ?, ?)`
+/// can not seek the index. So the players before a key are three disjoint index ranges,
 /// each one an index search, visited from the closest to the key:
 ///
 /// 1. same first two columns, id before;
