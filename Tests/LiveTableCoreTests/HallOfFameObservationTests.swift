@@ -122,7 +122,7 @@ final class HallOfFameObservationTests: XCTestCase {
                     try appDatabase.writer.write { db in
                         for _ in 0..<random(1...5) where !players.isEmpty {
                             var player = players[random(0...(players.count - 1))]
-                            player.score = random(0...12)
+                            player.score = Score(random(0...12))
                             try player.update(db)
                         }
                     }

@@ -242,7 +242,7 @@ final class KeysetPagingTests: XCTestCase {
             // A new score moves the player far down, out of the window
             // around its old key: the window follows it there.
             var moved = seen
-            moved.score = sorted.last!.score - 1
+            moved.score = Score(sorted.last!.score.integerValue! - 1)
             moved.name = "Moved"
             try awaitValue(appDatabase.updatePlayer(moved))
             let players = try appDatabase.allPlayers()

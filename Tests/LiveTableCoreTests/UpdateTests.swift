@@ -4,6 +4,11 @@ import XCTest
 // MARK: - Fixtures
 
 /// A player with an id, as the database delivers them.
+func makePlayer(_ id: Int64, _ name: String, _ score: Score) -> Player {
+    Player(id: id, name: name, score: score)
+}
+
+/// A player with an id and an integer score.
 func makePlayer(_ id: Int64, _ name: String, _ score: Int) -> Player {
     Player(id: id, name: name, score: score)
 }
@@ -14,7 +19,7 @@ func makeHallOfFame(
     _ players: [Player],
     request: WindowRequest,
     playerCount: Int? = nil,
-    maxScore: Int?? = nil,
+    maxScore: Score?? = nil,
     firstRank: Int = 0,
     rankIsExact: Bool = true,
     reachesStart: Bool = true,

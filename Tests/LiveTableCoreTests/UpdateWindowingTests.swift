@@ -13,7 +13,7 @@ private enum BigTable {
     static func window(_ request: WindowRequest, firstRank: Int, rows: Int, rankIsExact: Bool = true) -> HallOfFame {
         let ranks = max(0, firstRank)..<min(count, firstRank + rows)
         return makeHallOfFame(
-            ranks.map(player(rank:)), request: request, playerCount: count, maxScore: count,
+            ranks.map(player(rank:)), request: request, playerCount: count, maxScore: Score(count),
             firstRank: ranks.lowerBound, rankIsExact: rankIsExact,
             reachesStart: ranks.lowerBound == 0, reachesEnd: ranks.upperBound == count)
     }
@@ -26,7 +26,7 @@ private enum BigTable {
         case .last:
             return window(request, firstRank: count - request.before - request.after, rows: request.before + request.after)
         case let .player(player):
-            let rank = count - player.score
+            let rank = count - player.score.integerValue!
             let firstRank = max(0, rank - request.before)
             return window(request, firstRank: firstRank, rows: rank - firstRank + request.after)
         }

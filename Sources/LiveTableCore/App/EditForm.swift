@@ -44,7 +44,9 @@ public struct EditForm: Equatable, Sendable {
     public init(player: Player) {
         self.player = player
         self.name = player.name
-        self.score = String(player.score)
+        // A score that another process stored as a real, a text or a
+        // blob shows as the list shows it; saving asks for an integer.
+        self.score = player.score.description
         self.focus = .name
         self.cursor = player.name.count
         self.error = nil
@@ -212,7 +214,7 @@ public struct EditForm: Equatable, Sendable {
         }
         var player = player
         player.name = name
-        player.score = score
+        player.score = Score(score)
         return .success(player)
     }
 

@@ -376,7 +376,7 @@ extension AppState {
                 // The window follows the selected player by id, from its
                 // last known key: the player was deleted. Select the player
                 // that now sorts at its place.
-                newIndex = players.firstIndex { !sortsBefore($0, selected, in: ordering) } ?? players.count - 1
+                newIndex = players.firstIndex { !ordering.sortsBefore($0, selected) } ?? players.count - 1
             } else {
                 // Moved away or deleted: the window anchored on the player
                 // tells which, and keeps the screen as it is until then.
@@ -409,18 +409,3 @@ extension AppState {
     }
 }
 
-/// True when `a` sorts before `b` in `ordering`: the order of the database
-/// indexes, with names compared byte by byte as SQLite's BINARY collation
-/// does (Swift's `<` on strings compares Unicode scalars once normalized).
-private func sortsBefore(_ a: Player, _ b: Player, in ordering: Ordering) -> Bool {
-    func nameOrder(_ a: String, _ b: String) -> Int {
-        if a.utf8.lexicographicallyPrecedes(b.utf8) { return -1 }
-        if b.utf8.lexicographicallyPrecedes(a.utf8) { return 1 }
-        return 0
-    }
-    let names = nameOrder(a.name, b.name)
-    let scores = a.score == b.score ? 0 : (a.score > b.score ? -1 : 1)
-    let ids = (a.id ?? 0) == (b.id ?? 0) ? 0 : ((a.id ?? 0) < (b.id ?? 0) ? -1 : 1)
-    let keys = ordering == .byScore ? [scores, names, ids] : [names, scores, ids]
-    return keys.first { $0 != 0 }.map { $0 < 0 } ?? false
-}

@@ -291,12 +291,11 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// The demo apps' observation: every player, `COUNT(*)` and
     /// `MAX(score)`, answered as a Hall of Fame for the app's request.
     private static func fetchNaive(_ db: Database, _ request: WindowRequest) throws -> HallOfFame {
-        let order = request.ordering == .byScore
-            ? "score DESC, name, id"
-            : "name, score DESC, id"
-        let players = try Player.fetchAll(db, sql: "SELECT * FROM player ORDER BY \(order)")
+        let players = try Player.fetchAll(
+            db, sql: "SELECT * FROM player ORDER BY \(request.ordering.orderByClause)")
         let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0
-        let maxScore = try Int.fetchOne(db, sql: "SELECT MAX(score) FROM player")
+        let maxScore = try DatabaseValue.fetchOne(db, sql: "SELECT MAX(score) FROM player")
+            .flatMap { $0.isNull ? nil : Score(databaseValue: $0) }
         return HallOfFame(
             playerCount: count, maxScore: maxScore, request: request, players: players,
             firstRank: 0, rankIsExact: true, reachesStart: true, reachesEnd: true)

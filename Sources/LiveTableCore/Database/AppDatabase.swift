@@ -95,7 +95,9 @@ public final class AppDatabase: Sendable {
                     score INTEGER NOT NULL
                 );
                 -- One index per ordering of the Hall of Fame, so that each
-                -- page of players is an index search (keyset paging).
+                -- page of players is an index search (keyset paging). Their
+                -- columns are Ordering.sortColumns: a test holds them
+                -- together (this SQL is frozen, as migrations are).
                 CREATE INDEX player_on_score ON player(score DESC, name, id);
                 CREATE INDEX player_on_name ON player(name, score DESC, id);
                 """)
@@ -188,8 +190,12 @@ public final class AppDatabase: Sendable {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT playerCount FROM playerStats WHERE id = 1")) ?? 0
     }
 
-    /// Returns the best score, or nil if there is no player, in
+    /// Returns the greatest score, or nil if there is no player, in
     /// logarithmic time (SQLite reads it from the score index).
+    ///
+    /// It is SQLite's `MAX(score)`, the score of the first player by
+    /// score: a text or a blob that another process stored is greater
+    /// than any number (see `Score`).
     ///
     /// For example:
     ///
@@ -199,8 +205,10 @@ public final class AppDatabase: Sendable {
     ///
     /// - parameter db: A database connection.
     /// - returns: The maximum score.
-    public static func maxScore(_ db: Database) throws -> Int? {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(score) FROM player"))
+    public static func maxScore(_ db: Database) throws -> Score? {
+        let value = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT MAX(score) FROM player"))
+        // NULL is the max of an empty table.
+        return value.flatMap { $0.isNull ? nil : Score(databaseValue: $0) }
     }
 
     // MARK: - Synchronous Intents

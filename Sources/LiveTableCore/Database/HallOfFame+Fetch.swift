@@ -82,7 +82,7 @@ extension HallOfFame {
             // The anchor follows its player by id, in this same read, so
             // that the window holds the player wherever its new score moved
             // it. A deleted player leaves the window at the key it was given.
-            let key = try keyset.key(of: Keyset.currentPlayer(db, anchor) ?? anchor)
+            let key = try keyset.currentKey(db, of: anchor) ?? request.ordering.sortKey(of: anchor)
             let rowsBefore = try keyset.fetchPlayers(db, keyset.before(key), limit: before + 1)
             let rowsFrom = try keyset.fetchPlayers(db, keyset.from(key), limit: after + 1)
             let playersBefore = Array(rowsBefore.prefix(before).reversed())
@@ -123,10 +123,10 @@ extension HallOfFame {
 
 /// Keyset paging on the index of an ordering.
 ///
-/// The sort key of a player is three columns: (score DESC, name, id) or
-/// (name, score DESC, id). Since the directions are mixed, a row value
-/// comparison such as `(score, name, id) < (?, ?, ?)` can not seek the
-/// index. So the players before a key are three disjoint index ranges,
+/// The sort key of a player is three columns (`Ordering.sortColumns`):
+/// (score DESC, name, id) or (name, score DESC, id). Since the directions
+/// are mixed, a row value comparison such as `(score, name, id) < (?, ?, ?)`
+/// can not seek the index. So the players before a key are three disjoint index ranges,
 /// each one an index search, visited from the closest to the key:
 ///
 /// 1. same first two columns, id before;
@@ -138,12 +138,11 @@ extension HallOfFame {
 /// ordering, so that the plan never depends on the query planner's
 /// guesses. Statements are cached by the connection: compiling them
 /// would cost more than running them.
+///
+/// The key values are bound as the database stores them, whatever their
+/// type: a score of `-1e30` or `'abc'` is bound as that real or that text,
+/// and SQLite's comparisons put it where the index does.
 private struct Keyset {
-    struct KeyColumn {
-        var name: String
-        var descending: Bool
-    }
-
     /// One index range: a WHERE clause, its arguments, and the order in
     /// which to read it.
     struct Range {
@@ -156,54 +155,28 @@ private struct Keyset {
 
     let ordering: Ordering
     let index: String
-    let columns: [KeyColumn]
+    let columns: [SortColumn]
     let forwardOrder: String
     let backwardOrder: String
 
     init(_ ordering: Ordering) {
         self.ordering = ordering
-        switch ordering {
-        case .byScore:
-            index = "player_on_score"
-            columns = [
-                KeyColumn(name: "score", descending: true),
-                KeyColumn(name: "name", descending: false),
-                KeyColumn(name: "id", descending: false),
-            ]
-        case .byName:
-            index = "player_on_name"
-            columns = [
-                KeyColumn(name: "name", descending: false),
-                KeyColumn(name: "score", descending: true),
-                KeyColumn(name: "id", descending: false),
-            ]
-        }
-        forwardOrder = columns
-            .map { $0.descending ? "\($0.name) DESC" : $0.name }
-            .joined(separator: ", ")
-        backwardOrder = columns
-            .map { $0.descending ? $0.name : "\($0.name) DESC" }
-            .joined(separator: ", ")
+        index = ordering.indexName
+        columns = ordering.sortColumns
+        forwardOrder = ordering.orderByClause
+        backwardOrder = ordering.reversedOrderByClause
     }
 
-    /// The player of `anchor.id` as the table now holds it, or nil if it
-    /// does not exist: one search of the primary key.
-    static func currentPlayer(_ db: Database, _ anchor: Player) throws -> Player? {
+    /// The sort key of the player of `anchor.id` as the table now stores
+    /// it, or nil if it does not exist: one search of the primary key. The
+    /// values are read as stored, not decoded, so that they bind back
+    /// exactly (a blob name stays a blob).
+    func currentKey(_ db: Database, of anchor: Player) throws -> [DatabaseValue]? {
         guard let id = anchor.id else { return nil }
         let row = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT id, name, score FROM player WHERE id = ?"),
             arguments: [id])
-        return row.map { Player(id: $0[0], name: $0[1], score: $0[2]) }
-    }
-
-    /// The sort key of a player, in index column order. A player that was
-    /// never inserted sorts before all players of same score and name.
-    func key(of player: Player) -> [DatabaseValue] {
-        let id = (player.id ?? Int64.min).databaseValue
-        switch ordering {
-        case .byScore: return [player.score.databaseValue, player.name.databaseValue, id]
-        case .byName: return [player.name.databaseValue, player.score.databaseValue, id]
-        }
+        return row.map { row in columns.map { row[$0.name.rawValue] as DatabaseValue } }
     }
 
     /// The players strictly before `key`, backwards.
@@ -231,15 +204,15 @@ private struct Keyset {
     /// of the first column, read from the index: every statement of the
     /// Hall of Fame is then an index search, which a test checks.
     func all(_ db: Database, from end: End) throws -> [Range] {
-        let first = columns[0]
+        let first = columns[0].name.rawValue
         // The start of a descending column is its maximum.
-        let fromMaximum = (end == .start) == first.descending
+        let fromMaximum = (end == .start) == columns[0].descending
         let extreme = try DatabaseValue.fetchOne(
-            db.cachedStatement(sql: "SELECT \(fromMaximum ? "MAX" : "MIN")(\(first.name)) FROM player"))
+            db.cachedStatement(sql: "SELECT \(fromMaximum ? "MAX" : "MIN")(\(first)) FROM player"))
             ?? .null
         // On an empty table the extreme is NULL, and the range is empty.
         return [Range(
-            condition: "\(first.name) \(fromMaximum ? "<=" : ">=") ?",
+            condition: "\(first) \(fromMaximum ? "<=" : ">=") ?",
             arguments: [extreme],
             order: end == .start ? forwardOrder : backwardOrder)]
     }
@@ -247,8 +220,8 @@ private struct Keyset {
     private func range(
         _ key: [DatabaseValue], equalUpTo position: Int, comparison: String, order: String) -> Range
     {
-        let conditions = columns[..<position].map { "\($0.name) = ?" }
-            + ["\(columns[position].name) \(comparison) ?"]
+        let conditions = columns[..<position].map { "\($0.name.rawValue) = ?" }
+            + ["\(columns[position].name.rawValue) \(comparison) ?"]
         return Range(
             condition: conditions.joined(separator: " AND "),
             arguments: StatementArguments(key[...position]),
@@ -266,7 +239,7 @@ private struct Keyset {
                     """),
                 arguments: range.arguments + [limit - players.count])
             while let row = try rows.next() {
-                players.append(Player(id: row[0], name: row[1], score: row[2]))
+                players.append(Player(row: row))
             }
         }
         return players
@@ -303,17 +276,18 @@ private struct Keyset {
     func estimatedRank(_ db: Database, of key: [DatabaseValue], playerCount: Int) throws -> Int {
         guard playerCount > 0 else { return 0 }
         let total = Double(playerCount)
-        let score = key[ordering == .byScore ? 0 : 1]
-        let name = key[ordering == .byScore ? 1 : 0]
+        let score = key[ordering.position(of: .score)]
+        let name = key[ordering.position(of: .name)]
         let scoreBuckets = try ScoreBuckets(db, score: score)
         let nameBuckets = try NameBuckets(db, name: name)
-        switch ordering {
-        case .byScore:
+        // The histograms count higher scores and smaller names: the
+        // directions of both sort keys. The leading column decides.
+        if columns[0].name == .score {
             let shareOfSmallerNames = (nameBuckets.countBefore + nameBuckets.countInBucket / 2) / total
             let inBucket = scoreBuckets.countInBucket
                 * scoreBuckets.shareAbove(tieShare: shareOfSmallerNames)
             return Int(scoreBuckets.countAbove + inBucket)
-        case .byName:
+        } else {
             let shareOfHigherScores = (scoreBuckets.countAbove
                 + scoreBuckets.countInBucket * scoreBuckets.shareAbove(tieShare: 0.5)) / total
             return Int(nameBuckets.countBefore + nameBuckets.countInBucket * shareOfHigherScores)
@@ -333,7 +307,7 @@ private struct ScoreBuckets {
     var countInBucket: Double
 
     init(_ db: Database, score: DatabaseValue) throws {
-        self.score = Int.fromDatabaseValue(score)
+        self.score = Score(databaseValue: score).integerValue
         bucket = try Int.fetchOne(db.cachedStatement(sql: "SELECT \(SQL.scoreBucket(":score"))"), arguments: ["score": score])
         countAbove = try Double.fetchOne(
             db.cachedStatement(sql: "SELECT total(playerCount) FROM playerScoreBucket WHERE bucket > ?"),

@@ -1,3 +1,5 @@
+import GRDB
+
 /// The two orderings of the Hall of Fame.
 public enum Ordering: String, CaseIterable, Equatable, Sendable {
     /// Score descending, then name, then id: the index `(score DESC, name, id)`.
@@ -8,6 +10,122 @@ public enum Ordering: String, CaseIterable, Equatable, Sendable {
     /// The other ordering.
     public var toggled: Ordering {
         self == .byScore ? .byName : .byScore
+    }
+}
+
+// MARK: - Sort Key
+
+/// A column of a sort key, and its direction.
+struct SortColumn: Equatable, Sendable {
+    /// A column of the `player` table.
+    enum Name: String, Sendable {
+        case id, name, score
+    }
+
+    /// The column.
+    var name: Name
+    /// True when the column sorts in descending order.
+    var descending: Bool
+
+    /// The term of an `ORDER BY` clause: `score DESC`, `name`.
+    var orderingTerm: String {
+        descending ? "\(name.rawValue) DESC" : name.rawValue
+    }
+
+    /// The term of the reversed order.
+    var reversedOrderingTerm: String {
+        descending ? name.rawValue : "\(name.rawValue) DESC"
+    }
+}
+
+extension Ordering {
+    // The one definition of each ordering's sort key. The SQL keyset
+    // (`HallOfFame.fetch`), the comparator (`sortsBefore`), the rank
+    // estimate and the benchmark's naive query are derived from it; the
+    // index of the migration `createPlayer` is frozen SQL, and a test
+    // holds it against these columns.
+
+    /// The sort key: the columns of the index of the ordering, in order.
+    /// The id makes the key unique.
+    var sortColumns: [SortColumn] {
+        switch self {
+        case .byScore:
+            return [
+                SortColumn(name: .score, descending: true),
+                SortColumn(name: .name, descending: false),
+                SortColumn(name: .id, descending: false),
+            ]
+        case .byName:
+            return [
+                SortColumn(name: .name, descending: false),
+                SortColumn(name: .score, descending: true),
+                SortColumn(name: .id, descending: false),
+            ]
+        }
+    }
+
+    /// The index whose entries are in the order of the sort key.
+    var indexName: String {
+        switch self {
+        case .byScore: return "player_on_score"
+        case .byName: return "player_on_name"
+        }
+    }
+
+    /// The `ORDER BY` clause of the ordering: `score DESC, name, id`.
+    var orderByClause: String {
+        sortColumns.map(\.orderingTerm).joined(separator: ", ")
+    }
+
+    /// The `ORDER BY` clause of the reversed ordering: `score, name DESC, id DESC`.
+    var reversedOrderByClause: String {
+        sortColumns.map(\.reversedOrderingTerm).joined(separator: ", ")
+    }
+
+    /// The position of a column in the sort key.
+    func position(of column: SortColumn.Name) -> Int {
+        sortColumns.firstIndex { $0.name == column }!
+    }
+
+    /// The sort key of a player, as the database would store it, in the
+    /// order of `sortColumns`. A player that was never inserted (nil id)
+    /// sorts before all players of the same score and name.
+    func sortKey(of player: Player) -> [DatabaseValue] {
+        sortColumns.map { column in
+            switch column.name {
+            case .id: return (player.id ?? Int64.min).databaseValue
+            case .name: return player.name.databaseValue
+            case .score: return player.score.databaseValue
+            }
+        }
+    }
+
+    /// Compares two sort keys as the index orders them.
+    ///
+    /// - returns: A negative number if `a` sorts first, zero if the keys
+    ///   are equal, a positive number if `b` sorts first.
+    func compare(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Int {
+        for (column, (a, b)) in zip(sortColumns, zip(a, b)) {
+            let order = DatabaseValue.sqliteComparison(a, b)
+            if order != 0 { return column.descending ? -order : order }
+        }
+        return 0
+    }
+
+    /// True when `a` sorts strictly before `b`, as the index of the
+    /// ordering (and SQLite's `ORDER BY`) sorts them: scores of any kind
+    /// as SQLite compares them, names byte by byte (SQLite's BINARY
+    /// collation, where Swift's `<` compares normalized strings).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let arthur = Player(id: 1, name: "Arthur", score: 100)
+    /// let barbara = Player(id: 2, name: "Barbara", score: .text("abc"))
+    /// Ordering.byScore.sortsBefore(barbara, arthur) // true: a text sorts after every number
+    /// ```
+    func sortsBefore(_ a: Player, _ b: Player) -> Bool {
+        compare(sortKey(of: a), sortKey(of: b)) < 0
     }
 }
 
@@ -69,8 +187,10 @@ public struct WindowRequest: Equatable, Sendable {
 public struct HallOfFame: Equatable, Sendable {
     /// The number of players in the table.
     public var playerCount: Int
-    /// The best score, or nil when the table is empty.
-    public var maxScore: Int?
+    /// The greatest score as SQLite's `MAX(score)` answers it (a text or
+    /// a blob is greater than any number, see `Score`), or nil when the
+    /// table is empty: the score of the first player by score.
+    public var maxScore: Score?
     /// The request this value answers.
     public var request: WindowRequest
     /// Consecutive players in `request.ordering`.
@@ -94,7 +214,7 @@ public struct HallOfFame: Equatable, Sendable {
     ///     firstRank: 0, rankIsExact: true, reachesStart: true, reachesEnd: true)
     /// ```
     public init(
-        playerCount: Int, maxScore: Int?, request: WindowRequest, players: [Player],
+        playerCount: Int, maxScore: Score?, request: WindowRequest, players: [Player],
         firstRank: Int, rankIsExact: Bool, reachesStart: Bool, reachesEnd: Bool)
     {
         self.playerCount = playerCount

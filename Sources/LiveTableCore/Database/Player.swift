@@ -1,19 +1,26 @@
+import Foundation
 import GRDB
 
 /// A player of the Hall of Fame: a row of the `player` table.
-public struct Player: Codable, Equatable, Hashable, Identifiable, Sendable {
+public struct Player: Equatable, Hashable, Identifiable, Sendable {
     /// The row id, nil until the player is inserted.
     public var id: Int64?
-    /// The player's name, never empty.
+    /// The player's name, never empty when the app writes it.
     public var name: String
-    /// The player's score.
-    public var score: Int
+    /// The player's score, as stored: an integer when the app writes it,
+    /// anything another process wrote otherwise (see `Score`).
+    public var score: Score
 
     /// Creates a player.
-    public init(id: Int64? = nil, name: String, score: Int) {
+    public init(id: Int64? = nil, name: String, score: Score) {
         self.id = id
         self.name = name
         self.score = score
+    }
+
+    /// Creates a player with an integer score.
+    public init(id: Int64? = nil, name: String, score: Int) {
+        self.init(id: id, name: name, score: Score(score))
     }
 }
 
@@ -21,11 +28,41 @@ extension Player: FetchableRecord, MutablePersistableRecord {
     /// The columns of the `player` table.
     public enum Columns {
         /// The `id` column, the primary key.
-        public static let id = Column(CodingKeys.id)
+        public static let id = Column("id")
         /// The `name` column.
-        public static let name = Column(CodingKeys.name)
+        public static let name = Column("name")
         /// The `score` column.
-        public static let score = Column(CodingKeys.score)
+        public static let score = Column("score")
+    }
+
+    /// Creates a player from a row of the `player` table, whatever another
+    /// process stored in it: the columns are decoded without a failable
+    /// conversion (GRDB's `row[...]` traps on a value it cannot convert).
+    ///
+    /// - A score is whatever is stored (see `Score`).
+    /// - A name is a text, since the column has TEXT affinity, unless a
+    ///   blob was written: it then shows as its bytes read as UTF-8. A NULL
+    ///   name (the column is `NOT NULL`, but a replaced table may hold it)
+    ///   is empty.
+    /// - The id is an integer (`INTEGER PRIMARY KEY`), or nil should a
+    ///   replaced table hold anything else.
+    public init(row: Row) {
+        let name = row["name"] as DatabaseValue
+        switch name.storage {
+        case let .string(text): self.name = text
+        case let .blob(data): self.name = String(decoding: data, as: UTF8.self)
+        case .null: self.name = ""
+        case .int64, .double: self.name = Score(databaseValue: name).description
+        }
+        id = Int64.fromDatabaseValue(row["id"])
+        score = Score(databaseValue: row["score"])
+    }
+
+    /// Writes the columns of the player.
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.id] = id
+        container[Columns.name] = name
+        container[Columns.score] = score
     }
 
     /// Updates the id after a successful insertion.

@@ -125,9 +125,11 @@ private func drawList(_ state: AppState, _ layout: Layout, into screen: inout Sc
     }
 
     // One score column for the whole window, so that it does not move as
-    // the list scrolls.
-    let widestScore = hallOfFame.players.map { String($0.score).count }.max() ?? 1
-    let scoreWidth = min(widestScore, max(1, innerWidth - 4))
+    // the list scrolls. It is no wider than the longest integer, so that a
+    // long text score that another process wrote leaves room for names.
+    let scores = hallOfFame.players.map(\.score.description)
+    let widestScore = scores.map { TextWidth.width(of: $0) }.max() ?? 1
+    let scoreWidth = min(widestScore, maxScoreColumnWidth, max(1, innerWidth - 4))
     let nameWidth = max(0, innerWidth - 3 - scoreWidth)
     let selectedIndex = state.selectedIndex
     for row in 0..<rows {
@@ -136,19 +138,22 @@ private func drawList(_ state: AppState, _ layout: Layout, into screen: inout Sc
         let player = hallOfFame.players[index]
         let style = index == selectedIndex ? Style.selection : CellStyle.plain
         let y = box.y + 1 + row
-        let score = TextWidth.truncated(String(player.score), toWidth: scoreWidth)
+        let score = TextWidth.truncated(scores[index], toWidth: scoreWidth)
         let line = " " + TextWidth.padded(player.name, toWidth: nameWidth) + " "
             + String(repeating: " ", count: scoreWidth - TextWidth.width(of: score)) + score + " "
         screen.put(line, x: box.x + 1, y: y, style: style, maxWidth: innerWidth)
     }
 }
 
+/// The width of the longest integer score, "-9223372036854775808".
+private let maxScoreColumnWidth = String(Int64.min).count
+
 private func drawStats(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
     let count: String
     let maxScore: String
     if let hallOfFame = state.hallOfFame {
         count = grouped(hallOfFame.playerCount)
-        maxScore = hallOfFame.maxScore.map { String($0) } ?? "-"
+        maxScore = hallOfFame.maxScore?.description ?? "-"
     } else {
         count = "…"
         maxScore = "…"

@@ -132,18 +132,10 @@ final class Recorder<Output, Failure: Error> {
 /// The Hall of Fame computed the slow way, in Swift, from all players:
 /// the reference that the keyset queries are checked against.
 enum HallOfFameModel {
-    /// Whether `a` sorts strictly before `b` in `ordering`. Names compare
-    /// by UTF-8 bytes, as SQLite's BINARY collation does.
+    /// Whether `a` sorts strictly before `b` in `ordering`: the app's own
+    /// comparator, which `SortKeyTests` holds against SQLite's `ORDER BY`.
     static func precedes(_ a: Player, _ b: Player, in ordering: Ordering) -> Bool {
-        let nameOrder: Bool? = a.name.utf8.elementsEqual(b.name.utf8)
-            ? nil
-            : a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
-        let scoreOrder: Bool? = a.score == b.score ? nil : a.score > b.score
-        let idOrder = (a.id ?? Int64.min) < (b.id ?? Int64.min)
-        switch ordering {
-        case .byScore: return scoreOrder ?? nameOrder ?? idOrder
-        case .byName: return nameOrder ?? scoreOrder ?? idOrder
-        }
+        ordering.sortsBefore(a, b)
     }
 
     /// All players, sorted.
