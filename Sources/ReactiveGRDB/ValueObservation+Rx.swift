@@ -166,7 +166,7 @@ extension DatabasePublishers {
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S)
-        where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+        where S: Subscriber & GRDBSendableMetatype, S.Input == Output, S.Failure == Error
         {
             let subscription = ObservationSubscription(start: start, downstream: subscriber)
             subscriber.receive(subscription: subscription)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OpenCombine
 
 /// A publisher that performs one asynchronous database access on demand, and
@@ -20,8 +21,10 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     let context: Context
     let attemptToFulfill: @Sendable (@escaping Promise) -> Void
 
+    // GRDBSendableMetatype is `SendableMetatype` from Swift 6.2, and `Any`
+    // before: GRDB's own publishers use it to build with Swift 6.1.
     func receive<S>(subscriber: S)
-    where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+    where S: Subscriber & GRDBSendableMetatype, S.Input == Output, S.Failure == Error
     {
         // The subscription schedules through a closure rather than holding
         // the scheduler: the @Sendable database callbacks that capture the
@@ -38,7 +41,7 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
 
 // @unchecked Sendable: `state` is only accessed with `lock` held.
 private final class DatabaseFutureSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
+where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
     typealias Promise = @Sendable (Result<Downstream.Input, Error>) -> Void
 
