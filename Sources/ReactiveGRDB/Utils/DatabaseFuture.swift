@@ -13,7 +13,12 @@ import OpenCombine
 ///   writer queue.
 /// - Only the value and the completion are scheduled on `scheduler`; the
 ///   subscription is not (see <https://forums.swift.org/t/28631>).
-/// - After `cancel()`, nothing is delivered.
+/// - After `cancel()`, nothing is scheduled and nothing is delivered: a
+///   cancelled access drops its result as soon as it is ready, and a
+///   subscriber that cancels while it receives the value gets no completion.
+/// - The value is delivered without the subscription's lock held, as GRDB's
+///   `ReceiveValuesOn` does: another thread may cancel meanwhile, and then
+///   the completion is not sent.
 struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     typealias Failure = Error
     typealias Promise = @Sendable (Result<Output, Error>) -> Void
@@ -48,7 +53,8 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private enum State {
         /// Waiting for demand, no database access yet.
         case waitingForDemand(Downstream, attemptToFulfill: @Sendable (@escaping Promise) -> Void)
-        /// The database access is running, or its result is being scheduled.
+        /// The database access is running, or its result is being scheduled
+        /// or delivered.
         case waitingForFulfillment(Downstream)
         /// Completed or cancelled.
         case finished
@@ -90,6 +96,10 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     }
 
     private func fulfill(_ result: Result<Downstream.Input, Error>) {
+        // A cancelled access schedules nothing: its result, which may be
+        // large, is released now rather than when the scheduler gets to it.
+        guard downstream != nil else { return }
+
         // Don't keep the database busy with the downstream: hop to the
         // scheduler first, then check that we were not cancelled meanwhile.
         schedule {
@@ -98,20 +108,35 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     }
 
     private func deliver(_ result: Result<Downstream.Input, Error>) {
+        switch result {
+        case let .success(value):
+            guard let downstream else { return }
+            _ = downstream.receive(value)
+            // The downstream may have cancelled while it received the value,
+            // from `receive(_:)` or from another thread.
+            complete(with: .finished)
+        case let .failure(error):
+            complete(with: .failure(error))
+        }
+    }
+
+    private func complete(with completion: Subscribers.Completion<Error>) {
         lock.synchronized { sideEffect in
             guard case let .waitingForFulfillment(downstream) = state else {
                 return
             }
             state = .finished
-            sideEffect = {
-                switch result {
-                case let .success(value):
-                    _ = downstream.receive(value)
-                    downstream.receive(completion: .finished)
-                case let .failure(error):
-                    downstream.receive(completion: .failure(error))
-                }
+            sideEffect = { downstream.receive(completion: completion) }
+        }
+    }
+
+    /// The downstream that waits for the result, or nil if cancelled.
+    private var downstream: Downstream? {
+        lock.synchronized {
+            guard case let .waitingForFulfillment(downstream) = state else {
+                return nil
             }
+            return downstream
         }
     }
 }
