@@ -158,6 +158,19 @@ final class ValueObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testImmediateSchedulerDeliversTheFirstValueAtTheFirstDemand() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            XCTAssertTrue(Thread.isMainThread)
+            let recorder = spelling
+                .observe(playerCount, in: writer, scheduling: .immediate)
+                .record(initialDemand: .none)
+            XCTAssertTrue(recorder.values.isEmpty, "\(spelling), \(kind)")
+
+            recorder.request(.max(1))
+            XCTAssertEqual(recorder.values, [0], "\(spelling), \(kind)")
+        }
+    }
+
     // MARK: - ValueObservation building blocks
 
     func testTracking() {
