@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
+    // Each target declares every module it imports, even one that another
+    // dependency already brings in.
     targets: [
         // ncurses, for the executable only.
         .systemLibrary(
@@ -44,17 +46,28 @@ let package = Package(
             name: "livetable",
             dependencies: [
                 "LiveTableCore",
+                "ReactiveGRDB",
                 "CNcurses",
+                .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         .testTarget(
             name: "ReactiveGRDBTests",
-            dependencies: ["ReactiveGRDB"],
+            dependencies: [
+                "ReactiveGRDB",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableCoreTests",
-            dependencies: ["LiveTableCore"],
+            dependencies: [
+                "LiveTableCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

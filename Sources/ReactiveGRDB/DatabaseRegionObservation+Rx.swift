@@ -99,7 +99,7 @@ extension DatabasePublishers {
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S)
-        where S: Subscriber & SendableMetatype, S.Input == Database, S.Failure == Error
+        where S: Subscriber & GRDBSendableMetatype, S.Input == Database, S.Failure == Error
         {
             let observation = observation
             let writer = writer

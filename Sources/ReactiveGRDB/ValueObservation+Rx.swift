@@ -59,8 +59,9 @@ extension GRDBReactive {
     ///   It never completes, and fails on a database error.
     /// - By default, it notifies all values on the main dispatch queue,
     ///   asynchronously. The `.immediate` scheduler notifies the initial value
-    ///   synchronously, during the subscription, which must then happen on
-    ///   the main thread (a fatal error is raised otherwise):
+    ///   synchronously, at the first demand, which must then happen on the
+    ///   main thread (a fatal error is raised otherwise). `sink` requests
+    ///   values as soon as it is subscribed:
     ///
     ///   ```swift
     ///   let cancellable = observation.rx
@@ -72,8 +73,8 @@ extension GRDBReactive {
     /// The database observation starts at the first positive demand, and
     /// stops when the subscription is cancelled.
     ///
-    /// - important: Combining several value publishers, with `combineLatest`
-    ///   for example, loses all guarantees of data consistency. Instead,
+    /// - important: Combining several value publishers, with `zip` for
+    ///   example, loses all guarantees of data consistency. Instead,
     ///   compose requests into one single `ValueObservation`:
     ///
     ///   ```swift
@@ -166,7 +167,7 @@ extension DatabasePublishers {
         ///
         /// - parameter subscriber: The subscriber to attach.
         public func receive<S>(subscriber: S)
-        where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+        where S: Subscriber & GRDBSendableMetatype, S.Input == Output, S.Failure == Error
         {
             let subscription = ObservationSubscription(start: start, downstream: subscriber)
             subscriber.receive(subscription: subscription)

@@ -9,7 +9,12 @@ import XCTest
 final class CancellationTests: XCTestCase {
     /// An object that tells when it is deallocated.
     private final class Token: Sendable {
-        let expectation = XCTestExpectation(description: "Token deallocated")
+        let expectation: XCTestExpectation
+
+        init(expectation: XCTestExpectation = XCTestExpectation(description: "Token deallocated")) {
+            self.expectation = expectation
+        }
+
         deinit { expectation.fulfill() }
     }
 
@@ -74,6 +79,82 @@ final class CancellationTests: XCTestCase {
         }
     }
 
+    func testReadOrWriteCancelledWhileReceivingItsValueDoesNotComplete() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            for access in OneValueAccess.allCases {
+                let scheduler = CountingScheduler(queue: DispatchQueue(label: "results"))
+                let recorder = spelling
+                    .publisher(of: access, in: writer, on: scheduler) { db in try Player.fetchCount(db) }
+                    .record(onValue: { recorder, _ in
+                        recorder.cancel()
+                        return .none
+                    })
+
+                wait(for: scheduler.executedCount, until: { $0 >= 1 })
+                XCTAssertEqual(recorder.values, [0], "\(access), \(spelling), \(kind)")
+                XCTAssertTrue(recorder.completions.isEmpty, "\(access), \(spelling), \(kind)")
+            }
+        }
+    }
+
+    func testReadOrWriteCancelledFromAnotherThreadWhileDeliveringDoesNotComplete() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            for access in OneValueAccess.allCases {
+                // The subscriber receives the value on the scheduler's queue,
+                // and waits there until this thread has cancelled.
+                let receiving = DispatchSemaphore(value: 0)
+                let cancelled = DispatchSemaphore(value: 0)
+                let scheduler = CountingScheduler(queue: DispatchQueue(label: "results"))
+                let recorder = spelling
+                    .publisher(of: access, in: writer, on: scheduler) { db in try Player.fetchCount(db) }
+                    .record(onValue: { _, _ in
+                        receiving.signal()
+                        _ = cancelled.wait(timeout: .now() + defaultTimeout)
+                        return .none
+                    })
+
+                XCTAssertEqual(receiving.wait(timeout: .now() + defaultTimeout), .success, "\(access), \(spelling), \(kind)")
+                recorder.cancel()
+                cancelled.signal()
+                wait(for: scheduler.executedCount, until: { $0 >= 1 })
+                XCTAssertEqual(recorder.values, [0], "\(access), \(spelling), \(kind)")
+                XCTAssertTrue(recorder.completions.isEmpty, "\(access), \(spelling), \(kind)")
+            }
+        }
+    }
+
+    func testReadOrWriteCancelledDuringItsDatabaseAccessSchedulesNothingAndReleasesItsValue() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            for access in OneValueAccess.allCases {
+                // The scheduler's queue stays suspended: a scheduled result
+                // would be retained until the end of the test.
+                let queue = DispatchQueue(label: "results")
+                queue.suspend()
+                defer { queue.resume() }
+                let scheduler = CountingScheduler(queue: queue)
+
+                // The database access waits until this thread has cancelled.
+                let accessing = DispatchSemaphore(value: 0)
+                let cancelled = DispatchSemaphore(value: 0)
+                let tokenDeallocated = XCTestExpectation(description: "Token deallocated")
+                let recorder = spelling
+                    .publisher(of: access, in: writer, on: scheduler) { _ in
+                        accessing.signal()
+                        _ = cancelled.wait(timeout: .now() + defaultTimeout)
+                        return Token(expectation: tokenDeallocated)
+                    }
+                    .record()
+
+                XCTAssertEqual(accessing.wait(timeout: .now() + defaultTimeout), .success, "\(access), \(spelling), \(kind)")
+                recorder.cancel()
+                cancelled.signal()
+                waitFor([tokenDeallocated], "\(access), \(spelling), \(kind)")
+                XCTAssertEqual(scheduler.scheduledCount.value, 0, "\(access), \(spelling), \(kind)")
+                XCTAssertTrue(recorder.events.isEmpty, "\(access), \(spelling), \(kind)")
+            }
+        }
+    }
+
     // MARK: - ValueObservation
 
     func testCancelledObservationStopsAndIsReleased() {
@@ -121,6 +202,30 @@ final class CancellationTests: XCTestCase {
             try writer.write { db in try Player(id: 3, name: "Craig", score: 500).insert(db) }
             XCTAssertEqual(databaseDidChangeCount.value, changeCountAtCancellation, "\(spelling), \(kind)")
             XCTAssertEqual(didCancelCount.value, 1, "\(spelling), \(kind)")
+        }
+    }
+
+    func testObservationCancelledWhileReceivingAValueIsReleased() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            // Only the observation retains the token.
+            let (recorder, tokenDeallocated) = { () -> (Recorder<Int, Error>, XCTestExpectation) in
+                let token = Token()
+                let observation = ValueObservation.trackingConstantRegion { [token] db in
+                    withExtendedLifetime(token) { }
+                    return try Player.fetchCount(db)
+                }
+                let recorder = spelling.observe(observation, in: writer).record(onValue: { recorder, _ in
+                    recorder.cancel()
+                    return .max(1)
+                })
+                return (recorder, token.expectation)
+            }()
+
+            // The subscription stays finished after the value, whatever the
+            // demand the subscriber returns.
+            waitFor([tokenDeallocated], "\(spelling), \(kind)")
+            XCTAssertEqual(recorder.values, [0], "\(spelling), \(kind)")
+            XCTAssertTrue(recorder.completions.isEmpty, "\(spelling), \(kind)")
         }
     }
 

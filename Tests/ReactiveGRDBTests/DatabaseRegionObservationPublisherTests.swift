@@ -73,6 +73,27 @@ final class DatabaseRegionObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testFailedObservationReleasesItsDatabase() throws {
+        for spelling in Spelling.allCases {
+            weak var weakQueue: DatabaseQueue?
+            let recorder = try { () -> Recorder<Database, Error> in
+                let dbQueue = try DatabaseQueue()
+                weakQueue = dbQueue
+                return spelling
+                    .changes(DatabaseRegionObservation(tracking: SQLRequest<Row>(sql: "SELECT * FROM missing")), in: dbQueue)
+                    .record()
+            }()
+            let recording = waitForCompletion(of: recorder)
+            XCTAssertNotNil(recording.failure, "\(spelling)")
+
+            // The recorder still holds the subscription: the failed
+            // subscription has released the database.
+            let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in weakQueue == nil }, object: nil)
+            waitFor([released], "\(spelling): retained after failure")
+            withExtendedLifetime(recorder) { }
+        }
+    }
+
     func testSubscriptionFromAWriteMissesNoTransaction() {
         forEachSpellingAndWriter { spelling, writer, kind in
             // The current state and every later transaction: the usual way

@@ -117,18 +117,47 @@ final class DemandTests: XCTestCase {
         assertObservationWithInitialDemand(.max(2), receives: [0, 1])
     }
 
+    func testObservationHonorsTheDemandReturnedFromReceive() {
+        assertObservationWithInitialDemand(.max(1), onValue: { _, _ in .max(1) }, receives: [0, 1, 2])
+    }
+
+    func testObservationHonorsTheDemandRequestedInsideReceive() {
+        assertObservationWithInitialDemand(
+            .max(1),
+            onValue: { recorder, _ in
+                recorder.request(.max(1))
+                return .none
+            },
+            receives: [0, 1, 2])
+    }
+
+    func testObservationSumsTheDemandRequestedInsideReceiveAndTheDemandItReturns() {
+        // The demand requested from `receive(_:)` and the demand it returns
+        // add up: one for 1, one for 2.
+        assertObservationWithInitialDemand(
+            .max(1),
+            onValue: { recorder, value in
+                guard value == 0 else { return .none }
+                recorder.request(.max(1))
+                return .max(1)
+            },
+            receives: [0, 1, 2])
+    }
+
     /// Observes the player count with `demand`, inserts two players, one
     /// transaction after the other, and checks what the subscriber got once
     /// the three values were scheduled.
     private func assertObservationWithInitialDemand(
-        _ demand: Subscribers.Demand, receives expected: [Int],
+        _ demand: Subscribers.Demand,
+        onValue: ((Recorder<Int, Error>, Int) -> Subscribers.Demand)? = nil,
+        receives expected: [Int],
         file: StaticString = #filePath, line: UInt = #line)
     {
         forEachSpellingAndWriter { spelling, writer, kind in
             let scheduler = CountingValueObservationScheduler(queue: DispatchQueue(label: "values"))
             let recorder = spelling
                 .observe(playerCount, in: writer, scheduling: scheduler)
-                .record(initialDemand: demand)
+                .record(initialDemand: demand, onValue: onValue)
             wait(for: scheduler.executedCount, until: { $0 >= 1 })
 
             try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
@@ -159,6 +188,30 @@ final class DemandTests: XCTestCase {
             wait(for: scheduler.executedCount, until: { $0 >= 3 })
 
             XCTAssertEqual(recorder.values, [0, 2], "\(spelling), \(kind)")
+        }
+    }
+
+    func testObservationSumsSeveralRequests() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            // The values queue is suspended until both requests are made,
+            // so that the first value cannot arrive between them.
+            let queue = DispatchQueue(label: "values")
+            let scheduler = CountingValueObservationScheduler(queue: queue)
+            let recorder = spelling
+                .observe(playerCount, in: writer, scheduling: scheduler)
+                .record(initialDemand: .none)
+            queue.suspend()
+            recorder.request(.max(1))
+            recorder.request(.max(1))
+            queue.resume()
+            wait(for: scheduler.executedCount, until: { $0 >= 1 })
+
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            wait(for: scheduler.executedCount, until: { $0 >= 2 })
+            try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+            wait(for: scheduler.executedCount, until: { $0 >= 3 })
+
+            XCTAssertEqual(recorder.values, [0, 1], "\(spelling), \(kind)")
         }
     }
 
@@ -235,6 +288,52 @@ final class DemandTests: XCTestCase {
             recorder.request(.max(1))
             try writer.write { db in try Player(id: 3, name: "Craig", score: 500).insert(db) }
             XCTAssertEqual(recorder.values, [1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testRegionSumsSeveralRequests() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let recorder = spelling
+                .changes(DatabaseRegionObservation(tracking: Player.all()), in: writer)
+                .tryMap { db in try Player.fetchCount(db) }
+                .record(initialDemand: .none)
+            recorder.request(.max(1))
+            recorder.request(.max(1))
+
+            try insertOneThenTwoPlayers(writer)
+            try writer.write { db in try Player(id: 4, name: "David", score: 250).insert(db) }
+            XCTAssertEqual(recorder.values, [1, 3], "\(spelling), \(kind)")
+        }
+    }
+
+    func testRegionHonorsTheDemandReturnedFromReceive() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            let recorder = spelling
+                .changes(DatabaseRegionObservation(tracking: Player.all()), in: writer)
+                .tryMap { db in try Player.fetchCount(db) }
+                .record(initialDemand: .max(1), onValue: { _, _ in .max(1) })
+
+            try insertOneThenTwoPlayers(writer)
+            try writer.write { db in try Player(id: 4, name: "David", score: 250).insert(db) }
+            XCTAssertEqual(recorder.values, [1, 3, 4], "\(spelling), \(kind)")
+        }
+    }
+
+    func testRegionHonorsTheDemandRequestedInsideReceive() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            // The element is delivered on the writer's queue, during the
+            // write: the request re-enters the subscription there.
+            let recorder = spelling
+                .changes(DatabaseRegionObservation(tracking: Player.all()), in: writer)
+                .tryMap { db in try Player.fetchCount(db) }
+                .record(initialDemand: .max(1), onValue: { recorder, _ in
+                    recorder.request(.max(1))
+                    return .none
+                })
+
+            try insertOneThenTwoPlayers(writer)
+            try writer.write { db in try Player(id: 4, name: "David", score: 250).insert(db) }
+            XCTAssertEqual(recorder.values, [1, 3, 4], "\(spelling), \(kind)")
         }
     }
 

@@ -55,6 +55,43 @@ final class ValueObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testFailedObservationReleasesItsDatabase() throws {
+        // The observation fails at the first player.
+        let observation = ValueObservation.trackingConstantRegion { db -> Int in
+            let count = try Player.fetchCount(db)
+            if count > 0 { throw DatabaseError(message: "no player allowed") }
+            return count
+        }
+        for spelling in Spelling.allCases {
+            for kind in [DatabaseKind.inMemoryQueue, .pool] {
+                try withTemporaryDirectory { directory in
+                    weak var weakWriter: (any DatabaseWriter)?
+                    let recorder = try { () -> Recorder<Int, Error> in
+                        let writer: any DatabaseWriter = kind == .pool
+                            ? try DatabasePool(path: directory.appendingPathComponent("db.sqlite").path)
+                            : try DatabaseQueue()
+                        try writer.write(Player.createTable)
+                        weakWriter = writer
+                        return spelling.observe(observation, in: writer).record()
+                    }()
+                    wait(for: recorder, valueCount: 1)
+
+                    // The subscription retains the database while it observes.
+                    try XCTUnwrap(weakWriter, "\(spelling), \(kind): released while observed")
+                        .write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+                    let recording = waitForCompletion(of: recorder)
+                    XCTAssertNotNil(recording.failure, "\(spelling), \(kind)")
+
+                    // The recorder still holds the subscription: the failed
+                    // subscription has released the database.
+                    let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in weakWriter == nil }, object: nil)
+                    waitFor([released], "\(spelling), \(kind): retained after failure")
+                    withExtendedLifetime(recorder) { }
+                }
+            }
+        }
+    }
+
     // MARK: - Scheduling
 
     func testDefaultSchedulerDeliversAsynchronously() {
@@ -118,6 +155,19 @@ final class ValueObservationPublisherTests: XCTestCase {
             let recording = wait(for: recorder, until: { $0.values.last == 3 })
             XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(spelling), \(kind): \(recording.values)")
             XCTAssertEqual(onMainThread.value, Array(repeating: true, count: recording.values.count), "\(spelling), \(kind)")
+        }
+    }
+
+    func testImmediateSchedulerDeliversTheFirstValueAtTheFirstDemand() {
+        forEachSpellingAndWriter { spelling, writer, kind in
+            XCTAssertTrue(Thread.isMainThread)
+            let recorder = spelling
+                .observe(playerCount, in: writer, scheduling: .immediate)
+                .record(initialDemand: .none)
+            XCTAssertTrue(recorder.values.isEmpty, "\(spelling), \(kind)")
+
+            recorder.request(.max(1))
+            XCTAssertEqual(recorder.values, [0], "\(spelling), \(kind)")
         }
     }
 

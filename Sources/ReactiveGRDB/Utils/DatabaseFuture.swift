@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OpenCombine
 
 /// A publisher that performs one asynchronous database access on demand, and
@@ -12,7 +13,12 @@ import OpenCombine
 ///   writer queue.
 /// - Only the value and the completion are scheduled on `scheduler`; the
 ///   subscription is not (see <https://forums.swift.org/t/28631>).
-/// - After `cancel()`, nothing is delivered.
+/// - After `cancel()`, nothing is scheduled and nothing is delivered: a
+///   cancelled access drops its result as soon as it is ready, and a
+///   subscriber that cancels while it receives the value gets no completion.
+/// - The value is delivered without the subscription's lock held, as GRDB's
+///   `ReceiveValuesOn` does: another thread may cancel meanwhile, and then
+///   the completion is not sent.
 struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     typealias Failure = Error
     typealias Promise = @Sendable (Result<Output, Error>) -> Void
@@ -20,8 +26,10 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     let context: Context
     let attemptToFulfill: @Sendable (@escaping Promise) -> Void
 
+    // GRDBSendableMetatype is `SendableMetatype` from Swift 6.2, and `Any`
+    // before: GRDB's own publishers use it to build with Swift 6.1.
     func receive<S>(subscriber: S)
-    where S: Subscriber & SendableMetatype, S.Input == Output, S.Failure == Error
+    where S: Subscriber & GRDBSendableMetatype, S.Input == Output, S.Failure == Error
     {
         // The subscription schedules through a closure rather than holding
         // the scheduler: the @Sendable database callbacks that capture the
@@ -38,14 +46,15 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
 
 // @unchecked Sendable: `state` is only accessed with `lock` held.
 private final class DatabaseFutureSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
+where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
     typealias Promise = @Sendable (Result<Downstream.Input, Error>) -> Void
 
     private enum State {
         /// Waiting for demand, no database access yet.
         case waitingForDemand(Downstream, attemptToFulfill: @Sendable (@escaping Promise) -> Void)
-        /// The database access is running, or its result is being scheduled.
+        /// The database access is running, or its result is being scheduled
+        /// or delivered.
         case waitingForFulfillment(Downstream)
         /// Completed or cancelled.
         case finished
@@ -87,6 +96,10 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
     }
 
     private func fulfill(_ result: Result<Downstream.Input, Error>) {
+        // A cancelled access schedules nothing: its result, which may be
+        // large, is released now rather than when the scheduler gets to it.
+        guard downstream != nil else { return }
+
         // Don't keep the database busy with the downstream: hop to the
         // scheduler first, then check that we were not cancelled meanwhile.
         schedule {
@@ -95,20 +108,35 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
     }
 
     private func deliver(_ result: Result<Downstream.Input, Error>) {
+        switch result {
+        case let .success(value):
+            guard let downstream else { return }
+            _ = downstream.receive(value)
+            // The downstream may have cancelled while it received the value,
+            // from `receive(_:)` or from another thread.
+            complete(with: .finished)
+        case let .failure(error):
+            complete(with: .failure(error))
+        }
+    }
+
+    private func complete(with completion: Subscribers.Completion<Error>) {
         lock.synchronized { sideEffect in
             guard case let .waitingForFulfillment(downstream) = state else {
                 return
             }
             state = .finished
-            sideEffect = {
-                switch result {
-                case let .success(value):
-                    _ = downstream.receive(value)
-                    downstream.receive(completion: .finished)
-                case let .failure(error):
-                    downstream.receive(completion: .failure(error))
-                }
+            sideEffect = { downstream.receive(completion: completion) }
+        }
+    }
+
+    /// The downstream that waits for the result, or nil if cancelled.
+    private var downstream: Downstream? {
+        lock.synchronized {
+            guard case let .waitingForFulfillment(downstream) = state else {
+                return nil
             }
+            return downstream
         }
     }
 }

@@ -24,7 +24,7 @@ typealias ObservationStart<Value> = @Sendable (
 // @unchecked Sendable: `state` and `cancellable` are only accessed with
 // `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
-where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
+where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
     typealias Start = ObservationStart<Downstream.Input>
 

@@ -2,10 +2,40 @@ import Foundation
 import OpenCombine
 import XCTest
 
-/// The history of a subscription: every value, and the completion.
+/// The history of a subscription: every value and every completion, in the
+/// order they were received.
+///
+/// A well-behaved publisher sends at most one completion, and nothing after
+/// it: the recording keeps whatever arrives, so that tests can see a
+/// second completion or a value after the completion.
 struct Recording<Input, Failure: Error> {
-    var values: [Input] = []
-    var completion: Subscribers.Completion<Failure>?
+    /// An event received by a subscriber.
+    enum Event {
+        case value(Input)
+        case completion(Subscribers.Completion<Failure>)
+    }
+
+    /// Every event, in order.
+    var events: [Event] = []
+
+    /// Every value, in order.
+    var values: [Input] {
+        events.compactMap { event in
+            if case let .value(value) = event { return value }
+            return nil
+        }
+    }
+
+    /// Every completion, in order: more than one is a bug.
+    var completions: [Subscribers.Completion<Failure>] {
+        events.compactMap { event in
+            if case let .completion(completion) = event { return completion }
+            return nil
+        }
+    }
+
+    /// The first completion, if received.
+    var completion: Subscribers.Completion<Failure>? { completions.first }
 
     /// True if the publisher has completed, successfully or not.
     var isComplete: Bool { completion != nil }
@@ -25,27 +55,34 @@ struct Recording<Input, Failure: Error> {
 
 /// A subscriber that records the whole history of its subscription.
 ///
-/// It requests `initialDemand` when subscribed (unlimited by default), and no
-/// more on each value: tests can request more and cancel whenever they want.
+/// It requests `initialDemand` when subscribed (unlimited by default). Each
+/// value is recorded, then `onValue` runs, and `receive(_:)` returns the
+/// demand it returns (none by default): `onValue` may also request more, or
+/// cancel, through the recorder it is given, while the value is being
+/// received. Tests can request more and cancel whenever they want.
+///
 /// The optional `onEvent` closure runs on the delivering queue, before the
 /// event is recorded, so that tests can check where and when it happens.
 // @unchecked Sendable: the recording is `Synchronized`, and `subscription` is
 // only accessed with `lock` held.
 final class Recorder<Input, Failure: Error>: Subscriber, Cancellable, @unchecked Sendable {
-    enum Event {
-        case value(Input)
-        case completion(Subscribers.Completion<Failure>)
-    }
+    typealias Event = Recording<Input, Failure>.Event
 
     let recording = Synchronized(Recording<Input, Failure>())
     private let initialDemand: Subscribers.Demand
+    private let onValue: ((Recorder, Input) -> Subscribers.Demand)?
     private let onEvent: ((Event) -> Void)?
     private var subscription: Subscription?
     private var isCancelled = false
     private let lock = NSLock()
 
-    init(initialDemand: Subscribers.Demand = .unlimited, onEvent: ((Event) -> Void)? = nil) {
+    init(
+        initialDemand: Subscribers.Demand = .unlimited,
+        onValue: ((Recorder, Input) -> Subscribers.Demand)? = nil,
+        onEvent: ((Event) -> Void)? = nil)
+    {
         self.initialDemand = initialDemand
+        self.onValue = onValue
         self.onEvent = onEvent
         RecorderScope.register(self)
     }
@@ -57,8 +94,14 @@ final class Recorder<Input, Failure: Error>: Subscriber, Cancellable, @unchecked
     /// The values received so far.
     var values: [Input] { recording.value.values }
 
-    /// The completion, if received.
+    /// The first completion, if received.
     var completion: Subscribers.Completion<Failure>? { recording.value.completion }
+
+    /// Every completion received so far: more than one is a bug.
+    var completions: [Subscribers.Completion<Failure>] { recording.value.completions }
+
+    /// Every event received so far.
+    var events: [Event] { recording.value.events }
 
     /// Requests more values from the subscription.
     func request(_ demand: Subscribers.Demand) {
@@ -98,13 +141,13 @@ final class Recorder<Input, Failure: Error>: Subscriber, Cancellable, @unchecked
 
     func receive(_ input: Input) -> Subscribers.Demand {
         onEvent?(.value(input))
-        recording.update { $0.values.append(input) }
-        return .none
+        recording.update { $0.events.append(.value(input)) }
+        return onValue?(self, input) ?? .none
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {
         onEvent?(.completion(completion))
-        recording.update { $0.completion = completion }
+        recording.update { $0.events.append(.completion(completion)) }
     }
 }
 
@@ -112,10 +155,11 @@ extension Publisher {
     /// Subscribes a new recorder to the publisher, and returns it.
     func record(
         initialDemand: Subscribers.Demand = .unlimited,
+        onValue: ((Recorder<Output, Failure>, Output) -> Subscribers.Demand)? = nil,
         onEvent: ((Recorder<Output, Failure>.Event) -> Void)? = nil)
     -> Recorder<Output, Failure>
     {
-        let recorder = Recorder<Output, Failure>(initialDemand: initialDemand, onEvent: onEvent)
+        let recorder = Recorder<Output, Failure>(initialDemand: initialDemand, onValue: onValue, onEvent: onEvent)
         subscribe(recorder)
         return recorder
     }

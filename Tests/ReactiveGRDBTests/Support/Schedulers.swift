@@ -80,12 +80,15 @@ struct CountingScheduler: OpenCombine.Scheduler {
 }
 
 /// A `ValueObservationScheduler` that notifies values asynchronously on a
-/// dispatch queue, and counts the notifications it has run.
+/// dispatch queue, and counts the notifications it has been given, and
+/// those it has run.
 ///
-/// Tests wait on the count to know that a value has reached the publisher,
-/// whether the publisher delivered it or dropped it.
+/// Tests wait on the counts to know that a value is on its way to the
+/// publisher, and that it has reached the publisher, whether the publisher
+/// delivered it or dropped it.
 final class CountingValueObservationScheduler: ValueObservationScheduler {
     let queue: DispatchQueue
+    let scheduledCount = Synchronized(0)
     let executedCount = Synchronized(0)
 
     init(queue: DispatchQueue) {
@@ -95,6 +98,7 @@ final class CountingValueObservationScheduler: ValueObservationScheduler {
     func immediateInitialValue() -> Bool { false }
 
     func schedule(_ action: @escaping @Sendable () -> Void) {
+        scheduledCount.increment()
         queue.async { [executedCount] in
             action()
             executedCount.increment()

@@ -157,3 +157,34 @@ extension XCTestCase {
         }
     }
 }
+
+/// The publishers of one value, or an error: a read, a write, and a write
+/// followed by a read.
+enum OneValueAccess: String, CaseIterable, CustomStringConvertible {
+    case read
+    case write
+    case writeThenRead = "write then read"
+
+    var description: String { rawValue }
+}
+
+extension Spelling {
+    /// A publisher of `access` that publishes `value` on `scheduler`: the
+    /// value is read, or written, or read after an empty write.
+    func publisher<Output>(
+        of access: OneValueAccess,
+        in writer: any DatabaseWriter,
+        on scheduler: some OpenCombine.Scheduler,
+        value: @escaping @Sendable (Database) throws -> Output)
+    -> AnyPublisher<Output, Error>
+    {
+        switch access {
+        case .read:
+            read(writer, on: scheduler, value: value).eraseToAnyPublisher()
+        case .write:
+            write(writer, on: scheduler, updates: value).eraseToAnyPublisher()
+        case .writeThenRead:
+            write(writer, on: scheduler, updates: { _ in }, thenRead: { db, _ in try value(db) }).eraseToAnyPublisher()
+        }
+    }
+}
