@@ -221,6 +221,39 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(screen[3, 5].isContinuation)
     }
 
+    func testNamesStartingWithAZeroWidthCharacterKeepTheScoresAligned() {
+        let players = [
+            makePlayer(1, "\u{301}Accent", 900),
+            makePlayer(2, "\u{200B}Hidden", 850),
+            makePlayer(3, "\u{FEFF}Marked", 800),
+            makePlayer(4, "Plain", 700),
+        ]
+        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        for y in 5...8 {
+            XCTAssertEqual(screen[27, y].text, "0", "row \(y): \(screen.lines[y])")
+            XCTAssertEqual(screen[28, y].text, " ", "row \(y): \(screen.lines[y])")
+            XCTAssertEqual(screen[29, y].text, "│", "row \(y): \(screen.lines[y])")
+        }
+        // The accent has the space before the name to itself; the invisible
+        // characters show as replacement characters.
+        XCTAssertEqual(screen[2, 5].text, " \u{301}")
+        XCTAssertEqual(screen[3, 5].text, "A")
+        XCTAssertEqual(screen[2, 6].text, "\u{FFFD}")
+        XCTAssertEqual(screen[2, 7].text, "\u{FFFD}")
+    }
+
+    func testBidirectionalControlsInNamesAreNeutralized() {
+        let players = [makePlayer(1, "\u{202E}evil\u{202C}", 900), makePlayer(2, "a\u{2067}b\u{2069}", 800)]
+        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        XCTAssertEqual(screen.lines[5], "│ �evil�                 900 │")
+        XCTAssertEqual(screen.lines[6], "│ a�b�                   800 │")
+        for y in 0..<screen.height {
+            for x in 0..<screen.width {
+                XCTAssertFalse(screen[x, y].text.unicodeScalars.contains { $0.isNeutralized }, "\(x), \(y)")
+            }
+        }
+    }
+
     // MARK: - Overlays
 
     func testHelpOverlayListsTheKeyTable() {

@@ -99,6 +99,11 @@ public enum TextWidth {
     /// Returns `text` cut to at most `width` cells, ending with "…" when
     /// something was cut off.
     ///
+    /// The result is the text of its units (see ``units(of:)``): a
+    /// zero-width character at the start comes with the space it is
+    /// attached to, so that it can not combine with what the result is
+    /// appended to, and the result measures the same there.
+    ///
     /// For example:
     ///
     /// ```swift
@@ -109,7 +114,7 @@ public enum TextWidth {
         guard width > 0 else { return "" }
         let units = units(of: text)
         if units.reduce(0, { $0 + $1.width }) <= width {
-            return text
+            return units.map(\.text).joined()
         }
         var result = ""
         var used = 0
@@ -141,8 +146,10 @@ public enum TextWidth {
 
     /// The width of one scalar: 0 (combining), 1, 2, or -1 (not displayable).
     private static func displayWidth(of scalar: Unicode.Scalar, _ width: (Unicode.Scalar) -> Int) -> Int {
-        // NUL answers 0 and C1 controls answer -1; both must be replaced.
-        if scalar.properties.generalCategory == .control { return -1 }
+        // NUL answers 0 and C1 controls answer -1; both must be replaced,
+        // as must the bidirectional controls and the invisible spaces that
+        // `wcwidth` counts as 0.
+        if scalar.isNeutralized { return -1 }
         return width(scalar)
     }
 
