@@ -331,6 +331,29 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(screen.cursor?.y, 5)
     }
 
+    func testEditFormScrollsWideCharactersWhole() {
+        var state = makeLoadedState(width: 40, height: 12)
+        _ = press(.character("e"), .control("u"), in: &state)
+        _ = type("一二三四五六七八九十一二三四五六七八九十", in: &state)
+        var screen = render(state)
+        // 28 cells of field: 13 whole characters and the cursor's cell.
+        XCTAssertEqual(screen.lines[4], "│› Name   八九十一二三四五六七八九十   │")
+        XCTAssertEqual(screen.cursor?.x, 36)
+        _ = press(.home, in: &state)
+        screen = render(state)
+        XCTAssertEqual(screen.lines[4], "│› Name   一二三四五六七八九十一二三四 │")
+        XCTAssertEqual(screen.cursor?.x, 10)
+    }
+
+    func testEditFormShowsTheEndOfAVeryLongName() {
+        let players = [makePlayer(1, String(repeating: "ab", count: 50_000) + "END", 900)]
+        var state = makeLoadedState(players, width: 40, height: 12)
+        _ = press(.character("e"), in: &state)
+        let screen = render(state)
+        XCTAssertEqual(screen.lines[4], "│› Name   ababababababababababababEND  │")
+        XCTAssertEqual(screen.cursor?.x, 37)
+    }
+
     func testEditFormScrollsALongNameToKeepTheCursorVisible() {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("e"), .control("u"), in: &state)

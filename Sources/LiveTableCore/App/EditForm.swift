@@ -65,9 +65,36 @@ public struct EditForm: Equatable, Sendable {
         }
     }
 
+    // MARK: - Limits
+
+    /// The most characters a name can have in the form: 1,000.
+    ///
+    /// More than a row of any terminal shows, so that no real name is cut,
+    /// and few enough that every key and every redraw of the form stays
+    /// instant: each edit copies the field, so a paste of n characters
+    /// costs n times the length of the field. A longer name written by
+    /// another process opens as it is, and can be shortened, not saved.
+    public static let maximumNameLength = 1_000
+
+    /// The most characters of the score field: an integer has at most 19
+    /// digits and a sign, and a few spaces around them are trimmed.
+    public static let maximumScoreLength = 32
+
+    /// The most characters of `field`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// EditForm.maximumLength(of: .name) // 1000
+    /// ```
+    public static func maximumLength(of field: Field) -> Int {
+        field == .name ? maximumNameLength : maximumScoreLength
+    }
+
     // MARK: - Editing
 
-    /// Inserts a character at the cursor.
+    /// Inserts a character at the cursor, unless the field is full: the
+    /// form then says so.
     ///
     /// The character may merge with its neighbours into one: a combining
     /// accent typed after "e" makes "é", a second regional indicator makes
@@ -79,6 +106,11 @@ public struct EditForm: Equatable, Sendable {
     /// form.insert("x")
     /// ```
     public mutating func insert(_ character: Character) {
+        let limit = Self.maximumLength(of: focus)
+        guard focusedText.count < limit else {
+            error = "\(focus == .name ? "Name" : "Score") is limited to \(grouped(limit)) characters"
+            return
+        }
         let cursor = clampedCursor
         replaceCharacters(cursor..<cursor, with: String(character))
     }
@@ -187,8 +219,9 @@ public struct EditForm: Equatable, Sendable {
 
     /// The edited player, or the error to show.
     ///
-    /// The name is trimmed and must not be empty; the score must be an
-    /// integer, digits with an optional leading minus.
+    /// The name is trimmed, must not be empty, and must not be longer than
+    /// ``maximumNameLength``; the score must be an integer, digits with an
+    /// optional leading minus.
     ///
     /// For example:
     ///
@@ -201,6 +234,9 @@ public struct EditForm: Equatable, Sendable {
         let name = name.trimmedOfSpaces()
         guard !name.isEmpty else {
             return .failure(ValidationError("Name must not be empty"))
+        }
+        guard name.count <= Self.maximumNameLength else {
+            return .failure(ValidationError("Name is longer than \(grouped(Self.maximumNameLength)) characters"))
         }
         let scoreText = score.trimmedOfSpaces()
         let digits = scoreText.hasPrefix("-") ? scoreText.dropFirst() : Substring(scoreText)
