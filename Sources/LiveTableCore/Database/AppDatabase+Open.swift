@@ -183,15 +183,22 @@ extension AppDatabase {
     }
 
     /// Throws unless the database is empty or a livetable database that
-    /// this version knows.
+    /// this version knows, with its tables as the migrations made them.
+    ///
+    /// Every schema object counts, not only tables: a file that holds
+    /// only a view, an index or a trigger belongs to another app too, and
+    /// a view named `player` would make the first migration fail after
+    /// the file was already switched to WAL mode.
     private static func validateSchema(_ db: Database, path: String) throws {
-        let tableCount = try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-            """)!
-        if tableCount == 0 {
+        // SQLite's own objects (sqlite_sequence, sqlite_autoindex_…,
+        // sqlite_stat1) come with the user's.
+        let objectCount = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            """) ?? 0
+        if objectCount == 0 {
             return
         }
-        guard try db.tableExists("grdb_migrations"),
+        guard try isTable(db, "grdb_migrations"),
               try migrator.appliedIdentifiers(db).contains(playerMigrationIdentifier)
         else {
             throw AppDatabaseOpenError.notALivetableDatabase(path: path)
@@ -199,6 +206,38 @@ extension AppDatabase {
         if try migrator.hasBeenSuperseded(db) {
             throw AppDatabaseOpenError.newerDatabase(path: path)
         }
+        // The tables of the applied migrations must still be there, with
+        // their columns: another process may have replaced one.
+        let applied = try migrator.appliedIdentifiers(db)
+        for (migration, tables) in migratedTables where applied.contains(migration) {
+            for (table, columns) in tables {
+                guard try isTable(db, table) else {
+                    throw AppDatabaseOpenError.changedSchema(path: path, reason: "\(table) is not a table")
+                }
+                let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+                if let missing = columns.first(where: { !existing.contains($0.lowercased()) }) {
+                    throw AppDatabaseOpenError.changedSchema(path: path, reason: "\(table) has no \(missing) column")
+                }
+            }
+        }
+    }
+
+    /// The tables that each migration creates, and the columns the app
+    /// reads and writes in them.
+    private static let migratedTables: [(migration: String, tables: [(String, [String])])] = [
+        (playerMigrationIdentifier, [("player", ["id", "name", "score"])]),
+        ("createPlayerStatistics", [
+            ("playerStats", ["id", "playerCount"]),
+            ("playerScoreBucket", ["bucket", "playerCount"]),
+            ("playerNameBucket", ["bucket", "playerCount"]),
+        ]),
+    ]
+
+    /// True if the main schema has a table (not a view) of this name.
+    private static func isTable(_ db: Database, _ name: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE)
+            """, arguments: [name]) ?? false
     }
 
     private static func directoryPath(of path: String) -> String {
@@ -279,6 +318,9 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     case notALivetableDatabase(path: String)
     /// The database was migrated by a newer version of livetable.
     case newerDatabase(path: String)
+    /// A livetable database whose tables another program replaced or
+    /// altered: `reason` says which ("player is not a table").
+    case changedSchema(path: String, reason: String)
     /// Another process holds a lock on the database.
     case locked(path: String)
     /// Another SQLite error.
@@ -296,7 +338,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
              let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),
              let .notADatabase(path), let .notALivetableDatabase(path), let .newerDatabase(path),
-             let .locked(path), let .databaseError(path, _):
+             let .changedSchema(path, _), let .locked(path), let .databaseError(path, _):
             return path
         }
     }
@@ -327,9 +369,11 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case .notADatabase:
             cause = "not a SQLite database"
         case .notALivetableDatabase:
-            cause = "a SQLite database, but not a livetable one (it has other tables)"
+            cause = "a SQLite database, but not a livetable one (it holds other tables, views, indexes or triggers)"
         case .newerDatabase:
             cause = "the database was created by a newer version of livetable"
+        case let .changedSchema(_, reason):
+            cause = "a livetable database changed by another program (\(reason.escapingControlCharacters))"
         case .locked:
             cause = "the database is locked by another process"
         case let .databaseError(_, message):
