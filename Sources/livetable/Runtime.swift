@@ -152,15 +152,15 @@ final class Runtime {
                     }
                 })
         case .insertRandomPlayer:
-            write(database.insertRandomPlayer())
+            write(database.insertRandomPlayer(), for: effect)
         case let .updatePlayer(player):
-            write(database.updatePlayer(player))
+            write(database.updatePlayer(player), for: effect)
         case let .deletePlayer(id):
-            write(database.deletePlayer(id: id))
+            write(database.deletePlayer(id: id), for: effect)
         case .deleteAll:
-            write(database.deleteAll())
+            write(database.deleteAll(), for: effect)
         case .refresh:
-            write(database.refresh())
+            write(database.refresh(), for: effect)
         case .stressTest:
             stressTest()
         case .suspend:
@@ -170,17 +170,19 @@ final class Runtime {
         }
     }
 
-    /// Runs a write. Its changes come back through the observation; only
-    /// its error comes back here.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>) {
+    /// Runs the write of `effect`. Its changes come back through the
+    /// observation; its end, and its error, come back here.
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: Effect) {
         track { [unowned self] done in
             publisher.sink(
                 receiveCompletion: { completion in
                     MainActor.assumeIsolated {
                         done()
+                        var message: String?
                         if case let .failure(error) = completion {
-                            self.send(.writeFailed(error.oneLineDescription))
+                            message = error.oneLineDescription
                         }
+                        self.send(.writeFinished(effect, error: message))
                     }
                 },
                 receiveValue: { _ in })
@@ -198,7 +200,7 @@ final class Runtime {
                         done()
                         self.send(.stressFinished(
                             total: progress.total, failed: progress.failed,
-                            seconds: Date().timeIntervalSince(start)))
+                            seconds: Date().timeIntervalSince(start), firstError: progress.firstError))
                         self.stressTestDidEnd()
                     }
                 }

@@ -393,15 +393,18 @@ final class RenderTests: XCTestCase {
         _ = press(.character("s"), in: &state)
         _ = update(&state, .stressProgress(completed: 12, total: 50))
         XCTAssertEqual(render(state).lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
-        _ = update(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234))
+        _ = update(&state, .stressFinished(total: 50, failed: 0, seconds: 1.234))
         _ = update(&state, .demoCaption(nil))
-        XCTAssertEqual(render(state).lines[9], "                       stress test: 48 ok, 2 failed, 1.23 s ")
+        XCTAssertEqual(render(state).lines[9], "                       stress test: 50 ok, 0 failed, 1.23 s ")
+        _ = press(.character("s"), in: &state)
+        _ = update(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234, firstError: "locked"))
+        XCTAssertEqual(render(state).lines[9], " Stress test refresh failed:…  stress test: 48 ok, 2 faile… ")
     }
 
     func testStatusLineShowsErrorsFirst() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
         _ = update(&state, .demoCaption("Insert a random player (n)"))
-        _ = update(&state, .writeFailed("database is locked"))
+        _ = update(&state, .writeFinished(.insertRandomPlayer, error: "database is locked"))
         let screen = render(state)
         XCTAssertEqual(screen.lines[9], " Write failed: database is locked                           ")
         XCTAssertEqual(screen.style(x: 1, y: 9), CellStyle(color: .error, bold: true))

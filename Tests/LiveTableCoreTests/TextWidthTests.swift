@@ -131,6 +131,13 @@ final class TextWidthTests: XCTestCase {
         XCTAssertEqual(TextWidth.width(of: " " + TextWidth.truncated("\u{301}abcdefgh", toWidth: 5)), 6)
     }
 
+    func testSplitCutsAfterTheLastSpaceThatFits() {
+        XCTAssertTrue(TextWidth.split("Save failed: locked", atWidth: 14) == ("Save failed: ", "locked"))
+        XCTAssertTrue(TextWidth.split("abcdef", atWidth: 4) == ("abcd", "ef"))
+        XCTAssertTrue(TextWidth.split("ab", atWidth: 4) == ("ab", ""))
+        XCTAssertTrue(TextWidth.split("中文字", atWidth: 5) == ("中文", "字"))
+    }
+
     func testEscapingControlCharactersKeepsOneLine() {
         XCTAssertEqual("\u{202E}cba\u{200B}\u{FEFF}".escapingControlCharacters, "\\u{202e}cba\\u{200b}\\u{feff}")
         XCTAssertEqual("a\nb\u{1B}[2Jc".escapingControlCharacters, "a\\u{a}b\\u{1b}[2Jc")

@@ -166,7 +166,7 @@ final class BadInputTests: LiveTableTestCase {
 
 /// A `sqlite3` process that holds an exclusive transaction on a database
 /// until released.
-private final class SQLiteLock {
+final class SQLiteLock {
     private let process = Process()
     private let input = Pipe()
 

@@ -76,6 +76,49 @@ final class EditingTests: LiveTableTestCase {
         try waitForExit(session, status: 128 + SIGTERM)
     }
 
+    /// While another process holds the database locked, the save waits
+    /// (the form says "saving…", the status line "writing…"), then fails
+    /// after the busy timeout: the form stays open with the edit and the
+    /// error, and Enter tries again.
+    func testFailedSaveKeepsTheFormOpenWithTheError() throws {
+        let (session, database) = try startApp()
+        let id = try sqlite(database, "SELECT id FROM player ORDER BY score DESC, name, id LIMIT 1")
+        let before = try sqlite(database, "SELECT name || '|' || score FROM player WHERE id = \(id)")
+        try session.send("e", "C-u")
+        try session.type("Locked Out")
+        let lock = try SQLiteLock(database)
+        var isLocked = true
+        defer { if isLocked { lock.release() } }
+        try session.send("Enter")
+        let waiting = try session.waitForScreen(containing: "saving…")
+        XCTAssertTrue(waiting.contains("writing…"), waiting)
+        let failed = try session.waitForScreen(containing: "Save failed: ", timeout: 15)
+        XCTAssertTrue(failed.contains("Edit player"), failed)
+        XCTAssertTrue(failed.contains("Locked Out"), failed)
+        XCTAssertTrue(failed.contains("Save failed: SQLite error 5: database"), failed)
+        XCTAssertTrue(failed.contains("is locked"), failed)
+        lock.release()
+        isLocked = false
+        XCTAssertEqual(try sqlite(database, "SELECT name || '|' || score FROM player WHERE id = \(id)"), before)
+
+        try session.send("Enter")
+        try session.waitForScreen("the form to close") { !$0.contains("Edit player") && !$0.contains("writing…") }
+        XCTAssertEqual(try sqlite(database, "SELECT name FROM player WHERE id = \(id)"), "Locked Out")
+    }
+
+    /// A stress test whose refreshes fail says why, not only how many.
+    func testStressTestFailuresSayWhy() throws {
+        let (session, database) = try startApp()
+        _ = try sqlite(database, """
+            CREATE TRIGGER rejectScores BEFORE UPDATE OF score ON player BEGIN
+                SELECT RAISE(ABORT, 'scores are frozen');
+            END
+            """)
+        try session.send("s")
+        let screen = try session.waitForScreen(containing: "0 ok, 50 failed", timeout: 15)
+        XCTAssertTrue(screen.contains("Stress test refresh failed: SQLite error 19: scores are"), screen)
+    }
+
     func testEscapeCancelsTheEditForm() throws {
         let (session, database) = try startApp()
         let id = try sqlite(database, "SELECT id FROM player ORDER BY score DESC, name, id LIMIT 1")

@@ -33,6 +33,10 @@ public struct EditForm: Equatable, Sendable {
     public var cursor: Int
     /// Why the last attempt to save failed, if it did.
     public var error: String?
+    /// True from Enter until the save ends: the form stays open, says
+    /// "saving…", and takes no edit, so that a failed save keeps the edit
+    /// and shows why.
+    public var isSaving: Bool
 
     /// Opens the form on a player, with the cursor at the end of the name.
     ///
@@ -48,6 +52,7 @@ public struct EditForm: Equatable, Sendable {
         self.focus = .name
         self.cursor = player.name.count
         self.error = nil
+        self.isSaving = false
     }
 
     /// The text of the focused field.

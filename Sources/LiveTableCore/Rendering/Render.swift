@@ -232,6 +232,12 @@ private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout 
     case nil:
         break
     }
+    if state.status.pendingWrites > 0 {
+        // A write waits (for another process's lock, at worst for the
+        // busy timeout): say so, so that a frozen-looking list is not a
+        // mystery.
+        right = right.isEmpty ? "writing…" : "writing…  " + right
+    }
     // The error or caption keeps at least half of the line.
     right = TextWidth.truncated(right, toWidth: left == nil ? row.width - 2 : (row.width - 3) / 2)
     let rightWidth = TextWidth.width(of: right)
@@ -292,10 +298,20 @@ private func drawForm(_ form: EditForm, into screen: inout Screen) {
             screen.cursor = (fieldX + cursorColumn, y)
         }
     }
-    if let error = form.error {
+    if form.isSaving {
         screen.put(
-            TextWidth.truncated(error, toWidth: box.width - 4),
-            x: box.x + 2, y: box.y + 4, style: Style.error)
+            TextWidth.truncated("saving…", toWidth: box.width - 4),
+            x: box.x + 2, y: box.y + 4, style: Style.status)
+    } else if let error = form.error {
+        // Two lines: a save error ("Save failed: SQLite error 5: database
+        // is locked") is longer than the form is wide.
+        let (first, rest) = TextWidth.split(error, atWidth: box.width - 4)
+        screen.put(first, x: box.x + 2, y: box.y + 4, style: Style.error)
+        if !rest.isEmpty, box.height >= 7 {
+            screen.put(
+                TextWidth.truncated(rest, toWidth: box.width - 4),
+                x: box.x + 2, y: box.y + 5, style: Style.error)
+        }
     }
 }
 

@@ -129,6 +129,30 @@ public enum TextWidth {
         return result + ellipsis
     }
 
+    /// Splits `text` into the longest start that fits in `width` cells,
+    /// cut after a space when there is one, and the rest.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.split("Save failed: locked", atWidth: 14) // ("Save failed: ", "locked")
+    /// ```
+    public static func split(_ text: String, atWidth width: Int) -> (String, String) {
+        let units = units(of: text)
+        var used = 0
+        var end = 0
+        var lastSpace: Int?
+        while end < units.count, used + units[end].width <= max(0, width) {
+            used += units[end].width
+            if units[end].text == " " { lastSpace = end }
+            end += 1
+        }
+        if end < units.count, let lastSpace {
+            end = lastSpace + 1
+        }
+        return (units[..<end].map(\.text).joined(), units[end...].map(\.text).joined())
+    }
+
     /// Returns `text` truncated, then padded with spaces to exactly `width`
     /// cells.
     ///
