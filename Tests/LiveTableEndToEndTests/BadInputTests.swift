@@ -53,6 +53,35 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertTrue(screen.contains("livetable: error: unknown terminal type TERM=no-such-terminal\nEXITED 2"), screen)
     }
 
+    // MARK: - Command line (exit status 64)
+
+    func testNegativeOrInvalidSeedSaysWhatIsWrong() throws {
+        for arguments in [["--seed", "-1"], ["--seed", "abc"], ["demo", "--seed", "-1"], ["--seed", "18446744073709551616"]] {
+            let result = try Shell.run(Self.binaryPath, arguments, environment: [
+                "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+            ])
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            let firstLine = result.standardError.components(separatedBy: "\n").first ?? ""
+            XCTAssertEqual(
+                firstLine,
+                "Error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615",
+                "\(arguments)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
+        }
+    }
+
+    func testEmptyDatabasePathSaysSo() throws {
+        let result = try Shell.run(Self.binaryPath, ["--database", ""], environment: [
+            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+        ])
+        XCTAssertEqual(result.status, 64)
+        XCTAssertEqual(
+            result.standardError.components(separatedBy: "\n").first,
+            "Error: --database needs the path of a file, not an empty string")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+
     // MARK: - Database files (exit status 1)
 
     /// Runs livetable on `database` in tmux, expecting it to exit with
