@@ -23,6 +23,8 @@ final class Runtime {
 
     /// The running Hall of Fame observation.
     private var observation: AnyCancellable?
+    /// What hands its values over, the latest of each burst only.
+    private var observationRelay: LatestValueRelay<HallOfFame>?
     /// What makes the observation see the writes of other processes.
     private var externalChanges: AnyCancellable?
     /// Writes and stress tests in flight, until they complete.
@@ -138,6 +140,13 @@ final class Runtime {
         switch effect {
         case let .observe(request):
             observation?.cancel()
+            observationRelay?.cancel()
+            // Values that come faster than they are drawn replace each
+            // other: under load the screen shows the newest, not a backlog.
+            let relay = LatestValueRelay<HallOfFame> { [unowned self] hallOfFame in
+                send(.hallOfFame(hallOfFame))
+            }
+            observationRelay = relay
             observation = database.observeHallOfFame(request).sink(
                 receiveCompletion: { [unowned self] completion in
                     MainActor.assumeIsolated {
@@ -146,9 +155,9 @@ final class Runtime {
                         }
                     }
                 },
-                receiveValue: { [unowned self] hallOfFame in
+                receiveValue: { hallOfFame in
                     MainActor.assumeIsolated {
-                        send(.hallOfFame(hallOfFame))
+                        relay.send(hallOfFame)
                     }
                 })
         case .insertRandomPlayer:
