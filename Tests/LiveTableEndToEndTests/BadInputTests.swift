@@ -164,6 +164,42 @@ final class BadInputTests: LiveTableTestCase {
         }
     }
 
+    /// On a full disk, a new database and an existing one: "the disk is
+    /// full", in one line, and no file left behind (no empty database, no
+    /// -wal or -shm). The disk is a 64 KiB tmpfs, filled, mounted in a user
+    /// and mount namespace of the test's own (`unshare -rm`), so that no
+    /// root is needed where user namespaces are allowed.
+    func testFullDiskSaysSoAndLeavesNothingBehind() throws {
+        let existing = try makeDatabase()
+        let disk = directory.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let target = disk.appendingPathComponent("players.sqlite").path
+        for copiesExisting in [false, true] {
+            let inside = """
+                mount -t tmpfs -o size=64k tmpfs \(Shell.quote(disk.path)) || { echo "MOUNT FAILED"; exit; }
+                \(copiesExisting ? "cp \(Shell.quote(existing.path)) \(Shell.quote(target))" : "true")
+                dd if=/dev/zero of=\(Shell.quote(disk.appendingPathComponent("filler").path)) bs=1k count=1000 2>/dev/null
+                echo "BEFORE $(sha256sum \(Shell.quote(target)) 2>/dev/null | cut -c1-64)"
+                \(script(["--database", target]))
+                echo "AFTER $(sha256sum \(Shell.quote(target)) 2>/dev/null | cut -c1-64)"
+                echo "FILES $(ls -A \(Shell.quote(disk.path)) | tr '\\n' ' ')"
+                """
+            let session = try TmuxSession(command: "unshare -rm sh -c \(Shell.quote(inside))", width: 200, height: 30)
+            defer { session.kill() }
+            let screen = try session.waitForScreen(containing: "FILES ")
+            XCTAssertFalse(screen.contains("MOUNT FAILED"), "unshare -rm and tmpfs are needed: \(screen)")
+            XCTAssertTrue(
+                screen.contains("livetable: error: cannot open \"\(target)\": the disk is full\nEXITED 1\nTTY SANE"),
+                screen)
+            let lines = screen.components(separatedBy: "\n")
+            let files = lines.first { $0.hasPrefix("FILES ") }?.trimmingCharacters(in: .whitespaces)
+            XCTAssertEqual(files, copiesExisting ? "FILES filler players.sqlite" : "FILES filler", screen)
+            let before = lines.first { $0.hasPrefix("BEFORE ") }?.dropFirst(7)
+            let after = lines.first { $0.hasPrefix("AFTER ") }?.dropFirst(6)
+            XCTAssertEqual(before, after, "the existing file is unchanged")
+        }
+    }
+
     func testReadOnlyFileIsLeftUnchanged() throws {
         let database = try makeDatabase()
         let bytes = try contents(database)

@@ -16,13 +16,17 @@ extension AppDatabase {
     ///
     /// The file is validated before anything is written to it. On error,
     /// nothing is written to the file, and no file is created in a missing
-    /// directory.
+    /// directory. If opening fails once writing has started (a full disk),
+    /// the files that opening created are removed: a new database file,
+    /// and the `-wal` and `-shm` files.
     ///
     /// For example:
     ///
     /// ```swift
     /// do {
-    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42)
+    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42) { appDatabase in
+    ///         try appDatabase.createRandomPlayersIfEmpty()
+    ///     }
     /// } catch let error as AppDatabaseOpenError {
     ///     print(error) // cannot open "players.sqlite": not a SQLite database
     /// }
@@ -31,17 +35,63 @@ extension AppDatabase {
     /// - parameter path: The path to the database file.
     /// - parameter seed: If not nil, random names and scores are
     ///   reproducible.
+    /// - parameter prepare: A first write, if any, whose failure is a
+    ///   failure to open, with the same clean-up.
     /// - throws: An `AppDatabaseOpenError`, which describes itself in one
     ///   line that names the file and the cause.
-    public static func open(path: String, seed: UInt64? = nil) throws -> AppDatabase {
-        try validateDatabaseFile(atPath: path)
+    public static func open(
+        path: String, seed: UInt64? = nil,
+        prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
+    {
+        // Before the validation: reading a WAL database creates its -wal
+        // and -shm files, and a full disk keeps them there.
+        let newFiles = NewFiles(databasePath: path)
+        do {
+            try validateDatabaseFile(atPath: path)
+        } catch {
+            newFiles.remove()
+            throw error
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
+        var pool: DatabasePool?
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            return try AppDatabase(pool, seed: seed)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            let appDatabase = try AppDatabase(pool!, seed: seed)
+            try prepare?(appDatabase)
+            return appDatabase
         } catch {
-            throw AppDatabaseOpenError(path: path, error: error)
+            // Described before the clean-up frees the disk.
+            let openError = AppDatabaseOpenError(path: path, error: error)
+            try? pool?.close()
+            newFiles.remove()
+            throw openError
+        }
+    }
+
+    /// The files of a database that do not exist yet, so that a failed
+    /// open can remove those it created.
+    private struct NewFiles {
+        /// The database file, if it is new.
+        var database: String?
+        /// The new `-wal`, `-shm` and `-journal` files.
+        var companions: [String]
+
+        init(databasePath path: String) {
+            let isNew = { (path: String) in !FileManager.default.fileExists(atPath: path) }
+            database = isNew(path) ? path : nil
+            companions = [path + "-wal", path + "-shm", path + "-journal"].filter(isNew)
+        }
+
+        /// Removes the new files that exist now.
+        ///
+        /// Only another process that opened the same new file in the few
+        /// milliseconds between the validation and the failure could lose
+        /// something: a file that did not exist when the app started.
+        func remove() {
+            for path in companions + (database.map { [$0] } ?? []) {
+                unlink(path)
+            }
         }
     }
 
@@ -323,6 +373,8 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     case changedSchema(path: String, reason: String)
     /// Another process holds a lock on the database.
     case locked(path: String)
+    /// The disk (or the file system of the database) is full.
+    case diskFull(path: String)
     /// Another SQLite error.
     case databaseError(path: String, message: String)
 
@@ -338,7 +390,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
              let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),
              let .notADatabase(path), let .notALivetableDatabase(path), let .newerDatabase(path),
-             let .changedSchema(path, _), let .locked(path), let .databaseError(path, _):
+             let .changedSchema(path, _), let .locked(path), let .diskFull(path), let .databaseError(path, _):
             return path
         }
     }
@@ -376,6 +428,8 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
             cause = "a livetable database changed by another program (\(reason.escapingControlCharacters))"
         case .locked:
             cause = "the database is locked by another process"
+        case .diskFull:
+            cause = "the disk is full"
         case let .databaseError(_, message):
             cause = message.escapingControlCharacters
         }
@@ -389,6 +443,12 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
             return
         }
         switch error.resultCode {
+        case .SQLITE_FULL:
+            self = .diskFull(path: path)
+        case .SQLITE_IOERR where Self.isDiskFull(atPath: path):
+            // A write that finds no room for the shared-memory index or
+            // the WAL is reported as an I/O error.
+            self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self = .locked(path: path)
         case .SQLITE_NOTADB:
@@ -400,6 +460,14 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         default:
             self = .databaseError(path: path, message: error.message ?? "\(error.resultCode)")
         }
+    }
+
+    /// True when the file system of the database has no block left.
+    private static func isDiskFull(atPath path: String) -> Bool {
+        var info = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else { return false }
+        return info.f_bavail == 0
     }
 
     /// The path in quotes, control characters escaped, so that the
