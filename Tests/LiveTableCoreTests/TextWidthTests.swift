@@ -131,6 +131,14 @@ final class TextWidthTests: XCTestCase {
         XCTAssertEqual(TextWidth.width(of: " " + TextWidth.truncated("\u{301}abcdefgh", toWidth: 5)), 6)
     }
 
+    func testTruncationMeasuresOnlyWhatItShows() {
+        XCTAssertEqual(TextWidth.truncated("ab\u{301}", toWidth: 2), "ab\u{301}")
+        XCTAssertEqual(TextWidth.truncated("abc\u{301}", toWidth: 3), "abc\u{301}")
+        XCTAssertEqual(TextWidth.truncated("abcd\u{301}", toWidth: 3), "ab…")
+        XCTAssertEqual(TextWidth.truncated("中文字", toWidth: 6), "中文字")
+        XCTAssertEqual(TextWidth.truncated(String(repeating: "x", count: 100_000), toWidth: 4), "xxx…")
+    }
+
     func testSplitCutsAfterTheLastSpaceThatFits() {
         XCTAssertTrue(TextWidth.split("Save failed: locked", atWidth: 14) == ("Save failed: ", "locked"))
         XCTAssertTrue(TextWidth.split("abcdef", atWidth: 4) == ("abcd", "ef"))

@@ -77,19 +77,34 @@ public enum TextWidth {
     /// TextWidth.units(of: "a\u{301}b").map(\.text) // ["a\u{301}", "b"]
     /// ```
     public static func units(of text: String) -> [Unit] {
+        units(of: text, beyondWidth: .max)
+    }
+
+    /// The units of `text`, up to the first that ends beyond `limit` cells:
+    /// text that will be cut is measured only as far as it is shown, so a
+    /// name of 100,000 characters costs no more than a short one.
+    private static func units(of text: String, beyondWidth limit: Int) -> [Unit] {
         var units: [Unit] = []
+        var total = 0
         withScalarWidths { width in
             for scalar in text.unicodeScalars {
                 switch displayWidth(of: scalar, width) {
                 case 0:
                     if units.isEmpty {
                         units.append(Unit(text: " ", width: 1))
+                        total += 1
                     }
                     units[units.count - 1].text.unicodeScalars.append(scalar)
+                    continue
                 case let w where w > 0:
+                    // The unit before is complete: stop past the limit.
+                    if total > limit { return }
                     units.append(Unit(text: String(scalar), width: w))
+                    total += w
                 default:
+                    if total > limit { return }
                     units.append(Unit(text: String(replacement), width: 1))
+                    total += 1
                 }
             }
         }
@@ -112,7 +127,7 @@ public enum TextWidth {
     /// ```
     public static func truncated(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
-        let units = units(of: text)
+        let units = units(of: text, beyondWidth: width)
         if units.reduce(0, { $0 + $1.width }) <= width {
             return units.map(\.text).joined()
         }
