@@ -48,6 +48,14 @@ final class KeyDecodingTests: XCTestCase {
         XCTAssertEqual(keys("\u{1B}O"), [])
     }
 
+    func testASequenceCutShortLeavesTheNextKeyAlone() {
+        // Alt+[ then Down; Alt+O then Up; Alt+[ then Enter.
+        XCTAssertEqual(keys("\u{1B}[\u{1B}[B"), [.down])
+        XCTAssertEqual(keys("\u{1B}O\u{1B}OA"), [.up])
+        XCTAssertEqual(keys("\u{1B}[\r"), [.enter])
+        XCTAssertEqual(Key.decoding([.character(0x1B), .character(0x5B), .functionKey(.pageDown)]), [.pageDown])
+    }
+
     func testFunctionKeysAndCharactersPassThrough() {
         XCTAssertEqual(
             Key.decoding([.functionKey(.up), .character(0x71), .character(0x03), .functionKey(nil), .character(0x0D)]),

@@ -111,9 +111,9 @@ extension Key {
             for input in rest.dropFirst() {
                 length += 1
                 guard case let .character(value) = input else {
-                    // Cut short by a function key: not a sequence the app
-                    // knows; the key is part of it.
-                    return (nil, length)
+                    // Cut short by a function key, which is a key of its
+                    // own: the sequence ends before it, unknown.
+                    return (nil, length - 1)
                 }
                 switch value {
                 case 0x20...0x3F:
@@ -122,14 +122,15 @@ extension Key {
                 case 0x40...0x7E:
                     return (controlSequenceKey(parameters: parameters, final: value), length)
                 default:
-                    // Not part of a sequence: it ends here, unknown.
-                    return (nil, length)
+                    // Not part of a sequence (another Esc, Enter…): the
+                    // sequence ends before it, unknown.
+                    return (nil, length - 1)
                 }
             }
             // Cut short by the end of the read: ignored.
             return (nil, length)
         case 0x4F: // "O": a single shift, as in keypad transmit mode.
-            guard rest.count >= 2, case let .character(final) = rest[rest.startIndex + 1] else {
+            guard rest.count >= 2, case let .character(final) = rest[rest.startIndex + 1], final != escapeByte else {
                 return (nil, 1)  // Alt+O.
             }
             return (cursorKey(final: final), 2)
