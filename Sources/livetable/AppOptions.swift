@@ -18,9 +18,31 @@ struct AppOptions: ParsableArguments {
             valueName: "path"))
     var databasePath: String?
 
-    @Option(help: ArgumentHelp("Makes random names and scores reproducible.", valueName: "n"))
+    // Unconditional: the next argument is the value even when it starts
+    // with a dash, so that `--seed -1` says what is wrong with -1 instead
+    // of "Missing value".
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Makes random names and scores reproducible.", valueName: "n"),
+        transform: AppOptions.parseSeed)
     var seed: UInt64?
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
+
+    /// An empty `--database` would open a temporary database, or fail with
+    /// an error about WAL mode: say what is wrong instead.
+    func validate() throws {
+        if databasePath?.isEmpty == true {
+            throw ValidationError("--database needs the path of a file, not an empty string")
+        }
+    }
+
+    /// A seed: a whole number from 0 to 2^64 - 1.
+    private static func parseSeed(_ text: String) throws -> UInt64 {
+        guard let seed = UInt64(text) else {
+            throw ValidationError("the seed must be a whole number from 0 to \(UInt64.max)")
+        }
+        return seed
+    }
 }

@@ -49,24 +49,19 @@ struct Launch {
         return (directory as NSString).appendingPathComponent("players.sqlite")
     }
 
-    /// Opens the database file, or throws an exit status of 1 after a
-    /// one-line error that names the file and the cause.
-    static func openDatabase(path: String, seed: UInt64?) throws -> AppDatabase {
+    /// Opens the database file, and runs `prepare`, or throws an exit
+    /// status of 1 after a one-line error that names the file and the
+    /// cause; files that a failed open created are removed.
+    static func openDatabase(
+        path: String, seed: UInt64?,
+        prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
+    {
         do {
-            return try AppDatabase.open(path: path, seed: seed)
+            return try AppDatabase.open(path: path, seed: seed, prepare: prepare)
         } catch let error as AppDatabaseOpenError {
             throw fail(error.description, status: 1)
         } catch {
             throw fail("cannot open \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
-        }
-    }
-
-    /// Inserts the 8 random players of a new database.
-    static func populate(_ database: AppDatabase, path: String) throws {
-        do {
-            try database.createRandomPlayersIfEmpty()
-        } catch {
-            throw fail("cannot write \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
     }
 

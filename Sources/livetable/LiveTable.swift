@@ -17,8 +17,11 @@ struct LiveTable: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: options.noColor)
         let path = try options.databasePath ?? Launch.defaultDatabasePath(environment: environment)
-        let database = try Launch.openDatabase(path: path, seed: options.seed)
-        try Launch.populate(database, path: path)
+        // A new database gets 8 random players, or is removed if it can
+        // not (a full disk).
+        let database = try Launch.openDatabase(path: path, seed: options.seed) { database in
+            try database.createRandomPlayersIfEmpty()
+        }
         launch.start(database: database, demo: nil)
     }
 }

@@ -23,6 +23,8 @@ final class Runtime {
 
     /// The running Hall of Fame observation.
     private var observation: AnyCancellable?
+    /// What hands its values over, the latest of each burst only.
+    private var observationRelay: LatestValueRelay<HallOfFame>?
     /// What makes the observation see the writes of other processes.
     private var externalChanges: AnyCancellable?
     /// Writes and stress tests in flight, until they complete.
@@ -138,6 +140,13 @@ final class Runtime {
         switch effect {
         case let .observe(request):
             observation?.cancel()
+            observationRelay?.cancel()
+            // Values that come faster than they are drawn replace each
+            // other: under load the screen shows the newest, not a backlog.
+            let relay = LatestValueRelay<HallOfFame> { [unowned self] hallOfFame in
+                send(.hallOfFame(hallOfFame))
+            }
+            observationRelay = relay
             observation = database.observeHallOfFame(request).sink(
                 receiveCompletion: { [unowned self] completion in
                     MainActor.assumeIsolated {
@@ -146,21 +155,21 @@ final class Runtime {
                         }
                     }
                 },
-                receiveValue: { [unowned self] hallOfFame in
+                receiveValue: { hallOfFame in
                     MainActor.assumeIsolated {
-                        send(.hallOfFame(hallOfFame))
+                        relay.send(hallOfFame)
                     }
                 })
         case .insertRandomPlayer:
-            write(database.insertRandomPlayer())
+            write(database.insertRandomPlayer(), for: effect)
         case let .updatePlayer(player):
-            write(database.updatePlayer(player))
+            write(database.updatePlayer(player), for: effect)
         case let .deletePlayer(id):
-            write(database.deletePlayer(id: id))
+            write(database.deletePlayer(id: id), for: effect)
         case .deleteAll:
-            write(database.deleteAll())
+            write(database.deleteAll(), for: effect)
         case .refresh:
-            write(database.refresh())
+            write(database.refresh(), for: effect)
         case .stressTest:
             stressTest()
         case .suspend:
@@ -170,17 +179,19 @@ final class Runtime {
         }
     }
 
-    /// Runs a write. Its changes come back through the observation; only
-    /// its error comes back here.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>) {
+    /// Runs the write of `effect`. Its changes come back through the
+    /// observation; its end, and its error, come back here.
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: Effect) {
         track { [unowned self] done in
             publisher.sink(
                 receiveCompletion: { completion in
                     MainActor.assumeIsolated {
                         done()
+                        var message: String?
                         if case let .failure(error) = completion {
-                            self.send(.writeFailed(error.oneLineDescription))
+                            message = error.oneLineDescription
                         }
+                        self.send(.writeFinished(effect, error: message))
                     }
                 },
                 receiveValue: { _ in })
@@ -198,7 +209,7 @@ final class Runtime {
                         done()
                         self.send(.stressFinished(
                             total: progress.total, failed: progress.failed,
-                            seconds: Date().timeIntervalSince(start)))
+                            seconds: Date().timeIntervalSince(start), firstError: progress.firstError))
                         self.stressTestDidEnd()
                     }
                 }

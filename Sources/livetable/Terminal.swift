@@ -21,6 +21,9 @@ final class Terminal {
     private var previous: Screen?
     private var cursorVisibility: Int32 = -1
     private var isRestored = false
+    /// True when the terminal may have left keypad transmit mode: after a
+    /// suspend (`endwin` turns it off) or when the process continues.
+    private var needsKeypadMode = false
 
     /// Sets up the screen. Call `TerminalRequirements.check` first:
     /// `newterm` fails on the same terminals, but after writing to them.
@@ -29,6 +32,9 @@ final class Terminal {
         let hasModes = tcgetattr(STDIN_FILENO, &modes) == 0
 
         // Esc alone arrives after 25 ms instead of ncurses' default second.
+        // The rest of an escape sequence comes within that delay, in the
+        // same read, which is how `Key.decoding(_:)` tells Esc (which
+        // quits) from a sequence.
         set_escdelay(25)
         guard lt_newterm() != nil else {
             throw TerminalError(description: "cannot set up the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")
@@ -91,6 +97,14 @@ final class Terminal {
             setCursorVisibility(0)
         }
         refresh()
+        if needsKeypadMode {
+            // ncurses turns keypad transmit mode back on at its next read
+            // only, after the user's first key: an arrow would arrive in
+            // the other cursor-key mode. Turn it on now, once the screen is
+            // the app's again.
+            keypad(lt_stdscr(), true)
+            needsKeypadMode = false
+        }
     }
 
     private func put(_ cell: Cell, x: Int, y: Int) {
@@ -125,22 +139,23 @@ final class Terminal {
     // MARK: - Input and size
 
     /// The keys waiting on standard input, without blocking.
+    ///
+    /// After an Esc byte, ncurses waits `ESCDELAY` for the rest of an
+    /// escape sequence, so a whole sequence is read in one go, and
+    /// `Key.decoding(_:)` tells a lone Esc from a sequence it does not know.
     func readKeys() -> [Key] {
-        var keys: [Key] = []
+        var inputs: [TerminalInput] = []
         var character: wint_t = 0
         while true {
             let result = wget_wch(lt_stdscr(), &character)
             if result == ERR {
                 break
             }
-            let key = result == KEY_CODE_YES
-                ? KeyDecoding.key(keyCode: Int32(bitPattern: character))
-                : KeyDecoding.key(character: UInt32(character))
-            if let key {
-                keys.append(key)
-            }
+            inputs.append(result == KEY_CODE_YES
+                ? .functionKey(KeyDecoding.key(keyCode: Int32(bitPattern: character)))
+                : .character(UInt32(character)))
         }
-        return keys
+        return Key.decoding(inputs)
     }
 
     /// Reads the real terminal size after a SIGWINCH, and tells ncurses.
@@ -155,6 +170,7 @@ final class Terminal {
         // Redraw everything: the terminal may have reflowed or cleared.
         previous = nil
         clearok(lt_curscr(), true)
+        needsKeypadMode = true
     }
 
     // MARK: - Suspend and exit
@@ -163,6 +179,7 @@ final class Terminal {
     func suspend() {
         guard !isRestored else { return }
         endwin()
+        needsKeypadMode = true
     }
 
     /// Leaves the app's screen and gives the terminal its modes back. Safe

@@ -351,7 +351,8 @@ final class AppDatabaseTests: XCTestCase {
         }
         let players = try appDatabase.allPlayers()
         let progress = try awaitValues(appDatabase.stressTest(refreshes: 3))
-        XCTAssertEqual(progress, (1...3).map { StressTestProgress(completed: 0, failed: $0, total: 3) })
+        let reason = "SQLite error 19: rejected - while executing `UPDATE player SET score = livetable_random_score()`"
+        XCTAssertEqual(progress, (1...3).map { StressTestProgress(completed: 0, failed: $0, total: 3, firstError: reason) })
         XCTAssertEqual(try appDatabase.allPlayers(), players, "failed refreshes are rolled back")
     }
 }

@@ -46,7 +46,12 @@ final class DemoScriptTests: XCTestCase {
         for step in DemoScript.steps {
             XCTAssertEqual(update(&state, .demoCaption(step.caption)), [])
             XCTAssertEqual(render(state).lines[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
-            history.append(step.messages.flatMap { update(&state, $0) })
+            let effects = step.messages.flatMap { update(&state, $0) }
+            history.append(effects)
+            // As the runtime does: each write ends, and says so.
+            for effect in effects where effect.isWrite {
+                _ = update(&state, .writeFinished(effect, error: nil))
+            }
             XCTAssertEqual(state.status.caption, step.caption)
         }
         XCTAssertEqual(update(&state, .demoCaption(nil)), [])

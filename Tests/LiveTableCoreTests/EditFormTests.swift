@@ -153,4 +153,32 @@ final class EditFormTests: XCTestCase {
         _ = press(.backspace, .left, .character("e"), in: &state)
         XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(Player(id: 1, name: "Zoëe", score: 1200))]])
     }
+
+    func testNameStopsAtTheMaximumLength() {
+        var form = EditForm(player: Player(id: 1, name: String(repeating: "a", count: 999), score: 3))
+        form.insert("b")
+        XCTAssertEqual(form.name.count, 1_000)
+        XCTAssertNil(form.error)
+        form.insert("c")
+        XCTAssertEqual(form.name, String(repeating: "a", count: 999) + "b")
+        XCTAssertEqual(form.error, "Name is limited to 1,000 characters")
+        XCTAssertEqual(try form.validated().get().name.count, 1_000)
+
+        form.switchField()
+        form.clearField()
+        for _ in 0..<40 { form.insert("9") }
+        XCTAssertEqual(form.score.count, EditForm.maximumScoreLength)
+        XCTAssertEqual(form.error, "Score is limited to 32 characters")
+    }
+
+    func testLongerNameFromTheDatabaseOpensButIsNotSaved() {
+        let name = String(repeating: "x", count: 5_000)
+        var form = EditForm(player: Player(id: 1, name: name, score: 3))
+        XCTAssertEqual(form.name, name)
+        XCTAssertEqual(form.validated(), .failure(EditForm.ValidationError("Name is longer than 1,000 characters")))
+        form.deleteBackward()
+        form.moveCursorToEnd(false)
+        form.deleteForward()
+        XCTAssertEqual(form.name.count, 4_998)
+    }
 }

@@ -221,6 +221,39 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(screen[3, 5].isContinuation)
     }
 
+    func testNamesStartingWithAZeroWidthCharacterKeepTheScoresAligned() {
+        let players = [
+            makePlayer(1, "\u{301}Accent", 900),
+            makePlayer(2, "\u{200B}Hidden", 850),
+            makePlayer(3, "\u{FEFF}Marked", 800),
+            makePlayer(4, "Plain", 700),
+        ]
+        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        for y in 5...8 {
+            XCTAssertEqual(screen[27, y].text, "0", "row \(y): \(screen.lines[y])")
+            XCTAssertEqual(screen[28, y].text, " ", "row \(y): \(screen.lines[y])")
+            XCTAssertEqual(screen[29, y].text, "│", "row \(y): \(screen.lines[y])")
+        }
+        // The accent has the space before the name to itself; the invisible
+        // characters show as replacement characters.
+        XCTAssertEqual(screen[2, 5].text, " \u{301}")
+        XCTAssertEqual(screen[3, 5].text, "A")
+        XCTAssertEqual(screen[2, 6].text, "\u{FFFD}")
+        XCTAssertEqual(screen[2, 7].text, "\u{FFFD}")
+    }
+
+    func testBidirectionalControlsInNamesAreNeutralized() {
+        let players = [makePlayer(1, "\u{202E}evil\u{202C}", 900), makePlayer(2, "a\u{2067}b\u{2069}", 800)]
+        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        XCTAssertEqual(screen.lines[5], "│ �evil�                 900 │")
+        XCTAssertEqual(screen.lines[6], "│ a�b�                   800 │")
+        for y in 0..<screen.height {
+            for x in 0..<screen.width {
+                XCTAssertFalse(screen[x, y].text.unicodeScalars.contains { $0.isNeutralized }, "\(x), \(y)")
+            }
+        }
+    }
+
     // MARK: - Overlays
 
     func testHelpOverlayListsTheKeyTable() {
@@ -298,6 +331,29 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(screen.cursor?.y, 5)
     }
 
+    func testEditFormScrollsWideCharactersWhole() {
+        var state = makeLoadedState(width: 40, height: 12)
+        _ = press(.character("e"), .control("u"), in: &state)
+        _ = type("一二三四五六七八九十一二三四五六七八九十", in: &state)
+        var screen = render(state)
+        // 28 cells of field: 13 whole characters and the cursor's cell.
+        XCTAssertEqual(screen.lines[4], "│› Name   八九十一二三四五六七八九十   │")
+        XCTAssertEqual(screen.cursor?.x, 36)
+        _ = press(.home, in: &state)
+        screen = render(state)
+        XCTAssertEqual(screen.lines[4], "│› Name   一二三四五六七八九十一二三四 │")
+        XCTAssertEqual(screen.cursor?.x, 10)
+    }
+
+    func testEditFormShowsTheEndOfAVeryLongName() {
+        let players = [makePlayer(1, String(repeating: "ab", count: 50_000) + "END", 900)]
+        var state = makeLoadedState(players, width: 40, height: 12)
+        _ = press(.character("e"), in: &state)
+        let screen = render(state)
+        XCTAssertEqual(screen.lines[4], "│› Name   ababababababababababababEND  │")
+        XCTAssertEqual(screen.cursor?.x, 37)
+    }
+
     func testEditFormScrollsALongNameToKeepTheCursorVisible() {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("e"), .control("u"), in: &state)
@@ -337,15 +393,18 @@ final class RenderTests: XCTestCase {
         _ = press(.character("s"), in: &state)
         _ = update(&state, .stressProgress(completed: 12, total: 50))
         XCTAssertEqual(render(state).lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
-        _ = update(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234))
+        _ = update(&state, .stressFinished(total: 50, failed: 0, seconds: 1.234))
         _ = update(&state, .demoCaption(nil))
-        XCTAssertEqual(render(state).lines[9], "                       stress test: 48 ok, 2 failed, 1.23 s ")
+        XCTAssertEqual(render(state).lines[9], "                       stress test: 50 ok, 0 failed, 1.23 s ")
+        _ = press(.character("s"), in: &state)
+        _ = update(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234, firstError: "locked"))
+        XCTAssertEqual(render(state).lines[9], " Stress test refresh failed:…  stress test: 48 ok, 2 faile… ")
     }
 
     func testStatusLineShowsErrorsFirst() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
         _ = update(&state, .demoCaption("Insert a random player (n)"))
-        _ = update(&state, .writeFailed("database is locked"))
+        _ = update(&state, .writeFinished(.insertRandomPlayer, error: "database is locked"))
         let screen = render(state)
         XCTAssertEqual(screen.lines[9], " Write failed: database is locked                           ")
         XCTAssertEqual(screen.style(x: 1, y: 9), CellStyle(color: .error, bold: true))

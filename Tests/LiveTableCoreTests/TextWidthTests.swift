@@ -111,7 +111,43 @@ final class TextWidthTests: XCTestCase {
         XCTAssertEqual(TextWidth.padded("abc", toWidth: 0), "")
     }
 
+    func testBidirectionalControlsAndInvisibleSpacesAreReplaced() {
+        for scalar in ["\u{202E}", "\u{202A}", "\u{2066}", "\u{2069}", "\u{200E}", "\u{061C}", "\u{200B}", "\u{FEFF}", "\u{2028}"] {
+            XCTAssertEqual(TextWidth.units(of: "a" + scalar), [
+                TextWidth.Unit(text: "a", width: 1),
+                TextWidth.Unit(text: "\u{FFFD}", width: 1),
+            ], scalar.unicodeScalars.first!.debugDescription)
+        }
+        // Joiners stay: emoji sequences need them.
+        XCTAssertEqual(TextWidth.units(of: "a\u{200D}").map(\.text), ["a\u{200D}"])
+    }
+
+    func testWidthAddsUpWhenTextStartsWithAZeroWidthCharacter() {
+        // The name column is " " + name: the accent must not combine with
+        // that space, or the row is one cell short.
+        let name = TextWidth.padded("\u{301}abc", toWidth: 6)
+        XCTAssertEqual(TextWidth.width(of: name), 6)
+        XCTAssertEqual(TextWidth.width(of: " " + name), 7)
+        XCTAssertEqual(TextWidth.width(of: " " + TextWidth.truncated("\u{301}abcdefgh", toWidth: 5)), 6)
+    }
+
+    func testTruncationMeasuresOnlyWhatItShows() {
+        XCTAssertEqual(TextWidth.truncated("ab\u{301}", toWidth: 2), "ab\u{301}")
+        XCTAssertEqual(TextWidth.truncated("abc\u{301}", toWidth: 3), "abc\u{301}")
+        XCTAssertEqual(TextWidth.truncated("abcd\u{301}", toWidth: 3), "ab…")
+        XCTAssertEqual(TextWidth.truncated("中文字", toWidth: 6), "中文字")
+        XCTAssertEqual(TextWidth.truncated(String(repeating: "x", count: 100_000), toWidth: 4), "xxx…")
+    }
+
+    func testSplitCutsAfterTheLastSpaceThatFits() {
+        XCTAssertTrue(TextWidth.split("Save failed: locked", atWidth: 14) == ("Save failed: ", "locked"))
+        XCTAssertTrue(TextWidth.split("abcdef", atWidth: 4) == ("abcd", "ef"))
+        XCTAssertTrue(TextWidth.split("ab", atWidth: 4) == ("ab", ""))
+        XCTAssertTrue(TextWidth.split("中文字", atWidth: 5) == ("中文", "字"))
+    }
+
     func testEscapingControlCharactersKeepsOneLine() {
+        XCTAssertEqual("\u{202E}cba\u{200B}\u{FEFF}".escapingControlCharacters, "\\u{202e}cba\\u{200b}\\u{feff}")
         XCTAssertEqual("a\nb\u{1B}[2Jc".escapingControlCharacters, "a\\u{a}b\\u{1b}[2Jc")
         XCTAssertEqual("Zoë 中".escapingControlCharacters, "Zoë 中")
     }

@@ -38,10 +38,52 @@ final class UpdateEditFormTests: XCTestCase {
         XCTAssertEqual(type("a", in: &state), [])
         XCTAssertEqual(press(.tab, .backspace, .backspace, .backspace, .backspace, in: &state), [[], [], [], [], []])
         XCTAssertEqual(type("-42", in: &state), [])
-        XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(Player(id: 2, name: "Barbaraa", score: -42))]])
+        let saved = Player(id: 2, name: "Barbaraa", score: -42)
+        XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(saved)]])
+        // The form waits for the save, and says so.
+        XCTAssertEqual(form(state)?.isSaving, true)
+        XCTAssertTrue(render(state).text.contains("saving…"))
+        XCTAssertEqual(update(&state, .writeFinished(.updatePlayer(saved), error: nil)), [])
         XCTAssertEqual(state.mode, .browsing)
+        XCTAssertEqual(state.status.pendingWrites, 0)
         // The list changes when the observation delivers, not before.
         XCTAssertEqual(state.hallOfFame?.players, samplePlayers)
+    }
+
+    func testFailedSaveKeepsTheFormOpenWithTheEditAndTheError() {
+        var state = makeEditingState()
+        _ = type("x", in: &state)
+        let saved = Player(id: 2, name: "Barbarax", score: 1100)
+        XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(saved)]])
+        // No edit while the save runs.
+        XCTAssertEqual(type("yz", in: &state), [])
+        XCTAssertEqual(form(state)?.name, "Barbarax")
+        _ = update(&state, .writeFinished(.updatePlayer(saved), error: "database is locked"))
+        XCTAssertEqual(form(state)?.isSaving, false)
+        XCTAssertEqual(form(state)?.name, "Barbarax")
+        XCTAssertEqual(form(state)?.error, "Save failed: database is locked")
+        XCTAssertNil(state.status.error)
+        XCTAssertTrue(render(state).text.contains("Save failed: database is locked"))
+        // Enter tries again.
+        XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(saved)]])
+        XCTAssertNil(form(state)?.error)
+    }
+
+    func testEscapeWhileSavingClosesTheFormAndAFailureShowsInTheStatusLine() {
+        var state = makeEditingState()
+        let saved = Player(id: 2, name: "Barbara", score: 1100)
+        XCTAssertEqual(press(.enter, .escape, in: &state), [[.updatePlayer(saved)], []])
+        XCTAssertEqual(state.mode, .browsing)
+        _ = update(&state, .writeFinished(.updatePlayer(saved), error: "Key not found in table player"))
+        XCTAssertEqual(state.mode, .browsing)
+        XCTAssertEqual(state.status.error, "Write failed: Key not found in table player")
+    }
+
+    func testAnotherWriteEndingDoesNotCloseTheForm() {
+        var state = makeEditingState()
+        _ = press(.enter, in: &state)
+        _ = update(&state, .writeFinished(.insertRandomPlayer, error: nil))
+        XCTAssertEqual(form(state)?.isSaving, true)
     }
 
     func testTypedLettersAreTextNotCommands() {

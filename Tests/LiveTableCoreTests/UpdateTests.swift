@@ -188,7 +188,10 @@ final class UpdateTests: XCTestCase {
         var state = makeLoadedState()
         let before = state
         XCTAssertEqual(press(.character("n"), .character("+"), in: &state), [[.insertRandomPlayer], [.insertRandomPlayer]])
-        // Nothing is applied before the observation delivers.
+        // Nothing is applied before the observation delivers: the writes
+        // are only pending.
+        XCTAssertEqual(state.status.pendingWrites, 2)
+        state.status.pendingWrites = 0
         XCTAssertEqual(state, before)
     }
 
@@ -197,6 +200,8 @@ final class UpdateTests: XCTestCase {
         _ = press(.down, in: &state)
         let before = state
         XCTAssertEqual(press(.character("d"), .delete, in: &state), [[.deletePlayer(id: 2)], [.deletePlayer(id: 2)]])
+        XCTAssertEqual(state.status.pendingWrites, 2)
+        state.status.pendingWrites = 0
         XCTAssertEqual(state, before)
     }
 
@@ -341,9 +346,42 @@ final class UpdateTests: XCTestCase {
 
     // MARK: - Errors and captions
 
+    func testStatusLineSaysWritingUntilEveryWriteHasEnded() {
+        var state = makeLoadedState(width: 60, height: 10)
+        XCTAssertEqual(press(.character("n"), .character("d"), in: &state), [[.insertRandomPlayer], [.deletePlayer(id: 1)]])
+        XCTAssertEqual(state.status.pendingWrites, 2)
+        XCTAssertEqual(render(state).lines[9], "                                                   writing… ")
+        _ = update(&state, .writeFinished(.insertRandomPlayer, error: nil))
+        XCTAssertTrue(render(state).lines[9].contains("writing…"))
+        _ = update(&state, .writeFinished(.deletePlayer(id: 1), error: nil))
+        XCTAssertEqual(state.status.pendingWrites, 0)
+        XCTAssertFalse(render(state).lines[9].contains("writing…"))
+    }
+
+    func testStressTestFailuresSayWhy() {
+        var state = makeLoadedState(width: 80, height: 24)
+        _ = press(.character("s"), in: &state)
+        _ = update(&state, .stressFinished(total: 50, failed: 1, seconds: 5.1, firstError: "SQLite error 5: database is locked"))
+        XCTAssertEqual(state.status.error, "Stress test refresh failed: SQLite error 5: database is locked")
+        XCTAssertTrue(render(state).lines[23].hasPrefix(" Stress test refresh failed: SQLite error…"), render(state).lines[23])
+    }
+
+    func testKeysDoNotActUnseenWhileTheTerminalIsTooSmall() {
+        var state = makeLoadedState()
+        _ = update(&state, .resize(width: 20, height: 5))
+        let before = state
+        XCTAssertEqual(
+            press(.character("d"), .character("n"), .character("D"), .character("e"), .enter, .character("?"), .down, .character("o"), in: &state),
+            [[], [], [], [], [], [], [], []])
+        XCTAssertEqual(state, before)
+        // Quitting and suspending still work.
+        XCTAssertEqual(press(.control("z"), in: &state), [[.suspend]])
+        XCTAssertEqual(press(.character("q"), in: &state), [[.quit]])
+    }
+
     func testWriteFailureIsShownUntilTheNextKey() {
         var state = makeLoadedState()
-        XCTAssertEqual(update(&state, .writeFailed("database is locked")), [])
+        XCTAssertEqual(update(&state, .writeFinished(.insertRandomPlayer, error: "database is locked")), [])
         XCTAssertEqual(state.status.error, "Write failed: database is locked")
         _ = press(.down, in: &state)
         XCTAssertNil(state.status.error)

@@ -53,6 +53,35 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertTrue(screen.contains("livetable: error: unknown terminal type TERM=no-such-terminal\nEXITED 2"), screen)
     }
 
+    // MARK: - Command line (exit status 64)
+
+    func testNegativeOrInvalidSeedSaysWhatIsWrong() throws {
+        for arguments in [["--seed", "-1"], ["--seed", "abc"], ["demo", "--seed", "-1"], ["--seed", "18446744073709551616"]] {
+            let result = try Shell.run(Self.binaryPath, arguments, environment: [
+                "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+            ])
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            let firstLine = result.standardError.components(separatedBy: "\n").first ?? ""
+            XCTAssertEqual(
+                firstLine,
+                "Error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615",
+                "\(arguments)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
+        }
+    }
+
+    func testEmptyDatabasePathSaysSo() throws {
+        let result = try Shell.run(Self.binaryPath, ["--database", ""], environment: [
+            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+        ])
+        XCTAssertEqual(result.status, 64)
+        XCTAssertEqual(
+            result.standardError.components(separatedBy: "\n").first,
+            "Error: --database needs the path of a file, not an empty string")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+
     // MARK: - Database files (exit status 1)
 
     /// Runs livetable on `database` in tmux, expecting it to exit with
@@ -87,6 +116,90 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["errors.txt", "notes.txt"])
     }
 
+    /// The sha256sum of a file, as the `sha256sum` tool prints it.
+    private func sha256(_ file: URL) throws -> String {
+        let result = try Shell.run(Shell.which("sha256sum") ?? "/usr/bin/sha256sum", [file.path])
+        return String(result.standardOutput.prefix(64))
+    }
+
+    /// Schema objects of another app, views included, are refused before
+    /// anything is written: no WAL switch, no migration table, no -wal or
+    /// -shm file left behind.
+    func testFilesOfOtherAppsAreLeftUnchanged() throws {
+        let schemas = [
+            "CREATE VIEW player AS SELECT 1 AS id, 'Ann' AS name, 3 AS score",
+            "CREATE VIEW report AS SELECT 42 AS answer",
+        ]
+        for (index, schema) in schemas.enumerated() {
+            let file = directory.appendingPathComponent("other-\(index).sqlite")
+            _ = try sqlite(file, schema)
+            let checksum = try sha256(file)
+            XCTAssertEqual(
+                try openError(file),
+                "livetable: error: cannot open \"\(file.path)\": a SQLite database, but not a livetable one (it holds other tables, views, indexes or triggers)\n",
+                schema)
+            XCTAssertEqual(try sha256(file), checksum, schema)
+            XCTAssertEqual(try sqlite(file, "PRAGMA journal_mode"), "delete", schema)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            XCTAssertFalse(files.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "\(files)")
+        }
+    }
+
+    /// A livetable database whose player table another program replaced
+    /// is refused in one line, instead of showing "Observation failed".
+    func testReplacedPlayerTableIsRefusedAtOpen() throws {
+        let replacements = [
+            ("DROP TABLE player; CREATE VIEW player AS SELECT 1 AS id, 'Ann' AS name, 3 AS score", "player is not a table"),
+            ("DROP TABLE player; CREATE TABLE player(id INTEGER PRIMARY KEY, label TEXT)", "player has no name column"),
+        ]
+        for (sql, reason) in replacements {
+            let database = try makeDatabase()
+            _ = try sqlite(database, sql)
+            let checksum = try sha256(database)
+            XCTAssertEqual(
+                try openError(database),
+                "livetable: error: cannot open \"\(database.path)\": a livetable database changed by another program (\(reason))\n")
+            XCTAssertEqual(try sha256(database), checksum)
+            try FileManager.default.removeItem(at: database)
+        }
+    }
+
+    /// On a full disk, a new database and an existing one: "the disk is
+    /// full", in one line, and no file left behind (no empty database, no
+    /// -wal or -shm). The disk is a 64 KiB tmpfs, filled, mounted in a user
+    /// and mount namespace of the test's own (`unshare -rm`), so that no
+    /// root is needed where user namespaces are allowed.
+    func testFullDiskSaysSoAndLeavesNothingBehind() throws {
+        let existing = try makeDatabase()
+        let disk = directory.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let target = disk.appendingPathComponent("players.sqlite").path
+        for copiesExisting in [false, true] {
+            let inside = """
+                mount -t tmpfs -o size=64k tmpfs \(Shell.quote(disk.path)) || { echo "MOUNT FAILED"; exit; }
+                \(copiesExisting ? "cp \(Shell.quote(existing.path)) \(Shell.quote(target))" : "true")
+                dd if=/dev/zero of=\(Shell.quote(disk.appendingPathComponent("filler").path)) bs=1k count=1000 2>/dev/null
+                echo "BEFORE $(sha256sum \(Shell.quote(target)) 2>/dev/null | cut -c1-64)"
+                \(script(["--database", target]))
+                echo "AFTER $(sha256sum \(Shell.quote(target)) 2>/dev/null | cut -c1-64)"
+                echo "FILES $(ls -A \(Shell.quote(disk.path)) | tr '\\n' ' ')"
+                """
+            let session = try TmuxSession(command: "unshare -rm sh -c \(Shell.quote(inside))", width: 200, height: 30)
+            defer { session.kill() }
+            let screen = try session.waitForScreen(containing: "FILES ")
+            XCTAssertFalse(screen.contains("MOUNT FAILED"), "unshare -rm and tmpfs are needed: \(screen)")
+            XCTAssertTrue(
+                screen.contains("livetable: error: cannot open \"\(target)\": the disk is full\nEXITED 1\nTTY SANE"),
+                screen)
+            let lines = screen.components(separatedBy: "\n")
+            let files = lines.first { $0.hasPrefix("FILES ") }?.trimmingCharacters(in: .whitespaces)
+            XCTAssertEqual(files, copiesExisting ? "FILES filler players.sqlite" : "FILES filler", screen)
+            let before = lines.first { $0.hasPrefix("BEFORE ") }?.dropFirst(7)
+            let after = lines.first { $0.hasPrefix("AFTER ") }?.dropFirst(6)
+            XCTAssertEqual(before, after, "the existing file is unchanged")
+        }
+    }
+
     func testReadOnlyFileIsLeftUnchanged() throws {
         let database = try makeDatabase()
         let bytes = try contents(database)
@@ -118,7 +231,7 @@ final class BadInputTests: LiveTableTestCase {
 
 /// A `sqlite3` process that holds an exclusive transaction on a database
 /// until released.
-private final class SQLiteLock {
+final class SQLiteLock {
     private let process = Process()
     private let input = Pipe()
 

@@ -41,6 +41,33 @@ final class HelpAndTextTests: LiveTableTestCase {
                        Self.cells(String(other[..<other.range(of: "││")!.lowerBound])))
     }
 
+    /// Names that start with a zero-width character keep their score in
+    /// the score column, and invisible or reordering characters never
+    /// reach the terminal.
+    func testZeroWidthAndBidiCharactersInNamesAreNeutralized() throws {
+        let (session, database) = try startApp()
+        _ = try sqlite(database, """
+            UPDATE player SET name = char(0x200B) || 'Hidden' WHERE id = 1;
+            UPDATE player SET name = char(0xFEFF) || 'Marked' WHERE id = 2;
+            UPDATE player SET name = char(0x301) || 'Accent' WHERE id = 3;
+            UPDATE player SET name = char(0x202E) || 'Reversed' WHERE id = 4;
+            """)
+        let text = try session.waitForScreen(containing: "Reversed")
+        let rows = text.components(separatedBy: "\n").filter { line in
+            line.hasPrefix("│ ") && line.unicodeScalars.contains { CharacterSet.decimalDigits.contains($0) }
+        }
+        XCTAssertEqual(rows.count, 8, text)
+        for row in rows {
+            // "…  794 ││ …" or "…  794 │": one space between the score and
+            // the border, in every row.
+            let inner = row.split(separator: "│", omittingEmptySubsequences: false)[1]
+            XCTAssertTrue(inner.hasSuffix(" ") && !inner.hasSuffix("  "), "score shifted: \(row)")
+        }
+        for scalar in ["\u{200B}", "\u{FEFF}", "\u{202E}"] {
+            XCTAssertFalse(text.contains(scalar), "\(scalar.unicodeScalars.first!.debugDescription) reached the terminal")
+        }
+    }
+
     /// The terminal cells of text made of ASCII, box drawing, CJK
     /// ideographs and emoji.
     private static func cells(_ text: String) -> Int {

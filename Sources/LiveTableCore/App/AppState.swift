@@ -164,6 +164,9 @@ public struct StatusLine: Equatable, Sendable {
     public var error: String?
     /// The running or last stress test.
     public var stressTest: StressTestStatus?
+    /// The writes asked for that have not ended yet: the status line says
+    /// "writing…" while one waits, for example for another process's lock.
+    public var pendingWrites: Int
 
     /// Creates a status line.
     ///
@@ -172,10 +175,13 @@ public struct StatusLine: Equatable, Sendable {
     /// ```swift
     /// StatusLine(caption: "Insert a player", error: nil, stressTest: nil)
     /// ```
-    public init(caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil) {
+    public init(
+        caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil, pendingWrites: Int = 0)
+    {
         self.caption = caption
         self.error = error
         self.stressTest = stressTest
+        self.pendingWrites = pendingWrites
     }
 }
 

@@ -33,6 +33,10 @@ public struct EditForm: Equatable, Sendable {
     public var cursor: Int
     /// Why the last attempt to save failed, if it did.
     public var error: String?
+    /// True from Enter until the save ends: the form stays open, says
+    /// "saving…", and takes no edit, so that a failed save keeps the edit
+    /// and shows why.
+    public var isSaving: Bool
 
     /// Opens the form on a player, with the cursor at the end of the name.
     ///
@@ -50,6 +54,7 @@ public struct EditForm: Equatable, Sendable {
         self.focus = .name
         self.cursor = player.name.count
         self.error = nil
+        self.isSaving = false
     }
 
     /// The text of the focused field.
@@ -67,9 +72,36 @@ public struct EditForm: Equatable, Sendable {
         }
     }
 
+    // MARK: - Limits
+
+    /// The most characters a name can have in the form: 1,000.
+    ///
+    /// More than a row of any terminal shows, so that no real name is cut,
+    /// and few enough that every key and every redraw of the form stays
+    /// instant: each edit copies the field, so a paste of n characters
+    /// costs n times the length of the field. A longer name written by
+    /// another process opens as it is, and can be shortened, not saved.
+    public static let maximumNameLength = 1_000
+
+    /// The most characters of the score field: an integer has at most 19
+    /// digits and a sign, and a few spaces around them are trimmed.
+    public static let maximumScoreLength = 32
+
+    /// The most characters of `field`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// EditForm.maximumLength(of: .name) // 1000
+    /// ```
+    public static func maximumLength(of field: Field) -> Int {
+        field == .name ? maximumNameLength : maximumScoreLength
+    }
+
     // MARK: - Editing
 
-    /// Inserts a character at the cursor.
+    /// Inserts a character at the cursor, unless the field is full: the
+    /// form then says so.
     ///
     /// The character may merge with its neighbours into one: a combining
     /// accent typed after "e" makes "é", a second regional indicator makes
@@ -81,6 +113,11 @@ public struct EditForm: Equatable, Sendable {
     /// form.insert("x")
     /// ```
     public mutating func insert(_ character: Character) {
+        let limit = Self.maximumLength(of: focus)
+        guard focusedText.count < limit else {
+            error = "\(focus == .name ? "Name" : "Score") is limited to \(grouped(limit)) characters"
+            return
+        }
         let cursor = clampedCursor
         replaceCharacters(cursor..<cursor, with: String(character))
     }
@@ -189,8 +226,9 @@ public struct EditForm: Equatable, Sendable {
 
     /// The edited player, or the error to show.
     ///
-    /// The name is trimmed and must not be empty; the score must be an
-    /// integer, digits with an optional leading minus.
+    /// The name is trimmed, must not be empty, and must not be longer than
+    /// ``maximumNameLength``; the score must be an integer, digits with an
+    /// optional leading minus.
     ///
     /// For example:
     ///
@@ -203,6 +241,9 @@ public struct EditForm: Equatable, Sendable {
         let name = name.trimmedOfSpaces()
         guard !name.isEmpty else {
             return .failure(ValidationError("Name must not be empty"))
+        }
+        guard name.count <= Self.maximumNameLength else {
+            return .failure(ValidationError("Name is longer than \(grouped(Self.maximumNameLength)) characters"))
         }
         let scoreText = score.trimmedOfSpaces()
         let digits = scoreText.hasPrefix("-") ? scoreText.dropFirst() : Substring(scoreText)

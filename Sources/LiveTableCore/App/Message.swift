@@ -24,15 +24,18 @@ public enum Message: Equatable, Sendable {
     case hallOfFame(HallOfFame)
     /// The Hall of Fame observation failed: it is over.
     case observationFailed(String)
-    /// A write effect failed; its changes were rolled back.
-    case writeFailed(String)
+    /// A write effect ended: committed, or failed with `error` and rolled
+    /// back. The runtime sends it once for each write effect
+    /// (``Effect/isWrite``).
+    case writeFinished(Effect, error: String?)
     /// The changes that other processes commit can not be watched: they
     /// will show after the app's next own write only.
     case externalChangesUnavailable(String)
     /// The stress test has completed `completed` of `total` refreshes.
     case stressProgress(completed: Int, total: Int)
-    /// The stress test is over: `failed` refreshes of `total` failed.
-    case stressFinished(total: Int, failed: Int, seconds: Double)
+    /// The stress test is over: `failed` refreshes of `total` failed, the
+    /// first one with `firstError`.
+    case stressFinished(total: Int, failed: Int, seconds: Double, firstError: String? = nil)
     /// The demo walkthrough shows this caption (nil when it ends).
     case demoCaption(String?)
 }
@@ -61,4 +64,21 @@ public enum Effect: Equatable, Sendable {
     case suspend
     /// Restore the terminal and exit.
     case quit
+
+    /// True for the effects that write: the runtime answers each one with
+    /// `.writeFinished`, and the status line shows "writing…" until then.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Effect.insertRandomPlayer.isWrite // true
+    /// ```
+    public var isWrite: Bool {
+        switch self {
+        case .insertRandomPlayer, .updatePlayer, .deletePlayer, .deleteAll, .refresh:
+            return true
+        case .observe, .stressTest, .suspend, .quit:
+            return false
+        }
+    }
 }

@@ -30,7 +30,9 @@
 public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
     switch message {
     case let .key(key):
-        return state.handle(key)
+        let effects = state.handle(key)
+        state.status.pendingWrites += effects.filter(\.isWrite).count
+        return effects
 
     case let .resize(width, height):
         return state.resize(width: width, height: height)
@@ -45,8 +47,25 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
         state.observedRequest = nil
         return []
 
-    case let .writeFailed(error):
-        state.status.error = "Write failed: \(error)"
+    case let .writeFinished(effect, error):
+        state.status.pendingWrites = max(0, state.status.pendingWrites - 1)
+        if case let .updatePlayer(player) = effect, case var .editing(form) = state.mode,
+           form.isSaving, form.player.id == player.id
+        {
+            // The form waited for its save: close it, or show why it
+            // failed, with the edit kept.
+            if let error {
+                form.isSaving = false
+                form.error = "Save failed: \(error)"
+                state.mode = .editing(form)
+            } else {
+                state.mode = .browsing
+            }
+            return []
+        }
+        if let error {
+            state.status.error = "Write failed: \(error)"
+        }
         return []
 
     case let .externalChangesUnavailable(error):
@@ -61,8 +80,13 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
         }
         return []
 
-    case let .stressFinished(total, failed, seconds):
+    case let .stressFinished(total, failed, seconds, firstError):
         state.status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
+        if failed > 0 {
+            // The counts are on the right of the status line; the error
+            // says why.
+            state.status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
+        }
         return []
 
     case let .demoCaption(caption):
@@ -79,6 +103,15 @@ extension AppState {
         // anywhere, even from a form or an overlay, which are there again
         // on resume. They never type text.
         if case .control = key, let action = KeyBinding.action(for: key) {
+            return perform(action)
+        }
+        if Layout(width: width, height: height).isTooSmall {
+            // "Too small" hides the list, the form and the overlays: a key
+            // that would act unseen is ignored. Quitting and suspending
+            // are safe.
+            guard mode == .browsing, let action = KeyBinding.action(for: key),
+                  action == .quit || action == .suspend
+            else { return [] }
             return perform(action)
         }
         switch mode {
@@ -113,6 +146,14 @@ extension AppState {
     }
 
     private mutating func handle(_ key: Key, in form: inout EditForm) -> [Effect] {
+        if form.isSaving {
+            // Esc leaves the save to end on its own (an error then shows
+            // in the status line); nothing edits what is being saved.
+            if key == .escape {
+                mode = .browsing
+            }
+            return []
+        }
         switch key {
         case .escape:
             mode = .browsing
@@ -120,7 +161,8 @@ extension AppState {
         case .enter:
             switch form.validated() {
             case let .success(player):
-                mode = .browsing
+                form.isSaving = true
+                form.error = nil
                 return [.updatePlayer(player)]
             case let .failure(error):
                 form.error = error.message

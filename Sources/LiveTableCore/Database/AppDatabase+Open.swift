@@ -16,13 +16,17 @@ extension AppDatabase {
     ///
     /// The file is validated before anything is written to it. On error,
     /// nothing is written to the file, and no file is created in a missing
-    /// directory.
+    /// directory. If opening fails once writing has started (a full disk),
+    /// the files that opening created are removed: a new database file,
+    /// and the `-wal` and `-shm` files.
     ///
     /// For example:
     ///
     /// ```swift
     /// do {
-    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42)
+    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42) { appDatabase in
+    ///         try appDatabase.createRandomPlayersIfEmpty()
+    ///     }
     /// } catch let error as AppDatabaseOpenError {
     ///     print(error) // cannot open "players.sqlite": not a SQLite database
     /// }
@@ -31,17 +35,63 @@ extension AppDatabase {
     /// - parameter path: The path to the database file.
     /// - parameter seed: If not nil, random names and scores are
     ///   reproducible.
+    /// - parameter prepare: A first write, if any, whose failure is a
+    ///   failure to open, with the same clean-up.
     /// - throws: An `AppDatabaseOpenError`, which describes itself in one
     ///   line that names the file and the cause.
-    public static func open(path: String, seed: UInt64? = nil) throws -> AppDatabase {
-        try validateDatabaseFile(atPath: path)
+    public static func open(
+        path: String, seed: UInt64? = nil,
+        prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
+    {
+        // Before the validation: reading a WAL database creates its -wal
+        // and -shm files, and a full disk keeps them there.
+        let newFiles = NewFiles(databasePath: path)
+        do {
+            try validateDatabaseFile(atPath: path)
+        } catch {
+            newFiles.remove()
+            throw error
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
+        var pool: DatabasePool?
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            return try AppDatabase(pool, seed: seed)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            let appDatabase = try AppDatabase(pool!, seed: seed)
+            try prepare?(appDatabase)
+            return appDatabase
         } catch {
-            throw AppDatabaseOpenError(path: path, error: error)
+            // Described before the clean-up frees the disk.
+            let openError = AppDatabaseOpenError(path: path, error: error)
+            try? pool?.close()
+            newFiles.remove()
+            throw openError
+        }
+    }
+
+    /// The files of a database that do not exist yet, so that a failed
+    /// open can remove those it created.
+    private struct NewFiles {
+        /// The database file, if it is new.
+        var database: String?
+        /// The new `-wal`, `-shm` and `-journal` files.
+        var companions: [String]
+
+        init(databasePath path: String) {
+            let isNew = { (path: String) in !FileManager.default.fileExists(atPath: path) }
+            database = isNew(path) ? path : nil
+            companions = [path + "-wal", path + "-shm", path + "-journal"].filter(isNew)
+        }
+
+        /// Removes the new files that exist now.
+        ///
+        /// Only another process that opened the same new file in the few
+        /// milliseconds between the validation and the failure could lose
+        /// something: a file that did not exist when the app started.
+        func remove() {
+            for path in companions + (database.map { [$0] } ?? []) {
+                unlink(path)
+            }
         }
     }
 
@@ -183,15 +233,22 @@ extension AppDatabase {
     }
 
     /// Throws unless the database is empty or a livetable database that
-    /// this version knows.
+    /// this version knows, with its tables as the migrations made them.
+    ///
+    /// Every schema object counts, not only tables: a file that holds
+    /// only a view, an index or a trigger belongs to another app too, and
+    /// a view named `player` would make the first migration fail after
+    /// the file was already switched to WAL mode.
     private static func validateSchema(_ db: Database, path: String) throws {
-        let tableCount = try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-            """)!
-        if tableCount == 0 {
+        // SQLite's own objects (sqlite_sequence, sqlite_autoindex_…,
+        // sqlite_stat1) come with the user's.
+        let objectCount = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            """) ?? 0
+        if objectCount == 0 {
             return
         }
-        guard try db.tableExists("grdb_migrations"),
+        guard try isTable(db, "grdb_migrations"),
               try migrator.appliedIdentifiers(db).contains(playerMigrationIdentifier)
         else {
             throw AppDatabaseOpenError.notALivetableDatabase(path: path)
@@ -199,6 +256,38 @@ extension AppDatabase {
         if try migrator.hasBeenSuperseded(db) {
             throw AppDatabaseOpenError.newerDatabase(path: path)
         }
+        // The tables of the applied migrations must still be there, with
+        // their columns: another process may have replaced one.
+        let applied = try migrator.appliedIdentifiers(db)
+        for (migration, tables) in migratedTables where applied.contains(migration) {
+            for (table, columns) in tables {
+                guard try isTable(db, table) else {
+                    throw AppDatabaseOpenError.changedSchema(path: path, reason: "\(table) is not a table")
+                }
+                let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+                if let missing = columns.first(where: { !existing.contains($0.lowercased()) }) {
+                    throw AppDatabaseOpenError.changedSchema(path: path, reason: "\(table) has no \(missing) column")
+                }
+            }
+        }
+    }
+
+    /// The tables that each migration creates, and the columns the app
+    /// reads and writes in them.
+    private static let migratedTables: [(migration: String, tables: [(String, [String])])] = [
+        (playerMigrationIdentifier, [("player", ["id", "name", "score"])]),
+        ("createPlayerStatistics", [
+            ("playerStats", ["id", "playerCount"]),
+            ("playerScoreBucket", ["bucket", "playerCount"]),
+            ("playerNameBucket", ["bucket", "playerCount"]),
+        ]),
+    ]
+
+    /// True if the main schema has a table (not a view) of this name.
+    private static func isTable(_ db: Database, _ name: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE)
+            """, arguments: [name]) ?? false
     }
 
     private static func directoryPath(of path: String) -> String {
@@ -279,8 +368,13 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     case notALivetableDatabase(path: String)
     /// The database was migrated by a newer version of livetable.
     case newerDatabase(path: String)
+    /// A livetable database whose tables another program replaced or
+    /// altered: `reason` says which ("player is not a table").
+    case changedSchema(path: String, reason: String)
     /// Another process holds a lock on the database.
     case locked(path: String)
+    /// The disk (or the file system of the database) is full.
+    case diskFull(path: String)
     /// Another SQLite error.
     case databaseError(path: String, message: String)
 
@@ -296,7 +390,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
              let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),
              let .notADatabase(path), let .notALivetableDatabase(path), let .newerDatabase(path),
-             let .locked(path), let .databaseError(path, _):
+             let .changedSchema(path, _), let .locked(path), let .diskFull(path), let .databaseError(path, _):
             return path
         }
     }
@@ -327,11 +421,15 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case .notADatabase:
             cause = "not a SQLite database"
         case .notALivetableDatabase:
-            cause = "a SQLite database, but not a livetable one (it has other tables)"
+            cause = "a SQLite database, but not a livetable one (it holds other tables, views, indexes or triggers)"
         case .newerDatabase:
             cause = "the database was created by a newer version of livetable"
+        case let .changedSchema(_, reason):
+            cause = "a livetable database changed by another program (\(reason.escapingControlCharacters))"
         case .locked:
             cause = "the database is locked by another process"
+        case .diskFull:
+            cause = "the disk is full"
         case let .databaseError(_, message):
             cause = message.escapingControlCharacters
         }
@@ -345,6 +443,12 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
             return
         }
         switch error.resultCode {
+        case .SQLITE_FULL:
+            self = .diskFull(path: path)
+        case .SQLITE_IOERR where Self.isDiskFull(atPath: path):
+            // A write that finds no room for the shared-memory index or
+            // the WAL is reported as an I/O error.
+            self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self = .locked(path: path)
         case .SQLITE_NOTADB:
@@ -356,6 +460,14 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         default:
             self = .databaseError(path: path, message: error.message ?? "\(error.resultCode)")
         }
+    }
+
+    /// True when the file system of the database has no block left.
+    private static func isDiskFull(atPath path: String) -> Bool {
+        var info = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else { return false }
+        return info.f_bavail == 0
     }
 
     /// The path in quotes, control characters escaped, so that the

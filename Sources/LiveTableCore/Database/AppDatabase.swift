@@ -475,15 +475,16 @@ public final class AppDatabase: Sendable {
                         try cancellation.check()
                         try self.refresh(db)
                     }
-                    .map { true }
-                    .replaceError(with: false)
+                    .map { nil as String? }
+                    .catch { error in Just(error.oneLineDescription) }
             }
-            .scan(start) { progress, succeeded in
+            .scan(start) { progress, failure in
                 var progress = progress
-                if succeeded {
-                    progress.completed += 1
-                } else {
+                if let failure {
                     progress.failed += 1
+                    progress.firstError = progress.firstError ?? failure
+                } else {
+                    progress.completed += 1
                 }
                 return progress
             }
@@ -526,15 +527,18 @@ public struct StressTestProgress: Equatable, Sendable {
     public var failed: Int
     /// The number of refreshes of the stress test.
     public var total: Int
+    /// Why the first refresh that failed did, on one line.
+    public var firstError: String?
 
     /// True when all refreshes have ended.
     public var isFinished: Bool { completed + failed == total }
 
     /// Creates a progress.
-    public init(completed: Int, failed: Int, total: Int) {
+    public init(completed: Int, failed: Int, total: Int, firstError: String? = nil) {
         self.completed = completed
         self.failed = failed
         self.total = total
+        self.firstError = firstError
     }
 }
 

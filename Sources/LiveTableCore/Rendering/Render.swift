@@ -237,6 +237,12 @@ private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout 
     case nil:
         break
     }
+    if state.status.pendingWrites > 0 {
+        // A write waits (for another process's lock, at worst for the
+        // busy timeout): say so, so that a frozen-looking list is not a
+        // mystery.
+        right = right.isEmpty ? "writing…" : "writing…  " + right
+    }
     // The error or caption keeps at least half of the line.
     right = TextWidth.truncated(right, toWidth: left == nil ? row.width - 2 : (row.width - 3) / 2)
     let rightWidth = TextWidth.width(of: right)
@@ -297,26 +303,50 @@ private func drawForm(_ form: EditForm, into screen: inout Screen) {
             screen.cursor = (fieldX + cursorColumn, y)
         }
     }
-    if let error = form.error {
+    if form.isSaving {
         screen.put(
-            TextWidth.truncated(error, toWidth: box.width - 4),
-            x: box.x + 2, y: box.y + 4, style: Style.error)
+            TextWidth.truncated("saving…", toWidth: box.width - 4),
+            x: box.x + 2, y: box.y + 4, style: Style.status)
+    } else if let error = form.error {
+        // Two lines: a save error ("Save failed: SQLite error 5: database
+        // is locked") is longer than the form is wide.
+        let (first, rest) = TextWidth.split(error, atWidth: box.width - 4)
+        screen.put(first, x: box.x + 2, y: box.y + 4, style: Style.error)
+        if !rest.isEmpty, box.height >= 7 {
+            screen.put(
+                TextWidth.truncated(rest, toWidth: box.width - 4),
+                x: box.x + 2, y: box.y + 5, style: Style.error)
+        }
     }
 }
 
 /// The part of a field's text to show so that the cursor stays visible, and
 /// the cursor's column in it.
+///
+/// The text is scrolled as little as possible: the first character shown is
+/// the first from which the text up to the cursor leaves a cell for the
+/// cursor. It is found by walking back from the cursor, and the text shown
+/// stops at the edge of the field, so that a redraw costs the length of the
+/// text once, plus the width of the field, however long the name is.
 private func scrolledField(_ text: String, cursor: Int, width: Int) -> (String, Int) {
     let characters = Array(text)
-    var start = 0
-    // Leave a cell for the cursor after the last character.
-    while start < cursor,
-        TextWidth.width(of: String(characters[start..<min(cursor, characters.count)])) >= width
-    {
-        start += 1
+    let cursor = min(max(0, cursor), characters.count)
+    var start = cursor
+    var column = 0
+    while start > 0 {
+        let characterWidth = TextWidth.width(of: String(characters[start - 1]))
+        if column + characterWidth >= width { break }
+        column += characterWidth
+        start -= 1
     }
-    let visible = String(characters[start...])
-    let column = TextWidth.width(of: String(characters[start..<min(cursor, characters.count)]))
+    var visible = ""
+    var visibleWidth = 0
+    for character in characters[start...] {
+        let characterWidth = TextWidth.width(of: String(character))
+        if visibleWidth + characterWidth > width { break }
+        visible.append(character)
+        visibleWidth += characterWidth
+    }
     return (visible, column)
 }
 
@@ -356,7 +386,7 @@ private func drawCentered(_ text: String, in box: Rect, style: CellStyle = .plai
 
 /// "1,234,567": positions and counts, grouped by thousands whatever the
 /// locale, so that screens are the same everywhere.
-private func grouped(_ number: Int) -> String {
+func grouped(_ number: Int) -> String {
     let digits = String(number.magnitude)
     var result = ""
     for (offset, digit) in digits.enumerated() {

@@ -77,19 +77,34 @@ public enum TextWidth {
     /// TextWidth.units(of: "a\u{301}b").map(\.text) // ["a\u{301}", "b"]
     /// ```
     public static func units(of text: String) -> [Unit] {
+        units(of: text, beyondWidth: .max)
+    }
+
+    /// The units of `text`, up to the first that ends beyond `limit` cells:
+    /// text that will be cut is measured only as far as it is shown, so a
+    /// name of 100,000 characters costs no more than a short one.
+    private static func units(of text: String, beyondWidth limit: Int) -> [Unit] {
         var units: [Unit] = []
+        var total = 0
         withScalarWidths { width in
             for scalar in text.unicodeScalars {
                 switch displayWidth(of: scalar, width) {
                 case 0:
                     if units.isEmpty {
                         units.append(Unit(text: " ", width: 1))
+                        total += 1
                     }
                     units[units.count - 1].text.unicodeScalars.append(scalar)
+                    continue
                 case let w where w > 0:
+                    // The unit before is complete: stop past the limit.
+                    if total > limit { return }
                     units.append(Unit(text: String(scalar), width: w))
+                    total += w
                 default:
+                    if total > limit { return }
                     units.append(Unit(text: String(replacement), width: 1))
+                    total += 1
                 }
             }
         }
@@ -99,6 +114,11 @@ public enum TextWidth {
     /// Returns `text` cut to at most `width` cells, ending with "…" when
     /// something was cut off.
     ///
+    /// The result is the text of its units (see ``units(of:)``): a
+    /// zero-width character at the start comes with the space it is
+    /// attached to, so that it can not combine with what the result is
+    /// appended to, and the result measures the same there.
+    ///
     /// For example:
     ///
     /// ```swift
@@ -107,9 +127,9 @@ public enum TextWidth {
     /// ```
     public static func truncated(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
-        let units = units(of: text)
+        let units = units(of: text, beyondWidth: width)
         if units.reduce(0, { $0 + $1.width }) <= width {
-            return text
+            return units.map(\.text).joined()
         }
         var result = ""
         var used = 0
@@ -122,6 +142,30 @@ public enum TextWidth {
         // "Max…", not "Max …".
         while result.last?.isWhitespace == true { result.removeLast() }
         return result + ellipsis
+    }
+
+    /// Splits `text` into the longest start that fits in `width` cells,
+    /// cut after a space when there is one, and the rest.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TextWidth.split("Save failed: locked", atWidth: 14) // ("Save failed: ", "locked")
+    /// ```
+    public static func split(_ text: String, atWidth width: Int) -> (String, String) {
+        let units = units(of: text)
+        var used = 0
+        var end = 0
+        var lastSpace: Int?
+        while end < units.count, used + units[end].width <= max(0, width) {
+            used += units[end].width
+            if units[end].text == " " { lastSpace = end }
+            end += 1
+        }
+        if end < units.count, let lastSpace {
+            end = lastSpace + 1
+        }
+        return (units[..<end].map(\.text).joined(), units[end...].map(\.text).joined())
     }
 
     /// Returns `text` truncated, then padded with spaces to exactly `width`
@@ -141,8 +185,10 @@ public enum TextWidth {
 
     /// The width of one scalar: 0 (combining), 1, 2, or -1 (not displayable).
     private static func displayWidth(of scalar: Unicode.Scalar, _ width: (Unicode.Scalar) -> Int) -> Int {
-        // NUL answers 0 and C1 controls answer -1; both must be replaced.
-        if scalar.properties.generalCategory == .control { return -1 }
+        // NUL answers 0 and C1 controls answer -1; both must be replaced,
+        // as must the bidirectional controls and the invisible spaces that
+        // `wcwidth` counts as 0.
+        if scalar.isNeutralized { return -1 }
         return width(scalar)
     }
 

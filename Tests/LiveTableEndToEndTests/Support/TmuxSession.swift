@@ -138,6 +138,14 @@ final class TmuxSession {
         try waitForScreen("\"\(text)\"", timeout: timeout, file: file, line: line) { $0.contains(text) }
     }
 
+    /// True when the pane is in keypad transmit mode (`smkx`, DECCKM):
+    /// the terminal then sends the cursor keys as `ESC O A`…, as terminfo
+    /// describes them for xterm and tmux, instead of `ESC [ A`….
+    func isInKeypadMode() throws -> Bool {
+        try run(["display-message", "-p", "-t", "app", "#{keypad_cursor_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
     // MARK: - Processes
 
     /// The pid of the shell that runs the command.

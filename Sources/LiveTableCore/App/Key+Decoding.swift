@@ -1,0 +1,180 @@
+/// What the terminal library reads from standard input: a character, or a
+/// function key that it has already recognised from the terminal's
+/// description (terminfo).
+///
+/// For example:
+///
+/// ```swift
+/// let inputs: [TerminalInput] = [.character(0x1B), .character(0x5B), .character(0x31), .character(0x7E)]
+/// Key.decoding(inputs) // [.home]: ESC [ 1 ~
+/// ```
+public enum TerminalInput: Equatable, Sendable {
+    /// A character, as a Unicode scalar value: a byte of an escape sequence
+    /// that terminfo does not describe arrives this way too.
+    case character(UInt32)
+    /// A function key that the terminal library decoded, or nil for one the
+    /// app has no use for.
+    case functionKey(Key?)
+}
+
+extension Key {
+    /// The keys of the characters and function keys read in one go.
+    ///
+    /// Esc quits, so an escape sequence must never be read as Esc: a lone
+    /// Esc byte is the Esc key only when nothing follows it in the same
+    /// read. The terminal library waits a short delay (`ESCDELAY`) after an
+    /// Esc byte for the rest of a sequence, and returns the bytes of a
+    /// sequence it does not know one by one, in the same read. Such a
+    /// sequence is decoded here: the common spellings of the arrows, Home,
+    /// End, Page Up, Page Down and Delete (xterm's, the VT220's and rxvt's,
+    /// in both cursor-key modes, so that keys work even before the
+    /// terminal is back in keypad mode after a suspend), and any other
+    /// sequence, Alt+letter included, is ignored whole.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Key.decoding([.character(0x1B)])                        // [.escape]
+    /// Key.decoding([.character(0x1B), .character(0x61)])     // []: Alt+a
+    /// Key.decoding([.character(0x1B), .character(0x4F), .character(0x42)]) // [.down]
+    /// ```
+    ///
+    /// - parameter inputs: What one read returned, in order.
+    /// - returns: The keys, in order.
+    public static func decoding(_ inputs: [TerminalInput]) -> [Key] {
+        var keys: [Key] = []
+        var index = 0
+        while index < inputs.count {
+            let input = inputs[index]
+            index += 1
+            switch input {
+            case let .functionKey(key):
+                if let key { keys.append(key) }
+            case .character(escapeByte):
+                guard index < inputs.count else {
+                    keys.append(.escape)
+                    break
+                }
+                let (key, length) = escapeSequence(inputs[index...])
+                index += length
+                if let key { keys.append(key) }
+            case let .character(value):
+                if let key = Key(character: value) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// The key of a character read in raw mode, or nil for characters the
+    /// app has no use for.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Key(character: 0x03) // .control("c")
+    /// ```
+    public init?(character value: UInt32) {
+        switch value {
+        case 0x0A, 0x0D:
+            self = .enter
+        case 0x09:
+            self = .tab
+        case escapeByte:
+            self = .escape
+        case 0x08, 0x7F:
+            self = .backspace
+        case 0x01...0x1A:
+            // Ctrl-A is 1: .control("a").
+            self = .control(Character(Unicode.Scalar(UInt8(0x60 + value))))
+        case 0x00, 0x1C...0x1F:
+            // Ctrl-@, Ctrl-\, Ctrl-], Ctrl-^, Ctrl-_.
+            self = .control(Character(Unicode.Scalar(UInt8(0x40 + value))))
+        case 0x80..<0xA0:
+            return nil
+        default:
+            guard let scalar = Unicode.Scalar(value) else { return nil }
+            self = .character(Character(scalar))
+        }
+    }
+
+    /// Decodes what follows an Esc byte: returns the key, if the app knows
+    /// it, and how many inputs the sequence takes.
+    private static func escapeSequence(_ rest: ArraySlice<TerminalInput>) -> (Key?, Int) {
+        guard case let .character(introducer) = rest.first else {
+            // Esc then a function key: Alt with that key.
+            return (nil, 1)
+        }
+        switch introducer {
+        case 0x5B: // "[": a control sequence.
+            var parameters = ""
+            var length = 1
+            for input in rest.dropFirst() {
+                length += 1
+                guard case let .character(value) = input else {
+                    // Cut short by a function key, which is a key of its
+                    // own: the sequence ends before it, unknown.
+                    return (nil, length - 1)
+                }
+                switch value {
+                case 0x20...0x3F:
+                    // Parameter and intermediate bytes.
+                    parameters.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
+                case 0x40...0x7E:
+                    return (controlSequenceKey(parameters: parameters, final: value), length)
+                default:
+                    // Not part of a sequence (another Esc, Enter…): the
+                    // sequence ends before it, unknown.
+                    return (nil, length - 1)
+                }
+            }
+            // Cut short by the end of the read: ignored.
+            return (nil, length)
+        case 0x4F: // "O": a single shift, as in keypad transmit mode.
+            guard rest.count >= 2, case let .character(final) = rest[rest.startIndex + 1], final != escapeByte else {
+                return (nil, 1)  // Alt+O.
+            }
+            return (cursorKey(final: final), 2)
+        case escapeByte:
+            // Esc Esc: Alt with a key that starts a sequence, or Esc typed
+            // twice. Neither quits.
+            let (_, length) = escapeSequence(rest.dropFirst())
+            return (nil, 1 + (rest.count > 1 ? length : 0))
+        default:
+            // Alt+key.
+            return (nil, 1)
+        }
+    }
+
+    /// The key of `ESC [ parameters final`, or nil.
+    private static func controlSequenceKey(parameters: String, final: UInt32) -> Key? {
+        if final == 0x7E { // "~": VT220 editing keys.
+            switch parameters {
+            case "1", "7": return .home
+            case "4", "8": return .end
+            case "3": return .delete
+            case "5": return .pageUp
+            case "6": return .pageDown
+            default: return nil
+            }
+        }
+        // Modifiers ("1;5" for Ctrl) make another key: only plain keys.
+        guard parameters.isEmpty || parameters == "1" else { return nil }
+        return cursorKey(final: final)
+    }
+
+    /// The key of the final byte of `ESC [ x` or `ESC O x`, or nil.
+    private static func cursorKey(final: UInt32) -> Key? {
+        switch final {
+        case 0x41: return .up     // A
+        case 0x42: return .down   // B
+        case 0x43: return .right  // C
+        case 0x44: return .left   // D
+        case 0x48: return .home   // H
+        case 0x46: return .end    // F
+        default: return nil
+        }
+    }
+}
+
+/// The Esc byte.
+private let escapeByte: UInt32 = 0x1B

@@ -1,0 +1,64 @@
+import LiveTableCore
+import XCTest
+
+/// Escape sequences: a lone Esc is the Esc key (which quits), anything that
+/// follows an Esc in the same read is a sequence, known or ignored.
+final class KeyDecodingTests: XCTestCase {
+    private func keys(_ text: String) -> [Key] {
+        Key.decoding(text.unicodeScalars.map { .character($0.value) })
+    }
+
+    func testLoneEscapeIsTheEscapeKey() {
+        XCTAssertEqual(keys("\u{1B}"), [.escape])
+        XCTAssertEqual(Key.decoding([.character(0x1B), .functionKey(nil)]), [])
+    }
+
+    func testAltLetterIsIgnored() {
+        XCTAssertEqual(keys("\u{1B}a"), [])
+        XCTAssertEqual(keys("\u{1B}q"), [])
+        XCTAssertEqual(keys("\u{1B}ak"), [.character("k")])
+    }
+
+    func testHomeAndEndVariantsAreDecoded() {
+        for home in ["\u{1B}[1~", "\u{1B}[7~", "\u{1B}[H", "\u{1B}OH"] {
+            XCTAssertEqual(keys(home), [.home], home.debugDescription)
+        }
+        for end in ["\u{1B}[4~", "\u{1B}[8~", "\u{1B}[F", "\u{1B}OF"] {
+            XCTAssertEqual(keys(end), [.end], end.debugDescription)
+        }
+    }
+
+    func testArrowsAreDecodedInBothCursorKeyModes() {
+        XCTAssertEqual(keys("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D"), [.up, .down, .right, .left])
+        XCTAssertEqual(keys("\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD"), [.up, .down, .right, .left])
+    }
+
+    func testEditingAndPagingKeysAreDecoded() {
+        XCTAssertEqual(keys("\u{1B}[3~\u{1B}[5~\u{1B}[6~"), [.delete, .pageUp, .pageDown])
+    }
+
+    func testUnknownSequencesAreIgnoredWhole() {
+        // F5, Ctrl+Up, Insert, a mouse-like sequence cut short, Alt+Esc.
+        XCTAssertEqual(keys("\u{1B}[15~x"), [.character("x")])
+        XCTAssertEqual(keys("\u{1B}[1;5Ay"), [.character("y")])
+        XCTAssertEqual(keys("\u{1B}[2~"), [])
+        XCTAssertEqual(keys("\u{1B}[<0;1"), [])
+        XCTAssertEqual(keys("\u{1B}\u{1B}"), [])
+        XCTAssertEqual(keys("\u{1B}\u{1B}[A"), [])
+        XCTAssertEqual(keys("\u{1B}O"), [])
+    }
+
+    func testASequenceCutShortLeavesTheNextKeyAlone() {
+        // Alt+[ then Down; Alt+O then Up; Alt+[ then Enter.
+        XCTAssertEqual(keys("\u{1B}[\u{1B}[B"), [.down])
+        XCTAssertEqual(keys("\u{1B}O\u{1B}OA"), [.up])
+        XCTAssertEqual(keys("\u{1B}[\r"), [.enter])
+        XCTAssertEqual(Key.decoding([.character(0x1B), .character(0x5B), .functionKey(.pageDown)]), [.pageDown])
+    }
+
+    func testFunctionKeysAndCharactersPassThrough() {
+        XCTAssertEqual(
+            Key.decoding([.functionKey(.up), .character(0x71), .character(0x03), .functionKey(nil), .character(0x0D)]),
+            [.up, .character("q"), .control("c"), .enter])
+    }
+}
