@@ -168,6 +168,18 @@ final class ChangeHighlightDiffTests: XCTestCase {
         XCTAssertEqual(diff.departedRows, [])
     }
 
+    func testFilterIsANavigation() {
+        // A filter keeps Arthur and Craig; clearing it brings back Barbara
+        // and David, which are neither deleted nor new.
+        let all = snapshot([a, b, c, d], start: true, end: true)
+        let filtered = snapshot([a, c], start: true, end: true)
+        XCTAssertTrue(WindowDiff(from: all, to: filtered, cause: .navigation).isEmpty)
+        XCTAssertTrue(WindowDiff(from: filtered, to: all, cause: .navigation).isEmpty)
+        // Had the same windows been updates, rows would have departed and arrived.
+        XCTAssertEqual(WindowDiff(from: all, to: filtered, cause: .update).departedRows, [2, 4])
+        XCTAssertEqual(WindowDiff(from: filtered, to: all, cause: .update).addedRows, [2, 4])
+    }
+
     func testReorderingIsNoChange() {
         // The same players by name after by score.
         let old = snapshot([a, b, c], start: true, end: true)
