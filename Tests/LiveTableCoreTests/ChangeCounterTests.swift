@@ -50,6 +50,15 @@ final class ChangeCounterTests: XCTestCase {
         XCTAssertEqual(counter.rowCountChange, 1)
     }
 
+    func testText() {
+        var counter = ChangeCounter(since: snapshot([a, b], start: true, end: true, count: 2))
+        XCTAssertEqual(counter.text, "paused \u{2014} 0 changes")
+        counter.take(snapshot([a, (2, "Barbara", 1)], start: true, end: true, count: 2), cause: .update)
+        XCTAssertEqual(counter.text, "paused \u{2014} 1 change")
+        counter.take(snapshot([a, (2, "Barbara", 2)], start: true, end: true, count: 2), cause: .update)
+        XCTAssertEqual(counter.text, "paused \u{2014} 2 changes")
+    }
+
     func testResumeHighlightsWhatChangedWhilePaused() {
         let t0 = ContinuousClock.Instant.now
         var highlighter = ChangeHighlighter<Int64>()

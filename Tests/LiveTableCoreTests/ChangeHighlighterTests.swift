@@ -246,6 +246,23 @@ final class ChangeHighlighterTests: XCTestCase {
         XCTAssertEqual(highlighter.deletionsSinceLastLook, 0)
     }
 
+    func testCountsAsText() {
+        var highlighter = started(count: 10)
+        XCTAssertNil(highlighter.rowCountChangeText)
+        XCTAssertNil(highlighter.deletionsText)
+        highlighter.take(snapshot([a, b, c], start: true, count: 13), cause: .update, at: at(10))
+        XCTAssertEqual(highlighter.rowCountChangeText, "+3")
+        highlighter.take(snapshot([a, b, c], start: true, count: 9), cause: .update, at: at(20))
+        XCTAssertEqual(highlighter.rowCountChangeText, "\u{2212}1")
+        highlighter.noteDeletions([7])
+        XCTAssertEqual(highlighter.deletionsText, "1 row deleted")
+        highlighter.noteDeletions([8, 9])
+        XCTAssertEqual(highlighter.deletionsText, "3 rows deleted")
+        highlighter.isEnabled = false
+        XCTAssertNil(highlighter.rowCountChangeText)
+        XCTAssertNil(highlighter.deletionsText)
+    }
+
     func testResetForgetsTheWindowAndTheCounts() {
         var highlighter = started()
         highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true, count: 4), cause: .update, at: at(0))
@@ -280,6 +297,31 @@ final class ChangeHighlighterTests: XCTestCase {
         XCTAssertTrue(snapshot.reachesStart)
         XCTAssertFalse(snapshot.reachesEnd)
         XCTAssertEqual(snapshot.rowCount, 7)
+    }
+
+    func testDeletedPlayerIDsAreThoseTheTableNoLongerHolds() throws {
+        try forEachDatabaseKind { appDatabase, kind in
+            let ids: [Int64] = try appDatabase.writer.write { db in
+                try db.execute(sql: "DELETE FROM player")
+                var players = (0..<3).map { Player(name: "P\($0)", score: $0) }
+                for index in players.indices { try players[index].insert(db) }
+                return players.compactMap(\.id)
+            }
+            try appDatabase.writer.write { db in
+                try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [ids[1]])
+            }
+            let deleted = try appDatabase.writer.read { db in
+                try HallOfFame.deletedPlayerIDs(db, among: ids + [-5])
+            }
+            XCTAssertEqual(deleted, [ids[1], -5], "\(kind)")
+            // More ids than one statement takes.
+            let many = try appDatabase.writer.read { db in
+                try HallOfFame.deletedPlayerIDs(db, among: [ids[0]] + (10_000..<11_200).map(Int64.init))
+            }
+            XCTAssertEqual(many.count, 1200, "\(kind)")
+            XCTAssertFalse(many.contains(ids[0]), "\(kind)")
+            XCTAssertEqual(try appDatabase.writer.read { db in try HallOfFame.deletedPlayerIDs(db, among: []) }, [])
+        }
     }
 
     func testHighlightedStyles() {

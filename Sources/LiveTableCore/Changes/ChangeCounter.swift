@@ -32,6 +32,17 @@ public struct ChangeCounter<RowID: Hashable & Sendable>: Equatable, Sendable {
         return lastRowCount - startRowCount
     }
 
+    /// The mark of a paused screen: "paused — 1 change", "paused — 12 changes".
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// ChangeCounter<Int64>(since: nil).text // "paused — 0 changes"
+    /// ```
+    public var text: String {
+        "paused \u{2014} \(changeCount) " + (changeCount == 1 ? "change" : "changes")
+    }
+
     /// The window last delivered.
     public private(set) var window: WindowSnapshot<RowID>?
 

@@ -334,6 +334,34 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
         return rowCount - rowCountAtLastLook
     }
 
+    // MARK: - Text
+
+    /// The row-count change as a title shows it: "+3", "−1" (a minus
+    /// sign), or nil when there is none to show.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let change = highlighter.rowCountChangeText { title += " " + change }
+    /// ```
+    public var rowCountChangeText: String? {
+        guard let change = rowCountChange, change != 0 else { return nil }
+        return change > 0 ? "+\(change)" : "\u{2212}\(-change)"
+    }
+
+    /// The deletions as a status line notes them: "1 row deleted",
+    /// "3 rows deleted", or nil when there is none.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// status.note = highlighter.deletionsText
+    /// ```
+    public var deletionsText: String? {
+        guard isEnabled, deletionsSinceLastLook > 0 else { return nil }
+        return deletionsSinceLastLook == 1 ? "1 row deleted" : "\(deletionsSinceLastLook) rows deleted"
+    }
+
     // MARK: - Fading
 
     /// The level of a highlight that started at `start`, at `now`.
