@@ -15,9 +15,19 @@
 /// - `markAsSeen()` on each key the user presses: the row-count change
 ///   and the deletions count from that "last look" on.
 ///
+/// The last look is the last key, not the end of the last highlight: a
+/// user who looks away for a minute comes back to "+40" and "3 rows
+/// deleted", which a count reset every two seconds of calm would have
+/// lost; a user who scrolls sees counts of what happened since their last
+/// move only.
+///
+/// The window of a screen may hold rows above and below the visible ones
+/// (the Hall of Fame keeps a margin): they are highlighted too, so that a
+/// row scrolled into view a moment after its change shows it.
+///
 /// `render` reads `highlight(row:cell:)` and `rowHighlight(row:)`, and
-/// the title and status line read `rowCountChange` and
-/// `deletionsSinceLastLook`.
+/// the title and status line read `rowCountChangeText` and
+/// `deletionsText`.
 ///
 /// For example:
 ///
@@ -326,7 +336,7 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     ///
     /// ```swift
     /// if let change = highlighter.rowCountChange, change != 0 {
-    ///     title += change > 0 ? " +\(change)" : " −\(-change)"
+    ///     print("\(change) rows since the last key")
     /// }
     /// ```
     public var rowCountChange: Int? {
