@@ -147,6 +147,16 @@ final class ChangeHighlightDiffTests: XCTestCase {
         XCTAssertEqual(WindowDiff(from: old, to: new, cause: .update).departedRows, [3])
     }
 
+    func testRowMissingFromAWindowThatIsNowTheWholeTableDeparts() {
+        // Every visible row changed, and the table now fits the window:
+        // Craig, who was in it, is gone.
+        let old = snapshot([a, b, c], start: true)
+        let new = snapshot([(1, "Arthur", 99), (2, "Barbara", 89)], start: true, end: true)
+        let diff = WindowDiff(from: old, to: new, cause: .update)
+        XCTAssertEqual(diff.departedRows, [3])
+        XCTAssertEqual(diff.changeCount, 3)
+    }
+
     func testRowPushedOutAtAnOpenEdgeDoesNotDepart() {
         let x: TestRow = (9, "Xavier", 95)
         let old = snapshot([a, b, c], start: true)
