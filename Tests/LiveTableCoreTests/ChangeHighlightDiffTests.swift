@@ -4,11 +4,11 @@ import XCTest
 @testable import LiveTableCore
 
 /// A row of a test window: id, name, score.
-typealias TestRow = (id: Int64, name: String, score: Int)
+typealias PlayerRow = (id: Int64, name: String, score: Int)
 
 /// A window of players, as the Hall of Fame delivers them.
-func snapshot(
-    _ rows: [TestRow], start: Bool = false, end: Bool = false, count: Int? = nil) -> WindowSnapshot<Int64>
+func playerWindow(
+    _ rows: [PlayerRow], start: Bool = false, end: Bool = false, count: Int? = nil) -> WindowSnapshot<Int64>
 {
     WindowSnapshot(
         rows: rows.map { .init(id: $0.id, cells: [$0.name.databaseValue, $0.score.databaseValue]) },
@@ -16,16 +16,16 @@ func snapshot(
 }
 
 final class ChangeHighlightDiffTests: XCTestCase {
-    let a: TestRow = (1, "Arthur", 100)
-    let b: TestRow = (2, "Barbara", 90)
-    let c: TestRow = (3, "Craig", 80)
-    let d: TestRow = (4, "David", 70)
-    let e: TestRow = (5, "Elena", 60)
+    let a: PlayerRow = (1, "Arthur", 100)
+    let b: PlayerRow = (2, "Barbara", 90)
+    let c: PlayerRow = (3, "Craig", 80)
+    let d: PlayerRow = (4, "David", 70)
+    let e: PlayerRow = (5, "Elena", 60)
 
     // MARK: - Identity, not position
 
     func testEqualWindowsHaveNoDifference() {
-        let window = snapshot([a, b, c], start: true, end: true, count: 3)
+        let window = playerWindow([a, b, c], start: true, end: true, count: 3)
         let diff = WindowDiff(from: window, to: window, cause: .update)
         XCTAssertTrue(diff.isEmpty)
         XCTAssertEqual(diff, WindowDiff())
@@ -35,8 +35,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
     func testRowThatMovedIsChangedInItsSortValueOnly() {
         // Barbara's score rises above Arthur's: she moves up, Arthur moves
         // down, and only her score changed.
-        let old = snapshot([a, b, c], start: true, end: true)
-        let new = snapshot([(2, "Barbara", 110), a, c], start: true, end: true)
+        let old = playerWindow([a, b, c], start: true, end: true)
+        let new = playerWindow([(2, "Barbara", 110), a, c], start: true, end: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.changedCells, [2: [1]])
         XCTAssertEqual(diff.addedRows, [])
@@ -45,26 +45,26 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testRowsThatShiftedWithoutChangingAreNotChanged() {
         // A new first row shifts every row down by one position.
-        let x: TestRow = (9, "Xavier", 200)
-        let old = snapshot([a, b, c], start: true, end: true)
-        let new = snapshot([x, a, b, c], start: true, end: true)
+        let x: PlayerRow = (9, "Xavier", 200)
+        let old = playerWindow([a, b, c], start: true, end: true)
+        let new = playerWindow([x, a, b, c], start: true, end: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.changedCells, [:])
         XCTAssertEqual(diff.addedRows, [9])
     }
 
     func testEveryChangedCellIsReported() {
-        let old = snapshot([a, b, c], start: true, end: true)
-        let new = snapshot([a, (2, "Babs", 95), c], start: true, end: true)
+        let old = playerWindow([a, b, c], start: true, end: true)
+        let new = playerWindow([a, (2, "Babs", 95), c], start: true, end: true)
         XCTAssertEqual(WindowDiff(from: old, to: new, cause: .update).changedCells, [2: [0, 1]])
     }
 
     // MARK: - Rows that arrive
 
     func testRowInsertedBetweenSteadyRowsIsAdded() {
-        let x: TestRow = (9, "Xavier", 85)
-        let old = snapshot([a, b, c, d])
-        let new = snapshot([a, b, x, c])
+        let x: PlayerRow = (9, "Xavier", 85)
+        let old = playerWindow([a, b, c, d])
+        let new = playerWindow([a, b, x, c])
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.addedRows, [9])
         // David was pushed out at the edge: not departed.
@@ -74,8 +74,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testRowArrivingAtAnOpenEdgeIsNotAdded() {
         // Barbara was deleted: Elena, just below the window, slides in.
-        let old = snapshot([a, b, c, d], start: true)
-        let new = snapshot([a, c, d, e], start: true)
+        let old = playerWindow([a, b, c, d], start: true)
+        let new = playerWindow([a, c, d, e], start: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.addedRows, [])
         XCTAssertEqual(diff.departedRows, [2])
@@ -83,9 +83,9 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testRowInsertedBeforeAWindowThatReachesTheStartIsAdded() {
         // A new best score enters the top of the Hall of Fame.
-        let x: TestRow = (9, "Xavier", 500)
-        let old = snapshot([a, b, c], start: true)
-        let new = snapshot([x, a, b], start: true)
+        let x: PlayerRow = (9, "Xavier", 500)
+        let old = playerWindow([a, b, c], start: true)
+        let new = playerWindow([x, a, b], start: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.addedRows, [9])
         XCTAssertEqual(diff.departedRows, [])
@@ -93,8 +93,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testRowAppendedAfterAWindowThatReachesTheEndIsAdded() {
         // Following the end of a table: an appended row.
-        let old = snapshot([b, c, d], end: true)
-        let new = snapshot([c, d, e], end: true)
+        let old = playerWindow([b, c, d], end: true)
+        let new = playerWindow([c, d, e], end: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.addedRows, [5])
         // Barbara scrolled out at the top: not departed.
@@ -104,24 +104,24 @@ final class ChangeHighlightDiffTests: XCTestCase {
     func testRowArrivingBeforeAWindowThatDoesNotReachTheStartIsNotAdded() {
         // A row inserted before the window pushes it down: the row above
         // slides in, the last one slides out.
-        let old = snapshot([b, c, d])
-        let new = snapshot([a, b, c])
+        let old = playerWindow([b, c, d])
+        let new = playerWindow([a, b, c])
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertTrue(diff.isEmpty)
     }
 
     func testRowsArrivingInAWindowThatWasTheWholeTableAreAdded() {
-        let empty = snapshot([], start: true, end: true, count: 0)
-        let one = snapshot([a], start: true, end: true, count: 1)
+        let empty = playerWindow([], start: true, end: true, count: 0)
+        let one = playerWindow([a], start: true, end: true, count: 1)
         XCTAssertEqual(WindowDiff(from: empty, to: one, cause: .update).addedRows, [1])
     }
 
     func testWithoutSteadyRowsOnlyAClosedRangeTellsNewRows() {
         // Every visible row changed (a stress test): the rows that arrive
         // may have been just below the window.
-        let old = snapshot([a, b, c], start: true)
-        let new = snapshot([(1, "Arthur", 99), (2, "Barbara", 89), (3, "Craig", 79)], start: true)
-        let moved = snapshot([(9, "Xavier", 99), (1, "Arthur", 98), (2, "Barbara", 89)], start: true)
+        let old = playerWindow([a, b, c], start: true)
+        let new = playerWindow([(1, "Arthur", 99), (2, "Barbara", 89), (3, "Craig", 79)], start: true)
+        let moved = playerWindow([(9, "Xavier", 99), (1, "Arthur", 98), (2, "Barbara", 89)], start: true)
         XCTAssertEqual(WindowDiff(from: old, to: new, cause: .update).changedCells, [1: [1], 2: [1], 3: [1]])
         let diff = WindowDiff(from: old, to: moved, cause: .update)
         XCTAssertEqual(diff.addedRows, [])
@@ -134,33 +134,33 @@ final class ChangeHighlightDiffTests: XCTestCase {
     func testRowDeletedBetweenSteadyRowsDeparts() {
         // Barbara was deleted, or her score fell below the window's: the
         // window can not tell, the host asks the database.
-        let old = snapshot([a, b, c, d])
-        let new = snapshot([a, c, d, e])
+        let old = playerWindow([a, b, c, d])
+        let new = playerWindow([a, c, d, e])
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.departedRows, [2])
         XCTAssertEqual(diff.addedRows, [])
     }
 
     func testLastRowDeletedFromAWindowThatReachesTheEndDeparts() {
-        let old = snapshot([a, b, c], end: true)
-        let new = snapshot([a, b], end: true)
+        let old = playerWindow([a, b, c], end: true)
+        let new = playerWindow([a, b], end: true)
         XCTAssertEqual(WindowDiff(from: old, to: new, cause: .update).departedRows, [3])
     }
 
     func testRowMissingFromAWindowThatIsNowTheWholeTableDeparts() {
         // Every visible row changed, and the table now fits the window:
         // Craig, who was in it, is gone.
-        let old = snapshot([a, b, c], start: true)
-        let new = snapshot([(1, "Arthur", 99), (2, "Barbara", 89)], start: true, end: true)
+        let old = playerWindow([a, b, c], start: true)
+        let new = playerWindow([(1, "Arthur", 99), (2, "Barbara", 89)], start: true, end: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.departedRows, [3])
         XCTAssertEqual(diff.changeCount, 3)
     }
 
     func testRowPushedOutAtAnOpenEdgeDoesNotDepart() {
-        let x: TestRow = (9, "Xavier", 95)
-        let old = snapshot([a, b, c], start: true)
-        let new = snapshot([a, x, b], start: true)
+        let x: PlayerRow = (9, "Xavier", 95)
+        let old = playerWindow([a, b, c], start: true)
+        let new = playerWindow([a, x, b], start: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.departedRows, [])
         XCTAssertEqual(diff.addedRows, [9])
@@ -170,8 +170,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testNavigationNeitherAddsNorDepartsButReportsChangedCells() {
         // Page down while Barbara's score changed.
-        let old = snapshot([a, b, c], start: true)
-        let new = snapshot([(2, "Barbara", 91), c, d, e], end: true)
+        let old = playerWindow([a, b, c], start: true)
+        let new = playerWindow([(2, "Barbara", 91), c, d, e], end: true)
         let diff = WindowDiff(from: old, to: new, cause: .navigation)
         XCTAssertEqual(diff.changedCells, [2: [1]])
         XCTAssertEqual(diff.addedRows, [])
@@ -181,8 +181,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
     func testFilterIsANavigation() {
         // A filter keeps Arthur and Craig; clearing it brings back Barbara
         // and David, which are neither deleted nor new.
-        let all = snapshot([a, b, c, d], start: true, end: true)
-        let filtered = snapshot([a, c], start: true, end: true)
+        let all = playerWindow([a, b, c, d], start: true, end: true)
+        let filtered = playerWindow([a, c], start: true, end: true)
         XCTAssertTrue(WindowDiff(from: all, to: filtered, cause: .navigation).isEmpty)
         XCTAssertTrue(WindowDiff(from: filtered, to: all, cause: .navigation).isEmpty)
         // Had the same windows been updates, rows would have departed and arrived.
@@ -192,8 +192,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
 
     func testReorderingIsNoChange() {
         // The same players by name after by score.
-        let old = snapshot([a, b, c], start: true, end: true)
-        let new = snapshot([c, b, a], start: true, end: true)
+        let old = playerWindow([a, b, c], start: true, end: true)
+        let new = playerWindow([c, b, a], start: true, end: true)
         XCTAssertTrue(WindowDiff(from: old, to: new, cause: .navigation).isEmpty)
     }
 
@@ -230,8 +230,8 @@ final class ChangeHighlightDiffTests: XCTestCase {
     }
 
     func testDuplicateIDsCountOnce() {
-        let old = snapshot([a, b, b, c], start: true, end: true)
-        let new = snapshot([a, (9, "X", 95), (9, "X", 95), c], start: true, end: true)
+        let old = playerWindow([a, b, b, c], start: true, end: true)
+        let new = playerWindow([a, (9, "X", 95), (9, "X", 95), c], start: true, end: true)
         let diff = WindowDiff(from: old, to: new, cause: .update)
         XCTAssertEqual(diff.addedRows, [9])
         XCTAssertEqual(diff.departedRows, [2])
@@ -272,14 +272,14 @@ final class ChangeHighlightDiffTests: XCTestCase {
     func testLargeWindowsAreComparedByIdentity() {
         // 100,000 rows; one updated, one inserted, one deleted, the rest
         // shifted by one position.
-        let rows: [TestRow] = (0..<100_000).map { (Int64($0), "p\($0)", 1_000_000 - $0) }
+        let rows: [PlayerRow] = (0..<100_000).map { (Int64($0), "p\($0)", 1_000_000 - $0) }
         var newRows = rows
         newRows[70_000].score += 1
         newRows.remove(at: 60_000)
         newRows.insert((-1, "new", 1_000_000 - 30_000), at: 30_000)
         let diff = WindowDiff(
-            from: snapshot(rows, start: true, end: true),
-            to: snapshot(newRows, start: true, end: true), cause: .update)
+            from: playerWindow(rows, start: true, end: true),
+            to: playerWindow(newRows, start: true, end: true), cause: .update)
         XCTAssertEqual(diff.changedCells, [70_000: [1]])
         XCTAssertEqual(diff.addedRows, [-1])
         XCTAssertEqual(diff.departedRows, [60_000])

@@ -3,10 +3,10 @@ import XCTest
 @testable import LiveTableCore
 
 final class ChangeHighlighterTests: XCTestCase {
-    let a: TestRow = (1, "Arthur", 100)
-    let b: TestRow = (2, "Barbara", 90)
-    let c: TestRow = (3, "Craig", 80)
-    let d: TestRow = (4, "David", 70)
+    let a: PlayerRow = (1, "Arthur", 100)
+    let b: PlayerRow = (2, "Barbara", 90)
+    let c: PlayerRow = (3, "Craig", 80)
+    let d: PlayerRow = (4, "David", 70)
 
     let t0 = ContinuousClock.Instant.now
 
@@ -17,7 +17,7 @@ final class ChangeHighlighterTests: XCTestCase {
     /// A highlighter that took `[a, b, c]` at t0.
     func started(count: Int? = 3) -> ChangeHighlighter<Int64> {
         var highlighter = ChangeHighlighter<Int64>()
-        highlighter.take(snapshot([a, b, c], start: true, end: true, count: count), cause: .update, at: t0)
+        highlighter.take(playerWindow([a, b, c], start: true, end: true, count: count), cause: .update, at: t0)
         return highlighter
     }
 
@@ -28,7 +28,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testFirstWindowHighlightsNothing() {
         var highlighter = ChangeHighlighter<Int64>()
-        let diff = highlighter.take(snapshot([a, b], start: true, end: true), cause: .update, at: t0)
+        let diff = highlighter.take(playerWindow([a, b], start: true, end: true), cause: .update, at: t0)
         XCTAssertTrue(diff.isEmpty)
         XCTAssertNil(highlighter.highlight(row: 1, cell: 0))
         XCTAssertNil(highlighter.nextDeadline)
@@ -38,7 +38,7 @@ final class ChangeHighlighterTests: XCTestCase {
     func testEqualWindowHighlightsNothing() {
         // A DatabasePool observation may deliver its first value twice.
         var highlighter = started()
-        let diff = highlighter.take(snapshot([a, b, c], start: true, end: true, count: 3), cause: .update, at: at(10))
+        let diff = highlighter.take(playerWindow([a, b, c], start: true, end: true, count: 3), cause: .update, at: at(10))
         XCTAssertTrue(diff.isEmpty)
         XCTAssertFalse(highlighter.isHighlighting)
         XCTAssertNil(highlighter.nextDeadline)
@@ -46,7 +46,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testChangedCellIsHighlightedAndOtherCellsAreNot() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(100))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(100))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: HallOfFame.scoreCell), strongChange)
         XCTAssertNil(highlighter.highlight(row: 2, cell: HallOfFame.nameCell))
         XCTAssertNil(highlighter.highlight(row: 1, cell: HallOfFame.scoreCell))
@@ -55,7 +55,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testRowThatMovedIsHighlightedInItsChangedCellOnly() {
         var highlighter = started()
-        highlighter.take(snapshot([(3, "Craig", 120), a, b], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([(3, "Craig", 120), a, b], start: true, end: true), cause: .update, at: at(0))
         XCTAssertEqual(highlighter.highlight(row: 3, cell: HallOfFame.scoreCell), strongChange)
         XCTAssertNil(highlighter.highlight(row: 3, cell: HallOfFame.nameCell))
         XCTAssertNil(highlighter.highlight(row: 1, cell: HallOfFame.scoreCell))
@@ -64,7 +64,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testAddedRowHighlightsEveryCellAndTheRow() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (9, "Xavier", 95), b, c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (9, "Xavier", 95), b, c], start: true, end: true), cause: .update, at: at(0))
         let added = CellHighlight(kind: .added, level: .strong)
         XCTAssertEqual(highlighter.highlight(row: 9, cell: 0), added)
         XCTAssertEqual(highlighter.highlight(row: 9, cell: 1), added)
@@ -75,8 +75,8 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testMostRecentChangeWinsOverArrival() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (9, "Xavier", 95), b, c], start: true, end: true), cause: .update, at: at(0))
-        highlighter.take(snapshot([a, (9, "Xavier", 96), b, c], start: true, end: true), cause: .update, at: at(700))
+        highlighter.take(playerWindow([a, (9, "Xavier", 95), b, c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (9, "Xavier", 96), b, c], start: true, end: true), cause: .update, at: at(700))
         XCTAssertEqual(highlighter.highlight(row: 9, cell: 1), strongChange)
         XCTAssertEqual(highlighter.highlight(row: 9, cell: 0), CellHighlight(kind: .added, level: .faint))
         XCTAssertEqual(highlighter.rowHighlight(row: 9), CellHighlight(kind: .added, level: .faint))
@@ -85,8 +85,8 @@ final class ChangeHighlighterTests: XCTestCase {
     func testNavigationDoesNotHighlightArrivingRows() {
         // A filter is cleared: Barbara comes back between Arthur and Craig.
         var highlighter = ChangeHighlighter<Int64>()
-        highlighter.take(snapshot([a, c], start: true, end: true), cause: .update, at: t0)
-        let diff = highlighter.take(snapshot([a, b, c, d], start: true, end: true), cause: .navigation, at: at(10))
+        highlighter.take(playerWindow([a, c], start: true, end: true), cause: .update, at: t0)
+        let diff = highlighter.take(playerWindow([a, b, c, d], start: true, end: true), cause: .navigation, at: at(10))
         XCTAssertTrue(diff.isEmpty)
         XCTAssertNil(highlighter.highlight(row: 2, cell: 0))
         XCTAssertNil(highlighter.rowHighlight(row: 2))
@@ -96,12 +96,12 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testHighlightsFollowRowsAcrossNavigation() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 91), (3, "Craig", 81)], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 91), (3, "Craig", 81)], start: true, end: true), cause: .update, at: at(0))
         // Scroll by one row: Barbara stays, Craig leaves.
-        highlighter.take(snapshot([a, (2, "Barbara", 91)], start: true), cause: .navigation, at: at(100))
+        highlighter.take(playerWindow([a, (2, "Barbara", 91)], start: true), cause: .navigation, at: at(100))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
         // Craig's highlight was dropped with him: he comes back plain.
-        highlighter.take(snapshot([(2, "Barbara", 91), (3, "Craig", 81)], end: true), cause: .navigation, at: at(200))
+        highlighter.take(playerWindow([(2, "Barbara", 91), (3, "Craig", 81)], end: true), cause: .navigation, at: at(200))
         XCTAssertNil(highlighter.highlight(row: 3, cell: 1))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
     }
@@ -110,7 +110,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testChangedCellFadesFromStrongToFaintToNothing() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
         highlighter.advance(to: at(599))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
         highlighter.advance(to: at(600))
@@ -125,7 +125,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testNextDeadlineIsWhenALevelChangesThenNone() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
         XCTAssertEqual(highlighter.nextDeadline, at(600))
         highlighter.advance(to: at(600))
         XCTAssertEqual(highlighter.nextDeadline, at(2000))
@@ -135,8 +135,8 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testNextDeadlineIsTheEarliestOfSeveralChanges() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
-        highlighter.take(snapshot([a, (2, "Barbara", 95), (3, "Craig", 85)], start: true, end: true), cause: .update, at: at(1000))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), (3, "Craig", 85)], start: true, end: true), cause: .update, at: at(1000))
         // Barbara is faint until 2000, Craig strong until 1600.
         XCTAssertEqual(highlighter.nextDeadline, at(1600))
         highlighter.advance(to: at(1600))
@@ -150,7 +150,7 @@ final class ChangeHighlighterTests: XCTestCase {
     func testFadedHighlightsLeaveNothingBehind() {
         // Once everything has faded, the state is that of a highlighter
         // that saw no change: nothing is left to tick for.
-        let changedWindow = snapshot([a, (2, "Barbara", 95), c], start: true, end: true, count: 3)
+        let changedWindow = playerWindow([a, (2, "Barbara", 95), c], start: true, end: true, count: 3)
         var changed = started()
         changed.take(changedWindow, cause: .update, at: at(0))
         changed.advance(to: at(5000))
@@ -161,8 +161,8 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testRepeatedChangeRestartsTheFade() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
-        highlighter.take(snapshot([a, (2, "Barbara", 96), c], start: true, end: true), cause: .update, at: at(1500))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 96), c], start: true, end: true), cause: .update, at: at(1500))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
         XCTAssertEqual(highlighter.nextDeadline, at(2100))
         highlighter.advance(to: at(3000))
@@ -171,7 +171,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testClockNeverGoesBack() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(1000))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true), cause: .update, at: at(1000))
         highlighter.advance(to: at(500))
         XCTAssertEqual(highlighter.now, at(1000))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
@@ -181,9 +181,9 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testDisabledHighlighterHighlightsAndCountsNothing() {
         var highlighter = ChangeHighlighter<Int64>(isEnabled: false)
-        highlighter.take(snapshot([a, b, c], start: true, end: true, count: 3), cause: .update, at: t0)
+        highlighter.take(playerWindow([a, b, c], start: true, end: true, count: 3), cause: .update, at: t0)
         let diff = highlighter.take(
-            snapshot([a, (2, "Barbara", 95), (9, "X", 85), c], start: true, end: true, count: 4),
+            playerWindow([a, (2, "Barbara", 95), (9, "X", 85), c], start: true, end: true, count: 4),
             cause: .update, at: at(10))
         XCTAssertTrue(diff.isEmpty)
         XCTAssertNil(highlighter.highlight(row: 2, cell: 1))
@@ -196,18 +196,18 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testTurningOffClearsHighlightsAndTurningOnDoesNotFlash() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true, count: 3), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true, count: 3), cause: .update, at: at(0))
         highlighter.isEnabled = false
         XCTAssertNil(highlighter.highlight(row: 2, cell: 1))
         XCTAssertNil(highlighter.nextDeadline)
         // Changes while off are not highlighted once it is on again.
-        highlighter.take(snapshot([a, (2, "Barbara", 96), c, d], start: true, end: true, count: 4), cause: .update, at: at(100))
+        highlighter.take(playerWindow([a, (2, "Barbara", 96), c, d], start: true, end: true, count: 4), cause: .update, at: at(100))
         highlighter.isEnabled = true
         XCTAssertNil(highlighter.highlight(row: 2, cell: 1))
         XCTAssertNil(highlighter.highlight(row: 4, cell: 1))
         XCTAssertEqual(highlighter.rowCountChange, 0)
         // And later changes are.
-        highlighter.take(snapshot([a, (2, "Barbara", 97), c, d], start: true, end: true, count: 4), cause: .update, at: at(200))
+        highlighter.take(playerWindow([a, (2, "Barbara", 97), c, d], start: true, end: true, count: 4), cause: .update, at: at(200))
         XCTAssertEqual(highlighter.highlight(row: 2, cell: 1), strongChange)
     }
 
@@ -216,27 +216,27 @@ final class ChangeHighlighterTests: XCTestCase {
     func testRowCountChangeSinceTheLastLook() {
         var highlighter = started(count: 10)
         XCTAssertEqual(highlighter.rowCountChange, 0)
-        highlighter.take(snapshot([a, b, c], start: true, count: 13), cause: .update, at: at(10))
+        highlighter.take(playerWindow([a, b, c], start: true, count: 13), cause: .update, at: at(10))
         XCTAssertEqual(highlighter.rowCountChange, 3)
         highlighter.markAsSeen()
         XCTAssertEqual(highlighter.rowCountChange, 0)
-        highlighter.take(snapshot([a, b, c], start: true, count: 12), cause: .update, at: at(20))
+        highlighter.take(playerWindow([a, b, c], start: true, count: 12), cause: .update, at: at(20))
         XCTAssertEqual(highlighter.rowCountChange, -1)
         // A count being recounted keeps the last known one.
-        highlighter.take(snapshot([a, b, c], start: true, count: nil), cause: .update, at: at(30))
+        highlighter.take(playerWindow([a, b, c], start: true, count: nil), cause: .update, at: at(30))
         XCTAssertEqual(highlighter.rowCountChange, -1)
     }
 
     func testRowCountChangeStartsAtTheFirstKnownCount() {
         var highlighter = started(count: nil)
         XCTAssertNil(highlighter.rowCountChange)
-        highlighter.take(snapshot([a, b, c], start: true, end: true, count: 3), cause: .update, at: at(10))
+        highlighter.take(playerWindow([a, b, c], start: true, end: true, count: 3), cause: .update, at: at(10))
         XCTAssertEqual(highlighter.rowCountChange, 0)
     }
 
     func testDeletionsCountUntilTheLastLook() {
         var highlighter = started()
-        let diff = highlighter.take(snapshot([a, c], start: true, end: true, count: 2), cause: .update, at: at(10))
+        let diff = highlighter.take(playerWindow([a, c], start: true, end: true, count: 2), cause: .update, at: at(10))
         XCTAssertEqual(diff.departedRows, [2])
         // The host asked the database: Barbara is gone.
         highlighter.noteDeletions(diff.departedRows)
@@ -250,9 +250,9 @@ final class ChangeHighlighterTests: XCTestCase {
         var highlighter = started(count: 10)
         XCTAssertNil(highlighter.rowCountChangeText)
         XCTAssertNil(highlighter.deletionsText)
-        highlighter.take(snapshot([a, b, c], start: true, count: 13), cause: .update, at: at(10))
+        highlighter.take(playerWindow([a, b, c], start: true, count: 13), cause: .update, at: at(10))
         XCTAssertEqual(highlighter.rowCountChangeText, "+3")
-        highlighter.take(snapshot([a, b, c], start: true, count: 9), cause: .update, at: at(20))
+        highlighter.take(playerWindow([a, b, c], start: true, count: 9), cause: .update, at: at(20))
         XCTAssertEqual(highlighter.rowCountChangeText, "\u{2212}1")
         highlighter.noteDeletions([7])
         XCTAssertEqual(highlighter.deletionsText, "1 row deleted")
@@ -265,7 +265,7 @@ final class ChangeHighlighterTests: XCTestCase {
 
     func testResetForgetsTheWindowAndTheCounts() {
         var highlighter = started()
-        highlighter.take(snapshot([a, (2, "Barbara", 95), c], start: true, end: true, count: 4), cause: .update, at: at(0))
+        highlighter.take(playerWindow([a, (2, "Barbara", 95), c], start: true, end: true, count: 4), cause: .update, at: at(0))
         highlighter.noteDeletions([7])
         highlighter.reset()
         XCTAssertNil(highlighter.window)
@@ -273,7 +273,7 @@ final class ChangeHighlighterTests: XCTestCase {
         XCTAssertNil(highlighter.rowCountChange)
         XCTAssertEqual(highlighter.deletionsSinceLastLook, 0)
         // Another table: its first window highlights nothing.
-        let diff = highlighter.take(snapshot([(2, "Other", 1)], start: true, end: true, count: 1), cause: .update, at: at(10))
+        let diff = highlighter.take(playerWindow([(2, "Other", 1)], start: true, end: true, count: 1), cause: .update, at: at(10))
         XCTAssertTrue(diff.isEmpty)
         XCTAssertFalse(highlighter.isHighlighting)
     }
