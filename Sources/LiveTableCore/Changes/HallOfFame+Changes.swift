@@ -1,0 +1,67 @@
+import GRDB
+
+// MARK: - Change highlighting
+
+extension HallOfFame {
+    /// The index of a player's name among the cells of `changeSnapshot`.
+    public static let nameCell = 0
+    /// The index of a player's score among the cells of `changeSnapshot`.
+    public static let scoreCell = 1
+
+    /// The players of the window as change highlighting compares them:
+    /// each identified by its id, with its name and score as cells (see
+    /// `nameCell` and `scoreCell`), which hold the whole sort key of both
+    /// orderings. A player without an id (a replaced table may hold
+    /// one) can not be told from another, and is left out.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let diff = highlighter.take(hallOfFame.changeSnapshot, cause: .update, at: .now)
+    /// ```
+    public var changeSnapshot: WindowSnapshot<Int64> {
+        WindowSnapshot(
+            rows: players.compactMap { player in
+                player.id.map { id in
+                    WindowSnapshot.Row(id: id, cells: [player.name.databaseValue, player.score.databaseValue])
+                }
+            },
+            reachesStart: reachesStart, reachesEnd: reachesEnd, rowCount: playerCount)
+    }
+}
+
+extension HallOfFame {
+    /// The ids among `ids` that no player has any longer: the departed
+    /// rows of a window (see `WindowDiff.departedRows`) that were deleted,
+    /// rather than moved out of the window by a change of score or name.
+    ///
+    /// It looks the ids up in the primary key, in time proportional to
+    /// their number, whatever the size of the table.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let deleted = try appDatabase.writer.read { db in
+    ///     try HallOfFame.deletedPlayerIDs(db, among: diff.departedRows)
+    /// }
+    /// highlighter.noteDeletions(deleted)
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter ids: Player ids.
+    /// - returns: The ids of `ids` that are not in the `player` table, in
+    ///   the order of `ids`.
+    public static func deletedPlayerIDs(_ db: Database, among ids: [Int64]) throws -> [Int64] {
+        var existing = Set<Int64>()
+        // Chunks keep each statement well below SQLite's limit on arguments.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let found = try Int64.fetchAll(
+                db, sql: "SELECT id FROM player WHERE id IN (\(placeholders))",
+                arguments: StatementArguments(chunk))
+            existing.formUnion(found)
+        }
+        return ids.filter { !existing.contains($0) }
+    }
+}
