@@ -26,6 +26,10 @@ public struct RowOrdering: Equatable, Sendable {
         public var expression: String
         /// True when the column sorts in descending order.
         public var descending: Bool
+        /// True when the column never holds NULL (the rowid, the primary
+        /// key of a `WITHOUT ROWID` table): no range looks for NULLs,
+        /// which the rowid can not search.
+        public var isNotNull: Bool
 
         /// Creates a key column.
         ///
@@ -34,9 +38,10 @@ public struct RowOrdering: Equatable, Sendable {
         /// ```swift
         /// let column = RowOrdering.KeyColumn(expression: "\"score\"", descending: true)
         /// ```
-        public init(expression: String, descending: Bool) {
+        public init(expression: String, descending: Bool, isNotNull: Bool = false) {
             self.expression = expression
             self.descending = descending
+            self.isNotNull = isNotNull
         }
     }
 
@@ -85,19 +90,28 @@ public struct RowOrdering: Equatable, Sendable {
     /// - throws: `ViewerError.noSuchColumn` when the source has no such column.
     public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
         var expressions: [String] = []
+        var notNull: Set<String> = []
         if let sortColumn {
-            guard let expression = source.expression(ofColumn: sortColumn)
-                ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() })
-                    .flatMap({ source.expression(ofColumn: $0.name) })
+            guard let column = source.columns.first(where: { $0.name == sortColumn })
+                ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() }),
+                let expression = source.expression(ofColumn: column.name)
             else {
                 throw ViewerError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
             }
             expressions.append(expression)
+            if column.isNotNull {
+                notNull.insert(expression)
+            }
         }
         for expression in source.identityExpressions where !expressions.contains(expression) {
             expressions.append(expression)
         }
-        self.keyColumns = expressions.map { KeyColumn(expression: $0, descending: descending) }
+        if source.identity != .none {
+            notNull.formUnion(source.identityExpressions)
+        }
+        self.keyColumns = expressions.map {
+            KeyColumn(expression: $0, descending: descending, isNotNull: notNull.contains($0))
+        }
         self.isUnique = source.identity != .none
         self.sortColumn = sortColumn
         self.descending = descending
@@ -165,7 +179,7 @@ public struct RowOrdering: Equatable, Sendable {
             case (false, true):
                 steps = []
             case (false, false):
-                steps = [("< ?", [value]), ("IS NULL", [])]
+                steps = column.isNotNull ? [("< ?", [value])] : [("< ?", [value]), ("IS NULL", [])]
             }
             let prefix = keyColumns[..<position].map { "\($0.expression) IS ?" }
             for (comparison, arguments) in steps {

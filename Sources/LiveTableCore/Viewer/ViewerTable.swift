@@ -127,14 +127,24 @@ public struct ViewerTable: Equatable, Sendable {
         // hidden: 0 normal, 1 hidden column of a virtual table (not in
         // SELECT *), 2 and 3 generated columns (in SELECT *).
         let rows = try Row.fetchAll(
-            db, sql: "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [entry.name])
+            db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)",
+            arguments: [entry.name])
         let visible = rows.filter { (($0["hidden"] as Int?) ?? 0) != 1 }
+        let primaryKeyCount = rows.filter { (($0["pk"] as Int?) ?? 0) > 0 }.count
         let columns = visible.map { row in
             let name: String = row["name"] ?? ""
+            let type: String = row["type"] ?? ""
+            let isPrimaryKey = (row["pk"] as Int? ?? 0) > 0
+            // The primary key of a WITHOUT ROWID table is NOT NULL, and an
+            // INTEGER PRIMARY KEY is the rowid.
+            let isRowidAlias = kind == .table && isPrimaryKey && primaryKeyCount == 1
+                && type.uppercased() == "INTEGER"
             return ViewerColumn(
                 name: name,
-                declaredType: row["type"] ?? "",
-                isIndexed: indexed.contains(name.lowercased()))
+                declaredType: type,
+                isIndexed: indexed.contains(name.lowercased()),
+                isNotNull: (row["notnull"] as Int?) == 1 || isRowidAlias
+                    || (kind == .withoutRowidTable && isPrimaryKey))
         }
         let identity: RowIdentity
         switch kind {
@@ -208,6 +218,9 @@ public struct ViewerColumn: Equatable, Sendable {
     /// True when a complete index starts with this column, so that
     /// sorting on it costs an index search, not a scan.
     public var isIndexed: Bool
+    /// True when the column can not hold NULL: declared `NOT NULL`, an
+    /// `INTEGER PRIMARY KEY`, or the primary key of a `WITHOUT ROWID` table.
+    public var isNotNull: Bool
 
     /// Creates a column.
     ///
@@ -216,10 +229,11 @@ public struct ViewerColumn: Equatable, Sendable {
     /// ```swift
     /// let column = ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
     /// ```
-    public init(name: String, declaredType: String, isIndexed: Bool) {
+    public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false) {
         self.name = name
         self.declaredType = declaredType
         self.isIndexed = isIndexed
+        self.isNotNull = isNotNull
     }
 }
 
