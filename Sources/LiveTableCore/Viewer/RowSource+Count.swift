@@ -73,13 +73,17 @@ extension RowSource {
     }
 
     /// The row count that the last `ANALYZE` stored: the first number of
-    /// each `sqlite_stat1` row of the table.
+    /// the `sqlite_stat1` rows of the table (the largest: a partial index
+    /// holds fewer rows than the table).
     private func statisticsRowCount(_ db: Database) throws -> Int? {
-        guard try db.tableExists("sqlite_stat1") else { return nil }
-        let stat = try String.fetchOne(
-            db, sql: "SELECT stat FROM sqlite_stat1 WHERE tbl = ? ORDER BY idx IS NOT NULL LIMIT 1",
+        // Not GRDB's `tableExists`: its schema cache does not see the
+        // ANALYZE of another process.
+        let hasStatistics = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1')") ?? false
+        guard hasStatistics else { return nil }
+        return try Int.fetchOne(
+            db, sql: "SELECT MAX(CAST(stat AS INTEGER)) FROM sqlite_stat1 WHERE tbl = ?",
             arguments: [name])
-        return stat?.split(separator: " ").first.flatMap { Int($0) }
     }
 
     /// One more than the difference of the extreme rowids: two searches.

@@ -49,8 +49,8 @@ public struct RowSource: Equatable, Sendable {
             identity: table.identity,
             isQuery: false,
             prefix: "",
-            from: table.name.quotedDatabaseIdentifier,
-            columnExpressions: table.columns.map(\.name.quotedDatabaseIdentifier))
+            from: table.name.quotedSQLIdentifier,
+            columnExpressions: table.columns.map(\.name.quotedSQLIdentifier))
     }
 
     /// The source of a read-only query, validated without running it.
@@ -151,7 +151,7 @@ public struct RowSource: Equatable, Sendable {
     var identityExpressions: [String] {
         switch identity {
         case let .rowid(name): return [name]
-        case let .primaryKey(names): return names.map(\.quotedDatabaseIdentifier)
+        case let .primaryKey(names): return names.map(\.quotedSQLIdentifier)
         case .none: return columnExpressions
         }
     }
@@ -165,5 +165,15 @@ extension StringProtocol {
             text = text.dropLast()
         }
         return text
+    }
+}
+
+extension String {
+    /// The name as a quoted SQL identifier, its own double quotes doubled.
+    ///
+    /// GRDB's `quotedDatabaseIdentifier` does not double them, and a name
+    /// read from a foreign file may hold any character.
+    var quotedSQLIdentifier: String {
+        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

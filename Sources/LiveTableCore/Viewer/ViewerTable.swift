@@ -164,7 +164,7 @@ public struct ViewerTable: Equatable, Sendable {
         }
         let table = ViewerTable(name: entry.name, kind: kind, columns: columns, identity: identity)
         // A virtual table of a missing module fails here, not above.
-        _ = try db.makeStatement(sql: "SELECT * FROM \(table.name.quotedDatabaseIdentifier) LIMIT 0")
+        _ = try db.makeStatement(sql: "SELECT * FROM \(table.name.quotedSQLIdentifier) LIMIT 0")
         return table
     }
 
@@ -177,7 +177,7 @@ public struct ViewerTable: Equatable, Sendable {
         }
         // Some virtual tables have no rowid at all.
         do {
-            _ = try db.makeStatement(sql: "SELECT \(name) FROM \(table.quotedDatabaseIdentifier) LIMIT 0")
+            _ = try db.makeStatement(sql: "SELECT \(name) FROM \(table.quotedSQLIdentifier) LIMIT 0")
         } catch {
             return .none
         }
