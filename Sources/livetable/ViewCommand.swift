@@ -13,8 +13,8 @@ struct ViewCommand: ParsableCommand {
             The file is opened read-only: it is never written, its journal mode is left \
             as it is, and no read keeps other processes from writing for longer than one \
             page of rows. Rows are printed in the order of their rowid, their primary key \
-            (WITHOUT ROWID tables), or all their columns (views, queries), a page at a \
-            time, in constant memory.
+            (WITHOUT ROWID tables) or all their columns (views), a page at a time, in \
+            constant memory; the rows of a --query in its own order, in one read.
 
             Formats:
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \

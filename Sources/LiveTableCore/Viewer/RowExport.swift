@@ -32,15 +32,16 @@ public enum RowExport {
     /// The number of rows read at once.
     public static let pageSize = 1000
 
-    /// Writes every row of `source`, in its identity order (rowid, primary
-    /// key, or all columns), to `write`.
+    /// Writes every row of `source` to `write`: a table or view in its
+    /// identity order (rowid, primary key, or all columns), a query in its
+    /// own order.
     ///
     /// When the order is an index search, each page of rows is its own
     /// short read, so that an export of millions of rows never keeps a
     /// writer waiting for longer than one page (the export then sees each
     /// row once, as of the moment its page was read). When the order costs
-    /// a scan (a view, a query), the rows are read in one read, so that
-    /// the scan runs once.
+    /// a scan (a view), and for a query, the rows are read in one read, so
+    /// that the scan runs once.
     ///
     /// - parameter database: The database.
     /// - parameter source: The table, view or query.
@@ -57,10 +58,11 @@ public enum RowExport {
         try write(encoder.header())
         let pageSize = max(1, pageSize)
 
-        if try database.read({ db in try ordering.cost(of: source, in: db) }) == .scan {
+        if try source.isQuery || database.read({ db in try ordering.cost(of: source, in: db) }) == .scan {
+            let sql = source.querySQL
+                ?? source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false)
             try database.read { db in
-                let cursor = try Row.fetchCursor(
-                    db, sql: source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false))
+                let cursor = try Row.fetchCursor(db, sql: sql)
                 var text = ""
                 while let row = try cursor.next() {
                     text += encoder.record(Array(row.databaseValues))

@@ -26,6 +26,8 @@ public struct RowSource: Equatable, Sendable {
 
     /// `WITH … ` before the SELECT, for a query (empty for a table).
     let prefix: String
+    /// The query as given, without its final semicolon (nil for a table).
+    let querySQL: String?
     /// What the SELECT reads from.
     let from: String
     /// The SQL expressions of the columns, in order.
@@ -49,6 +51,7 @@ public struct RowSource: Equatable, Sendable {
             identity: table.identity,
             isQuery: false,
             prefix: "",
+            querySQL: nil,
             from: table.name.quotedSQLIdentifier,
             columnExpressions: table.columns.map(\.name.quotedSQLIdentifier))
     }
@@ -84,6 +87,7 @@ public struct RowSource: Equatable, Sendable {
             identity: .none,
             isQuery: true,
             prefix: prefix,
+            querySQL: body,
             from: "\"source\"",
             columnExpressions: positional)
         // A statement that is not a SELECT (a PRAGMA, EXPLAIN) can not
