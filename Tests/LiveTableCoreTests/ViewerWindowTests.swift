@@ -23,6 +23,7 @@ final class ViewerWindowTests: XCTestCase {
             CREATE TABLE pairs(a TEXT, b INTEGER, c, PRIMARY KEY(b, a)) WITHOUT ROWID;
             INSERT INTO pairs VALUES ('p', 1, 1), ('q', 1, NULL), ('p', 2, 'z'), ('', 0, X'01'), ('r', -5, 2.5);
             CREATE VIEW dup AS SELECT v, w IS NULL AS n FROM mixed UNION ALL SELECT v, w IS NULL FROM mixed;
+            CREATE VIEW accents AS SELECT column1 AS x FROM (VALUES ('é'), ('e' || char(769)), ('f'), ('e' || char(769)));
             CREATE VIEW grouped AS SELECT typeof(v) AS type, count(*) AS count FROM mixed GROUP BY 1;
             """)
         database = try ViewerDatabase.open(path: file)
@@ -172,6 +173,14 @@ final class ViewerWindowTests: XCTestCase {
         try assertWindowsMatch(
             source, try RowOrdering(source, sortColumn: "n", descending: true),
             "SELECT v, n FROM dup ORDER BY n DESC, v DESC")
+    }
+
+    func testDuplicatesAreEqualByteForByte() throws {
+        // "e\u{301}" and "é" are one string to Swift, two to SQLite.
+        let source = try source("accents")
+        try assertWindowsMatch(source, try RowOrdering(source), "SELECT x FROM accents ORDER BY x")
+        let last = try fetch(source, try RowOrdering(source), .last, before: 4, after: 0)
+        XCTAssertEqual(last.positions.map(\.occurrence), [0, 1, 0, 0])
     }
 
     func testQueryWithDuplicateColumnNames() throws {

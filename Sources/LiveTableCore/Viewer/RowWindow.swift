@@ -239,9 +239,9 @@ private struct Fetcher {
             let occurrence: Int
             if ordering.isUnique {
                 occurrence = 0
-            } else if let previous = positions.last, previous.key == row.key {
+            } else if let previous = positions.last, sameKey(previous.key, row.key) {
                 occurrence = previous.occurrence + 1
-            } else if positions.isEmpty, let start, start.key == row.key {
+            } else if positions.isEmpty, let start, sameKey(start.key, row.key) {
                 occurrence = start.occurrence
             } else {
                 occurrence = 0
@@ -266,7 +266,7 @@ private struct Fetcher {
         // Runs of equal keys, closest first.
         var runs: [(key: [DatabaseValue], count: Int)] = []
         for row in rows {
-            if let last = runs.last, last.key == row.key {
+            if let last = runs.last, sameKey(last.key, row.key) {
                 runs[runs.count - 1].count += 1
             } else {
                 runs.append((row.key, 1))
@@ -274,7 +274,7 @@ private struct Fetcher {
         }
         var positions: [RowPosition] = []
         for (index, run) in runs.enumerated() {
-            let isAnchorRun = index == 0 && anchor?.key == run.key
+            let isAnchorRun = index == 0 && anchor.map { sameKey($0.key, run.key) } == true
             let isCut = index == runs.count - 1 && !reachesStart
             let last: Int  // occurrence of the closest row of the run
             if isAnchorRun, let anchor {
@@ -289,6 +289,21 @@ private struct Fetcher {
             }
         }
         return positions
+    }
+
+    /// Whether two keys are equal as SQLite's `IS` compares them with the
+    /// BINARY collation: numbers by value (3 is 3.0), text byte for byte
+    /// (Swift's `==` would take "é" and "e\u{301}" for one string).
+    /// Columns of other collations (NOCASE) are compared byte for byte too,
+    /// which only matters for rows without identity that are equal but for
+    /// case.
+    private func sameKey(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { a, b in
+            if case let .string(a) = a.storage, case let .string(b) = b.storage {
+                return a.utf8.elementsEqual(b.utf8)
+            }
+            return a == b
+        }
     }
 
     /// The number of rows whose key is `key`.
