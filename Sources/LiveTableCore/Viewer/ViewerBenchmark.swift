@@ -120,6 +120,100 @@ public enum ViewerBenchmark {
     }
 }
 
+extension ViewerBenchmark {
+    /// Commits per second of a writer of single-row updates on the
+    /// rollback-journal file of `makeTable(atPath:rows:)`, for `duration`
+    /// seconds, alone or while a viewer re-reads the last window without
+    /// pause (the worst case: a real viewer reads once per commit).
+    ///
+    /// The figure shows whether the viewer starves writers: each of its
+    /// reads is one short transaction, so the writer waits for one window
+    /// fetch at most, never for the viewer as a whole.
+    ///
+    /// - important: This writes to the file: use it on benchmark tables only.
+    /// - returns: The commits per second, the windows the viewer read, and
+    ///   the reads that failed because the writer held the lock for longer
+    ///   than the viewer's busy timeout.
+    public static func writerThroughput(
+        path: String, duration: TimeInterval, whileViewing: Bool) throws
+        -> (commitsPerSecond: Double, windows: Int, lockedReads: Int)
+    {
+        let viewer = Viewer()
+        let group = DispatchGroup()
+        if whileViewing {
+            let database = try ViewerDatabase.open(path: path)
+            let (source, ordering) = try database.read { db in
+                let source = RowSource.table(try ViewerTable.named("item", in: db))
+                return (source, try RowOrdering(source, sortColumn: "score", descending: true))
+            }
+            DispatchQueue.global().async(group: group) {
+                while !viewer.isStopped {
+                    do {
+                        _ = try database.read { db in
+                            try RowWindow.fetch(db, source, RowWindowRequest(
+                                ordering: ordering, anchor: .last, before: 30, after: 0))
+                        }
+                        viewer.count()
+                    } catch ViewerError.locked {
+                        // A writer that commits without pause can keep a
+                        // reader of a rollback-journal file out for longer
+                        // than its busy timeout: counted, not fatal.
+                        viewer.countLocked()
+                    } catch {
+                        viewer.fail(error)
+                    }
+                }
+            }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let writer = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? writer.close() }
+        let rowCount = try writer.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM item") ?? 1 }
+        var commits = 0
+        let start = now()
+        while now() - start < duration {
+            let id = (commits * 7919) % max(rowCount, 1) + 1
+            try writer.write { db in
+                try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = ?", arguments: [id])
+            }
+            commits += 1
+        }
+        let elapsed = now() - start
+        viewer.stop()
+        group.wait()
+        if let error = viewer.error {
+            throw error
+        }
+        return (Double(commits) / elapsed, viewer.windows, viewer.lockedReads)
+    }
+
+    /// The state of the reading thread.
+    // @unchecked Sendable: every member is accessed under the lock.
+    private final class Viewer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stopped = false
+        private var windowCount = 0
+        private var lockedCount = 0
+        private var firstError: (any Error)?
+
+        var isStopped: Bool { lock.withLock { stopped } }
+        var windows: Int { lock.withLock { windowCount } }
+        var lockedReads: Int { lock.withLock { lockedCount } }
+        var error: (any Error)? { lock.withLock { firstError } }
+
+        func stop() { lock.withLock { stopped = true } }
+        func count() { lock.withLock { windowCount += 1 } }
+        func countLocked() { lock.withLock { lockedCount += 1 } }
+        func fail(_ error: any Error) {
+            lock.withLock {
+                if firstError == nil { firstError = error }
+                stopped = true
+            }
+        }
+    }
+}
+
 /// A monotonic clock, in seconds.
 private func now() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
