@@ -132,6 +132,30 @@ final class ViewerTableTests: XCTestCase {
         }
     }
 
+    func testSourceReloadsAfterAnotherProcessChangesTheSchema() throws {
+        let item = RowSource.table(try table("item"))
+        let query = try database.read { db in try RowSource.query("SELECT * FROM item", in: db) }
+        let version = try database.read { db in try RowSource.schemaVersion(db) }
+
+        try ForeignFile.sqlite3(file, "ALTER TABLE item ADD COLUMN color TEXT DEFAULT 'red';")
+        XCTAssertNotEqual(try database.read { db in try RowSource.schemaVersion(db) }, version)
+        XCTAssertEqual(try database.read { db in try item.reloaded(db) }.columnNames, ["id", "name", "price", "note", "color"])
+        XCTAssertEqual(try database.read { db in try query.reloaded(db) }.columnNames, ["id", "name", "price", "note", "color"])
+        XCTAssertEqual(try database.read { db in try query.reloaded(db) }.name, "SELECT * FROM item")
+
+        try ForeignFile.sqlite3(file, "DROP VIEW cheap; DROP TABLE item;")
+        XCTAssertThrowsError(try database.read { db in try item.reloaded(db) }) { error in
+            guard case .noSuchTable(name: "item", tables: _) = error as? ViewerError else { return XCTFail("\(error)") }
+        }
+        // The stale source fails with one line, and no crash.
+        XCTAssertThrowsError(try database.read { db in
+            try RowWindow.fetch(db, item, RowWindowRequest(
+                ordering: try RowOrdering(item), anchor: .first, before: 0, after: 5))
+        }) { error in
+            XCTAssertEqual("\(error)", "cannot read \"\(self.file!)\": no such table: item")
+        }
+    }
+
     // MARK: - Row counts
 
     func testQuickRowCountIsExactBelowTheLimit() throws {

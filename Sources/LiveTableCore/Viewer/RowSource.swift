@@ -134,6 +134,42 @@ public struct RowSource: Equatable, Sendable {
         return statement
     }
 
+    // MARK: - Schema changes
+
+    /// The source as the schema now describes it: for a table or view
+    /// that another process altered (columns added, dropped, renamed) or
+    /// dropped, or a query whose tables changed.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // After another process ran ALTER TABLE item ADD COLUMN color:
+    /// let source = try database.read { db in try source.reloaded(db) }
+    /// ```
+    ///
+    /// - throws: `ViewerError.noSuchTable` when the table is gone, or the
+    ///   error of the query that no longer compiles.
+    public func reloaded(_ db: Database) throws -> RowSource {
+        if let querySQL {
+            var source = try RowSource.query(querySQL, in: db)
+            source.name = name
+            return source
+        }
+        return .table(try ViewerTable.named(name, in: db))
+    }
+
+    /// SQLite's schema version: it changes each time a process changes the
+    /// schema, so that a viewer knows when to call `reloaded(_:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let version = try database.read { db in try RowSource.schemaVersion(db) }
+    /// ```
+    public static func schemaVersion(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+    }
+
     // MARK: - SQL
 
     /// `[WITH …] SELECT columns, extra FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`.
