@@ -38,36 +38,17 @@ final class ViewerWindowTests: XCTestCase {
         try database.read { db in try Row.fetchAll(db, sql: sql).map { Array($0.databaseValues) } }
     }
 
-    private func fetch(
-        _ source: RowSource, _ ordering: RowOrdering, _ anchor: RowAnchor, before: Int, after: Int,
-        cost: WindowCost = .indexSearch) throws -> RowWindow
-    {
+    private func fetch(_ source: RowSource, _ ordering: RowOrdering, _ anchor: RowAnchor, before: Int, after: Int) throws -> RowWindow {
         try database.read { db in
-            try RowWindow.fetch(
-                db, source, RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after),
-                cost: cost)
+            try RowWindow.fetch(db, source, RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after))
         }
     }
 
-    /// Checks every window of `source` in `ordering` against `referenceSQL`,
-    /// read range by range (`.indexSearch`) and one statement per side
-    /// (`.scan`).
+    /// Checks every window of `source` in `ordering` against `referenceSQL`.
     private func assertWindowsMatch(
         _ source: RowSource, _ ordering: RowOrdering, _ referenceSQL: String,
         file: StaticString = #filePath, line: UInt = #line) throws
     {
-        for cost in [WindowCost.indexSearch, .scan] {
-            try assertWindowsMatch(source, ordering, referenceSQL, cost: cost, file: file, line: line)
-        }
-    }
-
-    private func assertWindowsMatch(
-        _ source: RowSource, _ ordering: RowOrdering, _ referenceSQL: String, cost: WindowCost,
-        file: StaticString, line: UInt) throws
-    {
-        func fetch(_ source: RowSource, _ ordering: RowOrdering, _ anchor: RowAnchor, before: Int, after: Int) throws -> RowWindow {
-            try self.fetch(source, ordering, anchor, before: before, after: after, cost: cost)
-        }
         let expected = try reference(referenceSQL)
         let count = expected.count
         XCTAssertGreaterThan(count, 0, file: file, line: line)

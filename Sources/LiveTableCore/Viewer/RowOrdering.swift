@@ -145,16 +145,6 @@ public struct RowOrdering: Equatable, Sendable {
         return [Range(condition: conditions.joined(separator: " AND "), arguments: key, forward: forward)]
     }
 
-    /// The rows of all `ranges` (read in the direction of the first), as
-    /// one range: one statement, that costs one scan when the ordering
-    /// scans anyway.
-    func union(_ ranges: [Range]) -> Range {
-        Range(
-            condition: ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR "),
-            arguments: ranges.flatMap(\.arguments),
-            forward: ranges.first?.forward ?? true)
-    }
-
     /// The rows strictly after `key`, closest first.
     func after(_ key: [DatabaseValue]) -> [Range] { ranges(key, after: true) }
 

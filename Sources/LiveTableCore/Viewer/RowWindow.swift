@@ -110,14 +110,7 @@ public struct RowWindow: Equatable, Sendable {
     /// - parameter db: A database connection.
     /// - parameter source: The table, view or query.
     /// - parameter request: The window.
-    /// - parameter cost: The cost of the ordering (see
-    ///   `RowOrdering.cost(of:in:)`). With `.scan`, the rows on each side
-    ///   of an anchor are read with one statement, so one scan, rather than
-    ///   with one statement per index range, which would each scan.
-    public static func fetch(
-        _ db: Database, _ source: RowSource, _ request: RowWindowRequest,
-        cost: WindowCost = .indexSearch) throws -> RowWindow
-    {
+    public static func fetch(_ db: Database, _ source: RowSource, _ request: RowWindowRequest) throws -> RowWindow {
         let fetcher = Fetcher(db: db, source: source, ordering: request.ordering)
         let before = max(0, request.before)
         let after = max(0, request.after)
@@ -145,36 +138,19 @@ public struct RowWindow: Equatable, Sendable {
             let ordering = request.ordering
             // From the anchor on: the rows of its key, but the
             // `occurrence` first ones, then the rows after its key.
-            let equal: [Fetcher.FetchedRow]
-            var from: [Fetcher.FetchedRow]
-            let skipped: Int
-            if cost == .scan {
-                // One statement, so one scan, for the rows of the key and
-                // after it: they come out in order, the key's first.
-                let rows = try fetcher.rows(
-                    in: [ordering.union(ordering.equal(to: anchor.key, forward: true) + ordering.after(anchor.key))],
-                    limit: anchor.occurrence + after + 1)
-                equal = Array(rows.prefix { fetcher.sameKey($0.key, anchor.key) })
-                skipped = min(anchor.occurrence, equal.count)
-                from = Array(rows.dropFirst(skipped))
-            } else {
-                equal = try fetcher.rows(
-                    in: ordering.equal(to: anchor.key, forward: true), limit: anchor.occurrence + after + 1)
-                skipped = min(anchor.occurrence, equal.count)
-                from = Array(equal.dropFirst(skipped))
-                if from.count <= after {
-                    from += try fetcher.rows(in: ordering.after(anchor.key), limit: after + 1 - from.count)
-                }
+            let equal = try fetcher.rows(
+                in: ordering.equal(to: anchor.key, forward: true), limit: anchor.occurrence + after + 1)
+            let skipped = min(anchor.occurrence, equal.count)
+            var from = Array(equal.dropFirst(skipped))
+            if from.count <= after {
+                from += try fetcher.rows(in: ordering.after(anchor.key), limit: after + 1 - from.count)
             }
             // Before the anchor: the rows of its key that come first (they
             // are equal in every column, so any of them will do), then the
             // rows before its key.
             var back = Array(equal.prefix(min(skipped, before + 1)).reversed())
             if back.count <= before {
-                let ranges = ordering.before(anchor.key)
-                back += try fetcher.rows(
-                    in: cost == .scan && !ranges.isEmpty ? [ordering.union(ranges)] : ranges,
-                    limit: before + 1 - back.count)
+                back += try fetcher.rows(in: ordering.before(anchor.key), limit: before + 1 - back.count)
             }
             let windowFrom = Array(from.prefix(after))
             let windowBack = Array(back.prefix(before))
@@ -321,7 +297,7 @@ private struct Fetcher {
     /// Columns of other collations (NOCASE) are compared byte for byte too,
     /// which only matters for rows without identity that are equal but for
     /// case.
-    func sameKey(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+    private func sameKey(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { a, b in
             if case let .string(a) = a.storage, case let .string(b) = b.storage {
                 return a.utf8.elementsEqual(b.utf8)

@@ -73,7 +73,7 @@ public enum ViewerBenchmark {
             let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
             let cost = try ordering.cost(of: source, in: db)
             let first = try RowWindow.fetch(db, source, RowWindowRequest(
-                ordering: ordering, anchor: .first, before: 0, after: visibleRows), cost: cost)
+                ordering: ordering, anchor: .first, before: 0, after: visibleRows))
             return (source, ordering, cost, first)
         }
         let firstWindow = (now() - start) * 1000
@@ -86,7 +86,7 @@ public enum ViewerBenchmark {
                 let start = now()
                 _ = try database.read { db in
                     try RowWindow.fetch(db, source, RowWindowRequest(
-                        ordering: ordering, anchor: anchor, before: before, after: after), cost: cost)
+                        ordering: ordering, anchor: anchor, before: before, after: after))
                 }
                 samples.append(now() - start)
             }
