@@ -60,7 +60,7 @@ public struct ViewerDatabase: Sendable {
         try checkFile(atPath: path)
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .callback(retryEveryMillisecond)
         do {
             // Opening runs one read (GRDB checks that the file is a
             // database): a locked, encrypted or garbage file fails here.
@@ -92,6 +92,25 @@ public struct ViewerDatabase: Sendable {
         } catch {
             throw ViewerError(reading: path, error: error)
         }
+    }
+
+    // MARK: - Locks
+
+    /// Waits one millisecond before each retry of a lock that another
+    /// process holds, for `busyTimeout` at most.
+    ///
+    /// A writer of a rollback-journal file that commits without pause
+    /// holds its exclusive lock for most of the time (each commit waits
+    /// for its fsync), and releases it for a moment between commits.
+    /// SQLite's own busy timeout backs off to sleeps of 100 ms and misses
+    /// those moments, so a viewer would see nothing for seconds. Retrying
+    /// every millisecond gets in between two commits, and never delays the
+    /// writer: a writer that waits for readers holds SQLite's PENDING lock,
+    /// which no new reader passes.
+    private static let retryEveryMillisecond: Database.BusyCallback = { numberOfTries in
+        guard numberOfTries < Int(busyTimeout * 1000) else { return false }
+        usleep(1000)
+        return true
     }
 
     // MARK: - File checks
