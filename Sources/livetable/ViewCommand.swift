@@ -10,11 +10,12 @@ struct ViewCommand: ParsableCommand {
         commandName: "view",
         abstract: "Print the rows of a table, view or read-only query of any SQLite file.",
         discussion: """
-            The file is opened read-only: it is never written, its journal mode is left \
-            as it is, and no read keeps other processes from writing for longer than one \
-            page of rows. Rows are printed in the order of their rowid, their primary key \
-            (WITHOUT ROWID tables) or all their columns (views), a page at a time, in \
-            constant memory; the rows of a --query in its own order, in one read.
+            The file is opened read-only: it is never written, and its journal mode is \
+            left as it is. Rows are printed in constant memory, in the order of their rowid, \
+            their primary key (WITHOUT ROWID tables) or all their columns (views); the rows \
+            of a --query in its own order. A table is read a page of rows at a time, so \
+            that no read keeps other processes from writing for longer than one page; a \
+            --query, or a view that can only be sorted by a scan, is read in one read.
 
             Formats:
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \
