@@ -4,7 +4,7 @@ import XCTest
 @testable import LiveTableCore
 
 /// Opening any SQLite file for reading only: files made by the sqlite3 CLI
-/// and Python are never changed, and bad files get one-line errors.
+/// are never changed, and bad files get one-line errors.
 final class ViewerDatabaseTests: XCTestCase {
     private var directory: URL!
 
@@ -82,14 +82,11 @@ final class ViewerDatabaseTests: XCTestCase {
 
     func testReadOnlyFileInReadOnlyDirectoryIsReadAndUnchanged() throws {
         let file = path("app.sqlite")
-        try ForeignFile.python("""
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("CREATE TABLE t(a, b)")
-            c.executemany("INSERT INTO t VALUES (?, ?)", [(i, str(i)) for i in range(100)])
-            c.commit()
-            c.close()
-            """, [file])
+        try ForeignFile.sqlite3(file, """
+            CREATE TABLE t(a, b);
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+            INSERT INTO t SELECT i, CAST(i AS TEXT) FROM n;
+            """)
         XCTAssertEqual(chmod(file, 0o444), 0)
         XCTAssertEqual(chmod(directory.path, 0o555), 0)
         let before = try FileSnapshot(file)
@@ -173,7 +170,7 @@ final class ViewerDatabaseTests: XCTestCase {
     func testEncryptedLookingFileIsNotADatabase() throws {
         // An encrypted database (SQLCipher) is random bytes from the start.
         let file = path("secret.db")
-        try ForeignFile.python("import os, sys; open(sys.argv[1], 'wb').write(os.urandom(8192))", [file])
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: file))
         let before = try FileSnapshot(file)
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
             XCTAssertEqual(error as? ViewerError, .notADatabase(path: file))
@@ -192,16 +189,11 @@ final class ViewerDatabaseTests: XCTestCase {
     func testFileLockedByAnotherProcessSaysLocked() throws {
         let file = path("app.sqlite")
         try ForeignFile.sqlite3(file, "CREATE TABLE t(a); INSERT INTO t VALUES (1);")
-        // Python holds an exclusive lock until its standard input closes.
+        // The sqlite3 CLI holds an exclusive lock until its standard input
+        // closes.
         let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1], isolation_level=None)
-            c.execute("BEGIN EXCLUSIVE")
-            print("locked", flush=True)
-            sys.stdin.read()
-            """, file]
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        holder.arguments = ["-batch", file]
         let input = Pipe(), output = Pipe()
         holder.standardInput = input
         holder.standardOutput = output
@@ -210,6 +202,7 @@ final class ViewerDatabaseTests: XCTestCase {
             try? input.fileHandleForWriting.close()
             holder.waitUntilExit()
         }
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
         // Waits for the lock (a line), not for a fixed time.
         let line = output.fileHandleForReading.availableDataOrLine()
         XCTAssertEqual(line, "locked\n")

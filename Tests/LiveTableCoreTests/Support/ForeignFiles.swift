@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// Database files made by other programs than livetable (the `sqlite3`
-/// CLI, Python), and the checks that the viewer left them untouched.
+/// Database files made by another program than livetable (the `sqlite3`
+/// CLI), and the checks that the viewer left them untouched.
 enum ForeignFile {
     struct ToolError: Error, CustomStringConvertible {
         var description: String
@@ -13,12 +13,6 @@ enum ForeignFile {
     @discardableResult
     static func sqlite3(_ path: String, _ sql: String) throws -> String {
         try run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: sql)
-    }
-
-    /// Runs `python3 -c script args…`, and returns its standard output.
-    @discardableResult
-    static func python(_ script: String, _ arguments: [String] = []) throws -> String {
-        try run("/usr/bin/env", ["python3", "-c", script] + arguments, input: "")
     }
 
     /// The SHA-256 of the file, by `sha256sum`.
