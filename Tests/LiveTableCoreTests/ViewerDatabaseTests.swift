@@ -213,6 +213,42 @@ final class ViewerDatabaseTests: XCTestCase {
         }
     }
 
+    func testHotJournalOfACrashedWriterIsExplained() throws {
+        let file = path("app.sqlite")
+        try ForeignFile.sqlite3(file, "CREATE TABLE t(a); INSERT INTO t VALUES (1);")
+        // A writer killed in the middle of a big transaction: its pages
+        // spilled to the file, its journal is hot.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        writer.arguments = ["-batch", file]
+        let input = Pipe(), output = Pipe()
+        writer.standardInput = input
+        writer.standardOutput = output
+        try writer.run()
+        input.fileHandleForWriting.write(Data("""
+            PRAGMA cache_size = 1;
+            BEGIN;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+            INSERT INTO t SELECT randomblob(1000) FROM n;
+            SELECT 'inserted';
+
+            """.utf8))
+        XCTAssertEqual(output.fileHandleForReading.availableDataOrLine(), "inserted\n")
+        kill(writer.processIdentifier, SIGKILL)
+        writer.waitUntilExit()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file + "-journal"))
+        let before = try FileSnapshot(file)
+
+        XCTAssertThrowsError(try ViewerDatabase.open(path: file).read { db in
+            try ViewerTable.all(db)
+        }) { error in
+            XCTAssertEqual(error as? ViewerError, .needsRecovery(path: file))
+        }
+        XCTAssertEqual(try FileSnapshot(file), before, "the viewer does not roll back")
+        // The next writer does.
+        XCTAssertEqual(try ForeignFile.sqlite3(file, "SELECT COUNT(*) FROM t;"), "1\n")
+    }
+
     func testErrorsStayOnOneLine() throws {
         let file = path("a\nb\u{1b}[2J.sqlite")
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in

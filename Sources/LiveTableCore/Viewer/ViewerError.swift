@@ -22,6 +22,9 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
     case locked(path: String)
     /// A WAL database in a read-only directory whose `-shm` file is missing.
     case walNeedsSharedMemory(path: String)
+    /// A writer stopped in the middle of a transaction (a hot journal, or
+    /// a WAL to recover): only a read-write connection can repair it.
+    case needsRecovery(path: String)
     /// No table or view has this name; `tables` lists those that exist.
     case noSuchTable(name: String, tables: [String])
     /// No column has this name in the table or query.
@@ -62,6 +65,9 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
         case let .walNeedsSharedMemory(path):
             return "cannot open \(quoted(path)): a WAL database in a read-only directory "
                 + "can be read only while its -shm file exists (while a writer has it open)"
+        case let .needsRecovery(path):
+            return "cannot read \(quoted(path)): a writer stopped in the middle of a transaction, "
+                + "and a read-only reader cannot roll it back (the next writer will)"
         case let .noSuchTable(name, tables):
             let list = tables.isEmpty ? "no tables" : tables.map(quoted).joined(separator: ", ")
             return "no table or view \(quoted(name)): the file has \(list)"
@@ -91,9 +97,15 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
             self = .cannotOpen(path: path, reason: String(describing: error))
             return
         }
-        if error.extendedResultCode == .SQLITE_READONLY_DIRECTORY {
+        switch error.extendedResultCode {
+        case .SQLITE_READONLY_DIRECTORY:
             self = .walNeedsSharedMemory(path: path)
             return
+        case .SQLITE_READONLY_ROLLBACK, .SQLITE_READONLY_RECOVERY:
+            self = .needsRecovery(path: path)
+            return
+        default:
+            break
         }
         switch error.resultCode {
         case .SQLITE_NOTADB:
@@ -111,6 +123,12 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
     init(reading path: String, error: any Error) {
         guard let error = error as? DatabaseError else {
             self = .databaseError(path: path, message: String(describing: error))
+            return
+        }
+        if error.extendedResultCode == .SQLITE_READONLY_ROLLBACK
+            || error.extendedResultCode == .SQLITE_READONLY_RECOVERY
+        {
+            self = .needsRecovery(path: path)
             return
         }
         switch error.resultCode {
