@@ -193,6 +193,42 @@ final class ViewerWindowTests: XCTestCase {
             "SELECT w, w, v FROM mixed WHERE id > 3 ORDER BY v, w, w")
     }
 
+    func testRandomValuesWithManyDuplicates() throws {
+        // Few distinct values of every storage class, so that sort keys and
+        // whole rows repeat: a table (rowid), a WITHOUT ROWID table and a
+        // view without identity, each sorted both ways on each column.
+        let pool = ["NULL", "0", "1", "1.0", "-2.5", "'a'", "'A'", "''", "X''", "X'00'", "'e' || char(769)", "'é'"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        let rows = (0..<60).map { index in "(\(index), \(pool[next() % pool.count]), \(pool[next() % pool.count]))" }
+        let file = try makeTemporaryDirectory().appendingPathComponent("random.sqlite").path
+        try ForeignFile.sqlite3(file, """
+            CREATE TABLE r(k INTEGER NOT NULL, x, y);
+            INSERT INTO r VALUES \(rows.joined(separator: ", "));
+            CREATE INDEX r_x ON r(x);
+            CREATE TABLE w(k INTEGER PRIMARY KEY, x, y) WITHOUT ROWID;
+            INSERT INTO w SELECT * FROM r;
+            CREATE VIEW v AS SELECT x, y FROM r;
+            """)
+        database = try ViewerDatabase.open(path: file)
+        for (table, columns, identity) in [("r", "k, x, y", "rowid"), ("w", "k, x, y", "k"), ("v", "x, y", nil)] as [(String, String, String?)] {
+            let source = try source(table)
+            for column in ["x", "y"] {
+                for descending in [false, true] {
+                    let direction = descending ? " DESC" : ""
+                    let tiebreak = identity.map { "\($0)\(direction)" }
+                        ?? (column == "x" ? "y\(direction)" : "x\(direction)")
+                    try assertWindowsMatch(
+                        source, try RowOrdering(source, sortColumn: column, descending: descending),
+                        "SELECT \(columns) FROM \(table) ORDER BY \(column)\(direction), \(tiebreak)")
+                }
+            }
+        }
+    }
+
     // MARK: - Cost
 
     func testCostIsAnIndexSearchWhereAnIndexLeadsWithTheSortColumn() throws {
