@@ -229,6 +229,36 @@ final class ViewerWindowTests: XCTestCase {
         }
     }
 
+    func testHallOfFameOrderingIsOneUseOfTheEngine() throws {
+        // The Hall of Fame's keyset (score DESC, name, id: mixed directions)
+        // as a RowOrdering: the same windows as HallOfFame.fetch.
+        let file = try makeTemporaryDirectory().appendingPathComponent("players.sqlite").path
+        let appDatabase = try AppDatabase(try DatabaseQueue(path: file), seed: 7)
+        try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 300) }
+        database = try ViewerDatabase.open(path: file)
+        let source = try source("player")
+        let ordering = RowOrdering(keyColumns: [
+            .init(expression: "\"score\"", descending: true, isNotNull: true),
+            .init(expression: "\"name\"", descending: false, isNotNull: true),
+            .init(expression: "\"id\"", descending: false, isNotNull: true),
+        ], isUnique: true)
+        let players = try appDatabase.allPlayers()
+        let sorted = HallOfFameModel.sorted(players, by: .byScore)
+        for player in sorted.enumerated().filter({ $0.offset % 37 == 0 }).map(\.element) {
+            let expected = try appDatabase.writer.read { db in
+                try HallOfFame.fetch(db, WindowRequest(ordering: .byScore, anchor: .player(player), before: 5, after: 10))
+            }
+            let window = try fetch(
+                source, ordering,
+                .position(RowPosition(key: [player.score.databaseValue, player.name.databaseValue, player.id!.databaseValue])),
+                before: 5, after: 10)
+            XCTAssertEqual(window.rows.map { $0[0] }, expected.players.map { $0.id!.databaseValue })
+            XCTAssertEqual(window.reachesStart, expected.reachesStart)
+            XCTAssertEqual(window.reachesEnd, expected.reachesEnd)
+        }
+        XCTAssertEqual(try database.read { db in try ordering.cost(of: source, in: db) }, .indexSearch)
+    }
+
     // MARK: - Cost
 
     func testCostIsAnIndexSearchWhereAnIndexLeadsWithTheSortColumn() throws {
