@@ -33,7 +33,7 @@ struct ViewCommand: ParsableCommand {
             query cannot be read, 64 on a command-line error.
 
             Examples:
-              livetable view app.sqlite                         the tables, with their row counts
+              livetable view app.sqlite                         the tables (name, kind, rows)
               livetable view app.sqlite orders --format csv > orders.csv
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100" --format json
             """)
@@ -87,6 +87,17 @@ struct ViewCommand: ParsableCommand {
         }
     }
 
+    /// One word for a kind of table, in the list of tables.
+    private static func word(for kind: ViewerTable.Kind) -> String {
+        switch kind {
+        case .table: return "table"
+        case .withoutRowidTable: return "without-rowid"
+        case .view: return "view"
+        case .virtual: return "virtual"
+        case .shadow: return "shadow"
+        }
+    }
+
     /// Prints the tables and views, one a line: name, kind, row count
     /// (`~` when estimated, `+` when counting stopped).
     private func printTables(_ database: ViewerDatabase) throws {
@@ -100,7 +111,7 @@ struct ViewCommand: ParsableCommand {
                     case let .estimated(value): count = "~\(value)"
                     case let .atLeast(value): count = "\(value)+"
                     }
-                    return [table.name.escapingControlCharacters, table.kind.rawValue, count]
+                    return [table.name.escapingControlCharacters, Self.word(for: table.kind), count]
                         .joined(separator: "\t") + "\n"
                 }
             }

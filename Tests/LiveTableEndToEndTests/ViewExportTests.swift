@@ -258,7 +258,7 @@ final class ViewExportTests: LiveTableTestCase {
         // Without a table: the tables, with their row counts.
         let tables = try view([database.path])
         XCTAssertEqual(tables.status, 0)
-        XCTAssertEqual(tables.standardOutput, "item\ttable\t2500\npair\twithoutRowidTable\t3\ntwice\tview\t6\n")
+        XCTAssertEqual(tables.standardOutput, "item\ttable\t2500\npair\twithout-rowid\t3\ntwice\tview\t6\n")
         // A table without --format: no terminal viewer yet.
         let noFormat = try view([database.path, "item"])
         XCTAssertEqual(noFormat.status, 64)
