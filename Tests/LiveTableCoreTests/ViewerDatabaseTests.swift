@@ -180,7 +180,7 @@ final class ViewerDatabaseTests: XCTestCase {
 
     func testEmptyFileIsAnEmptyDatabase() throws {
         let file = path("empty.sqlite")
-        FileManager.default.createFile(atPath: file, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
         let database = try ViewerDatabase.open(path: file)
         XCTAssertEqual(try database.read { try ViewerTable.all($0) }, [])
         XCTAssertEqual(ForeignFile.size(file), 0)
