@@ -6,5 +6,6 @@ extension LiveTable {
     static let subcommands: [any ParsableCommand.Type] = [
         Demo.self,
         BenchCommand.self,
+        ViewCommand.self,
     ]
 }

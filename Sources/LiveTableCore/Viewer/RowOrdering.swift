@@ -1,0 +1,235 @@
+import GRDB
+
+/// A total order on the rows of a source: the sort key from which the
+/// keyset SQL of a window is derived.
+///
+/// The key is the sort column, then the row identity as a tiebreaker (the
+/// rowid, or the primary key of a `WITHOUT ROWID` table). A source without
+/// identity (a view, a query) is ordered by all its columns, and rows that
+/// are equal in all of them by their position among equals (see
+/// `RowPosition.occurrence`).
+///
+/// The tiebreaker goes in the direction of the sort column, so that one
+/// walk of an index on the sort column (which SQLite extends with the
+/// rowid or the primary key) reads the rows in key order, both ways.
+///
+/// For example:
+///
+/// ```swift
+/// // score DESC, rowid DESC
+/// let ordering = try RowOrdering(source, sortColumn: "score", descending: true)
+/// ```
+public struct RowOrdering: Equatable, Sendable {
+    /// One column of the key.
+    public struct KeyColumn: Equatable, Sendable {
+        /// The SQL expression of the column, quoted.
+        public var expression: String
+        /// True when the column sorts in descending order.
+        public var descending: Bool
+        /// True when the column never holds NULL (the rowid, the primary
+        /// key of a `WITHOUT ROWID` table): no range looks for NULLs,
+        /// which the rowid can not search.
+        public var isNotNull: Bool
+
+        /// Creates a key column.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let column = RowOrdering.KeyColumn(expression: "\"score\"", descending: true)
+        /// ```
+        public init(expression: String, descending: Bool, isNotNull: Bool = false) {
+            self.expression = expression
+            self.descending = descending
+            self.isNotNull = isNotNull
+        }
+    }
+
+    /// The key, in order of precedence.
+    public var keyColumns: [KeyColumn]
+    /// True when no two rows have the same key (the key holds a row
+    /// identity); false when equal rows are told apart by position.
+    public var isUnique: Bool
+    /// The name of the column the rows are sorted on, nil for the
+    /// identity order.
+    public var sortColumn: String?
+    /// True when the sort is descending.
+    public var descending: Bool
+
+    /// Creates an ordering from its key columns: for orderings that are
+    /// not a sort column plus an identity (mixed directions, several sort
+    /// columns).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // The Hall of Fame by score: score DESC, name, id.
+    /// let ordering = RowOrdering(keyColumns: [
+    ///     .init(expression: "score", descending: true),
+    ///     .init(expression: "name", descending: false),
+    ///     .init(expression: "id", descending: false),
+    /// ], isUnique: true)
+    /// ```
+    public init(keyColumns: [KeyColumn], isUnique: Bool) {
+        self.keyColumns = keyColumns
+        self.isUnique = isUnique
+        self.sortColumn = nil
+        self.descending = keyColumns.first?.descending ?? false
+    }
+
+    /// The order of `source` on `sortColumn`, then on the identity; or on
+    /// the identity alone when `sortColumn` is nil.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let byName = try RowOrdering(source, sortColumn: "name")
+    /// let natural = try RowOrdering(source) // rowid, primary key, or all columns
+    /// ```
+    ///
+    /// - throws: `ViewerError.noSuchColumn` when the source has no such column.
+    public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
+        var expressions: [String] = []
+        var notNull: Set<String> = []
+        if let sortColumn {
+            guard let column = source.columns.first(where: { $0.name == sortColumn })
+                ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() }),
+                let expression = source.expression(ofColumn: column.name)
+            else {
+                throw ViewerError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
+            }
+            expressions.append(expression)
+            if column.isNotNull {
+                notNull.insert(expression)
+            }
+        }
+        for expression in source.identityExpressions where !expressions.contains(expression) {
+            expressions.append(expression)
+        }
+        if source.identity != .none {
+            notNull.formUnion(source.identityExpressions)
+        }
+        self.keyColumns = expressions.map {
+            KeyColumn(expression: $0, descending: descending, isNotNull: notNull.contains($0))
+        }
+        self.isUnique = source.identity != .none
+        self.sortColumn = sortColumn
+        self.descending = descending
+    }
+
+    // MARK: - SQL
+
+    /// `ORDER BY` in key order, or in reverse key order.
+    func orderBy(forward: Bool) -> String {
+        keyColumns
+            .map { $0.descending == forward ? "\($0.expression) DESC" : $0.expression }
+            .joined(separator: ", ")
+    }
+
+    /// One range of rows that one index search can read: a condition, its
+    /// arguments, and the direction in which it is read.
+    struct Range {
+        var condition: String?
+        var arguments: [DatabaseValue]
+        var forward: Bool
+    }
+
+    /// All rows, forwards or backwards.
+    func all(forward: Bool) -> [Range] {
+        [Range(condition: nil, arguments: [], forward: forward)]
+    }
+
+    /// The rows whose key equals `key`.
+    func equal(to key: [DatabaseValue], forward: Bool) -> [Range] {
+        let conditions = keyColumns.map { "\($0.expression) IS ?" }
+        return [Range(condition: conditions.joined(separator: " AND "), arguments: key, forward: forward)]
+    }
+
+    /// The rows strictly after `key`, closest first.
+    func after(_ key: [DatabaseValue]) -> [Range] { ranges(key, after: true) }
+
+    /// The rows strictly before `key`, closest first (read backwards).
+    func before(_ key: [DatabaseValue]) -> [Range] { ranges(key, after: false) }
+
+    /// The rows strictly on one side of `key`, as disjoint ranges, from
+    /// the closest to the key: same first columns and a later last column,
+    /// from the last column of the key to the first.
+    ///
+    /// A row value comparison such as `(a, rowid) > (?, ?)` would be
+    /// shorter, but a NULL in the row value makes the comparison NULL,
+    /// which drops the rows it should keep, and it can not mix directions.
+    /// Instead each column is compared the way SQLite sorts: NULL before
+    /// every value (so last in a descending order), then numbers, text and
+    /// blobs, which SQLite's `<` and `>` order the same way `ORDER BY`
+    /// does. `x < ? OR x IS NULL` is two ranges, so that each statement
+    /// stays one index search.
+    private func ranges(_ key: [DatabaseValue], after: Bool) -> [Range] {
+        var result: [Range] = []
+        for position in keyColumns.indices.reversed() {
+            let column = keyColumns[position]
+            let value = key[position]
+            // Later in the walk: greater in an ascending column.
+            let greater = after != column.descending
+            let steps: [(String, [DatabaseValue])]
+            switch (greater, value.isNull) {
+            case (true, true):
+                steps = [("IS NOT NULL", [])]
+            case (true, false):
+                steps = [("> ?", [value])]
+            case (false, true):
+                steps = []
+            case (false, false):
+                steps = column.isNotNull ? [("< ?", [value])] : [("< ?", [value]), ("IS NULL", [])]
+            }
+            let prefix = keyColumns[..<position].map { "\($0.expression) IS ?" }
+            for (comparison, arguments) in steps {
+                result.append(Range(
+                    condition: (prefix + ["\(column.expression) \(comparison)"]).joined(separator: " AND "),
+                    arguments: Array(key[..<position]) + arguments,
+                    forward: after))
+            }
+        }
+        return result
+    }
+
+    // MARK: - Cost
+
+    /// Whether a window in this order costs an index search or a scan,
+    /// from SQLite's query plans of the statements a window runs.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cost = try database.read { db in try ordering.cost(of: source, in: db) }
+    /// if cost == .scan { print("sorted by an unindexed column: each update scans the table") }
+    /// ```
+    public func cost(of source: RowSource, in db: Database) throws -> WindowCost {
+        // Any non-NULL key gives the shapes of the statements (`> ?`,
+        // `IS ?`); the plan does not depend on the values.
+        let key = keyColumns.map { _ in DatabaseValue(value: 0 as Int64)! }
+        for range in after(key) + before(key) {
+            let sql = source.selectSQL(
+                extra: keyColumns.map(\.expression), where: range.condition,
+                orderBy: orderBy(forward: range.forward), limit: true)
+            let details = try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + sql,
+                arguments: StatementArguments(range.arguments + [DatabaseValue(value: 1 as Int64)!]))
+                .map { (($0["detail"] as String?) ?? "").uppercased() }
+            if details.contains(where: { $0.hasPrefix("SCAN") || $0.contains("TEMP B-TREE") }) {
+                return .scan
+            }
+        }
+        return .indexSearch
+    }
+
+}
+
+/// What a window costs.
+public enum WindowCost: Equatable, Sendable {
+    /// Each statement is an index search: the cost does not depend on the
+    /// number of rows.
+    case indexSearch
+    /// The rows are sorted or filtered by a scan: the cost grows with the
+    /// number of rows (an unindexed sort column, a view with a GROUP BY…).
+    case scan
+}

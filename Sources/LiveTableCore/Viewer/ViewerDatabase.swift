@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+
+/// Any SQLite file, opened for reading only.
+///
+/// The viewer never writes: its connections are opened with
+/// `SQLITE_OPEN_READONLY` (GRDB's `Configuration.readonly`), so SQLite
+/// itself refuses any write, and nothing changes the journal mode. A
+/// rollback-journal file gets no `-wal` file. Every read is one short
+/// transaction (one `read`), so that a writer of a rollback-journal file is
+/// never kept waiting for longer than one fetch.
+///
+/// On a WAL file, SQLite needs the `-wal` and `-shm` files even to read: a
+/// read-only connection creates them if they are missing and the directory
+/// can be written, and leaves them (empty) when it closes, as every
+/// read-only SQLite client does. In a read-only directory, a WAL file can
+/// only be read while those files exist (its writer has it open).
+///
+/// For example:
+///
+/// ```swift
+/// let database = try ViewerDatabase.open(path: "app.sqlite")
+/// let tables = try database.read { db in try ViewerTable.all(db) }
+/// ```
+public struct ViewerDatabase: Sendable {
+    /// How long a read waits for another process that locks the file
+    /// (a rollback-journal writer that commits), before it fails.
+    public static let busyTimeout: TimeInterval = 1
+
+    /// The path of the file.
+    public let path: String
+
+    /// The read-only connection for what the screen waits for: windows,
+    /// the schema.
+    ///
+    /// A `DatabaseQueue`, not a `DatabasePool`: a pool's readers wait 10
+    /// seconds for a lock (GRDB sets their busy timeout), and a queue waits
+    /// `busyTimeout`.
+    public let reader: DatabaseQueue
+
+    /// A second read-only connection, for what may take long (an exact
+    /// row count, a sort by a scan), so that it never holds up `reader`.
+    public let backgroundReader: DatabaseQueue
+
+    /// Opens the file at `path` for reading only.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do {
+    ///     let database = try ViewerDatabase.open(path: "missing.sqlite")
+    /// } catch let error as ViewerError {
+    ///     print(error) // cannot open "missing.sqlite": no such file
+    /// }
+    /// ```
+    ///
+    /// - parameter path: The path to the database file.
+    /// - throws: A `ViewerError`, which describes itself in one line.
+    public static func open(path: String) throws -> ViewerDatabase {
+        try checkFile(atPath: path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .callback(retryEveryMillisecond)
+        do {
+            // Opening runs one read (GRDB checks that the file is a
+            // database): a locked, encrypted or garbage file fails here.
+            configuration.label = "livetable.viewer"
+            let reader = try DatabaseQueue(path: path, configuration: configuration)
+            configuration.label = "livetable.viewer.background"
+            let backgroundReader = try DatabaseQueue(path: path, configuration: configuration)
+            return ViewerDatabase(path: path, reader: reader, backgroundReader: backgroundReader)
+        } catch {
+            throw ViewerError(opening: path, error: error)
+        }
+    }
+
+    /// Reads the file with `body` in one short transaction, turning
+    /// errors into `ViewerError`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = try database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    /// ```
+    ///
+    /// - parameter background: True to read on `backgroundReader`.
+    public func read<T>(background: Bool = false, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try (background ? backgroundReader : reader).read(body)
+        } catch let error as ViewerError {
+            throw error
+        } catch {
+            throw ViewerError(reading: path, error: error)
+        }
+    }
+
+    // MARK: - Locks
+
+    /// Waits one millisecond before each retry of a lock that another
+    /// process holds, for `busyTimeout` at most.
+    ///
+    /// A writer of a rollback-journal file that commits without pause
+    /// holds its exclusive lock for most of the time (each commit waits
+    /// for its fsync), and releases it for a moment between commits.
+    /// SQLite's own busy timeout backs off to sleeps of 100 ms and misses
+    /// those moments, so a viewer would see nothing for seconds. Retrying
+    /// every millisecond gets in between two commits, and never delays the
+    /// writer: a writer that waits for readers holds SQLite's PENDING lock,
+    /// which no new reader passes.
+    private static let retryEveryMillisecond: Database.BusyCallback = { numberOfTries in
+        guard numberOfTries < Int(busyTimeout * 1000) else { return false }
+        usleep(1000)
+        return true
+    }
+
+    // MARK: - File checks
+
+    /// Checks from the file system what SQLite would report less clearly.
+    private static func checkFile(atPath path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw errno == ENOENT || errno == ENOTDIR
+                ? ViewerError.missingFile(path: path)
+                : ViewerError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw ViewerError.cannotOpen(path: path, reason: "it is a directory")
+        case S_IFREG:
+            break
+        default:
+            throw ViewerError.cannotOpen(path: path, reason: "not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ViewerError.cannotOpen(path: path, reason: "permission denied")
+        }
+    }
+}

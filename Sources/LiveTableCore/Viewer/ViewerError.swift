@@ -1,0 +1,148 @@
+import GRDB
+
+/// Why the viewer can not show what it was asked for.
+///
+/// Its description is one line, whatever the names and messages it
+/// quotes hold (their control characters are escaped).
+///
+/// For example:
+///
+/// ```swift
+/// let error = ViewerError.noSuchTable(name: "plyers", tables: ["player", "team"])
+/// print(error) // no table or view "plyers": the file has "player", "team"
+/// ```
+public enum ViewerError: Error, CustomStringConvertible, Equatable {
+    /// The file does not exist.
+    case missingFile(path: String)
+    /// The file can not be opened, for `reason`.
+    case cannotOpen(path: String, reason: String)
+    /// The file is not a SQLite database (garbage, or encrypted).
+    case notADatabase(path: String)
+    /// Another process held a lock for longer than the busy timeout.
+    case locked(path: String)
+    /// A WAL database in a read-only directory whose `-shm` file is missing.
+    case walNeedsSharedMemory(path: String)
+    /// A writer stopped in the middle of a transaction (a hot journal, or
+    /// a WAL to recover): only a read-write connection can repair it.
+    case needsRecovery(path: String)
+    /// No table or view has this name; `tables` lists those that exist.
+    case noSuchTable(name: String, tables: [String])
+    /// No column has this name in the table or query.
+    case noSuchColumn(name: String, source: String, columns: [String])
+    /// SQLite can not read the table (a virtual table of an unknown module…).
+    case unreadableTable(name: String, reason: String)
+    /// The query is empty.
+    case emptyQuery
+    /// The query holds more than one statement.
+    case multipleStatements
+    /// The query would change the database (`sqlite3_stmt_readonly`).
+    case notReadOnly
+    /// The query returns no rows to view (a PRAGMA that sets, BEGIN…).
+    case noResultColumns
+    /// The query does not compile, or can not be paged (not a SELECT).
+    case invalidQuery(reason: String)
+    /// Another SQLite error while reading.
+    case databaseError(path: String, message: String)
+
+    /// One line that says what went wrong.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(ViewerError.notReadOnly)
+    /// // the query is not read-only: livetable view only reads
+    /// ```
+    public var description: String {
+        switch self {
+        case let .missingFile(path):
+            return "cannot open \(quoted(path)): no such file"
+        case let .cannotOpen(path, reason):
+            return "cannot open \(quoted(path)): \(reason.escapingControlCharacters)"
+        case let .notADatabase(path):
+            return "cannot open \(quoted(path)): not a SQLite database (or encrypted)"
+        case let .locked(path):
+            return "cannot read \(quoted(path)): the database is locked by another process"
+        case let .walNeedsSharedMemory(path):
+            return "cannot open \(quoted(path)): a WAL database in a read-only directory "
+                + "can be read only while its -shm file exists (while a writer has it open)"
+        case let .needsRecovery(path):
+            return "cannot read \(quoted(path)): a writer stopped in the middle of a transaction, "
+                + "and a read-only reader cannot roll it back (the next writer will)"
+        case let .noSuchTable(name, tables):
+            let list = tables.isEmpty ? "no tables" : tables.map(quoted).joined(separator: ", ")
+            return "no table or view \(quoted(name)): the file has \(list)"
+        case let .noSuchColumn(name, source, columns):
+            return "no column \(quoted(name)) in \(quoted(source)): its columns are "
+                + columns.map(quoted).joined(separator: ", ")
+        case let .unreadableTable(name, reason):
+            return "cannot read \(quoted(name)): \(reason.escapingControlCharacters)"
+        case .emptyQuery:
+            return "the query is empty"
+        case .multipleStatements:
+            return "the query holds more than one statement: give one SELECT"
+        case .notReadOnly:
+            return "the query is not read-only: livetable view only reads"
+        case .noResultColumns:
+            return "the query returns no rows: give a SELECT"
+        case let .invalidQuery(reason):
+            return "invalid query: \(reason.escapingControlCharacters)"
+        case let .databaseError(path, message):
+            return "cannot read \(quoted(path)): \(message.escapingControlCharacters)"
+        }
+    }
+
+    /// An error of SQLite while opening the file at `path`.
+    init(opening path: String, error: any Error) {
+        guard let error = error as? DatabaseError else {
+            self = .cannotOpen(path: path, reason: String(describing: error))
+            return
+        }
+        switch error.extendedResultCode {
+        case .SQLITE_READONLY_DIRECTORY:
+            self = .walNeedsSharedMemory(path: path)
+            return
+        case .SQLITE_READONLY_ROLLBACK, .SQLITE_READONLY_RECOVERY:
+            self = .needsRecovery(path: path)
+            return
+        default:
+            break
+        }
+        switch error.resultCode {
+        case .SQLITE_NOTADB:
+            self = .notADatabase(path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self = .locked(path: path)
+        case .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_CANTOPEN:
+            self = .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        default:
+            self = .databaseError(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// An error of SQLite while reading the file at `path`.
+    init(reading path: String, error: any Error) {
+        guard let error = error as? DatabaseError else {
+            self = .databaseError(path: path, message: String(describing: error))
+            return
+        }
+        if error.extendedResultCode == .SQLITE_READONLY_ROLLBACK
+            || error.extendedResultCode == .SQLITE_READONLY_RECOVERY
+        {
+            self = .needsRecovery(path: path)
+            return
+        }
+        switch error.resultCode {
+        case .SQLITE_NOTADB:
+            self = .notADatabase(path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self = .locked(path: path)
+        default:
+            self = .databaseError(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+}
+
+/// A name in double quotes, control characters escaped.
+private func quoted(_ name: String) -> String {
+    "\"" + name.escapingControlCharacters + "\""
+}

@@ -1,0 +1,250 @@
+import GRDB
+
+/// A table or a view of a database file, as the viewer shows it: its
+/// columns, how a row is identified, and which columns an index sorts.
+///
+/// For example:
+///
+/// ```swift
+/// let tables = try database.read { db in try ViewerTable.all(db) }
+/// for table in tables {
+///     print(table.name, table.kind, table.columns.map(\.name))
+/// }
+/// ```
+public struct ViewerTable: Equatable, Sendable {
+    /// What kind of table it is.
+    public enum Kind: String, Equatable, Sendable {
+        /// A table with a rowid.
+        case table
+        /// A `WITHOUT ROWID` table: rows are identified by their primary key.
+        case withoutRowidTable
+        /// A view: no row identity.
+        case view
+        /// A virtual table (FTS, R-Tree, …).
+        case virtual
+        /// A table that stores the content of a virtual table.
+        case shadow
+    }
+
+    /// The name of the table, as the schema spells it.
+    public var name: String
+    /// What kind of table it is.
+    public var kind: Kind
+    /// The columns that `SELECT *` returns, in order (hidden columns of
+    /// virtual tables are left out; generated columns are kept).
+    public var columns: [ViewerColumn]
+    /// How a row is identified.
+    public var identity: RowIdentity
+
+    /// Creates a table description; `all(_:)` and `named(_:in:)` read them.
+    public init(name: String, kind: Kind, columns: [ViewerColumn], identity: RowIdentity) {
+        self.name = name
+        self.kind = kind
+        self.columns = columns
+        self.identity = identity
+    }
+
+    /// The names of the columns.
+    public var columnNames: [String] { columns.map(\.name) }
+
+    // MARK: - Reading the schema
+
+    /// The tables and views of the main database, in name order, without
+    /// SQLite's schema table. A table that SQLite can not describe (a
+    /// virtual table of a module this SQLite lacks) is left out.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let names = try database.read { db in try ViewerTable.all(db).map(\.name) }
+    /// ```
+    public static func all(_ db: Database) throws -> [ViewerTable] {
+        try listedTables(db).compactMap { entry in
+            try? describe(db, entry)
+        }
+    }
+
+    /// The names of all tables and views, those SQLite can not describe
+    /// included: for error messages.
+    public static func allNames(_ db: Database) throws -> [String] {
+        try listedTables(db).map(\.name)
+    }
+
+    /// The table or view named `name` (case-insensitively, as in SQL).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let player = try database.read { db in try ViewerTable.named("player", in: db) }
+    /// ```
+    ///
+    /// - throws: `ViewerError.noSuchTable` listing the tables, or
+    ///   `ViewerError.unreadableTable`.
+    public static func named(_ name: String, in db: Database) throws -> ViewerTable {
+        let entries = try listedTables(db)
+        guard let entry = entries.first(where: { $0.name == name })
+            ?? entries.first(where: { $0.name.lowercased() == name.lowercased() })
+        else {
+            throw ViewerError.noSuchTable(name: name, tables: entries.map(\.name))
+        }
+        do {
+            return try describe(db, entry)
+        } catch {
+            throw ViewerError.unreadableTable(
+                name: entry.name, reason: (error as? DatabaseError)?.message ?? "\(error)")
+        }
+    }
+
+    /// One row of `PRAGMA table_list`.
+    private struct Entry {
+        var name: String
+        var type: String
+        var withoutRowid: Bool
+    }
+
+    /// `PRAGMA table_list` (SQLite 3.37+) tells views, virtual and shadow
+    /// tables, and WITHOUT ROWID tables apart, which `sqlite_schema` only
+    /// says in its SQL text.
+    private static func listedTables(_ db: Database) throws -> [Entry] {
+        try Row.fetchAll(db, sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")
+            .compactMap { row -> Entry? in
+                guard let name = row["name"] as String?, let type = row["type"] as String? else { return nil }
+                return Entry(name: name, type: type, withoutRowid: (row["wr"] as Int?) == 1)
+            }
+            .filter { $0.name != "sqlite_schema" && $0.name != "sqlite_master" }
+            .sorted { $0.name < $1.name }
+    }
+
+    private static func describe(_ db: Database, _ entry: Entry) throws -> ViewerTable {
+        let kind: Kind
+        switch entry.type {
+        case "view": kind = .view
+        case "virtual": kind = .virtual
+        case "shadow": kind = .shadow
+        default: kind = entry.withoutRowid ? .withoutRowidTable : .table
+        }
+        let indexed = kind == .view || kind == .virtual ? [] : try indexedColumns(db, table: entry.name)
+        // hidden: 0 normal, 1 hidden column of a virtual table (not in
+        // SELECT *), 2 and 3 generated columns (in SELECT *).
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)",
+            arguments: [entry.name])
+        let visible = rows.filter { (($0["hidden"] as Int?) ?? 0) != 1 }
+        let primaryKeyCount = rows.filter { (($0["pk"] as Int?) ?? 0) > 0 }.count
+        let columns = visible.map { row in
+            let name: String = row["name"] ?? ""
+            let type: String = row["type"] ?? ""
+            let isPrimaryKey = (row["pk"] as Int? ?? 0) > 0
+            // The primary key of a WITHOUT ROWID table is NOT NULL, and an
+            // INTEGER PRIMARY KEY is the rowid.
+            let isRowidAlias = kind == .table && isPrimaryKey && primaryKeyCount == 1
+                && type.uppercased() == "INTEGER"
+            return ViewerColumn(
+                name: name,
+                declaredType: type,
+                isIndexed: indexed.contains(name.lowercased()),
+                isNotNull: (row["notnull"] as Int?) == 1 || isRowidAlias
+                    || (kind == .withoutRowidTable && isPrimaryKey))
+        }
+        let identity: RowIdentity
+        switch kind {
+        case .view:
+            identity = .none
+        case .withoutRowidTable:
+            let primaryKey = rows
+                .compactMap { row -> (Int, String)? in
+                    guard let pk = row["pk"] as Int?, pk > 0, let name = row["name"] as String? else { return nil }
+                    return (pk, name)
+                }
+                .sorted { $0.0 < $1.0 }
+                .map(\.1)
+            identity = .primaryKey(primaryKey)
+        case .table, .virtual, .shadow:
+            identity = try rowidIdentity(db, table: entry.name, columns: rows.compactMap { $0["name"] })
+        }
+        let table = ViewerTable(name: entry.name, kind: kind, columns: columns, identity: identity)
+        // A virtual table of a missing module fails here, not above.
+        _ = try db.makeStatement(sql: "SELECT * FROM \(table.name.quotedSQLIdentifier) LIMIT 0")
+        return table
+    }
+
+    /// The rowid, under the first of its three names that no column takes.
+    /// A table whose columns take all three has no reachable rowid.
+    private static func rowidIdentity(_ db: Database, table: String, columns: [String]) throws -> RowIdentity {
+        let taken = Set(columns.map { $0.lowercased() })
+        guard let name = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) else {
+            return .none
+        }
+        // Some virtual tables have no rowid at all.
+        do {
+            _ = try db.makeStatement(sql: "SELECT \(name) FROM \(table.quotedSQLIdentifier) LIMIT 0")
+        } catch {
+            return .none
+        }
+        return .rowid(name)
+    }
+
+    /// The lowercased names of the columns that lead a complete index
+    /// (not a partial one) of `table`: a sort on them can page by keyset.
+    private static func indexedColumns(_ db: Database, table: String) throws -> Set<String> {
+        var names: Set<String> = []
+        let indexes = try Row.fetchAll(
+            db, sql: "SELECT name, partial FROM pragma_index_list(?)", arguments: [table])
+        for index in indexes where (index["partial"] as Int?) != 1 {
+            guard let indexName = index["name"] as String? else { continue }
+            let leading = try String.fetchOne(
+                db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [indexName])
+            if let leading {
+                names.insert(leading.lowercased())
+            }
+        }
+        // An INTEGER PRIMARY KEY is the rowid: its own index.
+        let pk = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [table])
+            .filter { (($0["pk"] as Int?) ?? 0) > 0 }
+        if pk.count == 1, let name = pk[0]["name"] as String?, (pk[0]["type"] as String?)?.uppercased() == "INTEGER" {
+            names.insert(name.lowercased())
+        }
+        return names
+    }
+}
+
+/// A column of a table, view or query.
+public struct ViewerColumn: Equatable, Sendable {
+    /// The name of the column.
+    public var name: String
+    /// The declared type ("INTEGER", "varchar(20)"…), empty when none.
+    /// SQLite stores any value whatever this says.
+    public var declaredType: String
+    /// True when a complete index starts with this column, so that
+    /// sorting on it costs an index search, not a scan.
+    public var isIndexed: Bool
+    /// True when the column can not hold NULL: declared `NOT NULL`, an
+    /// `INTEGER PRIMARY KEY`, or the primary key of a `WITHOUT ROWID` table.
+    public var isNotNull: Bool
+
+    /// Creates a column.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let column = ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
+    /// ```
+    public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false) {
+        self.name = name
+        self.declaredType = declaredType
+        self.isIndexed = isIndexed
+        self.isNotNull = isNotNull
+    }
+}
+
+/// How the rows of a source are told apart.
+public enum RowIdentity: Equatable, Sendable {
+    /// The rowid, under this name (`rowid`, `_rowid_` or `oid`: the first
+    /// one that no column takes).
+    case rowid(String)
+    /// The primary key columns of a `WITHOUT ROWID` table, in key order.
+    case primaryKey([String])
+    /// No identity (views, queries): rows are paged by all their columns,
+    /// and equal rows by their position among equals.
+    case none
+}

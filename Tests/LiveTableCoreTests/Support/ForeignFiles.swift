@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+/// Database files made by another program than livetable (the `sqlite3`
+/// CLI), and the checks that the viewer left them untouched.
+enum ForeignFile {
+    struct ToolError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `sqlite3 path` with `sql` on its standard input, and returns
+    /// its standard output. Throws if it fails.
+    @discardableResult
+    static func sqlite3(_ path: String, _ sql: String) throws -> String {
+        try run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: sql)
+    }
+
+    /// The SHA-256 of the file, by `sha256sum`.
+    static func sha256(_ path: String) throws -> String {
+        let output = try run("/usr/bin/sha256sum", [path], input: "")
+        return String(output.prefix { $0 != " " })
+    }
+
+    /// The names in `directory`, sorted.
+    static func listing(_ directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// The size of the file at `path`, or nil when it does not exist.
+    static func size(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    }
+
+    private static func run(_ executable: String, _ arguments: [String], input: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let error = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ToolError(description: "\(executable) \(arguments.joined(separator: " ")): "
+                + (String(data: error, encoding: .utf8) ?? "exit \(process.terminationStatus)"))
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+/// A snapshot of a database file and its directory, to check that a
+/// reader changed nothing.
+struct FileSnapshot: Equatable {
+    var sha256: String
+    var listing: [String]
+
+    init(_ path: String) throws {
+        sha256 = try ForeignFile.sha256(path)
+        listing = try ForeignFile.listing(URL(fileURLWithPath: path).deletingLastPathComponent())
+    }
+}
