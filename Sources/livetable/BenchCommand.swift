@@ -94,23 +94,31 @@ struct BenchCommand: ParsableCommand {
 
     /// Measures one mode, and writes its figures as JSON to `output`.
     ///
-    /// The main thread runs the main run loop, where the observation
-    /// delivers, as in the app.
+    /// The main thread runs the main run loop, where the app loop runs, as
+    /// in the app, until the measurement ends; its error is thrown here.
     private func runChild(mode: BenchmarkMode, path: String, output: String) throws {
         let benchmark = HallOfFameBenchmark(path: path, mode: mode, latencySamples: samples, log: Self.log)
+        let result = MeasurementResult()
         DispatchQueue.global().async {
-            do {
-                let figures = try benchmark.run()
-                try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
-                Foundation.exit(0)
-            } catch {
-                Self.log("livetable: error: \(error)")
-                Foundation.exit(1)
+            let figures = Result { try benchmark.run() }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { result.value = figures }
             }
         }
-        RunLoop.main.run()
+        try MainActor.assumeIsolated {
+            while result.value == nil {
+                _ = RunLoop.main.run(mode: .default, before: .distantFuture)
+            }
+            let figures = try result.value!.get()
+            try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
+        }
     }
 
+    /// Measures one mode in a child process, so that the peak memory of one
+    /// measurement is not the peak of another.
+    ///
+    /// - throws: `ExitCode` when the child failed, after saying why on
+    ///   standard error; a `CommandFailure` when it died of a signal.
     private static func measureInChildProcess(mode: BenchmarkMode, path: String, samples: Int) throws -> BenchmarkFigures {
         // The figures come back in a file rather than through a pipe: the
         // parent only has to wait for the child, which retries on EINTR.
@@ -125,8 +133,15 @@ struct BenchCommand: ParsableCommand {
         process.standardError = FileHandle.standardError
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ValidationError("measuring the \(mode.rawValue) observation failed (status \(process.terminationStatus))")
+        switch (process.terminationReason, process.terminationStatus) {
+        case (.exit, 0):
+            break
+        case let (.exit, status):
+            // The child has said why, in one line, through the same exit
+            // path as this process.
+            throw ExitCode(status)
+        case let (_, signal):
+            throw CommandFailure("measuring the \(mode.rawValue) observation failed: killed by signal \(signal)", status: 1)
         }
         return try JSONDecoder().decode(BenchmarkFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
     }
@@ -137,3 +152,9 @@ struct BenchCommand: ParsableCommand {
 }
 
 extension BenchmarkMode: ExpressibleByArgument { }
+
+/// The figures of the child's measurement, or its error, once done.
+@MainActor
+private final class MeasurementResult {
+    var value: Result<BenchmarkFigures, any Error>?
+}

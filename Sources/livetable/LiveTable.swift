@@ -19,6 +19,6 @@ struct LiveTable: ParsableCommand {
         let path = try options.databasePath ?? Launch.defaultDatabasePath(environment: environment)
         let database = try Launch.openDatabase(path: path, seed: options.seed)
         try Launch.populate(database, path: path)
-        launch.start(database: database, demo: nil)
+        try launch.start(database: database, demo: nil)
     }
 }

@@ -36,9 +36,13 @@ public struct BenchmarkFigures: Codable, Equatable, Sendable {
 }
 
 /// Measures the app's live-update path, from the commit of a write to the
-/// rendering of the screen grid, the way the app runs it: the observation
-/// delivers on the main queue through a ReactiveGRDB publisher, `update`
-/// folds the value into the state and `render` draws the screen.
+/// drawing of the screen, on the app's own loop: `AppLoop` runs the
+/// `HallOfFameProgram`, whose observation delivers on the main queue
+/// through a ReactiveGRDB publisher; `update` folds each burst of values
+/// into the state, `render` draws the screen grid once per burst, and a
+/// host that keeps no screen (as Bubble Tea's `nilRenderer`) stands for the
+/// terminal. The writes are the app's own: the `n` key, whose insert effect
+/// the loop performs.
 ///
 /// For example:
 ///
@@ -53,13 +57,14 @@ public struct BenchmarkFigures: Codable, Equatable, Sendable {
 /// ```
 ///
 /// `run()` must be called off the main thread, while the main thread runs
-/// its run loop: the observation delivers there.
+/// its run loop: the loop runs there.
 public final class HallOfFameBenchmark: @unchecked Sendable {
-    // @unchecked Sendable: the frame log is protected by `condition`; the
-    // state and the subscription are only touched on the main queue.
+    // @unchecked Sendable: the frame and commit logs are protected by
+    // `condition`; the loop and its host are only touched on the main queue.
 
-    /// A rendered screen: when, and what it showed. Only the last value is
-    /// kept whole, so that the log does not weigh on the peak memory.
+    /// A drawn screen that shows a Hall of Fame: when, and what it showed.
+    /// Only the last value is kept whole, so that the log does not weigh on
+    /// the peak memory.
     private struct Frame {
         var time: Double
         var playerCount: Int
@@ -78,12 +83,12 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private let condition = NSCondition()
     private var frames: [Frame] = []
     private var lastHallOfFame: HallOfFame?
+    /// The times of the commits of the database, in order.
+    private var commits: [Double] = []
     private var failure: Error?
 
     // Main queue only.
-    private var state = AppState.initial(width: 100, height: 30)
-    private var cancellable: AnyCancellable?
-    private var appDatabase: AppDatabase?
+    private var host: BenchmarkHost?
 
     /// Creates a benchmark of one mode on an existing database file.
     ///
@@ -123,19 +128,28 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     ///
     /// - returns: The figures of the mode.
     public func run() throws -> BenchmarkFigures {
-        precondition(!Thread.isMainThread, "The observation delivers on the main queue")
+        precondition(!Thread.isMainThread, "The app loop runs on the main queue")
 
-        // First frame: open, observe, render.
+        // First frame: open, start the loop (which watches the writes of
+        // other processes, as in the app), observe, draw.
         let start = now()
         let appDatabase = try AppDatabase.open(path: path)
-        // As in the app, the writes of other processes are watched: each
-        // write of the benchmark is also checked for them.
-        let externalChanges = try appDatabase.observeExternalChanges()
-        defer { externalChanges.cancel() }
         let writer = appDatabase.writer
+        // The clock of the commits, the app's included, until it is
+        // deinitialized, when `run` returns.
+        let commitClock = CommitClock { [weak self] in self?.recordCommit() }
+        writer.add(transactionObserver: commitClock)
         onMain {
-            self.appDatabase = appDatabase
-            self.send(.resize(width: 100, height: 30))
+            self.host = BenchmarkHost(program: self.program(appDatabase)) { [weak self] state in
+                self?.recordFrame(state)
+            }
+        }
+        // On error too: the loop of a failed measurement stops.
+        defer {
+            onMain {
+                self.host?.loop.stop()
+                self.host = nil
+            }
         }
         let firstFrame = try waitForFrame(after: 0, timeout: frameTimeout, stage: "first frame") { _, _ in true }
         let firstFrameSeconds = firstFrame.time - start
@@ -146,65 +160,51 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         Thread.sleep(forTimeInterval: idleSeconds)
         let idleCPU = (ProcessMetrics.cpuSeconds() - idleStart) / idleSeconds
 
-        // Sequential single-row writes: insert a player, then delete it.
-        // Each changes the count, so each has its own value to wait for.
+        // The players the app inserts from now on are removed at the end.
         let baseCount = try writer.read { db in try AppDatabase.playerCount(db) }
+        let baseMaxID = try writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM player") } ?? 0
+
+        // Sequential single-row writes: the `n` key inserts a player. Each
+        // changes the count, so each has its own screen to wait for.
         var latencies: [Double] = []
-        var insertedID: Int64?
         let sampling = now()
         for index in 0..<latencySamples {
             if index >= 5 && now() - sampling > sampleBudgetSeconds { break }
             let framesBefore = frameCount()
-            let expectedCount: Int
-            // The clock starts at the commit itself: a pool may deliver
-            // before `write` returns.
-            let commit = CommitTime()
-            if let id = insertedID {
-                _ = try writer.write { db in
-                    db.afterNextTransaction { _ in commit.record() }
-                    return try Player.deleteOne(db, id: id)
-                }
-                insertedID = nil
-                expectedCount = baseCount
-            } else {
-                insertedID = try writer.write { db in
-                    db.afterNextTransaction { _ in commit.record() }
-                    return try appDatabase.insertRandomPlayer(db).id
-                }
-                expectedCount = baseCount + 1
-            }
+            let commit = try insertWithKey()
+            let expectedCount = baseCount + index + 1
             let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "latency") { frame, _ in
                 frame.playerCount == expectedCount
             }
-            latencies.append(frame.time - commit.time)
-        }
-        if let id = insertedID {
-            _ = try writer.write { db in try Player.deleteOne(db, id: id) }
+            latencies.append(frame.time - commit)
         }
         let latency = LatencySummary(seconds: latencies)!
         log("\(mode): latency p50 \(Self.milliseconds(latency.p50 / 1000)) ms, p99 \(Self.milliseconds(latency.p99 / 1000)) ms over \(latency.count) writes")
 
-        // Write burst: as many single-row inserts as possible, while the
-        // observation coalesces what it can. Each insert makes a new count,
-        // so the last rendered value, which must match the database, can
-        // only be the one of the last write.
+        // Write burst: the `n` key again and again, each pressed once the
+        // previous insert has committed, while the loop coalesces the
+        // values that arrive meanwhile. Each insert makes a new count, so
+        // the last drawn value, which must match the database, can only be
+        // the one of the last write.
         let framesBeforeBurst = frameCount()
         let burstStart = now()
-        var burstIDs: [Int64] = []
+        var burstWrites = 0
         while now() - burstStart < burstSeconds {
-            let id = try writer.write { db in try appDatabase.insertRandomPlayer(db).id }
-            burstIDs.append(id!)
+            _ = try insertWithKey()
+            burstWrites += 1
         }
         let expected = try writer.read { db in try self.expectedValue(db) }
         let lastFrame = try waitForFrame(after: framesBeforeBurst, timeout: frameTimeout, stage: "burst") { _, last in last == expected }
-        let burstFrames = frameCount(since: framesBeforeBurst, until: lastFrame.time)
-        let updatesPerSecond = Double(burstFrames) / (lastFrame.time - burstStart)
-        log("\(mode): \(burstFrames) screens for \(burstIDs.count) writes in the burst")
+        let burstScreens = newValueCount(since: framesBeforeBurst, until: lastFrame.time)
+        let updatesPerSecond = Double(burstScreens) / (lastFrame.time - burstStart)
+        log("\(mode): \(burstScreens) screens for \(burstWrites) writes in the burst")
         // Counted before the write: its value may be on screen before the
         // write returns.
         let framesBeforeCleanUp = frameCount()
-        _ = try writer.write { db in try Player.deleteAll(db, ids: burstIDs) }
-        _ = try waitForFrame(after: framesBeforeCleanUp, timeout: frameTimeout, stage: "burst clean-up") { frame, _ in frame.playerCount == baseCount }
+        _ = try writer.write { db in
+            try db.execute(sql: "DELETE FROM player WHERE id > ?", arguments: [baseMaxID])
+        }
+        _ = try waitForFrame(after: framesBeforeCleanUp, timeout: frameTimeout, stage: "clean-up") { frame, _ in frame.playerCount == baseCount }
 
         // Navigation: the app's own keys, each answered by a new window.
         var navigation: [Double] = []
@@ -212,8 +212,15 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             for key in [Key.end, .home, .pageDown, .pageDown, .character("o"), .character("o")] {
                 let framesBefore = frameCount()
                 let pressed = now()
+                let request = onMain { () -> WindowRequest? in
+                    let loop = self.host!.loop
+                    let before = loop.state.observedRequest
+                    loop.send(.key(key))
+                    let after = loop.state.observedRequest
+                    return after != before ? after : nil
+                }
                 // A move within the window asks for no new window.
-                guard let request = onMain({ self.send(.key(key)) }) else { continue }
+                guard let request else { continue }
                 let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "navigation") { frame, _ in frame.request == request }
                 navigation.append(frame.time - pressed)
             }
@@ -222,10 +229,10 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         // Closed here, not whenever the last reference goes: the database
         // is free for the next measurement as soon as this one returns.
         onMain {
-            self.cancellable = nil
-            self.appDatabase = nil
+            self.host?.loop.stop()
+            self.host = nil
         }
-        externalChanges.cancel()
+        withExtendedLifetime(commitClock) { }
         try appDatabase.close()
         return BenchmarkFigures(
             p50_ms: latency.p50,
@@ -240,52 +247,31 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
 
     // MARK: - The app's path (main queue)
 
-    /// Feeds a message to `update`, runs the effects the benchmark cares
-    /// about, and renders.
-    ///
-    /// - returns: The window the message asked to observe, if any.
-    @discardableResult
-    private func send(_ message: Message) -> WindowRequest? {
-        var observed: WindowRequest?
-        for effect in update(&state, message) {
-            if case let .observe(request) = effect {
-                observe(request)
-                observed = request
-            }
-        }
-        _ = render(state)
-        return observed
-    }
-
-    private func observe(_ request: WindowRequest) {
-        guard let appDatabase else { return }
-        let publisher: DatabasePublishers.Value<HallOfFame>
+    /// The Hall of Fame program, with the observation of the mode.
+    @MainActor
+    private func program(_ appDatabase: AppDatabase) -> HallOfFameProgram {
+        var program = HallOfFameProgram(database: appDatabase)
         switch mode {
         case .pipeline:
-            publisher = appDatabase.observeHallOfFame(request)
+            break
         case .naive:
-            publisher = ValueObservation
-                .trackingConstantRegion { db in try Self.fetchNaive(db, request) }
-                .publisher(in: appDatabase.writer)
+            program.observation = { request in
+                ValueObservation
+                    .trackingConstantRegion { db in try Self.fetchNaive(db, request) }
+                    .publisher(in: appDatabase.writer)
+            }
         }
-        cancellable = publisher.sink(
-            receiveCompletion: { [weak self] completion in
-                guard let self, case let .failure(error) = completion else { return }
-                condition.lock()
-                failure = error
-                condition.broadcast()
-                condition.unlock()
-            },
-            receiveValue: { [weak self] hallOfFame in
-                guard let self else { return }
-                send(.hallOfFame(hallOfFame))
-                let frame = Frame(time: now(), playerCount: hallOfFame.playerCount, request: hallOfFame.request)
-                condition.lock()
-                frames.append(frame)
-                lastHallOfFame = hallOfFame
-                condition.broadcast()
-                condition.unlock()
-            })
+        return program
+    }
+
+    /// Presses `n`, which inserts a random player, and waits for the
+    /// insert to commit.
+    ///
+    /// - returns: The time of the commit.
+    private func insertWithKey() throws -> Double {
+        let commitsBefore = commitCount()
+        onMain { self.host!.loop.send(.key(.character("n"))) }
+        return try waitForCommit(after: commitsBefore)
     }
 
     /// The demo apps' observation: every player, `COUNT(*)` and
@@ -302,16 +288,42 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             firstRank: 0, rankIsExact: true, reachesStart: true, reachesEnd: true)
     }
 
-    /// What the observation must eventually show, fetched afresh.
+    /// What the screen must eventually show, fetched afresh.
     private func expectedValue(_ db: Database) throws -> HallOfFame {
-        let request = onMain { self.state.observedRequest }!
+        let request = onMain { self.host!.loop.state.observedRequest }!
         switch mode {
         case .pipeline: return try HallOfFame.fetch(db, request)
         case .naive: return try Self.fetchNaive(db, request)
         }
     }
 
-    // MARK: - Waiting for frames (benchmark thread)
+    /// Logs a drawn screen that shows a Hall of Fame. An error on the
+    /// status line (a failed observation or write) ends the measurement.
+    @MainActor
+    private func recordFrame(_ state: AppState) {
+        let time = now()
+        condition.lock()
+        defer { condition.unlock() }
+        if let error = state.status.error {
+            failure = failure ?? BenchmarkError.appError(mode, message: error)
+            condition.broadcast()
+            return
+        }
+        guard let hallOfFame = state.hallOfFame else { return }
+        frames.append(Frame(time: time, playerCount: hallOfFame.playerCount, request: hallOfFame.request))
+        lastHallOfFame = hallOfFame
+        condition.broadcast()
+    }
+
+    private func recordCommit() {
+        let time = now()
+        condition.lock()
+        commits.append(time)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - Waiting (benchmark thread)
 
     private func frameCount() -> Int {
         condition.lock()
@@ -319,15 +331,46 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         return frames.count
     }
 
-    private func frameCount(since index: Int, until time: Double) -> Int {
+    private func commitCount() -> Int {
         condition.lock()
         defer { condition.unlock() }
-        return frames[index...].filter { $0.time <= time }.count
+        return commits.count
     }
 
-    /// Waits for a frame rendered after the first `index` frames that
-    /// matches `predicate`, given the frame and, for the last frame only,
-    /// its whole value.
+    /// The number of frames after the first `index` ones, and until
+    /// `time`, that show a new value: another count than the frame before.
+    /// The other frames were drawn for a key.
+    private func newValueCount(since index: Int, until time: Double) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        var count = 0
+        var previous = index > 0 ? frames[index - 1].playerCount : nil
+        for frame in frames[index...] where frame.time <= time {
+            if frame.playerCount != previous { count += 1 }
+            previous = frame.playerCount
+        }
+        return count
+    }
+
+    /// Waits for the commit that follows the first `index` ones.
+    ///
+    /// - returns: Its time.
+    private func waitForCommit(after index: Int) throws -> Double {
+        let deadline = Date(timeIntervalSinceNow: frameTimeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while commits.count <= index {
+            if let failure { throw failure }
+            if !condition.wait(until: deadline) {
+                throw BenchmarkError.timeout(mode, stage: "commit")
+            }
+        }
+        return commits[index]
+    }
+
+    /// Waits for a frame drawn after the first `index` frames that matches
+    /// `predicate`, given the frame and, for the last frame only, its whole
+    /// value.
     private func waitForFrame(
         after index: Int,
         timeout: Double,
@@ -351,8 +394,10 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         }
     }
 
-    private func onMain<T>(_ body: @escaping () -> T) -> T {
-        DispatchQueue.main.sync(execute: body)
+    private func onMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
+        DispatchQueue.main.sync {
+            MainActor.assumeIsolated(body)
+        }
     }
 
     private static func milliseconds(_ seconds: Double) -> String {
@@ -360,27 +405,69 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     }
 }
 
+/// The benchmark's host of the app loop: it draws nothing, and tells each
+/// drawn state to the benchmark. The benchmark presses no key that suspends
+/// or quits.
+@MainActor
+private final class BenchmarkHost: AppHost {
+    let loop: AppLoop<HallOfFameProgram>
+    private let didDraw: @MainActor (AppState) -> Void
+
+    init(program: HallOfFameProgram, didDraw: @escaping @MainActor (AppState) -> Void) {
+        self.didDraw = didDraw
+        // The app's own size, 100x30 as in the tmux tests.
+        loop = AppLoop(program: program, state: .initial(width: 100, height: 30))
+        loop.start(host: self)
+        loop.send(.resize(width: 100, height: 30))
+    }
+
+    func draw(_ screen: Screen) {
+        didDraw(loop.state)
+    }
+
+    func suspend() { }
+
+    func quit() { }
+}
+
+/// Tells the time of each commit of the writer connection, the app's
+/// included.
+// @unchecked Sendable: GRDB calls it on the writer's queue only; the
+// closure is only read.
+private final class CommitClock: TransactionObserver, @unchecked Sendable {
+    private let didCommit: () -> Void
+
+    init(_ didCommit: @escaping () -> Void) {
+        self.didCommit = didCommit
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+
+    func databaseDidChange(with event: DatabaseEvent) { }
+
+    func databaseDidCommit(_ db: Database) {
+        didCommit()
+    }
+
+    func databaseDidRollback(_ db: Database) { }
+}
+
 /// A benchmark that could not complete.
 public enum BenchmarkError: Error, CustomStringConvertible {
     /// The observation did not deliver an expected value in time.
     case timeout(BenchmarkMode, stage: String)
+    /// The app showed an error: a failed observation or write.
+    case appError(BenchmarkMode, message: String)
 
     /// A one-line description of the error.
     public var description: String {
         switch self {
         case let .timeout(mode, stage):
             return "the \(mode.rawValue) observation did not deliver the expected value in time (\(stage))"
+        case let .appError(mode, message):
+            return "the app failed during the \(mode.rawValue) measurement: \(message)"
         }
     }
-}
-
-/// The time of a commit, recorded on the writer's queue and read by the
-/// benchmark thread once the write has returned.
-// @unchecked Sendable: `time` is written before `write` returns, and only
-// read after.
-private final class CommitTime: @unchecked Sendable {
-    private(set) var time: Double = 0
-    func record() { time = now() }
 }
 
 /// A monotonic clock, in seconds.
