@@ -10,18 +10,19 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure live updates on tables of thousands to millions of players.",
         discussion: """
             Generates databases of 1,000, 100,000 and 1,000,000 random players (--large adds \
-            10,000,000; --rows picks sizes) and measures, on each, the same writes seen through two \
-            observations:
+            10,000,000; --rows picks sizes) and runs, on each, the app's own loop with a host that \
+            draws nothing: the n key inserts players through the app's write effect, and the same \
+            writes are seen through two observations:
 
               pipeline  the app's path: a window of rows paged by keyset, the count kept by triggers, \
             the max read from the index, delivered through ReactiveGRDB to the main queue and rendered \
-            into the screen grid;
+            into the screen grid once per burst of messages;
               naive     the demo apps' observation: every row, COUNT(*) and MAX(score), through the \
-            same publisher and renderer.
+            same publisher, loop and renderer.
 
-            For each: commit-to-render latency (p50, p99) over sequential single-row writes, screens \
-            rendered per second during a 2-second write burst (the last one must match the \
-            database), the time to the first frame, the navigation latency (End, Home, PgDn, o), the \
+            For each: commit-to-screen latency (p50, p99) over sequential single-row inserts, screens \
+            with a new value drawn per second during a 2-second burst of inserts (the last one must \
+            match the database), the time to the first frame, the navigation latency (End, Home, PgDn, o), the \
             CPU used while nothing changes, and the peak memory. Each mode runs in its own process. \
             Build in release mode for meaningful figures:
 
