@@ -39,11 +39,22 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
+        // The benchmark harness of `livetable bench`: the app loop measured
+        // in child processes, /proc figures, the report. Not in the app core.
+        .target(
+            name: "LiveTableBenchmark",
+            dependencies: [
+                "LiveTableCore",
+                "ReactiveGRDB",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+
         // The terminal app: ncurses runtime, input, signals, command line.
         .executableTarget(
             name: "livetable",
             dependencies: [
                 "LiveTableCore",
+                "LiveTableBenchmark",
                 "CNcurses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -55,6 +66,14 @@ let package = Package(
         .testTarget(
             name: "LiveTableCoreTests",
             dependencies: ["LiveTableCore"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "LiveTableBenchmarkTests",
+            dependencies: [
+                "LiveTableBenchmark",
+                "LiveTableCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveTableBenchmark
 import LiveTableCore
 
 /// `livetable bench`: measures the app's live-update path against the demo

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
-import OpenCombine
+import LiveTableCore
 import ReactiveGRDB
 
 /// The two observations that the benchmark compares on the same database
