@@ -41,12 +41,23 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
+        // The benchmark harness of `livetable bench`: the app loop measured
+        // in child processes, /proc figures, the report. Not in the app core.
+        .target(
+            name: "LiveTableBenchmark",
+            dependencies: [
+                "LiveTableCore",
+                "ReactiveGRDB",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+
         // The terminal app: ncurses runtime, input, signals, command line.
         .executableTarget(
             name: "livetable",
             dependencies: [
                 "LiveTableCore",
                 "ReactiveGRDB",
+                "LiveTableBenchmark",
                 "CNcurses",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -65,8 +76,19 @@ let package = Package(
             name: "LiveTableCoreTests",
             dependencies: [
                 "LiveTableCore",
+                // The viewer's benchmark is tested on the foreign files of
+                // these tests.
+                "LiveTableBenchmark",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "LiveTableBenchmarkTests",
+            dependencies: [
+                "LiveTableBenchmark",
+                "LiveTableCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveTableBenchmark
 import LiveTableCore
 
 /// `livetable bench`: measures the app's live-update path against the demo
@@ -10,18 +11,19 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure live updates on tables of thousands to millions of players.",
         discussion: """
             Generates databases of 1,000, 100,000 and 1,000,000 random players (--large adds \
-            10,000,000; --rows picks sizes) and measures, on each, the same writes seen through two \
-            observations:
+            10,000,000; --rows picks sizes) and runs, on each, the app's own loop with a host that \
+            draws nothing: the n key inserts players through the app's write effect, and the same \
+            writes are seen through two observations:
 
               pipeline  the app's path: a window of rows paged by keyset, the count kept by triggers, \
             the max read from the index, delivered through ReactiveGRDB to the main queue and rendered \
-            into the screen grid;
+            into the screen grid once per burst of messages;
               naive     the demo apps' observation: every row, COUNT(*) and MAX(score), through the \
-            same publisher and renderer.
+            same publisher, loop and renderer.
 
-            For each: commit-to-render latency (p50, p99) over sequential single-row writes, screens \
-            rendered per second during a 2-second write burst (the last one must match the \
-            database), the time to the first frame, the navigation latency (End, Home, PgDn, o), the \
+            For each: commit-to-screen latency (p50, p99) over sequential single-row inserts, screens \
+            with a new value drawn per second during a 2-second burst of inserts (the last one must \
+            match the database), the time to the first frame, the navigation latency (End, Home, PgDn, o), the \
             CPU used while nothing changes, and the peak memory. Each mode runs in its own process. \
             Build in release mode for meaningful figures:
 
@@ -94,23 +96,31 @@ struct BenchCommand: ParsableCommand {
 
     /// Measures one mode, and writes its figures as JSON to `output`.
     ///
-    /// The main thread runs the main run loop, where the observation
-    /// delivers, as in the app.
+    /// The main thread runs the main run loop, where the app loop runs, as
+    /// in the app, until the measurement ends; its error is thrown here.
     private func runChild(mode: BenchmarkMode, path: String, output: String) throws {
         let benchmark = HallOfFameBenchmark(path: path, mode: mode, latencySamples: samples, log: Self.log)
+        let result = MeasurementResult()
         DispatchQueue.global().async {
-            do {
-                let figures = try benchmark.run()
-                try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
-                Foundation.exit(0)
-            } catch {
-                Self.log("livetable: error: \(error)")
-                Foundation.exit(1)
+            let figures = Result { try benchmark.run() }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { result.value = figures }
             }
         }
-        RunLoop.main.run()
+        try MainActor.assumeIsolated {
+            while result.value == nil {
+                _ = RunLoop.main.run(mode: .default, before: .distantFuture)
+            }
+            let figures = try result.value!.get()
+            try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
+        }
     }
 
+    /// Measures one mode in a child process, so that the peak memory of one
+    /// measurement is not the peak of another.
+    ///
+    /// - throws: `ExitCode` when the child failed, after saying why on
+    ///   standard error; a `CommandFailure` when it died of a signal.
     private static func measureInChildProcess(mode: BenchmarkMode, path: String, samples: Int) throws -> BenchmarkFigures {
         // The figures come back in a file rather than through a pipe: the
         // parent only has to wait for the child, which retries on EINTR.
@@ -125,8 +135,15 @@ struct BenchCommand: ParsableCommand {
         process.standardError = FileHandle.standardError
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ValidationError("measuring the \(mode.rawValue) observation failed (status \(process.terminationStatus))")
+        switch (process.terminationReason, process.terminationStatus) {
+        case (.exit, 0):
+            break
+        case let (.exit, status):
+            // The child has said why, in one line, through the same exit
+            // path as this process.
+            throw ExitCode(status)
+        case let (_, signal):
+            throw CommandFailure("measuring the \(mode.rawValue) observation failed: killed by signal \(signal)", status: 1)
         }
         return try JSONDecoder().decode(BenchmarkFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
     }
@@ -137,3 +154,9 @@ struct BenchCommand: ParsableCommand {
 }
 
 extension BenchmarkMode: ExpressibleByArgument { }
+
+/// The figures of the child's measurement, or its error, once done.
+@MainActor
+private final class MeasurementResult {
+    var value: Result<BenchmarkFigures, any Error>?
+}

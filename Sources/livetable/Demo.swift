@@ -47,7 +47,7 @@ struct Demo: ParsableCommand {
             do {
                 playerCount = try AppDatabase.playerCount(atPath: databasePath)
             } catch let error as AppDatabaseOpenError {
-                throw Launch.fail(error.description, status: 1)
+                throw CommandFailure(error.description, status: 1)
             }
             if let question = DemoScript.confirmation(path: databasePath, playerCount: playerCount),
                !Self.confirm(question)
@@ -59,13 +59,13 @@ struct Demo: ParsableCommand {
             do {
                 database = try AppDatabase.inMemory(seed: options.seed)
             } catch {
-                throw Launch.fail("cannot create the demo database: \(error)", status: 1)
+                throw CommandFailure("cannot create the demo database: \(error.oneLineDescription)", status: 1)
             }
         }
         let demo = DemoPlayer(
             steps: DemoScript.steps(playerCount: playerCount),
             stepDuration: Self.stepDuration / speed)
-        launch.start(database: database, demo: demo)
+        try launch.start(database: database, demo: demo)
     }
 
     /// Asks `question` on the terminal, before the app takes the screen:
@@ -81,14 +81,14 @@ struct Demo: ParsableCommand {
     }
 }
 
-/// Plays `DemoScript.steps` through the runtime: each step's caption, then
+/// Plays `DemoScript.steps` through the app loop: each step's caption, then
 /// its messages spread over the step, then the next step, once no stress
 /// test runs.
 @MainActor
 final class DemoPlayer {
     private let steps: [DemoStep]
     private let stepDuration: TimeInterval
-    private unowned var runtime: Runtime!
+    private unowned var runtime: Runtime<HallOfFameProgram>!
     private var nextStep = 0
     /// The messages of the current step not sent yet.
     private var pending: [Message] = []
@@ -102,20 +102,22 @@ final class DemoPlayer {
         self.stepDuration = stepDuration
     }
 
-    func start(_ runtime: Runtime) {
+    /// Takes the keys of `runtime`, and plays the first step.
+    func start(_ runtime: Runtime<HallOfFameProgram>) {
         self.runtime = runtime
+        runtime.interceptKeys { [unowned self] key in receive(key) }
         playNextStep()
     }
 
     /// Keys do not reach the app during the demo: the quit keys quit, Ctrl-Z
     /// suspends, any other key skips to the next step, once the stress test
     /// is over.
-    func receive(_ key: Key) {
+    private func receive(_ key: Key) {
         switch KeyBinding.action(for: key) {
         case .quit:
             runtime.exit(status: 0)
         case .suspend:
-            runtime.send(.key(key))
+            runtime.loop.send(.key(key))
         default:
             // The next step is already due: it starts when the stress
             // test ends, not before.
@@ -123,7 +125,7 @@ final class DemoPlayer {
             // The rest of the step first, so that the app is in the state
             // the next step expects (an edit form closed, for example).
             while !pending.isEmpty {
-                runtime.send(pending.removeFirst())
+                runtime.loop.send(pending.removeFirst())
             }
             playNextStep()
         }
@@ -135,7 +137,7 @@ final class DemoPlayer {
     private func playNextStep() {
         generation += 1
         isWaitingForStressTest = true
-        runtime.whenStressTestIsOver { [unowned self] in
+        runtime.loop.when({ !$0.isStressTestRunning }) { [unowned self] in
             isWaitingForStressTest = false
             playStep()
         }
@@ -143,12 +145,12 @@ final class DemoPlayer {
 
     private func playStep() {
         guard nextStep < steps.count else {
-            runtime.send(.demoCaption(nil))
+            runtime.loop.send(.demoCaption(nil))
             runtime.exit(status: 0)
         }
         let step = steps[nextStep]
         nextStep += 1
-        runtime.send(.demoCaption(step.caption))
+        runtime.loop.send(.demoCaption(step.caption))
         pending = step.messages
         // The caption shows alone for a while, then the messages follow
         // at a steady pace (typing, for the edit form), leaving time to
@@ -158,7 +160,7 @@ final class DemoPlayer {
         for index in pending.indices {
             schedule(after: first + spacing * Double(index)) { [unowned self] in
                 if !pending.isEmpty {
-                    runtime.send(pending.removeFirst())
+                    runtime.loop.send(pending.removeFirst())
                 }
             }
         }

@@ -10,8 +10,8 @@ struct Launch {
     /// Whether cells are drawn in colour.
     var useColor: Bool
 
-    /// Sets the locale and checks the terminal. Throws an exit status of 2,
-    /// after a one-line error on stderr, when the app can not run here.
+    /// Sets the locale and checks the terminal. Throws a `CommandFailure`
+    /// of status 2 when the app can not run here.
     static func prepare(environment: [String: String], noColor: Bool) throws -> Launch {
         setlocale(LC_ALL, "")
         // Wide characters need a UTF-8 locale; a bare "C" locale (no LANG)
@@ -22,7 +22,7 @@ struct Launch {
         do {
             try TerminalRequirements.check(environment: environment)
         } catch {
-            throw Self.fail(error.description, status: 2)
+            throw CommandFailure(error.description, status: 2)
         }
         let noColorVariable = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         return Launch(useColor: !noColor && !noColorVariable)
@@ -44,14 +44,14 @@ struct Launch {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw fail("cannot create the directory \"\(directory.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
+            throw CommandFailure("cannot create the directory \"\(directory.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
         return (directory as NSString).appendingPathComponent("players.sqlite")
     }
 
-    /// Opens the database file, and runs `prepare`, or throws an exit
-    /// status of 1 after a one-line error that names the file and the
-    /// cause; files that a failed open created are removed.
+    /// Opens the database file, and runs `prepare`, or throws a
+    /// `CommandFailure` of status 1 that names the file and the cause;
+    /// files that a failed open created are removed.
     static func openDatabase(
         path: String, seed: UInt64?,
         prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
@@ -59,36 +59,28 @@ struct Launch {
         do {
             return try AppDatabase.open(path: path, seed: seed, prepare: prepare)
         } catch let error as AppDatabaseOpenError {
-            throw fail(error.description, status: 1)
+            throw CommandFailure(error.description, status: 1)
         } catch {
-            throw fail("cannot open \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
+            throw CommandFailure("cannot open \"\(path.escapingControlCharacters)\": \(error.oneLineDescription)", status: 1)
         }
     }
 
-    /// Takes over the terminal and runs the app until it exits.
-    func start(database: AppDatabase, demo: DemoPlayer?) -> Never {
-        MainActor.assumeIsolated {
+    /// Takes over the terminal and runs the app until it exits, or throws
+    /// a `CommandFailure` of status 2 when the terminal can not be set up.
+    func start(database: AppDatabase, demo: DemoPlayer?) throws -> Never {
+        try MainActor.assumeIsolated { () throws -> Never in
             let terminal: Terminal
             do {
                 terminal = try Terminal(useColor: useColor)
             } catch {
-                Self.printError("\(error)")
-                Foundation.exit(2)
+                throw CommandFailure(error.oneLineDescription, status: 2)
             }
-            Runtime.run(terminal: terminal, database: database, demo: demo)
+            let loop = AppLoop(
+                program: HallOfFameProgram(database: database),
+                state: .initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
+            Runtime.run(terminal: terminal, loop: loop, close: { try? database.close() }) { runtime in
+                demo?.start(runtime)
+            }
         }
-    }
-
-    // MARK: - Errors
-
-    /// Prints `livetable: error: message` on stderr and returns the exit
-    /// code to throw.
-    static func fail(_ message: String, status: Int32) -> ExitCode {
-        printError(message)
-        return ExitCode(status)
-    }
-
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("livetable: error: \(message)\n".utf8))
     }
 }

@@ -21,9 +21,11 @@ extension LiveTable {
               NO_COLOR       when set and not empty, draw in monochrome
               TERM           the terminal type; it must be known to terminfo
 
-            Exit status: 0 on quit, 1 when the database cannot be opened, 2 when \
-            standard input or output is not a terminal or TERM cannot be used, \
-            64 on a command-line error, 128 + n after signal n (SIGTERM, SIGHUP, SIGINT).
+            Errors are one line on standard error, "livetable: error: ...". Exit \
+            status: 0 on quit, 1 when the database cannot be opened (for bench: when a \
+            target is missed or a measurement fails), 2 when standard input or output \
+            is not a terminal or TERM cannot be used, 64 on a command-line error, \
+            128 + n after signal n (SIGTERM, SIGHUP, SIGINT).
 
             Examples:
               livetable                              the default database

@@ -1,13 +1,12 @@
 import Dispatch
 import Foundation
 import LiveTableCore
-import OpenCombine
-import ReactiveGRDB
 
-/// The app's event loop on the main thread: every event becomes a
-/// `Message`, each message goes through `update`, then `render`, then the
-/// screen is copied to the terminal, and `update`'s effects run against the
-/// database.
+/// The terminal host of the app loop: it reads keys from stdin and the
+/// terminal size after resizes and signals, sends them to the loop, copies
+/// the screens the loop draws to the terminal, and suspends and exits the
+/// process when the loop asks. The loop (`AppLoop`, in the core) runs
+/// `update`, the effects and `render`.
 ///
 /// The main thread runs `RunLoop.main.run()`, which drains the main queue,
 /// where everything arrives: keys from a read source on stdin, resizes and
@@ -15,44 +14,41 @@ import ReactiveGRDB
 /// `ReactiveGRDB` publishers. Nothing blocks it: writes run on the
 /// database's own queues.
 @MainActor
-final class Runtime {
-    private var state: AppState
+final class Runtime<Program: AppProgram>: AppHost where Program.Message: TerminalMessage {
+    /// The app loop this runtime hosts.
+    let loop: AppLoop<Program>
     private let terminal: Terminal
-    private let database: AppDatabase
-    private let demo: DemoPlayer?
-
-    /// The running Hall of Fame observation.
-    private var observation: AnyCancellable?
-    /// What hands its values over, the latest of each burst only.
-    private var observationRelay: LatestValueRelay<HallOfFame>?
-    /// What makes the observation see the writes of other processes.
-    private var externalChanges: AnyCancellable?
-    /// Writes and stress tests in flight, until they complete.
-    private var operations: [Int: AnyCancellable] = [:]
-    private var nextOperationID = 0
-    /// What waits for the running stress test to end.
-    private var stressTestWaiters: [@MainActor () -> Void] = []
+    /// Closes what the program uses (the database), at exit.
+    private let close: @MainActor () -> Void
+    /// Where keys go instead of the loop, when set: the demo's.
+    private var keyHandler: (@MainActor (Key) -> Void)?
     private var input: (any DispatchSourceRead)?
     private var sources: [any DispatchSourceProtocol] = []
 
-    /// Messages sent while another is handled wait here, so that `update`
-    /// always sees them one at a time and in order.
-    private var queue: [Message] = []
-    private var isHandling = false
-
-    private init(terminal: Terminal, database: AppDatabase, demo: DemoPlayer?) {
+    private init(terminal: Terminal, loop: AppLoop<Program>, close: @escaping @MainActor () -> Void) {
         self.terminal = terminal
-        self.database = database
-        self.demo = demo
-        self.state = AppState.initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
+        self.loop = loop
+        self.close = close
     }
 
     /// Runs the app until it exits the process.
-    static func run(terminal: Terminal, database: AppDatabase, demo: DemoPlayer?) -> Never {
-        let runtime = Runtime(terminal: terminal, database: database, demo: demo)
+    ///
+    /// - parameter terminal: The terminal, set up.
+    /// - parameter loop: The app loop, not started.
+    /// - parameter close: Closes what the program uses, at exit.
+    /// - parameter started: Called once the first screen is drawn.
+    static func run(
+        terminal: Terminal,
+        loop: AppLoop<Program>,
+        close: @escaping @MainActor () -> Void,
+        started: (Runtime) -> Void = { _ in }) -> Never
+    {
+        let runtime = Runtime(terminal: terminal, loop: loop, close: close)
         runtime.start()
-        // The sources hold the runtime unowned: it must outlive the loop,
-        // which an optimized build would not otherwise guarantee.
+        started(runtime)
+        // The sources hold the runtime unowned, and the loop holds it
+        // weakly: it must outlive the loop, which an optimized build would
+        // not otherwise guarantee.
         withExtendedLifetime(runtime) { () -> Never in
             while true {
                 RunLoop.main.run()
@@ -70,10 +66,10 @@ final class Runtime {
                     exit(status: 128 + SIGHUP)
                 }
                 let keys = terminal.readKeys()
-                if let demo {
-                    keys.forEach(demo.receive)
+                if let keyHandler {
+                    keys.forEach(keyHandler)
                 } else {
-                    send(contentsOf: keys.map(Message.key))
+                    loop.send(contentsOf: keys.map { Program.Message.key($0) })
                 }
             }
         }
@@ -90,189 +86,33 @@ final class Runtime {
             suspend()
         }
 
-        // Before the observation starts, so that it misses no change.
-        do {
-            externalChanges = try database.observeExternalChanges()
-        } catch {
-            send(.externalChangesUnavailable(error.oneLineDescription))
-        }
-
+        loop.start(host: self)
         // The first resize starts the observation.
-        send(.resize(width: terminal.width, height: terminal.height))
-        demo?.start(self)
+        loop.send(.resize(width: terminal.width, height: terminal.height))
     }
 
-    // MARK: - Messages
-
-    /// Updates the state with `message` and the messages it leads to, runs
-    /// their effects, then draws the state once.
-    func send(_ message: Message) {
-        send(contentsOf: [message])
-    }
-
-    /// Updates the state with each message in order, runs their effects,
-    /// then draws the state once: a burst of keys is drawn once.
-    func send(contentsOf messages: [Message]) {
-        queue += messages
-        guard !isHandling else { return }
-        isHandling = true
-        defer { isHandling = false }
-        while !queue.isEmpty {
-            let message = queue.removeFirst()
-            let effects = update(&state, message)
-            for effect in effects {
-                perform(effect)
-            }
-        }
-        terminal.draw(render(state))
+    /// Sends the keys read from now on to `handler` instead of the loop.
+    func interceptKeys(_ handler: @escaping @MainActor (Key) -> Void) {
+        keyHandler = handler
     }
 
     /// Reads the terminal size and draws everything again: after a resize,
     /// and when the app continues after a stop.
     private func redraw() {
         terminal.updateSize()
-        send(.resize(width: terminal.width, height: terminal.height))
+        loop.send(.resize(width: terminal.width, height: terminal.height))
     }
 
-    // MARK: - Effects
+    // MARK: - AppHost
 
-    private func perform(_ effect: Effect) {
-        switch effect {
-        case let .observe(request):
-            observation?.cancel()
-            observationRelay?.cancel()
-            // Values that come faster than they are drawn replace each
-            // other: under load the screen shows the newest, not a backlog.
-            let relay = LatestValueRelay<HallOfFame> { [unowned self] hallOfFame in
-                send(.hallOfFame(hallOfFame))
-            }
-            observationRelay = relay
-            observation = database.observeHallOfFame(request).sink(
-                receiveCompletion: { [unowned self] completion in
-                    MainActor.assumeIsolated {
-                        if case let .failure(error) = completion {
-                            send(.observationFailed(error.oneLineDescription))
-                        }
-                    }
-                },
-                receiveValue: { hallOfFame in
-                    MainActor.assumeIsolated {
-                        relay.send(hallOfFame)
-                    }
-                })
-        case .insertRandomPlayer:
-            write(database.insertRandomPlayer(), for: effect)
-        case let .updatePlayer(player):
-            write(database.updatePlayer(player), for: effect)
-        case let .deletePlayer(id):
-            write(database.deletePlayer(id: id), for: effect)
-        case .deleteAll:
-            write(database.deleteAll(), for: effect)
-        case .refresh:
-            write(database.refresh(), for: effect)
-        case .stressTest:
-            stressTest()
-        case .suspend:
-            suspend()
-        case .quit:
-            exit(status: 0)
-        }
-    }
-
-    /// Runs the write of `effect`. Its changes come back through the
-    /// observation; its end, and its error, come back here.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: Effect) {
-        track { [unowned self] done in
-            publisher.sink(
-                receiveCompletion: { completion in
-                    MainActor.assumeIsolated {
-                        done()
-                        var message: String?
-                        if case let .failure(error) = completion {
-                            message = error.oneLineDescription
-                        }
-                        self.send(.writeFinished(effect, error: message))
-                    }
-                },
-                receiveValue: { _ in })
-        }
-    }
-
-    private func stressTest() {
-        let start = Date()
-        track { [unowned self] done in
-            database.stressTest().sink { progress in
-                MainActor.assumeIsolated {
-                    let ended = progress.completed + progress.failed
-                    self.send(.stressProgress(completed: ended, total: progress.total))
-                    if progress.isFinished {
-                        done()
-                        self.send(.stressFinished(
-                            total: progress.total, failed: progress.failed,
-                            seconds: Date().timeIntervalSince(start), firstError: progress.firstError))
-                        self.stressTestDidEnd()
-                    }
-                }
-            }
-        }
-    }
-
-    /// Runs `action` once no stress test runs: now, or when the running
-    /// one has ended and its result is on screen. All its refreshes have
-    /// then committed.
-    func whenStressTestIsOver(_ action: @escaping @MainActor () -> Void) {
-        if state.isStressTestRunning {
-            stressTestWaiters.append(action)
-        } else {
-            action()
-        }
-    }
-
-    private func stressTestDidEnd() {
-        let waiters = stressTestWaiters
-        stressTestWaiters = []
-        for waiter in waiters {
-            waiter()
-        }
-    }
-
-    /// Keeps the subscription that `subscribe` returns until it calls
-    /// `done`, which may happen before `subscribe` returns.
-    private func track(_ subscribe: (_ done: @escaping @MainActor () -> Void) -> AnyCancellable) {
-        let id = nextOperationID
-        nextOperationID += 1
-        var isDone = false
-        let cancellable = subscribe { [unowned self] in
-            isDone = true
-            operations[id] = nil
-        }
-        if !isDone {
-            operations[id] = cancellable
-        }
-    }
-
-    // MARK: - Exit
-
-    /// Restores the terminal, closes the database and exits the process.
-    func exit(status: Int32) -> Never {
-        observation?.cancel()
-        externalChanges?.cancel()
-        terminal.restore()
-        // The refreshes of a stress test that have not started yet are
-        // skipped; the other writes in flight are the user's, and end.
-        for operation in operations.values {
-            operation.cancel()
-        }
-        // Closing waits for them, and removes the -wal and -shm files, as a
-        // user of SQLite tools expects from a clean exit.
-        try? database.close()
-        Foundation.exit(status)
+    func draw(_ screen: Screen) {
+        terminal.draw(screen)
     }
 
     /// Gives the terminal back to the shell and stops (SIGTSTP, sent by
     /// `kill` since raw mode turns Ctrl-Z into a key); once continued, takes
     /// the screen back and redraws everything.
-    private func suspend() {
+    func suspend() {
         terminal.suspend()
         var stop = sigaction()
         stop.__sigaction_handler.sa_handler = SIG_DFL
@@ -285,5 +125,24 @@ final class Runtime {
         // the screen back.
         sigaction(SIGTSTP, &previous, nil)
         redraw()
+    }
+
+    func quit() {
+        exit(status: 0)
+    }
+
+    // MARK: - Exit
+
+    /// Stops the loop, restores the terminal, closes the database and
+    /// exits the process.
+    func exit(status: Int32) -> Never {
+        // The refreshes of a stress test that have not started yet are
+        // skipped; the other writes in flight are the user's, and end.
+        loop.stop()
+        terminal.restore()
+        // Closing waits for them, and removes the -wal and -shm files, as a
+        // user of SQLite tools expects from a clean exit.
+        close()
+        Foundation.exit(status)
     }
 }

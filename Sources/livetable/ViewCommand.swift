@@ -61,14 +61,14 @@ struct ViewCommand: ParsableCommand {
         do {
             database = try ViewerDatabase.open(path: file)
         } catch {
-            throw Launch.fail(error.oneLineDescription, status: 1)
+            throw CommandFailure(error.oneLineDescription, status: 1)
         }
         guard table != nil || query != nil else {
             try printTables(database)
             return
         }
         guard let format else {
-            throw Launch.fail("give --format csv, tsv or json to print the rows", status: 64)
+            throw CommandFailure("give --format csv, tsv or json to print the rows", status: 64)
         }
         let output = StandardOutput()
         do {
@@ -83,7 +83,7 @@ struct ViewCommand: ParsableCommand {
             }
             try output.flush()
         } catch {
-            throw Launch.fail(error.oneLineDescription, status: 1)
+            throw CommandFailure(error.oneLineDescription, status: 1)
         }
     }
 
@@ -118,7 +118,7 @@ struct ViewCommand: ParsableCommand {
             try output.write(lines.joined())
             try output.flush()
         } catch {
-            throw Launch.fail(error.oneLineDescription, status: 1)
+            throw CommandFailure(error.oneLineDescription, status: 1)
         }
     }
 }

@@ -2,71 +2,76 @@ import OpenCombine
 import XCTest
 @testable import LiveTableCore
 
-/// The app's loop without a terminal: `update`'s effects run against a real
-/// database, and the observation's values come back to `update` on the main
-/// queue, as the runtime does.
-private final class AppLoop {
-    private(set) var state: AppState
+/// The app's loop with a host that draws nothing, and a program that
+/// records the Hall of Fame values that `update` took.
+@MainActor
+private final class TestApp: AppHost {
+    let loop: AppLoop<RecordingProgram>
     let appDatabase: AppDatabase
-    /// The Hall of Fame values that `update` kept, in order.
-    private(set) var takenValues: [HallOfFame] = []
-    private var observation: AnyCancellable?
-    private var writes: [AnyCancellable] = []
-    /// Writes sent and not finished yet.
-    private(set) var pendingWrites = 0
+    private let taken = TakenValues()
 
     init(_ appDatabase: AppDatabase, width: Int, height: Int) {
         self.appDatabase = appDatabase
-        state = AppState.initial(width: width, height: height)
-        send(.resize(width: width, height: height))
+        loop = AppLoop(
+            program: RecordingProgram(base: HallOfFameProgram(database: appDatabase), taken: taken),
+            state: .initial(width: width, height: height))
+        loop.start(host: self)
+        loop.send(.resize(width: width, height: height))
     }
 
-    func send(_ message: Message) {
-        let shown = state.hallOfFame
-        let effects = update(&state, message)
-        if case .hallOfFame = message, let value = state.hallOfFame, value != shown {
-            takenValues.append(value)
-        }
-        for effect in effects {
-            perform(effect)
-        }
-    }
+    var state: AppState { loop.state }
+    /// The Hall of Fame values that `update` kept, in order.
+    var takenValues: [HallOfFame] { taken.values }
+    /// Writes sent and not finished yet.
+    var pendingWrites: Int { loop.operationsInFlight }
 
     func press(_ keys: Key...) {
         for key in keys {
-            send(.key(key))
+            loop.send(.key(key))
         }
     }
 
-    private func perform(_ effect: Effect) {
+    func draw(_ screen: Screen) { }
+    func suspend() { XCTFail("unexpected suspend") }
+    func quit() { XCTFail("unexpected quit") }
+}
+
+private final class TakenValues {
+    var values: [HallOfFame] = []
+}
+
+/// The Hall of Fame program, which notes each value that `update` takes.
+private struct RecordingProgram: AppProgram {
+    let base: HallOfFameProgram
+    let taken: TakenValues
+
+    func start() -> [AppCommand<Message>] { base.start() }
+
+    func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+        let shown = state.hallOfFame
+        let effects = base.update(&state, message)
+        if case .observationFailed = message {
+            XCTFail("the observation ended: \(message)")
+        }
+        if case .writeFinished(_, error: .some) = message {
+            XCTFail("write failed: \(message)")
+        }
+        if case .hallOfFame = message, let value = state.hallOfFame, value != shown {
+            taken.values.append(value)
+        }
+        return effects
+    }
+
+    func render(_ state: AppState) -> Screen { base.render(state) }
+
+    func command(for effect: Effect) -> AppCommand<Message> {
         switch effect {
-        case let .observe(request):
-            observation = appDatabase.observeHallOfFame(request).sink(
-                receiveCompletion: { completion in
-                    XCTFail("the observation ended: \(completion)")
-                },
-                receiveValue: { [unowned self] value in
-                    send(.hallOfFame(value))
-                })
-        case .refresh:
-            write(appDatabase.refresh())
-        case let .updatePlayer(player):
-            write(appDatabase.updatePlayer(player))
+        case .observe, .refresh, .updatePlayer:
+            return base.command(for: effect)
         default:
             XCTFail("unexpected effect \(effect)")
+            return base.command(for: effect)
         }
-    }
-
-    private func write<P: Publisher>(_ publisher: P) {
-        pendingWrites += 1
-        writes.append(publisher.sink(
-            receiveCompletion: { [unowned self] completion in
-                pendingWrites -= 1
-                if case let .failure(error) = completion {
-                    XCTFail("write failed: \(error)")
-                }
-            },
-            receiveValue: { _ in }))
     }
 }
 
@@ -74,10 +79,16 @@ private final class AppLoop {
 /// player whatever its new score, and keeps its screen row.
 final class SelectionFollowsPlayerTests: XCTestCase {
     func testRefreshesAndEditsKeepTheSelectionOnItsPlayer() throws {
+        // XCTest runs tests on the main thread.
+        try MainActor.assumeIsolated { try refreshesAndEditsKeepTheSelectionOnItsPlayer() }
+    }
+
+    @MainActor
+    private func refreshesAndEditsKeepTheSelectionOnItsPlayer() throws {
         try forEachDatabaseKind(seed: 3) { appDatabase, kind in
             try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 300) }
             // 40x12: 4 rows per page; the first window holds 48 players.
-            let loop = AppLoop(appDatabase, width: 40, height: 12)
+            let loop = TestApp(appDatabase, width: 40, height: 12)
             waitUntil("the first value, \(kind)") { loop.state.hallOfFame != nil }
             XCTAssertEqual(loop.state.hallOfFame?.players.count, 48, "\(kind)")
             for _ in 0..<10 {
@@ -88,7 +99,7 @@ final class SelectionFollowsPlayerTests: XCTestCase {
 
             /// Waits until the writes end and the screen shows the selected
             /// player as the database holds it; checks its screen row.
-            func assertSelectionFollows(_ step: String, line: UInt = #line) throws -> Int {
+            @MainActor func assertSelectionFollows(_ step: String, line: UInt = #line) throws -> Int {
                 waitUntil("\(step) written, \(kind)", line: line) { loop.pendingWrites == 0 }
                 let (player, rank) = try appDatabase.writer.read { db -> (Player?, Int) in
                     let player = try Player.fetchOne(db, key: id)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
-@testable import LiveTableCore
+@testable import LiveTableBenchmark
+import LiveTableCore
 
 /// The viewer's benchmark drives the real window path: its figures are
 /// about the table it made, with the cost the schema gives.

@@ -53,33 +53,84 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertTrue(screen.contains("livetable: error: unknown terminal type TERM=no-such-terminal\nEXITED 2"), screen)
     }
 
-    // MARK: - Command line (exit status 64)
+    // MARK: - Command lines (exit status 64)
+
+    /// Runs livetable with `arguments`, its standard input and output not
+    /// terminals, and checks that it says one line on standard error and
+    /// nothing on standard output.
+    private func runOneLineError(
+        _ arguments: [String], environment: [String: String] = [:],
+        file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32, message: String)
+    {
+        let result = try Shell.run(Self.binaryPath, arguments, environment: [
+            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+        ].merging(environment) { $1 })
+        XCTAssertEqual(result.standardOutput, "", file: file, line: line)
+        XCTAssertTrue(result.standardError.hasPrefix("livetable: error: "), result.standardError, file: file, line: line)
+        XCTAssertEqual(
+            result.standardError.filter { $0 == "\n" }.count, 1,
+            "one line: \(result.standardError)", file: file, line: line)
+        return (result.status, result.standardError)
+    }
 
     func testNegativeOrInvalidSeedSaysWhatIsWrong() throws {
         for arguments in [["--seed", "-1"], ["--seed", "abc"], ["demo", "--seed", "-1"], ["--seed", "18446744073709551616"]] {
-            let result = try Shell.run(Self.binaryPath, arguments, environment: [
-                "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
-            ])
-            XCTAssertEqual(result.status, 64, "\(arguments)")
-            let firstLine = result.standardError.components(separatedBy: "\n").first ?? ""
+            let (status, message) = try runOneLineError(arguments)
+            XCTAssertEqual(status, 64, "\(arguments)")
             XCTAssertEqual(
-                firstLine,
-                "Error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615",
+                message,
+                "livetable: error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615 (see 'livetable --help')\n",
                 "\(arguments)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
         }
     }
 
     func testEmptyDatabasePathSaysSo() throws {
-        let result = try Shell.run(Self.binaryPath, ["--database", ""], environment: [
-            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
-        ])
-        XCTAssertEqual(result.status, 64)
+        let (status, message) = try runOneLineError(["--database", ""])
+        XCTAssertEqual(status, 64)
         XCTAssertEqual(
-            result.standardError.components(separatedBy: "\n").first,
-            "Error: --database needs the path of a file, not an empty string")
+            message,
+            "livetable: error: --database needs the path of a file, not an empty string (see 'livetable --help')\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+
+    func testUnknownOptionIsOneLineAndStatus64() throws {
+        let (status, message) = try runOneLineError(["--bogus"])
+        XCTAssertEqual(status, 64)
+        XCTAssertEqual(message, "livetable: error: Unknown option '--bogus' (see 'livetable --help')\n")
+    }
+
+    func testInvalidSubcommandValueIsOneLineAndStatus64() throws {
+        let (status, message) = try runOneLineError(["demo", "--speed", "0"])
+        XCTAssertEqual(status, 64)
+        XCTAssertEqual(message, "livetable: error: --speed must be a positive number. (see 'livetable --help')\n")
+        XCTAssertEqual(try runOneLineError(["bench", "--rows", "0"]).status, 64)
+    }
+
+    // MARK: - Errors while running (exit status 1)
+
+    func testBenchErrorWhileRunningIsOneLineAndStatus1() throws {
+        // Its databases can not be created: the temporary directory is a
+        // file.
+        let file = directory.appendingPathComponent("not-a-directory")
+        try Data().write(to: file)
+        let (status, message) = try runOneLineError(
+            ["bench", "--rows", "10", "--samples", "5"], environment: ["TMPDIR": file.path])
+        XCTAssertEqual(status, 1, message)
+        XCTAssertFalse(message.contains("Usage"), message)
+    }
+
+    func testBenchMeasurementErrorIsOneLineAndStatus1() throws {
+        let notes = directory.appendingPathComponent("notes.txt")
+        try Data("not a database\n".utf8).write(to: notes)
+        let output = directory.appendingPathComponent("figures.json")
+        let (status, message) = try runOneLineError([
+            "bench", "--measure", "pipeline", "--measure-database", notes.path, "--output", output.path,
+        ])
+        XCTAssertEqual(status, 1, message)
+        XCTAssertEqual(message, "livetable: error: cannot open \"\(notes.path)\": not a SQLite database\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
 
     // MARK: - Database files (exit status 1)

@@ -64,7 +64,7 @@ public struct AppState: Equatable, Sendable {
 
     /// The state at launch, before any size or database value is known.
     ///
-    /// The runtime then sends `.resize` with the terminal size; `update`
+    /// The host of the app loop then sends `.resize` with the terminal size; `update`
     /// answers the first resize with the `.observe` effect that starts the
     /// Hall of Fame observation.
     ///

@@ -27,11 +27,11 @@ public struct DemoStep: Equatable, Sendable {
 
 /// The walkthrough of `livetable demo`.
 ///
-/// The runtime sends `.demoCaption(step.caption)`, then each message of the
+/// The demo player sends `.demoCaption(step.caption)` to the app loop, then each message of the
 /// step, at a readable pace, and `.demoCaption(nil)` after the last step.
 /// Steps only press keys, so the demo goes through the same `update` as a
 /// user does, and shows the real effects of each key. Before a step, the
-/// runtime waits while `state.isStressTestRunning`: deleting all players
+/// demo player waits while `state.isStressTestRunning`: deleting all players
 /// while refreshes run would let them populate the table again.
 ///
 /// The demo may run on a file that already holds players: its steps then

@@ -40,7 +40,7 @@ public enum Message: Equatable, Sendable {
     case demoCaption(String?)
 }
 
-/// Work that `update` asks the runtime to do. Results come back as messages,
+/// Work that `update` asks the app loop to do. Results come back as messages,
 /// and database changes come back through the observation: nothing is
 /// applied to the state optimistically.
 public enum Effect: Equatable, Sendable {

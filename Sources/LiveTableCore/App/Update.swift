@@ -1,4 +1,4 @@
-/// Applies a message to the state, and returns the work the runtime must do.
+/// Applies a message to the state, and returns the work the app loop must do.
 ///
 /// `update` is pure: it reads nothing but its arguments, and database
 /// changes are never applied to the state optimistically. They come back as
@@ -7,7 +7,7 @@
 /// The first message must be `.resize` with the terminal size: `update`
 /// answers it with `.observe(_:)`, which starts the Hall of Fame observation
 /// on the first rows. Later `.observe` effects replace the observed window
-/// (the runtime cancels the previous observation); `update` never emits the
+/// (the app loop cancels the previous observation); `update` never emits the
 /// same request twice in a row. A value of the observation may itself be
 /// answered with `.observe`, when the selected player is not in it: the
 /// window is then anchored on that player, so that the selection stays on
@@ -18,9 +18,7 @@
 ///
 /// ```swift
 /// var state = AppState.initial(width: 80, height: 24)
-/// for effect in update(&state, .resize(width: 80, height: 24)) {
-///     runtime.perform(effect) // .observe(WindowRequest(ordering: .byScore, anchor: .first, ...))
-/// }
+/// update(&state, .resize(width: 80, height: 24)) // [.observe(WindowRequest(ordering: .byScore, anchor: .first, ...))]
 /// update(&state, .key(.character("d"))) // [.deletePlayer(id: 1)]
 /// ```
 ///

@@ -73,7 +73,7 @@ extension Ordering {
     }
 
     /// The `ORDER BY` clause of the ordering: `score DESC, name, id`.
-    var orderByClause: String {
+    public var orderByClause: String {
         sortColumns.map(\.orderingTerm).joined(separator: ", ")
     }
 

@@ -31,7 +31,7 @@ public struct RowSource: Equatable, Sendable {
     /// What the SELECT reads from.
     let from: String
     /// The SQL expressions of the columns, in order.
-    let columnExpressions: [String]
+    public let columnExpressions: [String]
 
     /// The names of the columns.
     public var columnNames: [String] { columns.map(\.name) }

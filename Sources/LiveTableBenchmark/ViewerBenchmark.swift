@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import LiveTableCore
 
 /// Measures the viewer's data layer on a file: the time from opening it to
 /// the first window, and the time of the windows that keys ask for (End,

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveTableCore
 
 /// The figures of both modes on one database size.
 public struct BenchmarkSizeReport: Codable, Equatable, Sendable {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import XCTest
-@testable import LiveTableCore
+import LiveTableCore
+@testable import LiveTableBenchmark
 
 /// The benchmark's machinery: percentiles, targets, and a real run of both
 /// modes on a small database. Figures are never asserted against time

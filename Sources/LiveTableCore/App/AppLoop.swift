@@ -1,0 +1,397 @@
+import Dispatch
+import OpenCombine
+
+// MARK: - Programs
+
+/// A screen of the app, as the app loop runs it: its state, the messages
+/// that change it, `update`, `render`, and what each effect of `update`
+/// does.
+///
+/// The loop is the same for every screen: a new screen is a new program
+/// (its state, update and render, and the commands of its effects), run by
+/// `AppLoop`, never a new loop. The Hall of Fame is `HallOfFameProgram`.
+///
+/// For example:
+///
+/// ```swift
+/// let loop = AppLoop(
+///     program: HallOfFameProgram(database: appDatabase),
+///     state: .initial(width: 80, height: 24))
+/// loop.start(host: host)
+/// loop.send(.resize(width: 80, height: 24))
+/// ```
+@MainActor
+public protocol AppProgram {
+    /// Everything the screen shows, as a value.
+    associatedtype State
+    /// What can happen to the screen.
+    associatedtype Message
+    /// The work that `update` asks for, as data.
+    associatedtype Effect
+
+    /// The commands that run when the loop starts, before any message:
+    /// watches that the screen needs whatever its state.
+    func start() -> [AppCommand<Message>]
+
+    /// Applies a message to the state, and returns the effects to perform,
+    /// in order. It must be pure, as `update(_:_:)` is.
+    func update(_ state: inout State, _ message: Message) -> [Effect]
+
+    /// Draws the state into a screen grid.
+    func render(_ state: State) -> Screen
+
+    /// What the loop does to perform an effect.
+    func command(for effect: Effect) -> AppCommand<Message>
+}
+
+/// What the app loop does to perform an effect: subscribe to a publisher
+/// whose output comes back as messages, or hand the app to its host.
+///
+/// The publishers must deliver on the main queue, as the publishers of
+/// `AppDatabase` do by default.
+///
+/// For example:
+///
+/// ```swift
+/// let command: AppCommand<Message> = .perform(
+///     appDatabase.deleteAll()
+///         .map { _ in .writeFinished(.deleteAll, error: nil) }
+///         .catch { error in Just(.writeFinished(.deleteAll, error: error.oneLineDescription)) }
+///         .eraseToAnyPublisher())
+/// ```
+public enum AppCommand<Message> {
+    /// Subscribes to a long-lived publisher in place of the one that runs
+    /// in `slot`, if any, which is cancelled. Only the latest of its
+    /// messages that wait to be handled is kept: an observation delivers
+    /// its latest value, never a backlog of stale ones.
+    case observe(slot: String, AnyPublisher<Message, Never>)
+    /// Subscribes to a publisher until it completes, and handles each of
+    /// its messages in order: a write and its error, for example.
+    case perform(AnyPublisher<Message, Never>)
+    /// Asks the host to give the terminal back and stop, until continued.
+    case suspend
+    /// Stops the loop, and asks the host to end the app.
+    case quit
+}
+
+// MARK: - Hosts
+
+/// What runs an app loop: the terminal, a test, the benchmark. The loop
+/// hands it each screen to draw, and the suspend and quit requests.
+///
+/// A host that draws nothing, as Bubble Tea's `nilRenderer`, runs the
+/// app's whole path without a terminal.
+///
+/// For example:
+///
+/// ```swift
+/// final class RecordingHost: AppHost {
+///     var screens: [Screen] = []
+///     func draw(_ screen: Screen) { screens.append(screen) }
+///     func suspend() { }
+///     func quit() { }
+/// }
+/// ```
+@MainActor
+public protocol AppHost: AnyObject {
+    /// Shows `screen`: called once after each burst of messages.
+    func draw(_ screen: Screen)
+    /// Gives the terminal back and stops until continued; the host sends
+    /// the terminal size again when it takes the screen back.
+    func suspend()
+    /// Ends the app. The loop has stopped when it is called.
+    func quit()
+}
+
+/// The messages that a terminal host sends to any program: the keys it
+/// reads, and the size of the terminal.
+///
+/// For example:
+///
+/// ```swift
+/// loop.send(contentsOf: keys.map(Program.Message.key))
+/// ```
+public protocol TerminalMessage {
+    /// The user pressed a key.
+    static func key(_ key: Key) -> Self
+    /// The terminal has this size, at start, after a resize, and after the
+    /// app continues from a suspension.
+    static func resize(width: Int, height: Int) -> Self
+}
+
+extension Message: TerminalMessage { }
+
+// MARK: - The loop
+
+/// The app's only event loop: it owns the state and the message queue,
+/// runs each message through `update`, performs the effects (against the
+/// database, through `AppProgram.command(for:)`), and asks its host to draw
+/// the state once per burst of messages.
+///
+/// Messages that the host sends (keys, resizes) are handled at once, after
+/// those that wait. Messages of subscriptions (database values, write
+/// errors) wait in the queue until the main queue runs the loop again, so
+/// that all the values delivered meanwhile make one burst, one `update`
+/// each, and one draw; of an observation, only its latest value is kept.
+///
+/// Everything runs on the main thread: the publishers deliver on the main
+/// queue, whose run loop the host runs (`RunLoop.main.run()` in the app,
+/// `XCTestCase.wait` in tests).
+///
+/// For example:
+///
+/// ```swift
+/// let loop = AppLoop(program: HallOfFameProgram(database: appDatabase), state: .initial(width: 80, height: 24))
+/// loop.start(host: terminalHost)
+/// loop.send(.resize(width: 80, height: 24))   // observes the first rows
+/// loop.send(.key(.character("n")))            // inserts a player
+/// ```
+@MainActor
+public final class AppLoop<Program: AppProgram> {
+    /// The program the loop runs.
+    public let program: Program
+    /// The current state.
+    public private(set) var state: Program.State
+
+    private weak var host: (any AppHost)?
+    private var isStarted = false
+    /// True once the loop has stopped: on quit, or by `stop()`.
+    public private(set) var isStopped = false
+
+    // MARK: Messages
+
+    /// A message that waits to be handled, and the observation slot that
+    /// sent it, if any.
+    private struct Pending {
+        var message: Program.Message
+        var slot: String?
+    }
+
+    private var queue: [Pending] = []
+    /// True while messages are handled: messages sent meanwhile (by an
+    /// effect that delivers at once) join the same burst.
+    private var isHandling = false
+    private var isResumeScheduled = false
+
+    // MARK: Subscriptions
+
+    /// The running observations, by slot, and the id that tells their
+    /// messages from those of the observations they replaced.
+    private var observations: [String: (id: Int, cancellable: AnyCancellable)] = [:]
+    /// The id of the latest observation of each slot.
+    private var observationIDs: [String: Int] = [:]
+    /// The running `perform` subscriptions, until they complete.
+    private var operations: [Int: AnyCancellable] = [:]
+    private var nextSubscriptionID = 0
+
+    /// Actions waiting for a condition on the state.
+    private var waiters: [(condition: (Program.State) -> Bool, action: @MainActor () -> Void)] = []
+
+    /// Creates a loop, which does nothing until `start(host:)`.
+    ///
+    /// - parameter program: The screen the loop runs.
+    /// - parameter state: The state at launch.
+    public init(program: Program, state: Program.State) {
+        self.program = program
+        self.state = state
+    }
+
+    /// The `perform` subscriptions that have not completed yet: writes in
+    /// flight, a running stress test.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// loop.send(.key(.character("n")))
+    /// loop.operationsInFlight // 1, until the insert has committed
+    /// ```
+    public var operationsInFlight: Int {
+        operations.count
+    }
+
+    /// Starts the program's own commands, and draws on `host` from then
+    /// on. The host then sends the first message (for a terminal program,
+    /// `.resize` with the terminal size).
+    ///
+    /// - parameter host: What draws, suspends and quits. The loop does not
+    ///   retain it.
+    public func start(host: any AppHost) {
+        precondition(!isStarted, "An app loop starts once")
+        isStarted = true
+        self.host = host
+        for command in program.start() {
+            perform(command)
+        }
+    }
+
+    /// Handles `message`, and the messages it leads to, then draws once.
+    public func send(_ message: Program.Message) {
+        send(contentsOf: [message])
+    }
+
+    /// Handles each message in order, after those that wait, and the
+    /// messages they lead to, then draws once: a burst of keys is drawn
+    /// once.
+    public func send(contentsOf messages: [Program.Message]) {
+        guard !isStopped else { return }
+        queue += messages.map { Pending(message: $0, slot: nil) }
+        handleQueue()
+    }
+
+    /// Runs `action` once the state meets `condition`: now if it does,
+    /// otherwise after the first burst of messages that leads to it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// loop.when({ !$0.isStressTestRunning }) { playNextStep() }
+    /// ```
+    public func when(
+        _ condition: @escaping (Program.State) -> Bool,
+        perform action: @escaping @MainActor () -> Void)
+    {
+        if condition(state) {
+            action()
+        } else {
+            waiters.append((condition, action))
+        }
+    }
+
+    /// Cancels every subscription and handles no more messages. The writes
+    /// that have started end, and the stress test's refreshes that have not
+    /// are skipped. Safe to call more than once.
+    public func stop() {
+        guard !isStopped else { return }
+        isStopped = true
+        queue = []
+        waiters = []
+        let cancellables = observations.values.map(\.cancellable) + operations.values
+        observations = [:]
+        observationIDs = [:]
+        operations = [:]
+        for cancellable in cancellables {
+            cancellable.cancel()
+        }
+    }
+
+    // MARK: - Handling messages
+
+    private func handleQueue() {
+        guard !isHandling, !isStopped, !queue.isEmpty else { return }
+        isHandling = true
+        while !isStopped, !queue.isEmpty {
+            let message = queue.removeFirst().message
+            for effect in program.update(&state, message) {
+                perform(program.command(for: effect))
+                if isStopped { break }
+            }
+        }
+        isHandling = false
+        guard !isStopped else { return }
+        host?.draw(program.render(state))
+        runWaiters()
+    }
+
+    /// Queues a message of a subscription, to be handled with the others
+    /// that arrive before the main queue runs the loop again.
+    private func enqueue(_ message: Program.Message, slot: String?) {
+        guard !isStopped else { return }
+        if let slot, let index = queue.firstIndex(where: { $0.slot == slot }) {
+            queue.remove(at: index)
+        }
+        queue.append(Pending(message: message, slot: slot))
+        guard !isHandling, !isResumeScheduled else { return }
+        isResumeScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.isResumeScheduled = false
+                self.handleQueue()
+            }
+        }
+    }
+
+    private func runWaiters() {
+        guard !waiters.isEmpty else { return }
+        let state = self.state
+        var ready: [@MainActor () -> Void] = []
+        waiters.removeAll { waiter in
+            guard waiter.condition(state) else { return false }
+            ready.append(waiter.action)
+            return true
+        }
+        for action in ready {
+            action()
+        }
+    }
+
+    // MARK: - Commands
+
+    private func perform(_ command: AppCommand<Program.Message>) {
+        switch command {
+        case let .observe(slot, publisher):
+            observe(publisher, in: slot)
+        case let .perform(publisher):
+            perform(publisher)
+        case .suspend:
+            host?.suspend()
+        case .quit:
+            stop()
+            host?.quit()
+        }
+    }
+
+    private func observe(_ publisher: AnyPublisher<Program.Message, Never>, in slot: String) {
+        observations[slot]?.cancellable.cancel()
+        observations[slot] = nil
+        // The replaced observation's messages are news of nothing shown.
+        queue.removeAll { $0.slot == slot }
+        let id = makeSubscriptionID()
+        observationIDs[slot] = id
+        var hasCompleted = false
+        let cancellable = publisher.sink(
+            receiveCompletion: { [weak self] _ in
+                MainActor.assumeIsolated {
+                    hasCompleted = true
+                    guard let self, self.observationIDs[slot] == id else { return }
+                    self.observations[slot] = nil
+                }
+            },
+            receiveValue: { [weak self] message in
+                MainActor.assumeIsolated {
+                    // Not a value that a replaced observation had scheduled.
+                    guard let self, self.observationIDs[slot] == id else { return }
+                    self.enqueue(message, slot: slot)
+                }
+            })
+        if !isStopped, !hasCompleted, observationIDs[slot] == id {
+            observations[slot] = (id, cancellable)
+        }
+    }
+
+    private func perform(_ publisher: AnyPublisher<Program.Message, Never>) {
+        let id = makeSubscriptionID()
+        var hasCompleted = false
+        let cancellable = publisher.sink(
+            receiveCompletion: { [weak self] _ in
+                MainActor.assumeIsolated {
+                    hasCompleted = true
+                    self?.operations[id] = nil
+                }
+            },
+            receiveValue: { [weak self] message in
+                MainActor.assumeIsolated {
+                    self?.enqueue(message, slot: nil)
+                }
+            })
+        // Unless it completed while it subscribed.
+        if !isStopped, !hasCompleted {
+            operations[id] = cancellable
+        }
+    }
+
+    private func makeSubscriptionID() -> Int {
+        nextSubscriptionID += 1
+        return nextSubscriptionID
+    }
+}

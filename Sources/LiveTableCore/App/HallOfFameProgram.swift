@@ -1,0 +1,135 @@
+import Foundation
+import OpenCombine
+import ReactiveGRDB
+
+/// The Hall of Fame screen, as the app loop runs it: `AppState`,
+/// `update(_:_:)`, `render(_:)`, and the effects performed against an
+/// `AppDatabase`.
+///
+/// Each effect becomes a publisher of the database whose output comes back
+/// as messages: the observation's values as `.hallOfFame`, its failure as
+/// `.observationFailed`, a write's end and error as `.writeFinished` (its
+/// changes come back through the observation), the stress test's progress. Nothing is
+/// applied to the state optimistically.
+///
+/// For example:
+///
+/// ```swift
+/// let loop = AppLoop(
+///     program: HallOfFameProgram(database: appDatabase),
+///     state: .initial(width: 80, height: 24))
+/// loop.start(host: host)
+/// loop.send(.resize(width: 80, height: 24))
+/// ```
+public struct HallOfFameProgram: AppProgram {
+    /// The database the effects run against.
+    public let database: AppDatabase
+
+    /// The observation of a window of players: by default the app's own,
+    /// `AppDatabase.observeHallOfFame(_:scheduling:)`. The benchmark puts
+    /// the demo apps' observation here, to compare it on the same path.
+    public var observation: (WindowRequest) -> DatabasePublishers.Value<HallOfFame>
+
+    /// Creates the program of the Hall of Fame on a database.
+    ///
+    /// - parameter database: The database to observe and change.
+    public init(database: AppDatabase) {
+        self.database = database
+        self.observation = { request in database.observeHallOfFame(request) }
+    }
+
+    // MARK: - AppProgram
+
+    /// Watches the changes of other processes, before the first
+    /// observation starts so that it misses none. When they can not be
+    /// watched, says so with `.externalChangesUnavailable`.
+    public func start() -> [AppCommand<Message>] {
+        [.observe(slot: "externalChanges", watchExternalChanges())]
+    }
+
+    /// Applies `message` with `update(_:_:)`.
+    public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+        LiveTableCore.update(&state, message)
+    }
+
+    /// Draws the state with `render(_:)`.
+    public func render(_ state: AppState) -> Screen {
+        LiveTableCore.render(state)
+    }
+
+    /// The publisher that performs `effect` against the database, or the
+    /// host's part (suspend, quit).
+    public func command(for effect: Effect) -> AppCommand<Message> {
+        switch effect {
+        case let .observe(request):
+            // One observation at a time: a new window replaces the old one.
+            return .observe(slot: "hallOfFame", observation(request)
+                .map(Message.hallOfFame)
+                .catch { error in Just(Message.observationFailed(error.oneLineDescription)) }
+                .eraseToAnyPublisher())
+        case .insertRandomPlayer:
+            return write(database.insertRandomPlayer(), for: effect)
+        case let .updatePlayer(player):
+            return write(database.updatePlayer(player), for: effect)
+        case let .deletePlayer(id):
+            return write(database.deletePlayer(id: id), for: effect)
+        case .deleteAll:
+            return write(database.deleteAll(), for: effect)
+        case .refresh:
+            return write(database.refresh(), for: effect)
+        case .stressTest:
+            return .perform(stressTest())
+        case .suspend:
+            return .suspend
+        case .quit:
+            return .quit
+        }
+    }
+
+    // MARK: - Effects
+
+    /// A write whose changes come back through the observation: its end,
+    /// and its error, come back as `.writeFinished`, which ends the
+    /// "writing…" of the status line and closes the edit form after a save.
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: Effect) -> AppCommand<Message> {
+        .perform(publisher
+            .map { _ in Message.writeFinished(effect, error: nil) }
+            .catch { error in Just(Message.writeFinished(effect, error: error.oneLineDescription)) }
+            .eraseToAnyPublisher())
+    }
+
+    /// The stress test's progress, then its result.
+    private func stressTest() -> AnyPublisher<Message, Never> {
+        let start = Date()
+        return database.stressTest()
+            .flatMap { progress -> Publishers.Sequence<[Message], Never> in
+                let ended = progress.completed + progress.failed
+                var messages = [Message.stressProgress(completed: ended, total: progress.total)]
+                if progress.isFinished {
+                    messages.append(.stressFinished(
+                        total: progress.total, failed: progress.failed,
+                        seconds: Date().timeIntervalSince(start), firstError: progress.firstError))
+                }
+                return Publishers.Sequence(sequence: messages)
+            }
+            .eraseToAnyPublisher()
+    }
+
+    /// Watches the writes of other processes until cancelled. It sends no
+    /// message, unless the watch can not start.
+    private func watchExternalChanges() -> AnyPublisher<Message, Never> {
+        let database = self.database
+        return Deferred { () -> AnyPublisher<Message, Never> in
+            do {
+                let watch = try database.observeExternalChanges()
+                return Empty(completeImmediately: false)
+                    .handleEvents(receiveCancel: { watch.cancel() })
+                    .eraseToAnyPublisher()
+            } catch {
+                return Just(Message.externalChangesUnavailable(error.oneLineDescription))
+                    .eraseToAnyPublisher()
+            }
+        }
+        .eraseToAnyPublisher()
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import LiveTableCore
+
+/// An error that ends the command: one line on standard error, and the
+/// documented exit status.
+///
+/// For example:
+///
+/// ```swift
+/// throw CommandFailure("standard input is not a terminal", status: 2)
+/// ```
+struct CommandFailure: Error, CustomStringConvertible {
+    /// What went wrong, said in one line.
+    var description: String
+    /// The exit status.
+    var status: Int32
+
+    init(_ description: String, status: Int32) {
+        self.description = description
+        self.status = status
+    }
+}
+
+extension LiveTable {
+    /// The one way out of the command line for every error: a command-line
+    /// error, or an error thrown while a command runs, prints one line,
+    /// `livetable: error: …`, and exits with its status:
+    ///
+    /// - a `CommandFailure`: its own status (1 for the database, 2 for the
+    ///   terminal);
+    /// - a command-line error (unknown option, invalid value): 64;
+    /// - an `ExitCode` (the missed targets of `bench`, already reported):
+    ///   its code, without a message;
+    /// - any other error: 1.
+    ///
+    /// `--help` prints the help on standard output and exits with 0. The
+    /// app itself exits from its runtime: 0 on quit, 128 + n after signal n.
+    static func main() {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            // --help, and ArgumentParser's other clean exits.
+            if exitCode(for: error) == .success {
+                exit(withError: error)
+            }
+            // ExitCode thrown by `validate()` stays as it is.
+            if let code = error as? ExitCode {
+                exit(status: code.rawValue)
+            }
+            fail(CommandFailure(
+                "\(message(for: error)) (see 'livetable --help')",
+                status: exitCode(for: error).rawValue))
+        }
+        do {
+            try command.run()
+        } catch let code as ExitCode {
+            exit(status: code.rawValue)
+        } catch let failure as CommandFailure {
+            fail(failure)
+        } catch {
+            // `livetable help` runs a command that throws the help request.
+            if exitCode(for: error) == .success {
+                exit(withError: error)
+            }
+            fail(CommandFailure(error.oneLineDescription, status: 1))
+        }
+        exit(status: 0)
+    }
+
+    private static func fail(_ failure: CommandFailure) -> Never {
+        FileHandle.standardError.write(Data("livetable: error: \(failure.oneLineDescription)\n".utf8))
+        exit(status: failure.status)
+    }
+
+    private static func exit(status: Int32) -> Never {
+        Foundation.exit(status)
+    }
+}
