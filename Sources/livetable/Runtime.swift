@@ -89,11 +89,11 @@ final class Runtime {
         }
 
         // Before the observation starts, so that it misses no change.
-        do {
-            externalChanges = try database.observeExternalChanges()
-        } catch {
-            send(.externalChangesUnavailable(error.oneLineDescription))
-        }
+        externalChanges = database.observeExternalChanges(.fileEvents(onPollingFallback: { reason in
+            DispatchQueue.main.async { [unowned self] in
+                MainActor.assumeIsolated { send(.externalChangesUnavailable(reason)) }
+            }
+        }))
 
         // The first resize starts the observation.
         send(.resize(width: terminal.width, height: terminal.height))

@@ -4,6 +4,7 @@ import GRDB
 import OpenCombine
 import OpenCombineDispatch
 import ReactiveGRDB
+import Synchronization
 
 /// The database of the app: its schema, and the intents that write players.
 ///
@@ -30,6 +31,10 @@ public final class AppDatabase: Sendable {
 
     /// The random names, scores and coin flips of the intents.
     let random: RandomSource
+
+    /// How the Hall of Fame observations see the commits of other
+    /// processes, if they do (see `observeExternalChanges(_:)`).
+    let otherProcessCommits = Mutex<OtherProcessCommits?>(nil)
 
     /// Migrates the database.
     ///
