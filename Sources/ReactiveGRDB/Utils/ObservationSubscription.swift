@@ -53,8 +53,8 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   the observation. Refreshes are coalesced: one runs at a time, and the
 ///   commits seen meanwhile make one more, so that a burst of commits ends
 ///   with the latest value and leaves no queue behind.
-// @unchecked Sendable: `state`, `cancellable`, `generation`, `refreshState`
-// and `registration` are only accessed with `lock` held.
+// @unchecked Sendable: `state`, `cancellable`, `generation`, `refreshState`,
+// `busyRetries` and `registration` are only accessed with `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
 {
@@ -90,6 +90,8 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
     /// that were already scheduled are dropped.
     private var generation = 0
     private var refreshState = RefreshState.idle
+    /// The number of refreshes that found the database locked in a row.
+    private var busyRetries = 0
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -166,6 +168,7 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
             deliver(value)
             if case .restart = otherProcesses?.action {
                 // The first value of a restarted observation ends its refresh.
+                busyRetries = 0
                 refreshDidEnd()
             }
         }
@@ -240,6 +243,37 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
         }
     }
 
+    /// Retries a refresh that found the database locked, or fails.
+    ///
+    /// In rollback-journal mode, another process that commits locks the
+    /// whole file for a moment: a fetch that comes then fails with
+    /// `SQLITE_BUSY`, unless the connection waits (`Configuration.busyMode`).
+    /// The commit is over soon, so the refresh is tried again, after 1 ms,
+    /// then at growing intervals up to 50 ms, for as long as the lock is
+    /// held.
+    private func refreshDidFail(_ error: Error, generation: Int) {
+        guard let error = error as? DatabaseError,
+              error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        else {
+            receive(completion: .failure(error), generation: generation)
+            return
+        }
+        let delay: Double = lock.synchronized {
+            guard generation == self.generation, case .observing = state else { return 0 }
+            let delay = min(0.001 * Double(1 << min(busyRetries, 6)), 0.05)
+            busyRetries += 1
+            return delay
+        }
+        guard delay > 0 else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            lock.synchronized {
+                guard generation == self.generation else { return }
+                refresh()
+            }
+        }
+    }
+
     /// Called with the lock held.
     private func refresh() {
         guard let otherProcesses, case .observing = state else { return }
@@ -251,7 +285,7 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
             cancellable = nil
             previous?.cancel()
             let cancellable = start(
-                { [weak self] error in self?.receive(completion: .failure(error), generation: generation) },
+                { [weak self] error in self?.refreshDidFail(error, generation: generation) },
                 { [weak self] value in self?.receive(value, generation: generation) })
             if case .observing = state, generation == self.generation {
                 self.cancellable = cancellable
