@@ -176,25 +176,83 @@ final class OtherProcessCommitsTests: XCTestCase {
     // MARK: - Bursts
 
     func testBurstOfCommitsEndsWithTheLastState() throws {
-        try RecorderScope.run {
-            try withDatabase(.pool, .readOnly, .wal) { reader, other in
-                let count = ValueObservation.trackingConstantRegion { db in
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+        for (connection, access, journal) in [(ConnectionKind.pool, Access.readOnly, Journal.wal), (.queue, .writable, .delete)] {
+            try RecorderScope.run {
+                try withDatabase(connection, access, journal) { reader, other in
+                    let count = ValueObservation.trackingConstantRegion { db in
+                        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+                    }
+                    let recorder = count.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    // Each statement is its own transaction: 10,000 commits.
+                    try other.execute("PRAGMA synchronous = OFF;")
+                    let inserts = String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 10_000)
+                    try other.execute(inserts, timeout: 120)
+                    let recording = wait(for: recorder, timeout: 20, until: { $0.values.last == 10_000 || $0.isComplete })
+                    XCTAssertNil(recording.completion, "\(journal)")
+                    XCTAssertEqual(recording.values.last, 10_000, "\(journal)")
+                    XCTAssertEqual(recording.values, recording.values.sorted(), "\(journal): values in commit order")
+                    XCTAssertLessThan(recording.values.count, 10_000, "\(journal): coalesced")
                 }
-                let recorder = count.publisher(in: reader).includingOtherProcesses().record()
-                wait(for: recorder, valueCount: 1)
-                // Each statement is its own transaction: 10,000 commits.
-                try other.execute("PRAGMA synchronous = OFF;")
-                let inserts = String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 10_000)
-                try other.execute(inserts, timeout: 120)
-                let recording = wait(for: recorder, timeout: 20, until: { $0.values.last == 10_000 })
-                XCTAssertEqual(recording.values, recording.values.sorted(), "values in commit order")
-                XCTAssertLessThan(recording.values.count, 10_000, "coalesced")
             }
         }
     }
 
     // MARK: - Faults
+
+    func testWriteLockHeldByAnotherProcessFailsOwnWriteAndTheWatchGoesOn() throws {
+        try RecorderScope.run {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(0.3)
+            try withDatabase(.pool, .writable, .wal, configuration: configuration) { reader, other in
+                let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                // The other process holds the write lock.
+                try other.execute("BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Arthur');")
+                let write = writer.rx.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Barbara')") }.record()
+                let failure = waitForCompletion(of: write).failure as? DatabaseError
+                XCTAssertEqual(failure?.resultCode, .SQLITE_BUSY)
+                XCTAssertEqual(failure?.message, "database is locked")
+                // The other process commits: its change shows.
+                try other.execute("COMMIT;")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertNil(recorder.completion)
+            }
+        }
+    }
+
+    func testRefreshThatFindsTheFileLockedIsTriedAgain() throws {
+        // In rollback mode, a fetch that comes while another process
+        // commits finds the file locked, unless the connection waits for
+        // locks: the fetches below fail that way three times.
+        try RecorderScope.run {
+            try withDatabase(.queue, .writable, .delete) { reader, other in
+                let lockedFetches = Synchronized(0)
+                let count = ValueObservation.trackingConstantRegion { db -> Int in
+                    var isLocked = false
+                    lockedFetches.update { count in
+                        if count > 0 {
+                            count -= 1
+                            isLocked = true
+                        }
+                    }
+                    if isLocked {
+                        throw DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked")
+                    }
+                    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+                }
+                let recorder = count.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                lockedFetches.update { $0 = 3 }
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                let recording = wait(for: recorder, until: { $0.values.count == 2 || $0.isComplete })
+                XCTAssertEqual(recording.values, [0, 1])
+                XCTAssertNil(recording.completion)
+                XCTAssertEqual(lockedFetches.value, 0)
+            }
+        }
+    }
 
     func testDeletedFileFailsThePublisher() throws {
         try RecorderScope.run {
@@ -417,6 +475,7 @@ final class OtherProcessCommitsTests: XCTestCase {
         _ access: Access,
         _ journal: Journal,
         otherProcessStaysOpen: Bool = true,
+        configuration: Configuration = Configuration(),
         _ body: (any DatabaseReader, SQLiteProcess) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
@@ -430,7 +489,7 @@ final class OtherProcessCommitsTests: XCTestCase {
             if !otherProcessStaysOpen {
                 other.close()
             }
-            var configuration = Configuration()
+            var configuration = configuration
             if access == .readOnly {
                 configuration.readonly = true
                 XCTAssertEqual(chmod(path, 0o444), 0)
