@@ -57,6 +57,26 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testTruncateAndPersistJournalsAreObserved() throws {
+        // Rollback journals that are not deleted at commit: truncated, or
+        // their header zeroed.
+        for journal in ["truncate", "persist"] {
+            try RecorderScope.run {
+                try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                    try other.execute("PRAGMA journal_mode = \(journal);")
+                    let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                    wait(for: recorder, valueCount: 2)
+                    try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                    wait(for: recorder, valueCount: 3)
+                    XCTAssertEqual(recorder.values, [[], ["Arthur"], ["Arthur", "Barbara"]], journal)
+                    XCTAssertEqual(try other.execute("PRAGMA journal_mode;"), [journal], journal)
+                }
+            }
+        }
+    }
+
     func testWithoutIncludingOtherProcessesTheirCommitsAreNotSeen() throws {
         // What `includingOtherProcesses` is for: GRDB alone does not see
         // the commits of another process.
