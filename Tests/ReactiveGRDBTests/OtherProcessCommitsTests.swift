@@ -140,6 +140,31 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testCommitOfAnotherProcessIsObservedWhileAnOwnWriteWaitsForTheLock() throws {
+        // Issue 7, bug 5: the app's write waits out its busy timeout while
+        // another process keeps the lock between its commits. Those commits
+        // show meanwhile.
+        try RecorderScope.run {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            try withDatabase(.pool, .writable, .wal, configuration: configuration) { reader, other in
+                let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                try other.execute("BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Arthur');")
+                let write = writer.rx.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Barbara')") }.record()
+                // Commits, and takes the lock again at once: the app's write
+                // still waits.
+                try other.execute("COMMIT; BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Craig');")
+                wait(for: recorder, timeout: 2, until: { $0.values.last == ["Arthur"] })
+                XCTAssertFalse(write.recording.value.isComplete, "the own write waits")
+                try other.execute("COMMIT;")
+                waitForCompletion(of: write)
+                wait(for: recorder, until: { $0.values.last == ["Arthur", "Craig", "Barbara"] })
+            }
+        }
+    }
+
     // MARK: - Other publishers
 
     func testRegionObservationEmitsAfterCommitsOfAnotherProcess() throws {
