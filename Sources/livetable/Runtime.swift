@@ -89,11 +89,11 @@ final class Runtime {
         }
 
         // Before the observation starts, so that it misses no change.
-        externalChanges = database.observeExternalChanges(.fileEvents(onPollingFallback: { reason in
+        externalChanges = database.observeExternalChanges(onPollingFallback: { reason in
             DispatchQueue.main.async { [unowned self] in
                 MainActor.assumeIsolated { send(.externalChangesUnavailable(reason)) }
             }
-        }))
+        })
 
         // The first resize starts the observation.
         send(.resize(width: terminal.width, height: terminal.height))

@@ -3,6 +3,7 @@ import GRDB
 import OpenCombine
 import XCTest
 @testable import LiveTableCore
+@testable import ReactiveGRDB
 
 /// `AppDatabase.observeExternalChanges()`: the changes that other
 /// connections commit reach the observations.
@@ -103,6 +104,38 @@ final class ExternalChangesTests: XCTestCase {
         watch.cancel()
     }
 
+    func testPollingFallbackIsReportedOnceForAllWindows() throws {
+        CommitWatch.makeFileChangeSource = { directory, _, _, _ in
+            // What inotify_add_watch says when the limit of watches is reached.
+            throw FileChangeSourceError(path: directory, code: ENOSPC)
+        }
+        defer {
+            CommitWatch.makeFileChangeSource = { directory, names, queue, onChange in
+                try FileChangeSource(directory: directory, names: names, queue: queue, onChange: onChange)
+            }
+        }
+        try forEachFileDatabase { appDatabase, other, kind in
+            let reasons = Reasons()
+            let watch = appDatabase.observeExternalChanges(onPollingFallback: { reasons.append($0) })
+            // Each window of the app is a new subscription.
+            for _ in 0..<3 {
+                let recorder = Recorder(appDatabase.observeHallOfFame(request))
+                waitUntil("value, \(kind)") { recorder.values.count == 1 }
+                recorder.cancel()
+            }
+            let recorder = Recorder(appDatabase.observeHallOfFame(request))
+            waitUntil("value, \(kind)") { recorder.values.count == 1 }
+            // Polled: another connection's insert still shows.
+            try other.write { db in try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Zoé', 500)") }
+            waitUntil("other insert, \(kind)") { recorder.values.last?.playerCount == 1 }
+            spinMainRunLoop(seconds: 0.2)
+            XCTAssertEqual(reasons.values.count, 1, "\(kind)")
+            XCTAssertTrue(reasons.values.first?.hasSuffix("checking every 100 ms instead") == true, "\(kind): \(reasons.values)")
+            recorder.cancel()
+            watch.cancel()
+        }
+    }
+
     // MARK: - Support
 
     /// Runs the main run loop for a while, to see that something does not
@@ -144,5 +177,18 @@ private final class Counter: @unchecked Sendable {
 
     func increment() {
         lock.withLock { count += 1 }
+    }
+}
+
+/// The reasons of the polling fallbacks, from the queues that report them.
+// @unchecked Sendable: `reasons` is only accessed with `lock` held.
+private final class Reasons: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reasons: [String] = []
+
+    var values: [String] { lock.withLock { reasons } }
+
+    func append(_ reason: String) {
+        lock.withLock { reasons.append(reason) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCombine
 import ReactiveGRDB
+import Synchronization
 
 extension AppDatabase {
     /// Makes the Hall of Fame observations see the changes that other
@@ -28,13 +29,25 @@ extension AppDatabase {
     ///     receiveValue: { hallOfFame in print(hallOfFame.playerCount) })
     /// ```
     ///
-    /// - parameter commits: How the commits of other processes are
-    ///   detected. By default, with inotify's file events, and every
-    ///   `OtherProcessCommits.fallbackPollingInterval` if inotify is not
-    ///   available.
+    /// - parameter onPollingFallback: Called once, on an unspecified
+    ///   queue, with a one-line reason, if inotify is not available and the
+    ///   database is checked every `OtherProcessCommits.fallbackPollingInterval`
+    ///   instead.
     /// - returns: A cancellable that stops applying to new observations
     ///   when it is cancelled or deinitialized.
-    public func observeExternalChanges(_ commits: OtherProcessCommits = .fileEvents) -> AnyCancellable {
+    public func observeExternalChanges(onPollingFallback: (@Sendable (String) -> Void)? = nil) -> AnyCancellable {
+        // Each window of the Hall of Fame is a new subscription, which
+        // would report the fallback again.
+        let isReported = Mutex(false)
+        let commits = OtherProcessCommits.fileEvents(onPollingFallback: { reason in
+            let isFirst = isReported.withLock { isReported in
+                defer { isReported = true }
+                return !isReported
+            }
+            if isFirst {
+                onPollingFallback?(reason)
+            }
+        })
         otherProcessCommits.withLock { $0 = commits }
         return AnyCancellable { [weak self] in
             self?.otherProcessCommits.withLock { $0 = nil }
