@@ -273,7 +273,9 @@ extension DatabasePublishers {
         /// The publisher fails with a `DatabaseFileChangedError` if the
         /// database file is deleted or replaced (renamed over), or its
         /// directory deleted: the connection would keep reading the file it
-        /// opened, and its values would never change again.
+        /// opened, and its values would never change again. Later
+        /// subscriptions on the same connection fail at once with the same
+        /// error: open the database again to follow the new file.
         ///
         /// - important: Call it on the publisher that `publisher(in:)`,
         ///   `rx.observe(in:)` or a request's `rx.observeAll(in:)`,

@@ -328,6 +328,13 @@ final class OtherProcessCommitsTests: XCTestCase {
                     recording.failure as? DatabaseFileChangedError,
                     DatabaseFileChangedError(reason: .replaced, path: resolved(reader.path)))
                 XCTAssertEqual(recording.values, [[]])
+                // The connection still reads the file it opened: a new
+                // subscription fails too, rather than watch the new file.
+                let next = waitForCompletion(of: names.publisher(in: reader).includingOtherProcesses().record())
+                XCTAssertEqual(
+                    next.failure as? DatabaseFileChangedError,
+                    DatabaseFileChangedError(reason: .replaced, path: resolved(reader.path)))
+                XCTAssertEqual(next.values, [])
             }
         }
     }

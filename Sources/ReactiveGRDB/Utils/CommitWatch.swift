@@ -37,8 +37,9 @@ import Glibc
 /// commit since the last check comes from another process. A change after
 /// an own commit is ambiguous: the writer's own `data_version`, which only
 /// other connections' commits change, settles it on the writer's queue.
-// @unchecked Sendable: `listeners`, `failure`, `isCancelled` and
-// `hasFallenBack` are only accessed with `lock` held; the other mutable
+// @unchecked Sendable: `listeners`, `nextListenerID`, `failure`,
+// `isCancelled` and `fallbackReason` are only accessed with `lock` held (or
+// in `init`); `reader` with `registryLock` held; the other mutable
 // properties only on `queue`.
 final class CommitWatch: @unchecked Sendable {
     /// What a subscription is told.
@@ -89,6 +90,11 @@ final class CommitWatch: @unchecked Sendable {
     private static let registryLock = NSLock()
     // nonisolated(unsafe): only accessed with `registryLock` held.
     nonisolated(unsafe) private static var registry: [Key: CommitWatch] = [:]
+    /// The connections whose file was deleted or replaced: they still read
+    /// the file they opened, so a new watch, which would watch the new
+    /// file, fails at once.
+    // nonisolated(unsafe): only accessed with `registryLock` held.
+    nonisolated(unsafe) private static var fileChanges: [ObjectIdentifier: (reader: WeakReader, error: DatabaseFileChangedError)] = [:]
 
     /// Makes a source of the file events of a directory. Tests replace it
     /// to see what happens when inotify is not available.
@@ -115,11 +121,19 @@ final class CommitWatch: @unchecked Sendable {
         }
         let key = Key(reader: ObjectIdentifier(reader), mode: commits.mode)
         return try registryLock.withLock {
+            if let fileChange = fileChanges[key.reader] {
+                if fileChange.reader.reader === reader {
+                    throw fileChange.error
+                }
+                // Another connection at the same address.
+                fileChanges[key.reader] = nil
+            }
             let watch: CommitWatch
             if let existing = registry[key], existing.isUsable {
                 watch = existing
             } else {
                 watch = try CommitWatch(reader: reader, files: files, mode: commits.mode, key: key)
+                watch.reader = WeakReader(reader)
                 registry[key] = watch
             }
             return watch.addListener(listener)
@@ -165,6 +179,8 @@ final class CommitWatch: @unchecked Sendable {
     private let ownCommits: OwnCommitCounter?
     private let fileIdentity: FileIdentity?
 
+    /// The watched connection, set once at creation.
+    private var reader = WeakReader(nil)
     private var listeners: [Int: Listener] = [:]
     private var nextListenerID = 0
     private var failure: DatabaseFileChangedError?
@@ -381,6 +397,9 @@ final class CommitWatch: @unchecked Sendable {
             reason = .replaced
         }
         let error = DatabaseFileChangedError(reason: reason, path: path)
+        Self.registryLock.withLock {
+            Self.fileChanges[key.reader] = (reader, error)
+        }
         let listeners = lock.withLock {
             guard failure == nil, !isCancelled else { return [Listener]() }
             failure = error
@@ -449,6 +468,15 @@ private final class OwnCommitCounter: TransactionObserver, @unchecked Sendable {
 }
 
 // MARK: - File identity
+
+/// A connection, not retained.
+private struct WeakReader {
+    weak var reader: (any DatabaseReader)?
+
+    init(_ reader: (any DatabaseReader)?) {
+        self.reader = reader
+    }
+}
 
 /// The device and inode of a file: another file at the same path has
 /// another identity.
