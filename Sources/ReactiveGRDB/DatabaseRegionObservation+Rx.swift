@@ -146,9 +146,13 @@ extension DatabasePublishers {
             let observation = observation
             let writer = writer
             let otherProcesses = commits.map { commits in
-                OtherProcessRefresh<Database>(reader: writer, commits: commits, action: .emit { emit in
-                    writer.asyncWriteWithoutTransaction { db in emit(db) }
-                })
+                OtherProcessRefresh<Database>(
+                    reader: writer, commits: commits,
+                    action: .emit { emit in
+                        writer.asyncWriteWithoutTransaction { db in emit(db) }
+                    },
+                    // Where the observation's errors come from.
+                    schedule: { work in writer.asyncWriteWithoutTransaction { _ in work() } })
             }
             // GRDB starts the observation with a reentrant write, so that
             // it can start from inside a database access too.

@@ -30,6 +30,7 @@ extension ValueObservation {
                 self.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
             },
             reader: reader,
+            schedule: { work in scheduler.schedule(work) },
             restart: { onError, onChange in
                 // A restart happens on the queue of the watch: the
                 // `.immediate` scheduler would trap there. Its later values
@@ -162,6 +163,9 @@ extension SharedValueObservation {
     /// replay their last value: use `publisher(in:)` and
     /// `includingOtherProcesses(_:)` instead.
     ///
+    /// A `DatabaseFileChangedError` is published on the main queue, the
+    /// default scheduler of shared observations.
+    ///
     /// - parameter reader: The database the observation was shared in.
     /// - parameter commits: How the commits are detected: by default,
     ///   with inotify's file events.
@@ -181,7 +185,11 @@ extension SharedValueObservation {
         } else {
             action = .restart(start)
         }
-        return DatabasePublishers.Value(start: start, reader: reader, otherProcesses: action, commits: commits)
+        // The scheduler of a shared observation is not known: its default
+        // is the main queue.
+        return DatabasePublishers.Value(
+            start: start, reader: reader, schedule: { work in DispatchQueue.main.async(execute: work) },
+            otherProcesses: action, commits: commits)
     }
 }
 
@@ -208,7 +216,10 @@ extension DatabasePublishers {
         private let start: Start
         /// The observed database and how to start the observation again,
         /// unless the observation is shared.
-        private let source: (reader: any DatabaseReader, action: OtherProcessRefresh<Output>.Action)?
+        private let source: (
+            reader: any DatabaseReader,
+            action: OtherProcessRefresh<Output>.Action,
+            schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
         private let commits: OtherProcessCommits?
 
         init(start: @escaping Start) {
@@ -217,15 +228,26 @@ extension DatabasePublishers {
             self.commits = nil
         }
 
-        init(start: @escaping Start, reader: any DatabaseReader, restart: @escaping Start) {
+        init(
+            start: @escaping Start,
+            reader: any DatabaseReader,
+            schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+            restart: @escaping Start)
+        {
             self.start = start
-            self.source = (reader, .restart(restart))
+            self.source = (reader, .restart(restart), schedule)
             self.commits = nil
         }
 
-        init(start: @escaping Start, reader: any DatabaseReader, otherProcesses action: OtherProcessRefresh<Output>.Action, commits: OtherProcessCommits) {
+        init(
+            start: @escaping Start,
+            reader: any DatabaseReader,
+            schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
+            otherProcesses action: OtherProcessRefresh<Output>.Action,
+            commits: OtherProcessCommits)
+        {
             self.start = start
-            self.source = (reader, action)
+            self.source = (reader, action, schedule)
             self.commits = commits
         }
 
@@ -309,7 +331,8 @@ extension DatabasePublishers {
         {
             var otherProcesses: OtherProcessRefresh<Output>?
             if let commits, let source {
-                otherProcesses = OtherProcessRefresh(reader: source.reader, commits: commits, action: source.action)
+                otherProcesses = OtherProcessRefresh(
+                    reader: source.reader, commits: commits, action: source.action, schedule: source.schedule)
             }
             let subscription = ObservationSubscription(start: start, otherProcesses: otherProcesses, downstream: subscriber)
             subscriber.receive(subscription: subscription)

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import OpenCombine
 import ReactiveGRDB
-import Synchronization
 
 extension AppDatabase {
     /// Makes the Hall of Fame observations see the changes that other
@@ -38,7 +37,7 @@ extension AppDatabase {
     public func observeExternalChanges(onPollingFallback: (@Sendable (String) -> Void)? = nil) -> AnyCancellable {
         // Each window of the Hall of Fame is a new subscription, which
         // would report the fallback again.
-        let isReported = Mutex(false)
+        let isReported = LockedValue(false)
         let commits = OtherProcessCommits.fileEvents(onPollingFallback: { reason in
             let isFirst = isReported.withLock { isReported in
                 defer { isReported = true }
@@ -52,5 +51,21 @@ extension AppDatabase {
         return AnyCancellable { [weak self] in
             self?.otherProcessCommits.withLock { $0 = nil }
         }
+    }
+}
+
+/// A value shared between threads.
+// @unchecked Sendable: `value` is only accessed with `lock` held.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with the value, the lock held.
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.withLock { body(&value) }
     }
 }

@@ -4,7 +4,6 @@ import GRDB
 import OpenCombine
 import OpenCombineDispatch
 import ReactiveGRDB
-import Synchronization
 
 /// The database of the app: its schema, and the intents that write players.
 ///
@@ -34,7 +33,7 @@ public final class AppDatabase: Sendable {
 
     /// How the Hall of Fame observations see the commits of other
     /// processes, if they do (see `observeExternalChanges(_:)`).
-    let otherProcessCommits = Mutex<OtherProcessCommits?>(nil)
+    let otherProcessCommits = LockedValue<OtherProcessCommits?>(nil)
 
     /// Migrates the database.
     ///

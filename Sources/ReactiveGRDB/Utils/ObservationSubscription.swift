@@ -35,6 +35,10 @@ struct OtherProcessRefresh<Value>: Sendable {
     var commits: OtherProcessCommits
     /// What the subscription does after one.
     var action: Action
+    /// Runs its argument where the observation delivers its errors: a
+    /// `DatabaseFileChangedError` comes from the watch's queue, and must
+    /// reach the subscriber where the observation's own errors do.
+    var schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
 }
 
 /// The subscription of the observation publishers: values of a
@@ -209,8 +213,11 @@ where Downstream: Subscriber & SendableMetatype, Downstream.Failure == Error
         CommitWatch.Listener(
             onCommit: { [weak self] in self?.otherProcessDidCommit() },
             onFailure: { [weak self] error in
-                guard let self else { return }
-                receive(completion: .failure(error), generation: lock.synchronized { generation })
+                guard let self, let otherProcesses else { return }
+                let generation: Int = lock.synchronized { self.generation }
+                otherProcesses.schedule { [weak self] in
+                    self?.receive(completion: .failure(error), generation: generation)
+                }
             },
             onPollingFallback: commits.onPollingFallback)
     }
