@@ -32,13 +32,9 @@ extension ValueObservation {
             reader: reader,
             schedule: { work in scheduler.schedule(work) },
             restart: { onError, onChange in
-                // A restart happens on the queue of the watch: the
-                // `.immediate` scheduler would trap there. Its later values
-                // are delivered on the main queue, as these are.
-                if scheduler.immediateInitialValue() {
-                    return self.start(in: reader, scheduling: .async(onQueue: .main), onError: onError, onChange: onChange)
-                }
-                return self.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
+                self.start(
+                    in: reader, scheduling: RestartScheduler(base: scheduler),
+                    onError: onError, onChange: onChange)
             })
     }
 }
@@ -337,5 +333,22 @@ extension DatabasePublishers {
             let subscription = ObservationSubscription(start: start, otherProcesses: otherProcesses, downstream: subscriber)
             subscriber.receive(subscription: subscription)
         }
+    }
+}
+
+/// The scheduler of a restarted observation: the observation's own, except
+/// that the fresh value is not delivered from `start`.
+///
+/// A restart happens on the queue of the watch, where the `.immediate`
+/// scheduler traps ("must be started from the main thread"). Its values are
+/// scheduled as the later values of the observation are: on the main queue
+/// for `.immediate`.
+private struct RestartScheduler<Base: ValueObservationScheduler>: ValueObservationScheduler {
+    let base: Base
+
+    func immediateInitialValue() -> Bool { false }
+
+    func schedule(_ action: @escaping @Sendable () -> Void) {
+        base.schedule(action)
     }
 }

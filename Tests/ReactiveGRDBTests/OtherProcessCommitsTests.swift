@@ -77,6 +77,26 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testImmediateSchedulerPublishesFreshValuesOnTheMainThread() throws {
+        try RecorderScope.run {
+            try withDatabase(.pool, .readOnly, .wal) { reader, other in
+                let threads = Synchronized<[Bool]>([])
+                let recorder = names.publisher(in: reader, scheduling: .immediate)
+                    .includingOtherProcesses()
+                    .record(onEvent: { event in
+                        if case .value = event {
+                            threads.update { $0.append(Thread.isMainThread) }
+                        }
+                    })
+                // The initial value, synchronously.
+                XCTAssertEqual(recorder.values, [[]])
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertEqual(Set(threads.value), [true])
+            }
+        }
+    }
+
     func testWithoutIncludingOtherProcessesTheirCommitsAreNotSeen() throws {
         // What `includingOtherProcesses` is for: GRDB alone does not see
         // the commits of another process.
@@ -302,10 +322,18 @@ final class OtherProcessCommitsTests: XCTestCase {
     func testDeletedFileFailsThePublisher() throws {
         try RecorderScope.run {
             try withDatabase(.queue, .readOnly, .delete) { reader, other in
-                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                // The error comes where the observation's errors come: on
+                // the main queue by default.
+                let completedOnMainThread = Synchronized<Bool?>(nil)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record(onEvent: { event in
+                    if case .completion = event {
+                        completedOnMainThread.update { $0 = Thread.isMainThread }
+                    }
+                })
                 wait(for: recorder, valueCount: 1)
                 try FileManager.default.removeItem(atPath: reader.path)
                 let recording = waitForCompletion(of: recorder)
+                XCTAssertEqual(completedOnMainThread.value, true)
                 XCTAssertEqual(
                     recording.failure as? DatabaseFileChangedError,
                     DatabaseFileChangedError(reason: .deleted, path: resolved(reader.path)))
