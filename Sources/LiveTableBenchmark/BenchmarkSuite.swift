@@ -30,6 +30,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     public var peak_rss_mb: Double
     /// The targets that the measured sizes can check.
     public var targets: [BenchmarkTarget]
+    /// How fast the commits of another process reach the app, per journal
+    /// mode (see `OtherProcessBenchmark`), nil when not measured.
+    public var other_processes: [OtherProcessFigures]?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -136,6 +139,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         }
         lines.append("")
         lines.append("peak RSS of the app's path: \(format(peak_rss_mb, 1)) MB")
+        if let other_processes {
+            lines.append("")
+            lines += OtherProcessFigures.table(other_processes)
+        }
         lines.append("")
         lines.append("targets")
         for target in targets {

@@ -84,6 +84,48 @@ extension DatabasePublishers {
 
         let observation: DatabaseRegionObservation
         let writer: any DatabaseWriter
+        var commits: OtherProcessCommits?
+
+        /// Returns a publisher that also emits after each commit of another
+        /// process.
+        ///
+        /// GRDB's observations see the transactions of their own database
+        /// connection only. This publisher also sees the commits of other
+        /// processes, on a `DatabaseQueue` or a `DatabasePool`, writable or
+        /// read-only, in WAL or rollback-journal mode. It never writes to
+        /// the database.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = DatabaseRegionObservation
+        ///     .tracking(Player.all())
+        ///     .publisher(in: dbPool)       // or .rx.changes(in: dbPool)
+        ///     .includingOtherProcesses()
+        ///     .sink(
+        ///         receiveCompletion: { completion in ... },
+        ///         receiveValue: { (db: Database) in print("Players may have changed.") })
+        /// ```
+        ///
+        /// After a commit of another process, the connection is emitted on
+        /// the writer's queue, as after a transaction of the app: the
+        /// emission waits for the app's writes in progress. What another
+        /// process changed is not known, so any of its commits emits, even
+        /// one that changes other tables. A burst of commits is coalesced
+        /// into fewer emissions, the last one after the last commit.
+        ///
+        /// The publisher fails with a `DatabaseFileChangedError` if the
+        /// database file is deleted or replaced, or its directory deleted.
+        ///
+        /// - parameter commits: How the commits are detected: by default,
+        ///   with inotify's file events, which cost nothing while nothing
+        ///   is written.
+        /// - returns: A publisher of database connections.
+        public func includingOtherProcesses(_ commits: OtherProcessCommits = .fileEvents) -> Self {
+            var publisher = self
+            publisher.commits = commits
+            return publisher
+        }
 
         /// Attaches the specified subscriber to this publisher. The database
         /// observation starts at the subscriber's first positive demand,
@@ -103,12 +145,22 @@ extension DatabasePublishers {
         {
             let observation = observation
             let writer = writer
+            let otherProcesses = commits.map { commits in
+                OtherProcessRefresh<Database>(
+                    reader: writer, commits: commits,
+                    action: .emit { emit in
+                        writer.asyncWriteWithoutTransaction { db in emit(db) }
+                    },
+                    // Where the observation's errors come from.
+                    schedule: { work in writer.asyncWriteWithoutTransaction { _ in work() } })
+            }
             // GRDB starts the observation with a reentrant write, so that
             // it can start from inside a database access too.
             let subscription = ObservationSubscription(
                 start: { onError, onChange in
                     observation.start(in: writer, onError: onError, onChange: onChange)
                 },
+                otherProcesses: otherProcesses,
                 downstream: subscriber)
             subscriber.receive(subscription: subscription)
         }

@@ -3,6 +3,7 @@ import GRDB
 import OpenCombine
 import XCTest
 @testable import LiveTableCore
+@testable import ReactiveGRDB
 
 /// `AppDatabase.observeExternalChanges()`: the changes that other
 /// connections commit reach the observations.
@@ -15,7 +16,7 @@ final class ExternalChangesTests: XCTestCase {
 
     func testInsertsUpdatesAndDeletesOfAnotherConnectionAreObserved() throws {
         try forEachFileDatabase { appDatabase, other, kind in
-            let watch = try appDatabase.observeExternalChanges()
+            let watch = appDatabase.observeExternalChanges()
             let recorder = Recorder(appDatabase.observeHallOfFame(request))
             waitUntil("first value, \(kind)") { recorder.values.count == 1 }
 
@@ -40,32 +41,34 @@ final class ExternalChangesTests: XCTestCase {
 
     func testOwnWritesAreNotNotifiedAgain() throws {
         try forEachFileDatabase { appDatabase, other, kind in
-            let watch = try appDatabase.observeExternalChanges()
-            // A region observation sees each transaction that changes the
-            // database, and each notified change, once.
-            let transactions = Counter()
-            let changes = DatabaseRegionObservation(tracking: .fullDatabase)
-                .rx.changes(in: appDatabase.writer)
-                .sink(receiveCompletion: { _ in }, receiveValue: { _ in transactions.increment() })
+            // The observation counts its fetches: GRDB fetches once after
+            // each own transaction, and the watch once (twice on a pool,
+            // whose restarted observation fetches again on the writer)
+            // after each commit of another connection.
+            let fetches = Counter()
             let recorder = Recorder(ValueObservation
                 .trackingConstantRegion { db in try AppDatabase.playerCount(db) }
+                .handleEvents(willFetch: { fetches.increment() })
                 .rx.observe(in: appDatabase.writer)
+                .includingOtherProcesses()
                 .removeDuplicates())
             waitUntil("first value, \(kind)") { recorder.values == [0] }
+            spinMainRunLoop(seconds: 0.3)
+            let initialFetches = fetches.value
 
             try appDatabase.writer.write { db in _ = try appDatabase.insertRandomPlayer(db) }
             waitUntil("own insert, \(kind)") { recorder.values == [0, 1] }
+            // The checks after the own write did not take it for another
+            // connection's.
+            spinMainRunLoop(seconds: 0.3)
+            XCTAssertEqual(fetches.value - initialFetches, 1, "\(kind)")
+
             try other.write { db in try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Zoé', 500)") }
             waitUntil("other insert, \(kind)") { recorder.values == [0, 1, 2] }
-
-            // The own write, then the notified one: the checks after the
-            // own write did not take it for another connection's, and the
-            // later checks do not notify the same change again.
+            // The later checks do not notify the same change again.
             spinMainRunLoop(seconds: 0.3)
-            XCTAssertEqual(transactions.value, 2, "\(kind)")
-            changes.cancel()
+            XCTAssertEqual(fetches.value - initialFetches, kind == .pool ? 3 : 2, "\(kind)")
             recorder.cancel()
-            watch.cancel()
         }
     }
 
@@ -89,55 +92,48 @@ final class ExternalChangesTests: XCTestCase {
         }
     }
 
-    func testDatabaseInMemoryWatchesNothing() throws {
-        for path in ["", ":memory:", "file:players?mode=memory"] {
-            XCTAssertNil(AppDatabase.watchedFiles(ofDatabaseAtPath: path), path)
-        }
+    func testDatabaseInMemoryIsObservedAsUsual() throws {
         let appDatabase = try AppDatabase(DatabaseQueue())
-        XCTAssertNil(AppDatabase.watchedFiles(ofDatabaseAtPath: appDatabase.writer.path))
-        let watch = try appDatabase.observeExternalChanges()
+        let watch = appDatabase.observeExternalChanges()
+        let recorder = Recorder(appDatabase.observeHallOfFame(request))
+        waitUntil("first value") { recorder.values.count == 1 }
+        try appDatabase.writer.write { db in _ = try appDatabase.insertRandomPlayer(db) }
+        waitUntil("own insert") { recorder.values.last?.playerCount == 1 }
+        XCTAssertNil(recorder.completion)
+        recorder.cancel()
         watch.cancel()
     }
 
-    func testWatchedFilesAreNextToTheFileALinkPointsTo() throws {
-        let directory = try makeTemporaryDirectory()
-        let target = directory.appendingPathComponent("data", isDirectory: true)
-        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: target.appendingPathComponent("players.sqlite").path, contents: nil)
-        let link = directory.appendingPathComponent("link.sqlite").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.appendingPathComponent("players.sqlite").path)
-
-        let files = try XCTUnwrap(AppDatabase.watchedFiles(ofDatabaseAtPath: link))
-        XCTAssertEqual(files.directory, target.resolvingSymlinksInPath().path)
-        XCTAssertEqual(files.names, ["players.sqlite", "players.sqlite-wal", "players.sqlite-journal"])
-    }
-
-    func testUnwatchableDirectoryIsAnError() throws {
-        let directory = try makeTemporaryDirectory().appendingPathComponent("missing").path
-        XCTAssertThrowsError(try FileChangeSource(
-            directory: directory, names: ["players.sqlite"], queue: .main, onChange: {}))
-        { error in
-            XCTAssertEqual(
-                (error as? FileChangeSourceError)?.description,
-                "cannot watch \"\(directory)\": No such file or directory")
+    func testPollingFallbackIsReportedOnceForAllWindows() throws {
+        CommitWatch.makeFileChangeSource = { directory, _, _, _ in
+            // What inotify_add_watch says when the limit of watches is reached.
+            throw FileChangeSourceError(path: directory, code: ENOSPC)
         }
-    }
-
-    func testFileChangeSourceReportsWritesToItsFiles() throws {
-        let directory = try makeTemporaryDirectory()
-        let changes = Counter()
-        let source = try FileChangeSource(
-            directory: directory.path, names: ["watched"], queue: .main, onChange: { changes.increment() })
-        defer { source.cancel() }
-        try write("other", to: directory.appendingPathComponent("other"))
-        spinMainRunLoop(seconds: 0.2)
-        XCTAssertEqual(changes.value, 0, "another file")
-
-        try write("watched", to: directory.appendingPathComponent("watched"))
-        waitUntil("write") { changes.value > 0 }
-        let afterWrite = changes.value
-        try FileManager.default.removeItem(at: directory.appendingPathComponent("watched"))
-        waitUntil("removal") { changes.value > afterWrite }
+        defer {
+            CommitWatch.makeFileChangeSource = { directory, names, queue, onChange in
+                try FileChangeSource(directory: directory, names: names, queue: queue, onChange: onChange)
+            }
+        }
+        try forEachFileDatabase { appDatabase, other, kind in
+            let reasons = Reasons()
+            let watch = appDatabase.observeExternalChanges(onPollingFallback: { reasons.append($0) })
+            // Each window of the app is a new subscription.
+            for _ in 0..<3 {
+                let recorder = Recorder(appDatabase.observeHallOfFame(request))
+                waitUntil("value, \(kind)") { recorder.values.count == 1 }
+                recorder.cancel()
+            }
+            let recorder = Recorder(appDatabase.observeHallOfFame(request))
+            waitUntil("value, \(kind)") { recorder.values.count == 1 }
+            // Polled: another connection's insert still shows.
+            try other.write { db in try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Zoé', 500)") }
+            waitUntil("other insert, \(kind)") { recorder.values.last?.playerCount == 1 }
+            spinMainRunLoop(seconds: 0.2)
+            XCTAssertEqual(reasons.values.count, 1, "\(kind)")
+            XCTAssertTrue(reasons.values.first?.hasSuffix("checking every 100 ms instead") == true, "\(kind): \(reasons.values)")
+            recorder.cancel()
+            watch.cancel()
+        }
     }
 
     // MARK: - Support
@@ -146,14 +142,6 @@ final class ExternalChangesTests: XCTestCase {
     /// happen.
     private func spinMainRunLoop(seconds: TimeInterval) {
         RunLoop.main.run(until: Date(timeIntervalSinceNow: seconds))
-    }
-
-    /// Writes `text` in place, with one `write`: no temporary file renamed.
-    private func write(_ text: String, to url: URL) throws {
-        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
     }
 
     /// Runs `body` for each kind of database in a file, with a second
@@ -189,5 +177,18 @@ private final class Counter: @unchecked Sendable {
 
     func increment() {
         lock.withLock { count += 1 }
+    }
+}
+
+/// The reasons of the polling fallbacks, from the queues that report them.
+// @unchecked Sendable: `reasons` is only accessed with `lock` held.
+private final class Reasons: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reasons: [String] = []
+
+    var values: [String] { lock.withLock { reasons } }
+
+    func append(_ reason: String) {
+        lock.withLock { reasons.append(reason) }
     }
 }

@@ -391,7 +391,7 @@ final class UpdateTests: XCTestCase {
         var state = makeLoadedState()
         let request = state.observedRequest
         XCTAssertEqual(update(&state, .externalChangesUnavailable("too many open files")), [])
-        XCTAssertEqual(state.status.error, "Changes of other processes will not show: too many open files")
+        XCTAssertEqual(state.status.error, "Changes of other processes are polled: too many open files")
         XCTAssertEqual(state.observedRequest, request)
     }
 

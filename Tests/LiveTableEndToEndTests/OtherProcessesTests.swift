@@ -48,4 +48,16 @@ final class OtherProcessesTests: LiveTableTestCase {
         try waitForExit(second, status: 0)
         XCTAssertEqual(try sqlite(database, "PRAGMA integrity_check"), "ok")
     }
+
+    func testFileReplacedByRenameIsSaidInTheStatusLine() throws {
+        let (session, database) = try startApp()
+        // An "atomic save": a new database written aside, then renamed over
+        // the file the app reads.
+        let replacement = directory.appendingPathComponent("replacement.sqlite")
+        _ = try sqlite(replacement, "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT, score INTEGER)")
+        XCTAssertEqual(rename(replacement.path, database.path), 0)
+        try session.waitForScreen(containing: "Observation failed: the database file")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
 }

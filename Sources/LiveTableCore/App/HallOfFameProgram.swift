@@ -116,19 +116,22 @@ public struct HallOfFameProgram: AppProgram {
     }
 
     /// Watches the writes of other processes until cancelled. It sends no
-    /// message, unless the watch can not start.
+    /// message, unless the files can not be watched and the database is
+    /// polled instead.
     private func watchExternalChanges() -> AnyPublisher<Message, Never> {
         let database = self.database
         return Deferred { () -> AnyPublisher<Message, Never> in
-            do {
-                let watch = try database.observeExternalChanges()
-                return Empty(completeImmediately: false)
-                    .handleEvents(receiveCancel: { watch.cancel() })
-                    .eraseToAnyPublisher()
-            } catch {
-                return Just(Message.externalChangesUnavailable(error.oneLineDescription))
-                    .eraseToAnyPublisher()
-            }
+            // nonisolated(unsafe): the subject is subscribed to, and sent
+            // its one message, on the main queue only.
+            nonisolated(unsafe) let fallback = PassthroughSubject<Message, Never>()
+            let watch = database.observeExternalChanges(onPollingFallback: { reason in
+                DispatchQueue.main.async {
+                    fallback.send(.externalChangesUnavailable(reason))
+                }
+            })
+            return fallback
+                .handleEvents(receiveCancel: { watch.cancel() })
+                .eraseToAnyPublisher()
         }
         .eraseToAnyPublisher()
     }

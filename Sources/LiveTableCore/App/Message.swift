@@ -28,8 +28,9 @@ public enum Message: Equatable, Sendable {
     /// back. The runtime sends it once for each write effect
     /// (``Effect/isWrite``).
     case writeFinished(Effect, error: String?)
-    /// The changes that other processes commit can not be watched: they
-    /// will show after the app's next own write only.
+    /// The files of the database can not be watched (the limit of inotify
+    /// watches is reached): the changes that other processes commit are
+    /// polled, and show a little later.
     case externalChangesUnavailable(String)
     /// The stress test has completed `completed` of `total` refreshes.
     case stressProgress(completed: Int, total: Int)

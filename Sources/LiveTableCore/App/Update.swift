@@ -67,7 +67,7 @@ public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
         return []
 
     case let .externalChangesUnavailable(error):
-        state.status.error = "Changes of other processes will not show: \(error)"
+        state.status.error = "Changes of other processes are polled: \(error)"
         return []
 
     case let .stressProgress(completed, total):

@@ -31,6 +31,10 @@ public final class AppDatabase: Sendable {
     /// The random names, scores and coin flips of the intents.
     let random: RandomSource
 
+    /// How the Hall of Fame observations see the commits of other
+    /// processes, if they do (see `observeExternalChanges(onPollingFallback:)`).
+    let otherProcessCommits = LockedValue<OtherProcessCommits?>(nil)
+
     /// Migrates the database.
     ///
     /// For example:

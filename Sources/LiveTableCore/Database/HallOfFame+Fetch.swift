@@ -383,11 +383,12 @@ extension AppDatabase {
         // fetch, because which statements a fetch runs depends on the
         // anchor: the whole player table is observed, whatever the first
         // fetch read. The statistics tables change with it (triggers).
-        ValueObservation
+        let publisher = ValueObservation
             .tracking(regions: [Table("player"), Table("playerStats")]) { db in
                 try HallOfFame.fetch(db, request)
             }
             .removeDuplicates()
             .publisher(in: writer, scheduling: scheduler)
+        return otherProcessCommits.withLock { $0 }.map(publisher.includingOtherProcesses) ?? publisher
     }
 }

@@ -9,6 +9,38 @@ typealias ObservationStart<Value> = @Sendable (
     _ onChange: @escaping @Sendable (Value) -> Void)
 -> AnyDatabaseCancellable
 
+/// How an observation subscription sees the commits of other processes,
+/// which GRDB does not see.
+struct OtherProcessRefresh<Value>: Sendable {
+    /// What a subscription does when another process committed.
+    enum Action: Sendable {
+        /// Starts the observation again: its initial value is the fresh
+        /// value. It works on read-only connections too, where GRDB fetches
+        /// once, and fetches on a reader of a pool, without waiting for the
+        /// writer. The start must not be `.immediate`: it is called from
+        /// the watch's queue.
+        case restart(ObservationStart<Value>)
+        /// Calls its argument once, asynchronously, with the value to
+        /// emit: a region observation emits a connection from the
+        /// writer's queue.
+        case emit(@Sendable (_ emit: @escaping @Sendable (Value) -> Void) -> Void)
+        /// Makes GRDB notify the observations of a writable database: a
+        /// shared observation refreshes all its subscribers.
+        case notify(@Sendable () -> Void)
+    }
+
+    /// The observed database.
+    var reader: any DatabaseReader
+    /// How commits are detected.
+    var commits: OtherProcessCommits
+    /// What the subscription does after one.
+    var action: Action
+    /// Runs its argument where the observation delivers its errors: a
+    /// `DatabaseFileChangedError` comes from the watch's queue, and must
+    /// reach the subscriber where the observation's own errors do.
+    var schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+}
+
 /// The subscription of the observation publishers: values of a
 /// `ValueObservation` or of a `SharedValueObservation`, and database
 /// connections of a `DatabaseRegionObservation`.
@@ -21,8 +53,12 @@ typealias ObservationStart<Value> = @Sendable (
 /// - `cancel()` cancels the GRDB observation.
 /// - The observation (and the database connection that its start closure
 ///   captures) is retained until the subscription is finished.
-// @unchecked Sendable: `state` and `cancellable` are only accessed with
-// `lock` held.
+/// - With an `OtherProcessRefresh`, a commit of another process refreshes
+///   the observation. Refreshes are coalesced: one runs at a time, and the
+///   commits seen meanwhile make one more, so that a burst of commits ends
+///   with the latest value and leaves no queue behind.
+// @unchecked Sendable: `state`, `cancellable`, `generation`, `refreshState`,
+// `busyRetries` and `registration` are only accessed with `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -39,28 +75,61 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         case finished
     }
 
+    private enum RefreshState {
+        case idle
+        case refreshing
+        /// Refreshing, and another process committed meanwhile.
+        case refreshingAndPending
+    }
+
     // The cancellable is not part of the state, because the state must be
     // `.observing` *before* the observation starts: an `.immediate`
     // observation delivers its first value, or an error, from `start`.
     private var cancellable: AnyDatabaseCancellable?
     private var state: State
     private let lock = NSRecursiveLock() // Allow re-entrancy
+    private let otherProcesses: OtherProcessRefresh<Downstream.Input>?
+    private var registration: CommitWatch.Registration?
+    /// Incremented by each restart: the values of a cancelled observation
+    /// that were already scheduled are dropped.
+    private var generation = 0
+    private var refreshState = RefreshState.idle
+    /// The number of refreshes that found the database locked in a row.
+    private var busyRetries = 0
 
-    init(start: @escaping Start, downstream: Downstream) {
+    init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
+        self.otherProcesses = otherProcesses
     }
 
     var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
 
     func request(_ demand: Subscribers.Demand) {
-        lock.synchronized {
+        lock.synchronized { sideEffect in
             switch state {
             case let .waitingForDemand(downstream, start):
                 guard demand > 0 else { return }
                 state = .observing(downstream, start: start, remainingDemand: demand)
+
+                // Watch before the observation starts, so that a commit
+                // made during its first fetch is not missed.
+                if let otherProcesses {
+                    do {
+                        registration = try CommitWatch.register(
+                            reader: otherProcesses.reader,
+                            commits: otherProcesses.commits,
+                            listener: makeListener(otherProcesses.commits))
+                    } catch {
+                        state = .finished
+                        sideEffect = { downstream.receive(completion: .failure(error)) }
+                        return
+                    }
+                }
+
+                let generation = generation
                 let cancellable = start(
-                    { [weak self] error in self?.receive(completion: .failure(error)) },
-                    { [weak self] value in self?.receive(value) })
+                    { [weak self] error in self?.receive(completion: .failure(error), generation: generation) },
+                    { [weak self] value in self?.receive(value, generation: generation) })
 
                 // The state may have changed during `start` (an error, or a
                 // cancellation from the downstream).
@@ -82,36 +151,198 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     func cancel() {
         lock.synchronized { sideEffect in
             let cancellable = self.cancellable
+            let registration = self.registration
             self.cancellable = nil
+            self.registration = nil
             state = .finished
-            sideEffect = { cancellable?.cancel() }
+            sideEffect = {
+                registration?.cancel()
+                cancellable?.cancel()
+            }
         }
     }
 
-    private func receive(_ value: Downstream.Input) {
+    private func receive(_ value: Downstream.Input, generation: Int) {
         // The downstream is called with the lock held, so that values are
         // delivered one after the other, in order, and the demand stays
         // accurate. The lock is recursive, so the downstream may request
         // more or cancel from `receive(_:)`.
         lock.synchronized {
-            // A value that arrives with no demand is dropped, not buffered.
-            guard case let .observing(downstream, start, remainingDemand) = state, remainingDemand > .none else {
-                return
-            }
-            state = .observing(downstream, start: start, remainingDemand: remainingDemand - 1)
-            let additionalDemand = downstream.receive(value)
-            if case let .observing(downstream, start, remainingDemand) = state {
-                state = .observing(downstream, start: start, remainingDemand: remainingDemand + additionalDemand)
+            guard generation == self.generation else { return }
+            deliver(value)
+            if case .restart = otherProcesses?.action {
+                // The first value of a restarted observation ends its refresh.
+                busyRetries = 0
+                refreshDidEnd()
             }
         }
     }
 
-    private func receive(completion: Subscribers.Completion<Error>) {
+    /// Delivers a value, if there is demand for it. Called with the lock held.
+    private func deliver(_ value: Downstream.Input) {
+        // A value that arrives with no demand is dropped, not buffered.
+        guard case let .observing(downstream, start, remainingDemand) = state, remainingDemand > .none else {
+            return
+        }
+        state = .observing(downstream, start: start, remainingDemand: remainingDemand - 1)
+        let additionalDemand = downstream.receive(value)
+        if case let .observing(downstream, start, remainingDemand) = state {
+            state = .observing(downstream, start: start, remainingDemand: remainingDemand + additionalDemand)
+        }
+    }
+
+    private func receive(completion: Subscribers.Completion<Error>, generation: Int) {
         lock.synchronized { sideEffect in
-            guard case let .observing(downstream, _, _) = state else { return }
-            cancellable = nil
+            guard generation == self.generation, case let .observing(downstream, _, _) = state else { return }
+            let registration = self.registration
+            let cancellable = self.cancellable
+            self.registration = nil
+            self.cancellable = nil
             state = .finished
-            sideEffect = { downstream.receive(completion: completion) }
+            sideEffect = {
+                registration?.cancel()
+                cancellable?.cancel()
+                downstream.receive(completion: completion)
+            }
+        }
+    }
+
+    // MARK: - Other processes
+
+    private func makeListener(_ commits: OtherProcessCommits) -> CommitWatch.Listener {
+        CommitWatch.Listener(
+            onCommit: { [weak self] in self?.otherProcessDidCommit() },
+            onFailure: { [weak self] error in
+                guard let self, let otherProcesses else { return }
+                let generation: Int = lock.synchronized { self.generation }
+                otherProcesses.schedule { [weak self] in
+                    self?.receive(completion: .failure(error), generation: generation)
+                }
+            },
+            onPollingFallback: commits.onPollingFallback)
+    }
+
+    private func otherProcessDidCommit() {
+        lock.synchronized {
+            guard case .observing = state else { return }
+            switch refreshState {
+            case .idle:
+                refreshState = .refreshing
+                refresh()
+            case .refreshing:
+                refreshState = .refreshingAndPending
+            case .refreshingAndPending:
+                break
+            }
+        }
+    }
+
+    /// Ends a refresh, and starts the pending one. Called with the lock held.
+    private func refreshDidEnd() {
+        switch refreshState {
+        case .idle:
+            break
+        case .refreshing:
+            refreshState = .idle
+        case .refreshingAndPending:
+            refreshState = .refreshing
+            refresh()
+        }
+    }
+
+    /// Retries a refresh that found the database locked, or fails.
+    ///
+    /// In rollback-journal mode, another process that commits locks the
+    /// whole file for a moment: a fetch that comes then fails with
+    /// `SQLITE_BUSY`, unless the connection waits (`Configuration.busyMode`).
+    /// The commit is over soon, so the refresh is tried again, after 1 ms,
+    /// then at growing intervals up to 50 ms, for as long as the lock is
+    /// held.
+    private func refreshDidFail(_ error: Error, generation: Int) {
+        guard let error = error as? DatabaseError,
+              error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        else {
+            receive(completion: .failure(error), generation: generation)
+            return
+        }
+        let delay: Double = lock.synchronized {
+            guard generation == self.generation, case .observing = state else { return 0 }
+            let delay = min(0.001 * Double(1 << min(busyRetries, 6)), 0.05)
+            busyRetries += 1
+            return delay
+        }
+        guard delay > 0 else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            lock.synchronized {
+                guard generation == self.generation else { return }
+                refresh()
+            }
+        }
+    }
+
+    /// Called with the lock held.
+    private func refresh() {
+        guard let otherProcesses, case .observing = state else { return }
+        switch otherProcesses.action {
+        case let .restart(start):
+            generation += 1
+            let generation = generation
+            let previous = cancellable
+            cancellable = nil
+            previous?.cancel()
+            let cancellable = start(
+                { [weak self] error in self?.refreshDidFail(error, generation: generation) },
+                { [weak self] value in self?.receive(value, generation: generation) })
+            if case .observing = state, generation == self.generation {
+                self.cancellable = cancellable
+            } else {
+                cancellable.cancel()
+            }
+
+        case let .notify(notify):
+            notify()
+            refreshDidEnd()
+
+        case let .emit(emit):
+            emit { [weak self] value in
+                guard let self else { return }
+                lock.synchronized {
+                    deliver(value)
+                    refreshDidEnd()
+                }
+            }
+        }
+    }
+}
+
+/// Makes GRDB notify the observations of a writable database that it
+/// changed, as after one of its transactions. At most one notification waits
+/// on the writer: it sees all the commits made before it runs.
+// @unchecked Sendable: `isPending` is only accessed with `lock` held.
+final class ChangeNotifier: @unchecked Sendable {
+    private let writer: any DatabaseWriter
+    private let lock = NSLock()
+    private var isPending = false
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    func notify() {
+        let schedules = lock.withLock {
+            defer { isPending = true }
+            return !isPending
+        }
+        guard schedules else { return }
+        writer.asyncWriteWithoutTransaction { [self] db in
+            lock.withLock { isPending = false }
+            // Observations are notified when a transaction commits: an
+            // empty deferred transaction writes nothing.
+            try? db.inTransaction(.deferred) {
+                try db.notifyChanges(in: .fullDatabase)
+                return .commit
+            }
         }
     }
 }

@@ -1,0 +1,493 @@
+import Dispatch
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches a database file for the commits of other processes, and tells
+/// its listeners: the engine of `includingOtherProcesses(_:)`.
+///
+/// One watch serves all the subscriptions of one database connection
+/// (`DatabaseQueue` or `DatabasePool`) and one way of detecting commits.
+/// It lives while it has listeners.
+///
+/// ## How a commit is detected
+///
+/// `PRAGMA data_version` of a connection changes when another connection
+/// commits. The watch asks it of a connection of its own, read-only, so
+/// that the question never waits behind the app's writes (a write of the
+/// app may wait seconds for the lock of another process). It asks after
+/// each write that inotify reports on the database, `-wal` and `-journal`
+/// files, or at a fixed interval when it polls.
+///
+/// A write event comes before its commit is visible: a WAL commit writes
+/// the `-wal` file, syncs it, then publishes the commit in the WAL index,
+/// which is mapped in memory and makes no event; a rollback-journal commit
+/// deletes, truncates or zeroes its journal, then releases its lock. So the
+/// watch asks again shortly after each write, at growing intervals from
+/// 0.5 ms (`recheckDelays`): a PRAGMA each, only while writes happen.
+///
+/// ## The app's own commits
+///
+/// The watch's connection sees the commits of the app's own writer too.
+/// GRDB notifies those already, so they must not cause another fetch. The
+/// watch counts them (a transaction observer on the writer counts each
+/// commit before it becomes visible). A change of data version with no own
+/// commit since the last check comes from another process. A change after
+/// an own commit is ambiguous: the writer's own `data_version`, which only
+/// other connections' commits change, settles it on the writer's queue.
+// @unchecked Sendable: `listeners`, `nextListenerID`, `failure`,
+// `isCancelled` and `fallbackReason` are only accessed with `lock` held (or
+// in `init`); `reader` with `registryLock` held; the other mutable
+// properties only on `queue`.
+final class CommitWatch: @unchecked Sendable {
+    /// What a subscription is told.
+    struct Listener: Sendable {
+        /// Another process committed.
+        var onCommit: @Sendable () -> Void
+        /// The file is no longer the one the database opened: no commit
+        /// will be seen anymore.
+        var onFailure: @Sendable (Error) -> Void
+        /// inotify is not available: the watch polls instead.
+        var onPollingFallback: (@Sendable (String) -> Void)?
+    }
+
+    /// A listener's registration: cancel it to stop listening.
+    // @unchecked Sendable: `watch` is only accessed with `lock` held.
+    final class Registration: @unchecked Sendable {
+        private let lock = NSLock()
+        private var watch: CommitWatch?
+        private let id: Int
+
+        fileprivate init(watch: CommitWatch, id: Int) {
+            self.watch = watch
+            self.id = id
+        }
+
+        /// Stops listening. The last registration of a watch stops it, and
+        /// closes its connection.
+        func cancel() {
+            let watch = lock.withLock {
+                defer { self.watch = nil }
+                return self.watch
+            }
+            watch?.removeListener(id: id)
+        }
+
+        deinit {
+            cancel()
+        }
+    }
+
+    // MARK: - Registry
+
+    private struct Key: Hashable {
+        var reader: ObjectIdentifier
+        var mode: OtherProcessCommits.Mode
+    }
+
+    private static let registryLock = NSLock()
+    // nonisolated(unsafe): only accessed with `registryLock` held.
+    nonisolated(unsafe) private static var registry: [Key: CommitWatch] = [:]
+    /// The connections whose file was deleted or replaced: they still read
+    /// the file they opened, so a new watch, which would watch the new
+    /// file, fails at once.
+    // nonisolated(unsafe): only accessed with `registryLock` held.
+    nonisolated(unsafe) private static var fileChanges: [ObjectIdentifier: (reader: WeakReader, error: DatabaseFileChangedError)] = [:]
+
+    /// Makes a source of the file events of a directory. Tests replace it
+    /// to see what happens when inotify is not available.
+    // nonisolated(unsafe): set by tests before any watch starts.
+    nonisolated(unsafe) static var makeFileChangeSource = {
+        (directory: String, names: Set<String>, queue: DispatchQueue,
+         onChange: @escaping @Sendable (FileChangeSource.Events) -> Void) throws -> FileChangeSource in
+        try FileChangeSource(directory: directory, names: names, queue: queue, onChange: onChange)
+    }
+
+    /// Starts telling `listener` about the commits of other processes to
+    /// the database of `reader`.
+    ///
+    /// - returns: The registration, or nil for a database in memory, which
+    ///   no other process can open, or opened from a `file:` URI.
+    /// - throws: An error if the database file can not be opened.
+    static func register(
+        reader: any DatabaseReader,
+        commits: OtherProcessCommits,
+        listener: Listener) throws -> Registration?
+    {
+        guard let files = watchedFiles(ofDatabaseAtPath: reader.path) else {
+            return nil
+        }
+        let key = Key(reader: ObjectIdentifier(reader), mode: commits.mode)
+        return try registryLock.withLock {
+            if let fileChange = fileChanges[key.reader] {
+                if fileChange.reader.reader === reader {
+                    throw fileChange.error
+                }
+                // Another connection at the same address.
+                fileChanges[key.reader] = nil
+            }
+            let watch: CommitWatch
+            if let existing = registry[key], existing.isUsable {
+                watch = existing
+            } else {
+                watch = try CommitWatch(reader: reader, files: files, mode: commits.mode, key: key)
+                watch.reader = WeakReader(reader)
+                registry[key] = watch
+            }
+            return watch.addListener(listener)
+        }
+    }
+
+    /// The directory and the names of the files that other processes write
+    /// when they change the database at `path`, or nil for a database in
+    /// memory or opened from a `file:` URI.
+    static func watchedFiles(ofDatabaseAtPath path: String) -> (directory: String, names: Set<String>)? {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
+            return nil
+        }
+        // SQLite writes the journal and the WAL next to the file a symbolic
+        // link points to.
+        let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let name = file.lastPathComponent
+        return (file.deletingLastPathComponent().path, [name, name + "-wal", name + "-journal"])
+    }
+
+    // MARK: - Watch
+
+    /// The delays of the checks after a write to the files, after the
+    /// immediate one. Dense first, because a commit becomes visible within
+    /// a millisecond of its last write on a local disk; the later ones
+    /// catch a slow sync, or a lock held after the write.
+    static let recheckDelays: [Double] = [
+        0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.006, 0.008, 0.012, 0.016, 0.024,
+        0.032, 0.05, 0.1, 0.2, 0.5, 1, 3, 10,
+    ]
+    /// The delay of a new check while checks fail (the file is locked).
+    static let retryDelay: Double = 1
+
+    private let key: Key
+    private let path: String
+    private let directory: String
+    private let queue = DispatchQueue(label: "ReactiveGRDB.CommitWatch")
+    private let lock = NSLock()
+    /// The watch's own read-only connection, which asks the data version.
+    private let checker: DatabaseQueue
+    /// The app's writer, if it writes: it settles ambiguous changes.
+    private let writer: (any DatabaseWriter)?
+    private let ownCommits: OwnCommitCounter?
+    private let fileIdentity: FileIdentity?
+
+    /// The watched connection, set once at creation.
+    private var reader = WeakReader(nil)
+    private var listeners: [Int: Listener] = [:]
+    private var nextListenerID = 0
+    private var failure: DatabaseFileChangedError?
+    private var isCancelled = false
+    private var fallbackReason: String?
+
+    private var source: FileChangeSource?
+    private var timer: (any DispatchSourceTimer)?
+    private var dataVersion: Int
+    private var checkedOwnCommits = 0
+    private var isSettling = false
+    private var deadlines: [DispatchTime] = []
+    private var pollingInterval: Double?
+
+    private var isUsable: Bool {
+        lock.withLock { failure == nil && !isCancelled }
+    }
+
+    private init(reader: any DatabaseReader, files: (directory: String, names: Set<String>), mode: OtherProcessCommits.Mode, key: Key) throws {
+        self.key = key
+        self.directory = files.directory
+        self.path = URL(fileURLWithPath: reader.path).resolvingSymlinksInPath().path
+        var configuration = Configuration()
+        configuration.readonly = true
+        // A check that finds the file locked fails at once, and is tried
+        // again later: it never blocks the watch.
+        configuration.busyMode = .immediateError
+        configuration.label = "ReactiveGRDB.CommitWatch"
+        checker = try DatabaseQueue(path: reader.path, configuration: configuration)
+        fileIdentity = FileIdentity(path: path)
+        do {
+            dataVersion = try Self.dataVersion(checker)
+        } catch {
+            // Locked right now: any version will do, since the next check
+            // will tell a change, and the observation fetches at its start
+            // anyway.
+            dataVersion = -1
+        }
+        if let writer = reader as? any DatabaseWriter, !reader.configuration.readonly {
+            let ownCommits = OwnCommitCounter()
+            self.writer = writer
+            self.ownCommits = ownCommits
+            writer.asyncWriteWithoutTransaction { db in
+                ownCommits.start(db)
+            }
+        } else {
+            writer = nil
+            ownCommits = nil
+        }
+
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerDidFire() }
+        timer.resume()
+        self.timer = timer
+
+        switch mode {
+        case .fileEvents:
+            do {
+                source = try Self.makeFileChangeSource(files.directory, files.names, queue) { [weak self] events in
+                    self?.filesDidChange(events)
+                }
+            } catch {
+                fallbackReason = "\(error); checking every \(Self.format(OtherProcessCommits.fallbackPollingInterval)) instead"
+                startPolling(every: OtherProcessCommits.fallbackPollingInterval)
+            }
+        case let .polling(interval):
+            startPolling(every: interval)
+        }
+    }
+
+    private func addListener(_ listener: Listener) -> Registration {
+        let (id, fallbackReason) = lock.withLock {
+            defer { nextListenerID += 1 }
+            listeners[nextListenerID] = listener
+            return (nextListenerID, self.fallbackReason)
+        }
+        if let fallbackReason, let onPollingFallback = listener.onPollingFallback {
+            queue.async { onPollingFallback(fallbackReason) }
+        }
+        return Registration(watch: self, id: id)
+    }
+
+    private func removeListener(id: Int) {
+        let isLast = lock.withLock {
+            listeners[id] = nil
+            return listeners.isEmpty
+        }
+        guard isLast else { return }
+        Self.registryLock.withLock {
+            // A new listener may have come in between.
+            let isStillLast = lock.withLock {
+                guard listeners.isEmpty else { return false }
+                isCancelled = true
+                return true
+            }
+            guard isStillLast else { return }
+            if Self.registry[key] === self {
+                Self.registry[key] = nil
+            }
+        }
+        stop()
+    }
+
+    /// Stops watching, and closes the connection, so that the app can
+    /// close the database right after: the last connection to close a WAL
+    /// database removes its `-wal` and `-shm` files.
+    private func stop() {
+        queue.async { [self] in
+            source?.cancel()
+            source = nil
+            timer?.cancel()
+            timer = nil
+        }
+        try? checker.close()
+    }
+
+    // MARK: - Checks
+
+    private func filesDidChange(_ events: FileChangeSource.Events) {
+        if !events.isDisjoint(with: [.moved, .directoryGone]) {
+            checkFileIdentity()
+        }
+        check()
+        let now = DispatchTime.now()
+        deadlines = Self.recheckDelays.map { now + $0 }
+        armTimer()
+    }
+
+    private func startPolling(every interval: Double) {
+        pollingInterval = interval
+        timer?.schedule(deadline: .now() + interval, repeating: interval)
+    }
+
+    private func timerDidFire() {
+        if pollingInterval != nil {
+            checkFileIdentity()
+            check()
+            return
+        }
+        let now = DispatchTime.now()
+        deadlines.removeAll { $0 <= now }
+        check()
+        armTimer()
+    }
+
+    private func armTimer() {
+        guard pollingInterval == nil else { return }
+        timer?.schedule(deadline: deadlines.first ?? .distantFuture)
+    }
+
+    /// Asks the data version, and tells the listeners if another process
+    /// committed. Called on `queue`.
+    private func check() {
+        guard !lock.withLock({ isCancelled || failure != nil }) else { return }
+        let version: Int
+        do {
+            version = try Self.dataVersion(checker)
+        } catch {
+            // Locked by another process: look again until a check works.
+            if deadlines.isEmpty && pollingInterval == nil {
+                deadlines = [.now() + Self.retryDelay]
+                armTimer()
+            }
+            return
+        }
+        guard version != dataVersion else { return }
+        dataVersion = version
+        // Read after the version: an own commit visible in `version` was
+        // counted before it became visible.
+        let ownCommitCount = ownCommits?.count ?? 0
+        if ownCommitCount == checkedOwnCommits {
+            notifyCommit()
+        } else {
+            checkedOwnCommits = ownCommitCount
+            settleOnWriter()
+        }
+    }
+
+    /// Asks the writer whether another connection committed since it last
+    /// looked: the change seen after an own commit may be the own commit
+    /// only. At most one question waits on the writer.
+    private func settleOnWriter() {
+        guard let writer, let ownCommits, !isSettling else { return }
+        isSettling = true
+        writer.asyncWriteWithoutTransaction { [weak self] db in
+            let hasOtherCommits = ownCommits.writerSawOtherCommits(db)
+            guard let self else { return }
+            queue.async { [self] in
+                isSettling = false
+                if hasOtherCommits {
+                    notifyCommit()
+                }
+            }
+        }
+    }
+
+    private func notifyCommit() {
+        let listeners = lock.withLock { isCancelled ? [] : Array(self.listeners.values) }
+        for listener in listeners {
+            listener.onCommit()
+        }
+    }
+
+    /// Fails the listeners if the file was deleted or replaced.
+    private func checkFileIdentity() {
+        guard let fileIdentity else { return }
+        let reason: DatabaseFileChangedError.Reason
+        switch FileIdentity(path: path) {
+        case fileIdentity:
+            return
+        case nil:
+            reason = FileManager.default.fileExists(atPath: directory) ? .deleted : .directoryGone
+        default:
+            reason = .replaced
+        }
+        let error = DatabaseFileChangedError(reason: reason, path: path)
+        Self.registryLock.withLock {
+            Self.fileChanges[key.reader] = (reader, error)
+        }
+        let listeners = lock.withLock {
+            guard failure == nil, !isCancelled else { return [Listener]() }
+            failure = error
+            return Array(self.listeners.values)
+        }
+        source?.cancel()
+        source = nil
+        timer?.cancel()
+        timer = nil
+        for listener in listeners {
+            listener.onFailure(error)
+        }
+    }
+
+    private static func dataVersion(_ checker: DatabaseQueue) throws -> Int {
+        try checker.inDatabase { db in
+            try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        }
+    }
+
+    private static func format(_ interval: TimeInterval) -> String {
+        interval < 1 ? "\(Int((interval * 1000).rounded())) ms" : "\(interval) s"
+    }
+}
+
+// MARK: - Own commits
+
+/// Counts the commits of the app's writer, and reads its data version.
+// @unchecked Sendable: `count` is only accessed with `lock` held;
+// `writerVersion` only on the writer's queue.
+private final class OwnCommitCounter: TransactionObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _count = 0
+    private var writerVersion: Int?
+
+    /// The number of own commits that started. A commit is counted before
+    /// it becomes visible to other connections.
+    var count: Int { lock.withLock { _count } }
+
+    /// Starts counting. Called on the writer's queue.
+    func start(_ db: Database) {
+        db.add(transactionObserver: self, extent: .observerLifetime)
+        writerVersion = try? Int.fetchOne(db, sql: "PRAGMA data_version")
+    }
+
+    /// Returns whether another connection committed since the last call.
+    /// Called on the writer's queue: the writer's data version changes with
+    /// the commits of other connections only.
+    func writerSawOtherCommits(_ db: Database) -> Bool {
+        guard let version = try? Int.fetchOne(db, sql: "PRAGMA data_version") else {
+            // Closed or failing: another check will come.
+            return true
+        }
+        defer { writerVersion = version }
+        return version != writerVersion
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) { }
+    func databaseDidCommit(_ db: Database) { }
+    func databaseDidRollback(_ db: Database) { }
+
+    func databaseWillCommit() throws {
+        lock.withLock { _count += 1 }
+    }
+}
+
+// MARK: - File identity
+
+/// A connection, not retained.
+private struct WeakReader {
+    weak var reader: (any DatabaseReader)?
+
+    init(_ reader: (any DatabaseReader)?) {
+        self.reader = reader
+    }
+}
+
+/// The device and inode of a file: another file at the same path has
+/// another identity.
+private struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}

@@ -1,0 +1,607 @@
+import Foundation
+import GRDB
+import OpenCombine
+@testable import ReactiveGRDB
+import XCTest
+
+/// `includingOtherProcesses(_:)`: the publishers see the commits of another
+/// process, the `sqlite3` command, which keeps its connection open.
+final class OtherProcessCommitsTests: XCTestCase {
+    private let names = ValueObservation
+        .trackingConstantRegion { db in try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") }
+        .removeDuplicates()
+
+    override func tearDown() {
+        CommitWatch.makeFileChangeSource = { directory, names, queue, onChange in
+            try FileChangeSource(directory: directory, names: names, queue: queue, onChange: onChange)
+        }
+        super.tearDown()
+    }
+
+    // MARK: - The matrix
+
+    func testCommitsOfAnotherProcessAreObserved() throws {
+        for connection in ConnectionKind.allCases {
+            for access in Access.allCases {
+                for journal in Journal.allCases {
+                    // A writable DatabasePool turns a file to WAL when it
+                    // opens it (GRDB does): that case is the WAL one.
+                    if connection == .pool && access == .writable && journal == .delete { continue }
+                    let spelling: Spelling = (connection == .queue) == (access == .writable) ? .rx : .grdb
+                    let context = "\(connection), \(access), \(journal), \(spelling)"
+                    try RecorderScope.run {
+                        try withDatabase(connection, access, journal) { reader, other in
+                            let recorder = spelling.observe(names, in: reader).includingOtherProcesses().record()
+                            wait(for: recorder, valueCount: 1)
+                            for sql in [
+                                "INSERT INTO player(name) VALUES ('Arthur')",
+                                "INSERT INTO player(name) VALUES ('Barbara')",
+                                "UPDATE player SET name = 'Craig' WHERE name = 'Arthur'",
+                                "DELETE FROM player WHERE name = 'Barbara'",
+                            ] {
+                                let count = recorder.values.count
+                                try other.execute(sql)
+                                wait(for: recorder, valueCount: count + 1)
+                            }
+                            XCTAssertEqual(
+                                recorder.values,
+                                [[], ["Arthur"], ["Arthur", "Barbara"], ["Craig", "Barbara"], ["Craig"]],
+                                context)
+                            XCTAssertNil(recorder.completion, context)
+                            // The journal mode is the file's own.
+                            XCTAssertEqual(try other.execute("PRAGMA journal_mode;"), [journal.rawValue], context)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func testTruncateAndPersistJournalsAreObserved() throws {
+        // Rollback journals that are not deleted at commit: truncated, or
+        // their header zeroed.
+        for journal in ["truncate", "persist"] {
+            try RecorderScope.run {
+                try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                    try other.execute("PRAGMA journal_mode = \(journal);")
+                    let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                    wait(for: recorder, valueCount: 2)
+                    try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                    wait(for: recorder, valueCount: 3)
+                    XCTAssertEqual(recorder.values, [[], ["Arthur"], ["Arthur", "Barbara"]], journal)
+                    XCTAssertEqual(try other.execute("PRAGMA journal_mode;"), [journal], journal)
+                }
+            }
+        }
+    }
+
+    func testImmediateSchedulerPublishesFreshValuesOnTheMainThread() throws {
+        try RecorderScope.run {
+            try withDatabase(.pool, .readOnly, .wal) { reader, other in
+                let threads = Synchronized<[Bool]>([])
+                let recorder = names.publisher(in: reader, scheduling: .immediate)
+                    .includingOtherProcesses()
+                    .record(onEvent: { event in
+                        if case .value = event {
+                            threads.update { $0.append(Thread.isMainThread) }
+                        }
+                    })
+                // The initial value, synchronously.
+                XCTAssertEqual(recorder.values, [[]])
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertEqual(Set(threads.value), [true])
+            }
+        }
+    }
+
+    func testWithoutIncludingOtherProcessesTheirCommitsAreNotSeen() throws {
+        // What `includingOtherProcesses` is for: GRDB alone does not see
+        // the commits of another process.
+        try RecorderScope.run {
+            try withDatabase(.pool, .writable, .wal) { reader, other in
+                let recorder = names.publisher(in: reader).record()
+                wait(for: recorder, valueCount: 1)
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.3))
+                XCTAssertEqual(recorder.values.last, [])
+            }
+        }
+    }
+
+    // MARK: - Own writes
+
+    func testOwnWritesCauseNoOtherFetch() throws {
+        for connection in ConnectionKind.allCases {
+            try RecorderScope.run {
+                try withDatabase(connection, .writable, .wal) { reader, other in
+                    let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                    let fetches = Synchronized(0)
+                    let observation = names.handleEvents(willFetch: { fetches.update { $0 += 1 } })
+                    let recorder = observation.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    settle()
+                    for (index, name) in ["Arthur", "Barbara", "Craig"].enumerated() {
+                        let before = fetches.value
+                        try writer.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES (?)", arguments: [name]) }
+                        wait(for: recorder, valueCount: index + 2)
+                        // The checks after the write have time to run.
+                        settle()
+                        XCTAssertEqual(fetches.value - before, 1, "\(connection), own write \(name)")
+                    }
+                    // Another process's commit still makes a fresh value.
+                    try other.execute("INSERT INTO player(name) VALUES ('Zoé')")
+                    wait(for: recorder, until: { $0.values.last == ["Arthur", "Barbara", "Craig", "Zoé"] })
+                }
+            }
+        }
+    }
+
+    func testCommitOfAnotherProcessIsObservedWhileTheWriterIsBusy() throws {
+        // A write of the app may wait seconds for the lock of another
+        // process: the commits of other processes must not wait for it.
+        try RecorderScope.run {
+            try withDatabase(.pool, .writable, .wal) { reader, other in
+                let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                // An own write first, so that the next change is checked
+                // against it.
+                try writer.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Arthur')") }
+                wait(for: recorder, valueCount: 2)
+                let release = DispatchSemaphore(value: 0)
+                writer.asyncWriteWithoutTransaction { _ in release.wait() }
+                defer { release.signal() }
+                try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                wait(for: recorder, timeout: 2, until: { $0.values.last == ["Arthur", "Barbara"] })
+            }
+        }
+    }
+
+    func testCommitOfAnotherProcessIsObservedWhileAnOwnWriteWaitsForTheLock() throws {
+        // Issue 7, bug 5: the app's write waits out its busy timeout while
+        // another process keeps the lock between its commits. Those commits
+        // show meanwhile.
+        try RecorderScope.run {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            try withDatabase(.pool, .writable, .wal, configuration: configuration) { reader, other in
+                let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                try other.execute("BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Arthur');")
+                let write = writer.rx.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Barbara')") }.record()
+                // Commits, and takes the lock again at once: the app's write
+                // still waits.
+                try other.execute("COMMIT; BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Craig');")
+                wait(for: recorder, timeout: 2, until: { $0.values.last == ["Arthur"] })
+                XCTAssertFalse(write.recording.value.isComplete, "the own write waits")
+                try other.execute("COMMIT;")
+                waitForCompletion(of: write)
+                wait(for: recorder, until: { $0.values.last == ["Arthur", "Craig", "Barbara"] })
+            }
+        }
+    }
+
+    // MARK: - Other publishers
+
+    func testRegionObservationEmitsAfterCommitsOfAnotherProcess() throws {
+        for access in Access.allCases {
+            for spelling in Spelling.allCases {
+                try RecorderScope.run {
+                    try withDatabase(.queue, access, .delete) { reader, other in
+                        let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                        let recorder = spelling
+                            .changes(DatabaseRegionObservation(tracking: Table("player")), in: writer)
+                            .includingOtherProcesses()
+                            .map { db in (try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")) ?? -1 }
+                            .record()
+                        try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                        wait(for: recorder, valueCount: 1)
+                        try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                        wait(for: recorder, until: { $0.values.last == 2 })
+                        XCTAssertEqual(recorder.values, [1, 2], "\(access), \(spelling)")
+                    }
+                }
+            }
+        }
+    }
+
+    func testRequestConveniencesSeeCommitsOfAnotherProcess() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let count = Table("player").all().rx.observeCount(in: reader).includingOtherProcesses().record()
+                let first = SQLRequest<String>(sql: "SELECT name FROM player ORDER BY id DESC")
+                    .rx.observeFirst(in: reader).includingOtherProcesses().record()
+                wait(for: count, valueCount: 1)
+                wait(for: first, valueCount: 1)
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: count, until: { $0.values == [0, 1] })
+                wait(for: first, until: { $0.values == [nil, "Arthur"] })
+            }
+        }
+    }
+
+    func testSharedObservationSeesCommitsOfAnotherProcess() throws {
+        for access in Access.allCases {
+            try RecorderScope.run {
+                try withDatabase(.pool, access, .wal) { reader, other in
+                    let shared = names.shared(in: reader)
+                    let recorder = shared.publisher(includingOtherProcessesIn: reader).record()
+                    wait(for: recorder, valueCount: 1)
+                    try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                    wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                }
+            }
+        }
+    }
+
+    // MARK: - Bursts
+
+    func testBurstOfCommitsEndsWithTheLastState() throws {
+        for (connection, access, journal) in [(ConnectionKind.pool, Access.readOnly, Journal.wal), (.queue, .writable, .delete)] {
+            try RecorderScope.run {
+                try withDatabase(connection, access, journal) { reader, other in
+                    let count = ValueObservation.trackingConstantRegion { db in
+                        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+                    }
+                    let recorder = count.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    // Each statement is its own transaction: 10,000 commits.
+                    try other.execute("PRAGMA synchronous = OFF;")
+                    let inserts = String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 10_000)
+                    try other.execute(inserts, timeout: 120)
+                    let recording = wait(for: recorder, timeout: 20, until: { $0.values.last == 10_000 || $0.isComplete })
+                    XCTAssertNil(recording.completion, "\(journal)")
+                    XCTAssertEqual(recording.values.last, 10_000, "\(journal)")
+                    XCTAssertEqual(recording.values, recording.values.sorted(), "\(journal): values in commit order")
+                    XCTAssertLessThan(recording.values.count, 10_000, "\(journal): coalesced")
+                }
+            }
+        }
+    }
+
+    // MARK: - Faults
+
+    func testWriteLockHeldByAnotherProcessFailsOwnWriteAndTheWatchGoesOn() throws {
+        try RecorderScope.run {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(0.3)
+            try withDatabase(.pool, .writable, .wal, configuration: configuration) { reader, other in
+                let writer = try XCTUnwrap(reader as? any DatabaseWriter)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                // The other process holds the write lock.
+                try other.execute("BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Arthur');")
+                let write = writer.rx.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Barbara')") }.record()
+                let failure = waitForCompletion(of: write).failure as? DatabaseError
+                XCTAssertEqual(failure?.resultCode, .SQLITE_BUSY)
+                XCTAssertEqual(failure?.message, "database is locked")
+                // The other process commits: its change shows.
+                try other.execute("COMMIT;")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertNil(recorder.completion)
+            }
+        }
+    }
+
+    func testRefreshThatFindsTheFileLockedIsTriedAgain() throws {
+        // In rollback mode, a fetch that comes while another process
+        // commits finds the file locked, unless the connection waits for
+        // locks: the fetches below fail that way three times.
+        try RecorderScope.run {
+            try withDatabase(.queue, .writable, .delete) { reader, other in
+                let lockedFetches = Synchronized(0)
+                let count = ValueObservation.trackingConstantRegion { db -> Int in
+                    var isLocked = false
+                    lockedFetches.update { count in
+                        if count > 0 {
+                            count -= 1
+                            isLocked = true
+                        }
+                    }
+                    if isLocked {
+                        throw DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked")
+                    }
+                    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+                }
+                let recorder = count.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                lockedFetches.update { $0 = 3 }
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                let recording = wait(for: recorder, until: { $0.values.count == 2 || $0.isComplete })
+                XCTAssertEqual(recording.values, [0, 1])
+                XCTAssertNil(recording.completion)
+                XCTAssertEqual(lockedFetches.value, 0)
+            }
+        }
+    }
+
+    func testDeletedFileFailsThePublisher() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                // The error comes where the observation's errors come: on
+                // the main queue by default.
+                let completedOnMainThread = Synchronized<Bool?>(nil)
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record(onEvent: { event in
+                    if case .completion = event {
+                        completedOnMainThread.update { $0 = Thread.isMainThread }
+                    }
+                })
+                wait(for: recorder, valueCount: 1)
+                try FileManager.default.removeItem(atPath: reader.path)
+                let recording = waitForCompletion(of: recorder)
+                XCTAssertEqual(completedOnMainThread.value, true)
+                XCTAssertEqual(
+                    recording.failure as? DatabaseFileChangedError,
+                    DatabaseFileChangedError(reason: .deleted, path: resolved(reader.path)))
+            }
+        }
+    }
+
+    func testFileReplacedByRenameFailsThePublisher() throws {
+        try RecorderScope.run {
+            try withDatabase(.pool, .writable, .wal) { reader, other in
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                // An "atomic save": a new file written aside, then renamed
+                // over the database.
+                let temporary = reader.path + ".tmp"
+                try Data("not a database".utf8).write(to: URL(fileURLWithPath: temporary))
+                XCTAssertEqual(rename(temporary, reader.path), 0)
+                let recording = waitForCompletion(of: recorder)
+                XCTAssertEqual(
+                    recording.failure as? DatabaseFileChangedError,
+                    DatabaseFileChangedError(reason: .replaced, path: resolved(reader.path)))
+                XCTAssertEqual(recording.values, [[]])
+                // The connection still reads the file it opened: a new
+                // subscription fails too, rather than watch the new file.
+                let next = waitForCompletion(of: names.publisher(in: reader).includingOtherProcesses().record())
+                XCTAssertEqual(
+                    next.failure as? DatabaseFileChangedError,
+                    DatabaseFileChangedError(reason: .replaced, path: resolved(reader.path)))
+                XCTAssertEqual(next.values, [])
+            }
+        }
+    }
+
+    func testDeletedDirectoryFailsThePublisher() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .writable, .delete) { reader, other in
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                let directory = URL(fileURLWithPath: reader.path).deletingLastPathComponent()
+                // Moved away, then deleted: the path of the file is gone.
+                let moved = directory.deletingLastPathComponent().appendingPathComponent(UUID().uuidString)
+                try FileManager.default.moveItem(at: directory, to: moved)
+                defer { try? FileManager.default.removeItem(at: moved) }
+                let recording = waitForCompletion(of: recorder)
+                XCTAssertEqual(
+                    recording.failure as? DatabaseFileChangedError,
+                    DatabaseFileChangedError(reason: .directoryGone, path: resolved(reader.path)))
+            }
+        }
+    }
+
+    func testWithoutInotifyCommitsArePolledAndTheFallbackIsReported() throws {
+        CommitWatch.makeFileChangeSource = { directory, _, _, _ in
+            // What inotify_add_watch says when the limit of watches is reached.
+            throw FileChangeSourceError(path: directory, code: ENOSPC)
+        }
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .wal) { reader, other in
+                let reasons = Synchronized<[String]>([])
+                let recorder = names.publisher(in: reader)
+                    .includingOtherProcesses(.fileEvents(onPollingFallback: { reason in reasons.update { $0.append(reason) } }))
+                    .record()
+                wait(for: recorder, valueCount: 1)
+                wait(for: reasons, until: { $0.count == 1 })
+                XCTAssertEqual(reasons.value, [
+                    "cannot watch \"\(resolved(URL(fileURLWithPath: reader.path).deletingLastPathComponent().path))\": "
+                        + "the limit of inotify watches is reached (fs.inotify.max_user_watches); checking every 100 ms instead",
+                ])
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values == [[], ["Arthur"]] })
+            }
+        }
+    }
+
+    func testPollingSeesCommitsWithoutFileEvents() throws {
+        CommitWatch.makeFileChangeSource = { directory, _, _, _ in
+            XCTFail("polling watches no file")
+            throw FileChangeSourceError(path: directory, code: ENOSPC)
+        }
+        try RecorderScope.run {
+            try withDatabase(.pool, .writable, .wal) { reader, other in
+                let recorder = names.publisher(in: reader).includingOtherProcesses(.polling(every: 0.05)).record()
+                wait(for: recorder, valueCount: 1)
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+            }
+        }
+    }
+
+    func testAlteredTableGivesAFreshValueAndDroppedTableAnError() throws {
+        for connection in ConnectionKind.allCases {
+            try RecorderScope.run {
+                try withDatabase(connection, .readOnly, .wal) { reader, other in
+                    let players = ValueObservation.trackingConstantRegion { db in try Row.fetchAll(db, sql: "SELECT * FROM player").map(\.count) }
+                    let recorder = players.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                    wait(for: recorder, until: { $0.values.last == [2] })
+                    try other.execute("ALTER TABLE player ADD COLUMN score INTEGER")
+                    wait(for: recorder, until: { $0.values.last == [3] })
+                    try other.execute("DROP TABLE player")
+                    let recording = waitForCompletion(of: recorder)
+                    let error = try XCTUnwrap(recording.failure as? DatabaseError, "\(connection)")
+                    XCTAssertEqual(error.message, "no such table: player", "\(connection)")
+                }
+            }
+        }
+    }
+
+    // MARK: - Never writes
+
+    func testReadOnlyDatabaseIsNeverWritten() throws {
+        for journal in Journal.allCases {
+            try RecorderScope.run {
+                try withDatabase(.pool, .readOnly, journal, otherProcessStaysOpen: false) { reader, _ in
+                    let before = try Data(contentsOf: URL(fileURLWithPath: reader.path))
+                    let files = try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: reader.path).deletingLastPathComponent().path)
+                    let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    settle()
+                    recorder.cancel()
+                    try (reader as? DatabasePool)?.close()
+                    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: reader.path)), before, "\(journal)")
+                    let filesAfter = try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: reader.path).deletingLastPathComponent().path)
+                    XCTAssertEqual(filesAfter.sorted(), files.sorted(), "\(journal)")
+                }
+            }
+        }
+    }
+
+    func testDatabaseInMemoryWatchesNothing() throws {
+        for path in ["", ":memory:", "file:players?mode=memory"] {
+            XCTAssertNil(CommitWatch.watchedFiles(ofDatabaseAtPath: path), path)
+        }
+        try RecorderScope.run {
+            let dbQueue = try DatabaseQueue()
+            try dbQueue.write { db in try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT)") }
+            let recorder = names.publisher(in: dbQueue).includingOtherProcesses().record()
+            try dbQueue.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Arthur')") }
+            wait(for: recorder, until: { $0.values == [[], ["Arthur"]] })
+        }
+    }
+
+    func testWatchedFilesAreNextToTheFileALinkPointsTo() throws {
+        try withTemporaryDirectory { directory in
+            let target = directory.appendingPathComponent("data", isDirectory: true)
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: target.appendingPathComponent("players.sqlite").path, contents: nil))
+            let link = directory.appendingPathComponent("link.sqlite").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.appendingPathComponent("players.sqlite").path)
+
+            let files = try XCTUnwrap(CommitWatch.watchedFiles(ofDatabaseAtPath: link))
+            XCTAssertEqual(files.directory, target.resolvingSymlinksInPath().path)
+            XCTAssertEqual(files.names, ["players.sqlite", "players.sqlite-wal", "players.sqlite-journal"])
+        }
+    }
+
+    // MARK: - FileChangeSource
+
+    func testUnwatchableDirectoryIsAnError() throws {
+        try withTemporaryDirectory { directory in
+            let missing = directory.appendingPathComponent("missing").path
+            XCTAssertThrowsError(try FileChangeSource(directory: missing, names: ["players.sqlite"], queue: .main, onChange: { _ in })) { error in
+                XCTAssertEqual(
+                    (error as? FileChangeSourceError)?.description,
+                    "cannot watch \"\(missing)\": No such file or directory")
+            }
+        }
+    }
+
+    func testFileChangeSourceReportsWritesAndMovesOfItsFiles() throws {
+        try withTemporaryDirectory { directory in
+            let events = Synchronized<[FileChangeSource.Events]>([])
+            let source = try FileChangeSource(
+                directory: directory.path, names: ["watched"], queue: .main,
+                onChange: { change in events.update { $0.append(change) } })
+            defer { source.cancel() }
+            try write("other", to: directory.appendingPathComponent("other"))
+            RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.2))
+            XCTAssertEqual(events.value, [], "another file")
+
+            try write("watched", to: directory.appendingPathComponent("watched"))
+            wait(for: events, until: { $0.contains { $0.contains(.written) } })
+            events.update { $0 = [] }
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("watched"))
+            wait(for: events, until: { $0.contains { $0.contains(.moved) } })
+        }
+    }
+
+    // MARK: - Support
+
+    enum ConnectionKind: String, CaseIterable, CustomStringConvertible {
+        case queue = "DatabaseQueue"
+        case pool = "DatabasePool"
+        var description: String { rawValue }
+    }
+
+    enum Access: String, CaseIterable, CustomStringConvertible {
+        case writable
+        case readOnly = "read-only"
+        var description: String { rawValue }
+    }
+
+    enum Journal: String, CaseIterable, CustomStringConvertible {
+        case wal
+        case delete
+        var description: String { rawValue }
+    }
+
+    /// Runs `body` with a database made by the `sqlite3` command, and that
+    /// command still running, its connection open.
+    ///
+    /// A read-only database is a file of mode 0444. In WAL mode, its
+    /// directory is read-only too (0555); in rollback mode, the other
+    /// process must create its journal in the directory, which stays
+    /// writable.
+    private func withDatabase(
+        _ connection: ConnectionKind,
+        _ access: Access,
+        _ journal: Journal,
+        otherProcessStaysOpen: Bool = true,
+        configuration: Configuration = Configuration(),
+        _ body: (any DatabaseReader, SQLiteProcess) throws -> Void) throws
+    {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let other = try SQLiteProcess(path: path)
+            defer { other.close() }
+            try other.execute("""
+                PRAGMA journal_mode = \(journal.rawValue);
+                CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                """)
+            if !otherProcessStaysOpen {
+                other.close()
+            }
+            var configuration = configuration
+            if access == .readOnly {
+                configuration.readonly = true
+                XCTAssertEqual(chmod(path, 0o444), 0)
+                if journal == .wal {
+                    XCTAssertEqual(chmod(directory.path, 0o555), 0)
+                }
+            }
+            defer { chmod(directory.path, 0o755) }
+            let reader: any DatabaseReader
+            switch connection {
+            case .queue: reader = try DatabaseQueue(path: path, configuration: configuration)
+            case .pool: reader = try DatabasePool(path: path, configuration: configuration)
+            }
+            try body(reader, other)
+        }
+    }
+
+    /// Lets the checks that follow a write run, to see that they do
+    /// nothing more.
+    private func settle() {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.3))
+    }
+
+    private func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
+    /// Writes `text` in place, with one `write`: no temporary file renamed.
+    private func write(_ text: String, to url: URL) throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+}
