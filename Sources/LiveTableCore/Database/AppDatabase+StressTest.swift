@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+import GRDB
+import OpenCombine
+import OpenCombineDispatch
+import ReactiveGRDB
+
+extension AppDatabase {
+    // MARK: - Stress Test
+
+    /// The number of refreshes of the app's stress test.
+    public static let stressTestRefreshes = 50
+
+    /// Returns a publisher that runs `refreshes` concurrent refreshes, and
+    /// publishes the progress each time one of them ends, then finishes.
+    ///
+    /// All refreshes are started at once through `rx.write`, the way the
+    /// demo apps stress the database; the database serializes them.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = appDatabase.stressTest().sink { progress in
+    ///     print("\(progress.completed) of \(progress.total)")
+    /// }
+    /// ```
+    ///
+    /// - parameter refreshes: The number of refreshes.
+    /// - parameter scheduler: The scheduler that publishes the progress, by
+    ///   default the main dispatch queue. It must be serial.
+    /// - returns: A publisher of progress that never fails. With zero
+    ///   refreshes, it publishes one finished progress.
+    public func stressTest(
+        refreshes: Int = AppDatabase.stressTestRefreshes,
+        observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
+    -> AnyPublisher<StressTestProgress, Never>
+    {
+        let start = StressTestProgress(completed: 0, failed: 0, total: max(0, refreshes))
+        guard start.total > 0 else {
+            return Just(start).eraseToAnyPublisher()
+        }
+        // A cancelled write publisher still writes, as GRDB's do: the
+        // refreshes that have not started yet check this flag instead, so
+        // that cancelling the stress test (on quit) does not wait for them.
+        let cancellation = Cancellation()
+        // FlatMap, with its default unlimited number of publishers,
+        // subscribes to all refreshes at once.
+        return Publishers.Sequence<[Int], Never>(sequence: Array(0..<start.total))
+            .flatMap { _ in
+                self.writer.rx
+                    .write(observeOn: scheduler) { db in
+                        try cancellation.check()
+                        try self.refresh(db)
+                    }
+                    .map { nil as String? }
+                    .catch { error in Just(error.oneLineDescription) }
+            }
+            .scan(start) { progress, failure in
+                var progress = progress
+                if let failure {
+                    progress.failed += 1
+                    progress.firstError = progress.firstError ?? failure
+                } else {
+                    progress.completed += 1
+                }
+                return progress
+            }
+            .handleEvents(receiveCancel: { cancellation.cancel() })
+            .eraseToAnyPublisher()
+    }
+}
+
+/// Tells the refreshes of a cancelled stress test not to run.
+// @unchecked Sendable: `isCancelled` is only accessed with `lock` held.
+private final class Cancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isCancelled = false
+
+    func cancel() {
+        lock.lock()
+        isCancelled = true
+        lock.unlock()
+    }
+
+    func check() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if isCancelled { throw CancellationError() }
+    }
+}
+
+/// The progress of `AppDatabase.stressTest(refreshes:observeOn:)`.
+///
+/// For example:
+///
+/// ```swift
+/// let progress = StressTestProgress(completed: 50, failed: 0, total: 50)
+/// progress.isFinished // true
+/// ```
+public struct StressTestProgress: Equatable, Sendable {
+    /// The number of refreshes that succeeded.
+    public var completed: Int
+    /// The number of refreshes that failed.
+    public var failed: Int
+    /// The number of refreshes of the stress test.
+    public var total: Int
+    /// Why the first refresh that failed did, on one line.
+    public var firstError: String?
+
+    /// True when all refreshes have ended.
+    public var isFinished: Bool { completed + failed == total }
+
+    /// Creates a progress.
+    public init(completed: Int, failed: Int, total: Int, firstError: String? = nil) {
+        self.completed = completed
+        self.failed = failed
+        self.total = total
+        self.firstError = firstError
+    }
+}
