@@ -192,6 +192,7 @@ final class CommitWatch: @unchecked Sendable {
     private var dataVersion: Int
     private var checkedOwnCommits = 0
     private var isSettling = false
+    private var needsSettlingAgain = false
     private var deadlines: [DispatchTime] = []
     private var pollingInterval: Double?
 
@@ -363,7 +364,13 @@ final class CommitWatch: @unchecked Sendable {
     /// looked: the change seen after an own commit may be the own commit
     /// only. At most one question waits on the writer.
     private func settleOnWriter() {
-        guard let writer, let ownCommits, !isSettling else { return }
+        guard let writer, let ownCommits else { return }
+        guard !isSettling else {
+            // The question on its way may have been answered before this
+            // change: ask again after it.
+            needsSettlingAgain = true
+            return
+        }
         isSettling = true
         writer.asyncWriteWithoutTransaction { [weak self] db in
             let hasOtherCommits = ownCommits.writerSawOtherCommits(db)
@@ -372,6 +379,10 @@ final class CommitWatch: @unchecked Sendable {
                 isSettling = false
                 if hasOtherCommits {
                     notifyCommit()
+                }
+                if needsSettlingAgain {
+                    needsSettlingAgain = false
+                    settleOnWriter()
                 }
             }
         }
