@@ -149,14 +149,14 @@ extension Message: TerminalMessage { }
 @MainActor
 public final class AppLoop<Program: AppProgram> {
     /// The program the loop runs.
-    public let program: Program
+    let program: Program
     /// The current state.
     public private(set) var state: Program.State
 
     private weak var host: (any AppHost)?
     private var isStarted = false
     /// True once the loop has stopped: on quit, or by `stop()`.
-    public private(set) var isStopped = false
+    private(set) var isStopped = false
 
     // MARK: Messages
 
@@ -205,7 +205,7 @@ public final class AppLoop<Program: AppProgram> {
     /// loop.send(.key(.character("n")))
     /// loop.operationsInFlight // 1, until the insert has committed
     /// ```
-    public var operationsInFlight: Int {
+    var operationsInFlight: Int {
         operations.count
     }
 

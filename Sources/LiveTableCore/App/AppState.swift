@@ -30,11 +30,11 @@ public struct AppState: Equatable, Sendable {
     // MARK: - Terminal
 
     /// The terminal width, in cells.
-    public var width: Int
+    var width: Int
     /// The terminal height, in cells.
-    public var height: Int
+    var height: Int
     /// False for a monochrome screen (`NO_COLOR`, `--no-color`).
-    public var useColor: Bool
+    var useColor: Bool
 
     // MARK: - Selection and scrolling
 
@@ -42,25 +42,25 @@ public struct AppState: Equatable, Sendable {
     /// updates, and windows anchored on it follow that id to its current
     /// place; its name and score locate its place if it is deleted. Nil
     /// when the table is empty or not loaded yet.
-    public var selectedPlayer: Player?
+    var selectedPlayer: Player?
 
     /// The index, in the window, of the player on the top row of the players
     /// pane.
-    public var scrollTop: Int
+    var scrollTop: Int
 
     /// A jump to the first or last player that waits for its window.
-    public var pendingJump: JumpTarget?
+    var pendingJump: JumpTarget?
 
     // MARK: - Interaction
 
     /// The ordering of the Hall of Fame.
-    public var ordering: Ordering
+    var ordering: Ordering
     /// What the keys currently do.
-    public var mode: Mode
+    var mode: Mode
     /// The bottom line of the screen.
     public var status: StatusLine
     /// True once the user asked to quit.
-    public var isQuitting: Bool
+    var isQuitting: Bool
 
     /// The state at launch, before any size or database value is known.
     ///
@@ -93,7 +93,7 @@ public struct AppState: Equatable, Sendable {
     /// ```swift
     /// if let index = state.selectedIndex { print(state.hallOfFame!.players[index].name) }
     /// ```
-    public var selectedIndex: Int? {
+    var selectedIndex: Int? {
         guard let id = selectedPlayer?.id, let players = hallOfFame?.players else { return nil }
         return players.firstIndex { $0.id == id }
     }
@@ -106,7 +106,7 @@ public struct AppState: Equatable, Sendable {
     /// ```swift
     /// AppState.initial(width: 80, height: 24).pageRows // 19
     /// ```
-    public var pageRows: Int {
+    var pageRows: Int {
         Layout(width: width, height: height).listRows
     }
 
@@ -130,7 +130,7 @@ public struct AppState: Equatable, Sendable {
 /// ```swift
 /// if state.pendingJump == .last { print("waiting for the last rows") }
 /// ```
-public enum JumpTarget: Equatable, Sendable {
+enum JumpTarget: Equatable, Sendable {
     /// The first player of the ordering.
     case first
     /// The last player of the ordering.
@@ -144,7 +144,7 @@ public enum JumpTarget: Equatable, Sendable {
 /// ```swift
 /// if case let .editing(form) = state.mode { print(form.name) }
 /// ```
-public enum Mode: Equatable, Sendable {
+enum Mode: Equatable, Sendable {
     /// The main screen: keys are looked up in ``keyBindings``.
     case browsing
     /// The help overlay: any key closes it.
@@ -159,14 +159,14 @@ public enum Mode: Equatable, Sendable {
 /// left, the stress test on the right.
 public struct StatusLine: Equatable, Sendable {
     /// The caption of the current demo step.
-    public var caption: String?
+    var caption: String?
     /// The last error, cleared by the next key on the main screen.
     public var error: String?
     /// The running or last stress test.
-    public var stressTest: StressTestStatus?
+    var stressTest: StressTestStatus?
     /// The writes asked for that have not ended yet: the status line says
     /// "writing…" while one waits, for example for another process's lock.
-    public var pendingWrites: Int
+    var pendingWrites: Int
 
     /// Creates a status line.
     ///
@@ -175,7 +175,7 @@ public struct StatusLine: Equatable, Sendable {
     /// ```swift
     /// StatusLine(caption: "Insert a player", error: nil, stressTest: nil)
     /// ```
-    public init(
+    init(
         caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil, pendingWrites: Int = 0)
     {
         self.caption = caption
@@ -192,7 +192,7 @@ public struct StatusLine: Equatable, Sendable {
 /// ```swift
 /// if case let .running(completed, total) = state.status.stressTest { print(completed, total) }
 /// ```
-public enum StressTestStatus: Equatable, Sendable {
+enum StressTestStatus: Equatable, Sendable {
     /// `completed` refreshes of `total` have ended.
     case running(completed: Int, total: Int)
     /// All refreshes have ended; `failed` of them failed.

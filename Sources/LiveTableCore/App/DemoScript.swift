@@ -19,7 +19,7 @@ public struct DemoStep: Equatable, Sendable {
     /// ```swift
     /// DemoStep(caption: "Refresh (r)", messages: [.key(.character("r"))])
     /// ```
-    public init(caption: String, messages: [Message]) {
+    init(caption: String, messages: [Message]) {
         self.caption = caption
         self.messages = messages
     }
@@ -50,9 +50,9 @@ public struct DemoStep: Equatable, Sendable {
 /// ```
 public enum DemoScript {
     /// The name the edit step types.
-    public static let editedName = "Demo Player"
+    static let editedName = "Demo Player"
     /// The score the edit step types.
-    public static let editedScore = 1000
+    static let editedScore = 1000
 
     /// The steps: populate, insert, edit, ordering toggle, refresh, delete,
     /// stress test, delete all.
@@ -62,7 +62,7 @@ public enum DemoScript {
     /// ```swift
     /// DemoScript.steps.map(\.caption)
     /// ```
-    public static let steps: [DemoStep] = [
+    static let steps: [DemoStep] = [
         DemoStep(
             caption: "Refresh (r): an empty table gets 8 random players",
             messages: keys("r")),

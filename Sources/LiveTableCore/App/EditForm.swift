@@ -12,9 +12,9 @@
 /// form.insert("0")
 /// form.validated() // .success(Player(id: 1, name: "Arthur", score: 1000))
 /// ```
-public struct EditForm: Equatable, Sendable {
+struct EditForm: Equatable, Sendable {
     /// A field of the form.
-    public enum Field: Equatable, Sendable {
+    enum Field: Equatable, Sendable {
         /// The name field, focused when the form opens.
         case name
         /// The score field.
@@ -22,21 +22,21 @@ public struct EditForm: Equatable, Sendable {
     }
 
     /// The player being edited, as it was when the form opened.
-    public var player: Player
+    var player: Player
     /// The text of the name field.
-    public var name: String
+    var name: String
     /// The text of the score field.
-    public var score: String
+    var score: String
     /// The field that receives typed characters.
-    public var focus: Field
+    var focus: Field
     /// The number of characters before the cursor in the focused field.
-    public var cursor: Int
+    var cursor: Int
     /// Why the last attempt to save failed, if it did.
-    public var error: String?
+    var error: String?
     /// True from Enter until the save ends: the form stays open, says
     /// "saving…", and takes no edit, so that a failed save keeps the edit
     /// and shows why.
-    public var isSaving: Bool
+    var isSaving: Bool
 
     /// Opens the form on a player, with the cursor at the end of the name.
     ///
@@ -45,7 +45,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// let form = EditForm(player: player)
     /// ```
-    public init(player: Player) {
+    init(player: Player) {
         self.player = player
         self.name = player.name
         // A score that another process stored as a real, a text or a
@@ -64,7 +64,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// EditForm(player: Player(id: 1, name: "Ann", score: 3)).focusedText // "Ann"
     /// ```
-    public var focusedText: String {
+    var focusedText: String {
         get { focus == .name ? name : score }
         set {
             if focus == .name { name = newValue } else { score = newValue }
@@ -81,11 +81,11 @@ public struct EditForm: Equatable, Sendable {
     /// instant: each edit copies the field, so a paste of n characters
     /// costs n times the length of the field. A longer name written by
     /// another process opens as it is, and can be shortened, not saved.
-    public static let maximumNameLength = 1_000
+    static let maximumNameLength = 1_000
 
     /// The most characters of the score field: an integer has at most 19
     /// digits and a sign, and a few spaces around them are trimmed.
-    public static let maximumScoreLength = 32
+    static let maximumScoreLength = 32
 
     /// The most characters of `field`.
     ///
@@ -94,7 +94,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// EditForm.maximumLength(of: .name) // 1000
     /// ```
-    public static func maximumLength(of field: Field) -> Int {
+    static func maximumLength(of field: Field) -> Int {
         field == .name ? maximumNameLength : maximumScoreLength
     }
 
@@ -112,7 +112,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.insert("x")
     /// ```
-    public mutating func insert(_ character: Character) {
+    mutating func insert(_ character: Character) {
         let limit = Self.maximumLength(of: focus)
         guard focusedText.count < limit else {
             error = "\(focus == .name ? "Name" : "Score") is limited to \(grouped(limit)) characters"
@@ -129,7 +129,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.deleteBackward()
     /// ```
-    public mutating func deleteBackward() {
+    mutating func deleteBackward() {
         let cursor = clampedCursor
         guard cursor > 0 else { return }
         replaceCharacters((cursor - 1)..<cursor, with: "")
@@ -142,7 +142,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.deleteForward()
     /// ```
-    public mutating func deleteForward() {
+    mutating func deleteForward() {
         let cursor = clampedCursor
         guard cursor < focusedText.count else { return }
         replaceCharacters(cursor..<(cursor + 1), with: "")
@@ -181,7 +181,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.clearField()
     /// ```
-    public mutating func clearField() {
+    mutating func clearField() {
         focusedText = ""
         cursor = 0
     }
@@ -193,7 +193,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.moveCursor(by: -1)
     /// ```
-    public mutating func moveCursor(by offset: Int) {
+    mutating func moveCursor(by offset: Int) {
         cursor = min(max(0, clampedCursor + offset), focusedText.count)
     }
 
@@ -204,7 +204,7 @@ public struct EditForm: Equatable, Sendable {
     /// ```swift
     /// form.moveCursorToEnd(false) // to the start
     /// ```
-    public mutating func moveCursorToEnd(_ end: Bool) {
+    mutating func moveCursorToEnd(_ end: Bool) {
         cursor = end ? focusedText.count : 0
     }
 
@@ -217,7 +217,7 @@ public struct EditForm: Equatable, Sendable {
     /// form.switchField()        // name ⇄ score
     /// form.switchField(.score)
     /// ```
-    public mutating func switchField(_ field: Field? = nil) {
+    mutating func switchField(_ field: Field? = nil) {
         focus = field ?? (focus == .name ? .score : .name)
         cursor = focusedText.count
     }
@@ -237,7 +237,7 @@ public struct EditForm: Equatable, Sendable {
     /// form.score = "12x"
     /// form.validated() // .failure(EditForm.ValidationError("Score must be an integer"))
     /// ```
-    public func validated() -> Result<Player, ValidationError> {
+    func validated() -> Result<Player, ValidationError> {
         let name = name.trimmedOfSpaces()
         guard !name.isEmpty else {
             return .failure(ValidationError("Name must not be empty"))
@@ -260,9 +260,9 @@ public struct EditForm: Equatable, Sendable {
     }
 
     /// Why a form cannot be saved, in words for the user.
-    public struct ValidationError: Error, Equatable, Sendable {
+    struct ValidationError: Error, Equatable, Sendable {
         /// The message shown in the form.
-        public var message: String
+        var message: String
 
         /// Creates an error with its message.
         ///
@@ -271,7 +271,7 @@ public struct EditForm: Equatable, Sendable {
         /// ```swift
         /// EditForm.ValidationError("Name must not be empty")
         /// ```
-        public init(_ message: String) {
+        init(_ message: String) {
             self.message = message
         }
     }

@@ -73,7 +73,7 @@ extension Key {
     /// ```swift
     /// Key(character: 0x03) // .control("c")
     /// ```
-    public init?(character value: UInt32) {
+    init?(character value: UInt32) {
         switch value {
         case 0x0A, 0x0D:
             self = .enter

@@ -59,9 +59,9 @@ public struct KeyBinding: Equatable, Sendable {
     /// What the keys do: "move the selection".
     public var description: String
     /// A short hint for the footer ("n new"), or nil to leave the row out.
-    public var hint: String?
+    var hint: String?
     /// Each key and the action it triggers.
-    public var actions: [Key: Action]
+    var actions: [Key: Action]
 
     /// Creates a row of the key table.
     ///
@@ -71,7 +71,7 @@ public struct KeyBinding: Equatable, Sendable {
     /// KeyBinding(keys: "r", description: "refresh", hint: "r refresh",
     ///            actions: [.character("r"): .refresh])
     /// ```
-    public init(keys: String, description: String, hint: String?, actions: [Key: Action]) {
+    init(keys: String, description: String, hint: String?, actions: [Key: Action]) {
         self.keys = keys
         self.description = description
         self.hint = hint

@@ -74,7 +74,7 @@ public enum Effect: Equatable, Sendable {
     /// ```swift
     /// Effect.insertRandomPlayer.isWrite // true
     /// ```
-    public var isWrite: Bool {
+    var isWrite: Bool {
         switch self {
         case .insertRandomPlayer, .updatePlayer, .deletePlayer, .deleteAll, .refresh:
             return true

@@ -25,7 +25,7 @@
 /// - parameter state: The state to change.
 /// - parameter message: What happened.
 /// - returns: The effects to perform, in order.
-public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+func update(_ state: inout AppState, _ message: Message) -> [Effect] {
     switch message {
     case let .key(key):
         let effects = state.handle(key)
@@ -276,7 +276,7 @@ extension AppState {
     /// ```swift
     /// state.windowRequest(anchor: .first) // before: 0, after: 2 * margin
     /// ```
-    public func windowRequest(anchor: WindowAnchor) -> WindowRequest {
+    func windowRequest(anchor: WindowAnchor) -> WindowRequest {
         let margin = windowMargin
         switch anchor {
         case .first:

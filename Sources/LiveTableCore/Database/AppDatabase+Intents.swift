@@ -37,7 +37,7 @@ extension AppDatabase {
     ///
     /// - parameter db: A write access to `writer`.
     /// - returns: The inserted player.
-    public func insertRandomPlayer(_ db: Database) throws -> Player {
+    func insertRandomPlayer(_ db: Database) throws -> Player {
         var player = random.makePlayer()
         try player.insert(db)
         return player
@@ -82,7 +82,7 @@ extension AppDatabase {
     /// ```
     ///
     /// - parameter db: A write access to `writer`, in a transaction.
-    public func refresh(_ db: Database) throws {
+    func refresh(_ db: Database) throws {
         if try Self.playerCount(db) == 0 {
             try insertRandomPlayers(db, count: 8)
             return
@@ -129,7 +129,7 @@ extension AppDatabase {
     ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
-    public func insertRandomPlayer(
+    func insertRandomPlayer(
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> DatabasePublishers.Write<Player>
     {
@@ -154,7 +154,7 @@ extension AppDatabase {
     /// - parameter player: The player to update.
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
-    public func updatePlayer(
+    func updatePlayer(
         _ player: Player,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> DatabasePublishers.Write<Void>
@@ -175,7 +175,7 @@ extension AppDatabase {
     /// - parameter id: The id of the deleted player.
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
-    public func deletePlayer(
+    func deletePlayer(
         id: Int64,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> DatabasePublishers.Write<Void>
@@ -197,7 +197,7 @@ extension AppDatabase {
     ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
-    public func deleteAll(
+    func deleteAll(
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> DatabasePublishers.Write<Void>
     {
@@ -219,7 +219,7 @@ extension AppDatabase {
     ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
-    public func refresh(
+    func refresh(
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> DatabasePublishers.Write<Void>
     {

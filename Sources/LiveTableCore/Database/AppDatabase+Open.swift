@@ -385,7 +385,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     /// ```swift
     /// AppDatabaseOpenError.locked(path: "players.sqlite").path // "players.sqlite"
     /// ```
-    public var path: String {
+    var path: String {
         switch self {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
              let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),

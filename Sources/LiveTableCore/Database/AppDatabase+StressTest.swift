@@ -9,7 +9,7 @@ extension AppDatabase {
     // MARK: - Stress Test
 
     /// The number of refreshes of the app's stress test.
-    public static let stressTestRefreshes = 50
+    static let stressTestRefreshes = 50
 
     /// Returns a publisher that runs `refreshes` concurrent refreshes, and
     /// publishes the progress each time one of them ends, then finishes.
@@ -30,7 +30,7 @@ extension AppDatabase {
     ///   default the main dispatch queue. It must be serial.
     /// - returns: A publisher of progress that never fails. With zero
     ///   refreshes, it publishes one finished progress.
-    public func stressTest(
+    func stressTest(
         refreshes: Int = AppDatabase.stressTestRefreshes,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
     -> AnyPublisher<StressTestProgress, Never>
@@ -97,21 +97,21 @@ private final class Cancellation: @unchecked Sendable {
 /// let progress = StressTestProgress(completed: 50, failed: 0, total: 50)
 /// progress.isFinished // true
 /// ```
-public struct StressTestProgress: Equatable, Sendable {
+struct StressTestProgress: Equatable, Sendable {
     /// The number of refreshes that succeeded.
-    public var completed: Int
+    var completed: Int
     /// The number of refreshes that failed.
-    public var failed: Int
+    var failed: Int
     /// The number of refreshes of the stress test.
-    public var total: Int
+    var total: Int
     /// Why the first refresh that failed did, on one line.
-    public var firstError: String?
+    var firstError: String?
 
     /// True when all refreshes have ended.
-    public var isFinished: Bool { completed + failed == total }
+    var isFinished: Bool { completed + failed == total }
 
     /// Creates a progress.
-    public init(completed: Int, failed: Int, total: Int, firstError: String? = nil) {
+    init(completed: Int, failed: Int, total: Int, firstError: String? = nil) {
         self.completed = completed
         self.failed = failed
         self.total = total

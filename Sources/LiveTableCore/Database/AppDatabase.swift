@@ -111,7 +111,7 @@ public final class AppDatabase: Sendable {
     ///
     /// - parameter db: A database connection.
     /// - returns: The maximum score.
-    public static func maxScore(_ db: Database) throws -> Score? {
+    static func maxScore(_ db: Database) throws -> Score? {
         let value = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT MAX(score) FROM player"))
         // NULL is the max of an empty table.
         return value.flatMap { $0.isNull ? nil : Score(databaseValue: $0) }

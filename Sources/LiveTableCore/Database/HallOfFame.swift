@@ -8,7 +8,7 @@ public enum Ordering: String, CaseIterable, Equatable, Sendable {
     case byName
 
     /// The other ordering.
-    public var toggled: Ordering {
+    var toggled: Ordering {
         self == .byScore ? .byName : .byScore
     }
 }
@@ -159,11 +159,11 @@ public struct WindowRequest: Equatable, Sendable {
     /// The ordering of the players.
     public var ordering: Ordering
     /// Where the window starts.
-    public var anchor: WindowAnchor
+    var anchor: WindowAnchor
     /// The number of players before the anchor (ignored for `.first`).
-    public var before: Int
+    var before: Int
     /// The number of players from the anchor on.
-    public var after: Int
+    var after: Int
 
     /// Creates a request.
     ///
@@ -190,19 +190,19 @@ public struct HallOfFame: Equatable, Sendable {
     /// The greatest score as SQLite's `MAX(score)` answers it (a text or
     /// a blob is greater than any number, see `Score`), or nil when the
     /// table is empty: the score of the first player by score.
-    public var maxScore: Score?
+    var maxScore: Score?
     /// The request this value answers.
     public var request: WindowRequest
     /// Consecutive players in `request.ordering`.
-    public var players: [Player]
+    var players: [Player]
     /// The 0-based rank of `players.first` in the ordering.
-    public var firstRank: Int
+    var firstRank: Int
     /// False when `firstRank` is an estimate (an exact rank would cost a scan).
-    public var rankIsExact: Bool
+    var rankIsExact: Bool
     /// True when no player sorts before `players.first`.
-    public var reachesStart: Bool
+    var reachesStart: Bool
     /// True when no player sorts after `players.last`.
-    public var reachesEnd: Bool
+    var reachesEnd: Bool
 
     /// Creates a value; `HallOfFame.fetch(_:_:)` fetches one.
     ///

@@ -6,20 +6,20 @@ public struct Player: Equatable, Hashable, Identifiable, Sendable {
     /// The row id, nil until the player is inserted.
     public var id: Int64?
     /// The player's name, never empty when the app writes it.
-    public var name: String
+    var name: String
     /// The player's score, as stored: an integer when the app writes it,
     /// anything another process wrote otherwise (see `Score`).
-    public var score: Score
+    var score: Score
 
     /// Creates a player.
-    public init(id: Int64? = nil, name: String, score: Score) {
+    init(id: Int64? = nil, name: String, score: Score) {
         self.id = id
         self.name = name
         self.score = score
     }
 
     /// Creates a player with an integer score.
-    public init(id: Int64? = nil, name: String, score: Int) {
+    init(id: Int64? = nil, name: String, score: Int) {
         self.init(id: id, name: name, score: Score(score))
     }
 }
@@ -28,11 +28,11 @@ extension Player: FetchableRecord, MutablePersistableRecord {
     /// The columns of the `player` table.
     public enum Columns {
         /// The `id` column, the primary key.
-        public static let id = Column("id")
+        static let id = Column("id")
         /// The `name` column.
-        public static let name = Column("name")
+        static let name = Column("name")
         /// The `score` column.
-        public static let score = Column("score")
+        static let score = Column("score")
     }
 
     /// Creates a player from a row of the `player` table, whatever another

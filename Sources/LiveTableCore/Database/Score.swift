@@ -42,7 +42,7 @@ public enum Score: Hashable, Sendable {
     /// ```swift
     /// let score = Score(1000) // .integer(1000)
     /// ```
-    public init(_ value: Int) {
+    init(_ value: Int) {
         self = .integer(Int64(value))
     }
 
@@ -71,7 +71,7 @@ public enum Score: Hashable, Sendable {
     /// Score(12).integerValue          // 12
     /// Score.text("abc").integerValue  // nil
     /// ```
-    public var integerValue: Int? {
+    var integerValue: Int? {
         if case let .integer(value) = self { return Int(exactly: value) }
         return nil
     }

@@ -23,7 +23,7 @@ import ReactiveGRDB
 /// ```
 public struct HallOfFameProgram: AppProgram {
     /// The database the effects run against.
-    public let database: AppDatabase
+    let database: AppDatabase
 
     /// The observation of a window of players: by default the app's own,
     /// `AppDatabase.observeHallOfFame(_:scheduling:)`. The benchmark puts

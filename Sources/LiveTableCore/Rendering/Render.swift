@@ -18,7 +18,7 @@
 /// let screen = render(state)
 /// print(screen.text)
 /// ```
-public func render(_ state: AppState) -> Screen {
+func render(_ state: AppState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
     let layout = Layout(width: state.width, height: state.height)
     if layout.isTooSmall {

@@ -27,7 +27,7 @@ extension Screen {
     /// - parameter maxWidth: The maximum number of cells to write.
     /// - returns: The number of cells written, blank padding included.
     @discardableResult
-    public mutating func put(
+    mutating func put(
         _ text: String, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int? = nil) -> Int
     {
         guard y >= 0, y < height else { return 0 }
@@ -69,7 +69,7 @@ extension Screen {
     /// ```swift
     /// screen.fill(x: 0, y: 0, width: screen.width, height: 1, style: CellStyle(reverse: true))
     /// ```
-    public mutating func fill(x: Int, y: Int, width: Int, height: Int, style: CellStyle = .plain) {
+    mutating func fill(x: Int, y: Int, width: Int, height: Int, style: CellStyle = .plain) {
         for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
             for column in max(0, x)..<max(max(0, x), min(self.width, x + width)) {
                 setCell(Cell(text: " ", style: style), x: column, y: row)
@@ -88,7 +88,7 @@ extension Screen {
     /// // │          │
     /// // └──────────┘
     /// ```
-    public mutating func drawBox(
+    mutating func drawBox(
         x: Int, y: Int, width: Int, height: Int,
         style: CellStyle = .plain, title: String? = nil, titleStyle: CellStyle? = nil)
     {

@@ -34,14 +34,14 @@ public struct CellStyle: Equatable, Sendable {
     /// ```swift
     /// let selected = CellStyle(color: .selection, bold: true, reverse: true)
     /// ```
-    public init(color: Color = .normal, bold: Bool = false, reverse: Bool = false) {
+    init(color: Color = .normal, bold: Bool = false, reverse: Bool = false) {
         self.color = color
         self.bold = bold
         self.reverse = reverse
     }
 
     /// Normal text, neither bold nor reversed.
-    public static let plain = CellStyle()
+    static let plain = CellStyle()
 }
 
 /// One terminal cell. A wide character occupies its cell and the next one,
@@ -61,7 +61,7 @@ public struct Cell: Equatable, Sendable {
     /// ```swift
     /// let cell = Cell(text: "A", style: CellStyle(bold: true))
     /// ```
-    public init(text: String = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
+    init(text: String = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
         self.text = text
         self.style = style
         self.isContinuation = isContinuation
@@ -76,7 +76,7 @@ public struct Screen: Equatable, Sendable {
     /// The number of rows.
     public let height: Int
     /// Row-major cells, `width * height` of them.
-    public private(set) var cells: [Cell]
+    private(set) var cells: [Cell]
     /// Where the terminal cursor should stand, if visible (edit forms).
     public var cursor: (x: Int, y: Int)? {
         get { cursorPosition.map { ($0.x, $0.y) } }
@@ -87,7 +87,7 @@ public struct Screen: Equatable, Sendable {
     private struct CursorPosition: Equatable, Sendable { var x: Int; var y: Int }
 
     /// Creates a blank screen. Negative sizes are treated as zero.
-    public init(width: Int, height: Int) {
+    init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         self.cells = Array(repeating: Cell(), count: self.width * self.height)
@@ -118,7 +118,7 @@ public struct Screen: Equatable, Sendable {
     /// screen.put("中a", x: 0, y: 0)
     /// screen.lines // ["中a "]
     /// ```
-    public var lines: [String] {
+    var lines: [String] {
         (0..<height).map { y in
             var line = ""
             for x in 0..<width where !self[x, y].isContinuation {
@@ -139,7 +139,7 @@ public struct Screen: Equatable, Sendable {
     /// screen.put("Hi", x: 1, y: 1)
     /// screen.text // "\n Hi"
     /// ```
-    public var text: String {
+    var text: String {
         lines.map { line in
             var line = Substring(line)
             while line.last == " " { line.removeLast() }
@@ -154,7 +154,7 @@ public struct Screen: Equatable, Sendable {
     /// ```swift
     /// screen.style(x: 0, y: 0)?.reverse
     /// ```
-    public func style(x: Int, y: Int) -> CellStyle? {
+    func style(x: Int, y: Int) -> CellStyle? {
         contains(x: x, y: y) ? self[x, y].style : nil
     }
 
@@ -165,7 +165,7 @@ public struct Screen: Equatable, Sendable {
     /// ```swift
     /// Screen(width: 2, height: 2).contains(x: 2, y: 0) // false
     /// ```
-    public func contains(x: Int, y: Int) -> Bool {
+    func contains(x: Int, y: Int) -> Bool {
         x >= 0 && y >= 0 && x < width && y < height
     }
 }

@@ -28,7 +28,7 @@ import Darwin
 /// TextWidth.width(of: "e\u{301}") // 1
 /// TextWidth.truncated("Alexandria", toWidth: 6) // "Alexa…"
 /// ```
-public enum TextWidth {
+enum TextWidth {
     /// One spacing character and the zero-width characters that follow it.
     ///
     /// For example:
@@ -36,14 +36,14 @@ public enum TextWidth {
     /// ```swift
     /// TextWidth.units(of: "é中") // [Unit(text: "é", width: 1), Unit(text: "中", width: 2)]
     /// ```
-    public struct Unit: Equatable, Sendable {
+    struct Unit: Equatable, Sendable {
         /// The text of the unit, as written into one ``Cell``.
-        public var text: String
+        var text: String
         /// 1 or 2 cells.
-        public var width: Int
+        var width: Int
 
         /// Creates a unit.
-        public init(text: String, width: Int) {
+        init(text: String, width: Int) {
             self.text = text
             self.width = width
         }
@@ -53,7 +53,7 @@ public enum TextWidth {
     static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     /// The ellipsis that ends truncated text.
-    public static let ellipsis = "…"
+    static let ellipsis = "…"
 
     /// The number of cells `text` occupies.
     ///
@@ -62,7 +62,7 @@ public enum TextWidth {
     /// ```swift
     /// TextWidth.width(of: "Zoë 😀") // 6
     /// ```
-    public static func width(of text: String) -> Int {
+    static func width(of text: String) -> Int {
         units(of: text).reduce(0) { $0 + $1.width }
     }
 
@@ -76,7 +76,7 @@ public enum TextWidth {
     /// ```swift
     /// TextWidth.units(of: "a\u{301}b").map(\.text) // ["a\u{301}", "b"]
     /// ```
-    public static func units(of text: String) -> [Unit] {
+    static func units(of text: String) -> [Unit] {
         units(of: text, beyondWidth: .max)
     }
 
@@ -125,7 +125,7 @@ public enum TextWidth {
     /// TextWidth.truncated("Hall of Fame", toWidth: 8) // "Hall of…"
     /// TextWidth.truncated("中文字", toWidth: 4)        // "中…"
     /// ```
-    public static func truncated(_ text: String, toWidth width: Int) -> String {
+    static func truncated(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         let units = units(of: text, beyondWidth: width)
         if units.reduce(0, { $0 + $1.width }) <= width {
@@ -152,7 +152,7 @@ public enum TextWidth {
     /// ```swift
     /// TextWidth.split("Save failed: locked", atWidth: 14) // ("Save failed: ", "locked")
     /// ```
-    public static func split(_ text: String, atWidth width: Int) -> (String, String) {
+    static func split(_ text: String, atWidth width: Int) -> (String, String) {
         let units = units(of: text)
         var used = 0
         var end = 0
@@ -176,7 +176,7 @@ public enum TextWidth {
     /// ```swift
     /// TextWidth.padded("ab", toWidth: 4) // "ab  "
     /// ```
-    public static func padded(_ text: String, toWidth width: Int) -> String {
+    static func padded(_ text: String, toWidth width: Int) -> String {
         let cut = truncated(text, toWidth: width)
         return cut + String(repeating: " ", count: max(0, width - self.width(of: cut)))
     }
