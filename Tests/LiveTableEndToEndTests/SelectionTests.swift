@@ -47,7 +47,9 @@ final class SelectionTests: LiveTableTestCase {
                 AppScreen(text).rows.contains(AppScreen.Row(name: row[0], score: Int(row[1])!))
             }
             try session.send("e")
-            let form = try session.waitForScreen(containing: "Edit player")
+            // The form is drawn whole once its score field shows: a capture
+            // may catch the box before its fields.
+            let form = try session.waitForScreen("the edit form") { $0.contains("Edit player") && $0.contains("Score  ") }
             XCTAssertTrue(form.contains("Name   \(row[0])"), form)
             XCTAssertTrue(form.contains("Score  \(row[1])"), form)
             try session.send("Escape")
