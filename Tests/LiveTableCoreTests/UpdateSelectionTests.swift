@@ -14,7 +14,7 @@ final class UpdateSelectionTests: XCTestCase {
     /// effects.
     @discardableResult
     private func deliver(_ players: [Player], to state: inout AppState) -> [Effect] {
-        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!)))
+        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: .now))
     }
 
     /// The window of 80x24 (57 rows each side) around a player.
@@ -126,6 +126,7 @@ final class UpdateSelectionTests: XCTestCase {
         XCTAssertEqual(state.selectedPlayer, selected)
         XCTAssertEqual(screenRow(state), 3)
         let shown = state.hallOfFame
+        let now = ContinuousClock.now
 
         // A new score sends the selected player to the end of the table,
         // out of the observed window: that value is set aside, and the
@@ -138,7 +139,7 @@ final class UpdateSelectionTests: XCTestCase {
             Array(table.prefix(48)), request: state.observedRequest!, playerCount: 100,
             reachesEnd: false)
         let aroundSelected = WindowRequest(ordering: .byScore, anchor: .player(selected), before: 24, after: 24)
-        XCTAssertEqual(update(&state, .hallOfFame(firstRows)), [.observe(aroundSelected)])
+        XCTAssertEqual(update(&state, .hallOfFame(firstRows, now: now)), [.observe(aroundSelected)])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, selected)
 
@@ -146,18 +147,21 @@ final class UpdateSelectionTests: XCTestCase {
         let lastRows = makeHallOfFame(
             Array(table.suffix(25)), request: aroundSelected, playerCount: 100,
             firstRank: 75, reachesStart: false)
-        XCTAssertEqual(update(&state, .hallOfFame(lastRows)), [])
+        // Its new score is highlighted, and fades by the timer.
+        XCTAssertEqual(
+            update(&state, .hallOfFame(lastRows, now: now)),
+            [.highlightTimer(at: now + ChangeHighlighter<Int64>.strongDuration)])
         XCTAssertEqual(state.selectedPlayer, moved)
         XCTAssertEqual(state.selectedIndex, 24)
         XCTAssertEqual(screenRow(state), 3)
 
         // The player moves again, within its own window: still selected,
-        // nothing more to observe.
+        // nothing more to observe, and the timer runs already.
         let back = makePlayer(selected.id!, selected.name, table[80].score)
         var rows = Array(table.suffix(25).dropLast())
         rows.insert(back, at: 6)
         XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(
-            rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false))), [])
+            rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false), now: now)), [])
         XCTAssertEqual(state.selectedPlayer, back)
         XCTAssertEqual(state.selectedIndex, 6)
         XCTAssertEqual(screenRow(state), 3)
@@ -169,7 +173,7 @@ final class UpdateSelectionTests: XCTestCase {
         _ = press(.end, in: &state)
         XCTAssertNotEqual(state.observedRequest, oldRequest)
         let shown = state
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest))), [])
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state, shown)
     }
 
@@ -207,7 +211,7 @@ final class UpdateSelectionTests: XCTestCase {
         let before = state.hallOfFame
         let oldRequest = state.observedRequest!
         _ = press(.character("o"), in: &state)
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest))), [])
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state.hallOfFame, before)
     }
 
