@@ -226,4 +226,50 @@ final class HallOfFameHighlightTests: XCTestCase {
             [.highlightTimer(at: now + .milliseconds(200) + strong)])
         XCTAssertEqual(uniform(styles(of: "4000", in: render(state))), CellStyle(color: .accent, bold: true, reverse: true))
     }
+
+    // MARK: - On the app loop
+
+    func testTheLoopHighlightsAChangeFadesItAndNotesADeletion() throws {
+        try MainActor.assumeIsolated {
+            try forEachDatabaseKind(seed: 1) { appDatabase, kind in
+                try appDatabase.createRandomPlayersIfEmpty()
+                let host = ScreenHost()
+                let loop = AppLoop(program: HallOfFameProgram(database: appDatabase), state: .initial(width: 80, height: 24))
+                loop.start(host: host)
+                loop.send(.resize(width: 80, height: 24))
+                defer { withExtendedLifetime(host) { loop.stop() } }
+                waitUntil("the first value, \(kind)") { loop.state.hallOfFame != nil }
+                let players = try XCTUnwrap(loop.state.hallOfFame?.players)
+
+                // Another connection's write: a new score for the last
+                // player, the highest, and a deletion.
+                let changed = try XCTUnwrap(players.last?.id)
+                let deleted = try XCTUnwrap(players[1].id)
+                try appDatabase.writer.write { db in
+                    try db.execute(sql: "UPDATE player SET score = 1000000 WHERE id = ?", arguments: [changed])
+                    try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [deleted])
+                }
+                waitUntil("the new score highlighted, \(kind)") {
+                    loop.state.highlighter.highlight(row: changed, cell: HallOfFame.scoreCell) != nil
+                }
+                XCTAssertNotNil(loop.state.highlightTimer, "\(kind)")
+                waitUntil("the deletion noted, \(kind)") { loop.state.highlighter.deletionsSinceLastLook == 1 }
+                XCTAssertEqual(host.screen?.lines[23].hasPrefix(" 1 player deleted"), true, "\(kind)")
+
+                // The timer fades it, and runs no longer.
+                waitUntil("the highlight faded, \(kind)", timeout: 10) { !loop.state.highlighter.isHighlighting }
+                XCTAssertNil(loop.state.highlightTimer, "\(kind)")
+                XCTAssertNil(loop.state.highlighter.highlight(row: changed, cell: HallOfFame.scoreCell), "\(kind)")
+            }
+        }
+    }
+}
+
+/// A host that keeps the last screen.
+@MainActor
+private final class ScreenHost: AppHost {
+    var screen: Screen?
+    func draw(_ screen: Screen) { self.screen = screen }
+    func suspend() { XCTFail("unexpected suspend") }
+    func quit() { XCTFail("unexpected quit") }
 }
