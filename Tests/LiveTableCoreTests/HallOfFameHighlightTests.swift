@@ -113,6 +113,21 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertFalse(screen.lines[0].contains("\u{2212}2"), screen.lines[0])
     }
 
+    func testDeletionOfTheSelectedPlayerIsLookedUp() {
+        var state = makeLoadedState()
+        let request = state.observedRequest!
+        // Arthur, selected, is deleted: the value is set aside, the window
+        // anchored on him, and he is looked up.
+        let effects = deliver(Array(samplePlayers.dropFirst()), to: &state, at: .now)
+        XCTAssertEqual(effects, [
+            .observe(WindowRequest(ordering: .byScore, anchor: .player(samplePlayers[0]), before: 57, after: 57)),
+            .findDeletedPlayers([1]),
+        ])
+        XCTAssertNotEqual(state.observedRequest, request)
+        _ = update(&state, .deletedPlayersFound([1]))
+        XCTAssertEqual(render(state).lines[23], " 1 player deleted" + String(repeating: " ", count: 63))
+    }
+
     func testFailedDeletionLookupIsAnError() {
         var state = makeLoadedState()
         _ = update(&state, .deletedPlayersFound([], error: "disk I/O error"))

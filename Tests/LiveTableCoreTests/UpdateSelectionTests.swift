@@ -91,8 +91,9 @@ final class UpdateSelectionTests: XCTestCase {
         var players = samplePlayers
         players.remove(at: 2)
         // The window of the first rows lacks Craig, who may have moved or
-        // been deleted: it is set aside for the window around Craig.
-        XCTAssertEqual(deliver(players, to: &state), [.observe(around(craig))])
+        // been deleted: it is set aside for the window around Craig, and
+        // the database is asked which.
+        XCTAssertEqual(deliver(players, to: &state), [.observe(around(craig)), .findDeletedPlayers([3])])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, craig)
         // Not in his own window either: deleted.
@@ -107,7 +108,9 @@ final class UpdateSelectionTests: XCTestCase {
         _ = press(.end, in: &state)
         XCTAssertEqual(deliver(samplePlayers, to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[7])
-        XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [.observe(around(samplePlayers[7]))])
+        XCTAssertEqual(
+            deliver(Array(samplePlayers.prefix(6)), to: &state),
+            [.observe(around(samplePlayers[7])), .findDeletedPlayers([7, 8])])
         XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[5])
     }
@@ -139,7 +142,11 @@ final class UpdateSelectionTests: XCTestCase {
             Array(table.prefix(48)), request: state.observedRequest!, playerCount: 100,
             reachesEnd: false)
         let aroundSelected = WindowRequest(ordering: .byScore, anchor: .player(selected), before: 24, after: 24)
-        XCTAssertEqual(update(&state, .hallOfFame(firstRows, now: now)), [.observe(aroundSelected)])
+        // It left from within the window: moved, or deleted. The database
+        // tells.
+        XCTAssertEqual(
+            update(&state, .hallOfFame(firstRows, now: now)),
+            [.observe(aroundSelected), .findDeletedPlayers([selected.id!])])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, selected)
 

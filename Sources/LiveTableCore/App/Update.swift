@@ -410,15 +410,29 @@ extension AppState {
     /// jump, the other ordering) shows the user's own move, whose new rows
     /// are not news. Rows that left from within the window were deleted
     /// or moved away: the database tells which.
+    ///
+    /// A value set aside (see `place(_:)`) is not compared: the value of
+    /// the window around the selected player, which follows, is compared
+    /// with the one shown, so that the selected player's new score shows
+    /// as changed. But the players that left, maybe the selected one, are
+    /// news of the set-aside value only: it is looked up for them.
     fileprivate mutating func receive(_ newValue: HallOfFame, at now: ContinuousClock.Instant) -> [Effect] {
+        // A value of a replaced observation (another window, another
+        // ordering): the value of the observed window is on its way.
+        guard newValue.request == observedRequest else { return [] }
         let previous = hallOfFame
         var effects = place(newValue)
-        // A value set aside, or of a replaced window, is not shown.
-        guard hallOfFame == newValue else { return effects }
-        let cause: WindowChange = newValue.request == previous?.request ? .update : .navigation
-        let diff = highlighter.take(newValue.changeSnapshot, cause: cause, at: now)
-        if !diff.departedRows.isEmpty {
-            effects.append(.findDeletedPlayers(diff.departedRows))
+        let departedRows: [Int64]
+        if hallOfFame == newValue {
+            let cause: WindowChange = newValue.request == previous?.request ? .update : .navigation
+            departedRows = highlighter.take(newValue.changeSnapshot, cause: cause, at: now).departedRows
+        } else if highlighter.isEnabled, let window = highlighter.window {
+            departedRows = WindowDiff(from: window, to: newValue.changeSnapshot, cause: .update).departedRows
+        } else {
+            departedRows = []
+        }
+        if !departedRows.isEmpty {
+            effects.append(.findDeletedPlayers(departedRows))
         }
         return effects
     }
@@ -445,10 +459,6 @@ extension AppState {
     /// place. So the state only ever takes values that contain the
     /// selected player when it exists.
     private mutating func place(_ newValue: HallOfFame) -> [Effect] {
-        // A value of a replaced observation (another window, another
-        // ordering): the value of the observed window is on its way.
-        guard newValue.request == observedRequest else { return [] }
-
         let oldIndex = selectedIndex
         var screenRow = oldIndex.map { $0 - scrollTop } ?? 0
 
