@@ -14,6 +14,13 @@
 /// it wherever a new score moved it. Values of a replaced window are
 /// ignored.
 ///
+/// Each value is also compared with the previous one by
+/// `AppState.highlighter`, which highlights what changed; `update` then
+/// asks for one timer (`.highlightTimer(at:)`) to the next time a
+/// highlight fades, whenever that time changes, and for none while
+/// nothing is highlighted. The timer's `.highlightTick` carries the time,
+/// as `.hallOfFame` does: `update` reads no clock.
+///
 /// For example:
 ///
 /// ```swift
