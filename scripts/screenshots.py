@@ -214,6 +214,8 @@ def main():
         # Enough players for the stress test (50 refreshes of every score)
         # to be caught in progress.
         big_database = make_database(binary, directory, "big.sqlite", players=30_008)
+        # The same players, for another process to change.
+        changed_database = make_database(binary, directory, "changed.sqlite", players=40)
 
         def shot(name, prepare, database=database):
             tmux = start(binary, database)
@@ -251,10 +253,22 @@ def main():
                 return False
             tmux.wait(in_progress, "the stress test in progress", poll=0.005)
 
+        def highlighted_change(tmux):
+            # Another process changes a score and adds a player: the score
+            # and the new row are highlighted, for the capture that follows
+            # at once.
+            with sqlite3.connect(changed_database) as db:
+                db.execute(
+                    "UPDATE player SET score = 700 WHERE id = "
+                    "(SELECT id FROM player ORDER BY score DESC, name, id LIMIT 1 OFFSET 4)")
+                db.execute("INSERT INTO player(name, score) VALUES ('Zoe', 950)")
+            tmux.wait_for("Zoe")
+
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
         shot("edit.png", edit_form)
         shot("stress.png", stress_test, database=big_database)
+        shot("highlight.png", highlighted_change, database=changed_database)
 
 
 if __name__ == "__main__":

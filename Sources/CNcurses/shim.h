@@ -28,6 +28,7 @@ static inline attr_t lt_a_normal(void) { return A_NORMAL; }
 static inline attr_t lt_a_bold(void) { return A_BOLD; }
 static inline attr_t lt_a_reverse(void) { return A_REVERSE; }
 static inline attr_t lt_a_dim(void) { return A_DIM; }
+static inline attr_t lt_a_underline(void) { return A_UNDERLINE; }
 
 // Swift 6 rejects reading C's mutable globals: read them here.
 static inline WINDOW *lt_stdscr(void) { return stdscr; }

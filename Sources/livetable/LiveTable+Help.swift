@@ -11,7 +11,8 @@ extension LiveTable {
             The players pane, the player-count pane and the max-score pane come from \
             one database observation: they are redrawn together each time the database \
             changes, and always agree. Changes written by other processes (another \
-            livetable, sqlite3) show too.
+            livetable, sqlite3) show too, highlighted for about two seconds (H turns \
+            highlighting off and on).
 
             Keys:
             \(keys.joined(separator: "\n"))

@@ -7,7 +7,8 @@ import LiveTableCore
 /// terminal's default background (`render` reverses the title bar and the
 /// selection, which turns their colour into a bar). Without (`--no-color`,
 /// `NO_COLOR`, or a terminal without colours), `render` draws in
-/// monochrome, and cells keep only their bold and reverse attributes.
+/// monochrome, and cells keep only their bold, reverse and underline
+/// attributes.
 @MainActor
 struct Palette {
     /// False when cells are drawn in monochrome.
@@ -56,6 +57,9 @@ struct Palette {
         }
         if style.reverse {
             attributes |= lt_a_reverse()
+        }
+        if style.underline {
+            attributes |= lt_a_underline()
         }
         guard usesColor else {
             return (attributes, 0)

@@ -13,6 +13,7 @@ final class KeyBindingTests: XCTestCase {
             "r",
             "s",
             "o",
+            "H",
             "?",
             "Ctrl-Z",
             "q, Esc, Ctrl-C",
@@ -33,6 +34,7 @@ final class KeyBindingTests: XCTestCase {
             .character("r"): .refresh,
             .character("s"): .stressTest,
             .character("o"): .toggleOrdering,
+            .character("H"): .toggleHighlight,
             .character("?"): .help,
             .control("z"): .suspend,
             .character("q"): .quit, .escape: .quit, .control("c"): .quit,
@@ -53,7 +55,7 @@ final class KeyBindingTests: XCTestCase {
     func testEveryActionHasAKey() {
         let actions: [Action] = [
             .moveUp, .moveDown, .pageUp, .pageDown, .jumpToFirst, .jumpToLast, .insert, .edit,
-            .delete, .deleteAll, .refresh, .stressTest, .toggleOrdering, .help, .suspend,
+            .delete, .deleteAll, .refresh, .stressTest, .toggleOrdering, .toggleHighlight, .help, .suspend,
             .quit,
         ]
         let bound = Set(keyBindings.flatMap(\.actions.values))

@@ -130,7 +130,7 @@ final class RenderTests: XCTestCase {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("o"), in: &state)
         _ = update(&state, .hallOfFame(makeHallOfFame(
-            samplePlayers.sorted { $0.name > $1.name }, request: state.observedRequest!)))
+            samplePlayers.sorted { $0.name > $1.name }, request: state.observedRequest!), now: .now))
         XCTAssertEqual(render(state).lines[0], " Hall of Fame — by name      row 8 of 8 ")
     }
 
@@ -263,17 +263,17 @@ final class RenderTests: XCTestCase {
              Hall of Fame — by score                                             row 1 of 8
             ┌──────────────────────────────────────────────────────────┐┌ Players ─────────┐
             │ Arthur                                              1200 ││        8         │
-            │ Barbara                                             1100 │└──────────────────┘
-            │ Craig   ┌ Keys ────────────────────────────────────────────────────┐e ───────┐
-            │ David   │ ↑ ↓ / k j                  move the selection            │00       │
-            │ Elena   │ PgUp PgDn, Home End / g G  page, jump to first / last    │─────────┘
-            │ Frida   │ n or +                     insert a random player        │
-            │ Gilbert │ e or Enter                 edit the selected player      │
-            │ Henriett│ d or Delete                delete the selected player    │
-            │         │ D                          delete all players (asks y/n) │
+            │ Barbara ┌ Keys ────────────────────────────────────────────────────┐─────────┘
+            │ Craig   │ ↑ ↓ / k j                  move the selection            │e ───────┐
+            │ David   │ PgUp PgDn, Home End / g G  page, jump to first / last    │00       │
+            │ Elena   │ n or +                     insert a random player        │─────────┘
+            │ Frida   │ e or Enter                 edit the selected player      │
+            │ Gilbert │ d or Delete                delete the selected player    │
+            │ Henriett│ D                          delete all players (asks y/n) │
             │         │ r                          refresh: new random scores    │
             │         │ s                          stress test: 50 refreshes     │
             │         │ o                          order by score / by name      │
+            │         │ H                          highlight changes on / off    │
             │         │ ?                          show this help                │
             │         │ Ctrl-Z                     suspend (fg resumes)          │
             │         │ q, Esc, Ctrl-C             quit                          │
@@ -436,7 +436,7 @@ final class RenderTests: XCTestCase {
             case 2: _ = press(.character("e"), in: &state)
             case 3: _ = press(.character("D"), in: &state)
             case 4: state = AppState.initial(width: 80, height: 24)
-            default: _ = update(&state, .hallOfFame(makeHallOfFame([], request: state.observedRequest!)))
+            default: _ = update(&state, .hallOfFame(makeHallOfFame([], request: state.observedRequest!), now: .now))
             }
             states.append(state)
         }

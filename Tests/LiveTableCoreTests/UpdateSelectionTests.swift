@@ -14,7 +14,7 @@ final class UpdateSelectionTests: XCTestCase {
     /// effects.
     @discardableResult
     private func deliver(_ players: [Player], to state: inout AppState) -> [Effect] {
-        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!)))
+        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: .now))
     }
 
     /// The window of 80x24 (57 rows each side) around a player.
@@ -91,8 +91,9 @@ final class UpdateSelectionTests: XCTestCase {
         var players = samplePlayers
         players.remove(at: 2)
         // The window of the first rows lacks Craig, who may have moved or
-        // been deleted: it is set aside for the window around Craig.
-        XCTAssertEqual(deliver(players, to: &state), [.observe(around(craig))])
+        // been deleted: it is set aside for the window around Craig, and
+        // the database is asked which.
+        XCTAssertEqual(deliver(players, to: &state), [.observe(around(craig)), .findDeletedPlayers([3])])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, craig)
         // Not in his own window either: deleted.
@@ -107,7 +108,9 @@ final class UpdateSelectionTests: XCTestCase {
         _ = press(.end, in: &state)
         XCTAssertEqual(deliver(samplePlayers, to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[7])
-        XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [.observe(around(samplePlayers[7]))])
+        XCTAssertEqual(
+            deliver(Array(samplePlayers.prefix(6)), to: &state),
+            [.observe(around(samplePlayers[7])), .findDeletedPlayers([7, 8])])
         XCTAssertEqual(deliver(Array(samplePlayers.prefix(6)), to: &state), [])
         XCTAssertEqual(state.selectedPlayer, samplePlayers[5])
     }
@@ -126,6 +129,7 @@ final class UpdateSelectionTests: XCTestCase {
         XCTAssertEqual(state.selectedPlayer, selected)
         XCTAssertEqual(screenRow(state), 3)
         let shown = state.hallOfFame
+        let now = ContinuousClock.now
 
         // A new score sends the selected player to the end of the table,
         // out of the observed window: that value is set aside, and the
@@ -138,7 +142,11 @@ final class UpdateSelectionTests: XCTestCase {
             Array(table.prefix(48)), request: state.observedRequest!, playerCount: 100,
             reachesEnd: false)
         let aroundSelected = WindowRequest(ordering: .byScore, anchor: .player(selected), before: 24, after: 24)
-        XCTAssertEqual(update(&state, .hallOfFame(firstRows)), [.observe(aroundSelected)])
+        // It left from within the window: moved, or deleted. The database
+        // tells.
+        XCTAssertEqual(
+            update(&state, .hallOfFame(firstRows, now: now)),
+            [.observe(aroundSelected), .findDeletedPlayers([selected.id!])])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, selected)
 
@@ -146,18 +154,21 @@ final class UpdateSelectionTests: XCTestCase {
         let lastRows = makeHallOfFame(
             Array(table.suffix(25)), request: aroundSelected, playerCount: 100,
             firstRank: 75, reachesStart: false)
-        XCTAssertEqual(update(&state, .hallOfFame(lastRows)), [])
+        // Its new score is highlighted, and fades by the timer.
+        XCTAssertEqual(
+            update(&state, .hallOfFame(lastRows, now: now)),
+            [.highlightTimer(at: now + ChangeHighlighter<Int64>.strongDuration)])
         XCTAssertEqual(state.selectedPlayer, moved)
         XCTAssertEqual(state.selectedIndex, 24)
         XCTAssertEqual(screenRow(state), 3)
 
         // The player moves again, within its own window: still selected,
-        // nothing more to observe.
+        // nothing more to observe, and the timer runs already.
         let back = makePlayer(selected.id!, selected.name, table[80].score)
         var rows = Array(table.suffix(25).dropLast())
         rows.insert(back, at: 6)
         XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(
-            rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false))), [])
+            rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false), now: now)), [])
         XCTAssertEqual(state.selectedPlayer, back)
         XCTAssertEqual(state.selectedIndex, 6)
         XCTAssertEqual(screenRow(state), 3)
@@ -169,7 +180,7 @@ final class UpdateSelectionTests: XCTestCase {
         _ = press(.end, in: &state)
         XCTAssertNotEqual(state.observedRequest, oldRequest)
         let shown = state
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest))), [])
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state, shown)
     }
 
@@ -207,7 +218,7 @@ final class UpdateSelectionTests: XCTestCase {
         let before = state.hallOfFame
         let oldRequest = state.observedRequest!
         _ = press(.character("o"), in: &state)
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest))), [])
+        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state.hallOfFame, before)
     }
 

@@ -57,7 +57,7 @@ func makeLoadedState(
     }
     var value = makeHallOfFame(players, request: request)
     configure(&value)
-    _ = update(&state, .hallOfFame(value))
+    _ = update(&state, .hallOfFame(value, now: .now))
     return state
 }
 

@@ -45,7 +45,7 @@ final class UpdateWindowingTests: XCTestCase {
     }
 
     private func deliverAnswer(to state: inout AppState) {
-        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!))), [])
+        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [])
     }
 
     private func around(rank: Int, ordering: Ordering = .byScore) -> Effect {
@@ -143,7 +143,7 @@ final class UpdateWindowingTests: XCTestCase {
         XCTAssertNil(state.pendingJump)
         // The selected player (rank 1) is not in the last rows: they are
         // set aside, and the window is anchored on the selection.
-        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!))), [around(rank: 1)])
+        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [around(rank: 1)])
         XCTAssertEqual(state.hallOfFame?.firstRank, 0)
         deliverAnswer(to: &state)
         XCTAssertEqual(state.selectedPlayer, BigTable.player(rank: 1))

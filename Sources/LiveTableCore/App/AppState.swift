@@ -62,6 +62,17 @@ public struct AppState: Equatable, Sendable {
     /// True once the user asked to quit.
     var isQuitting: Bool
 
+    // MARK: - Change highlighting
+
+    /// What changed in the window of players, and since when: `update`
+    /// feeds it each value and each tick of its timer, and `render`
+    /// highlights the changed cells and new rows it tells.
+    var highlighter: ChangeHighlighter<Int64>
+    /// The deadline of the highlight timer that runs, or nil when none
+    /// does: `update` sets the timer again only when the highlighter's
+    /// next deadline differs from it.
+    var highlightTimer: ContinuousClock.Instant?
+
     /// The state at launch, before any size or database value is known.
     ///
     /// The host of the app loop then sends `.resize` with the terminal size; `update`
@@ -81,7 +92,8 @@ public struct AppState: Equatable, Sendable {
             hallOfFame: nil, observedRequest: nil,
             width: max(0, width), height: max(0, height), useColor: useColor,
             selectedPlayer: nil, scrollTop: 0, pendingJump: nil,
-            ordering: ordering, mode: .browsing, status: StatusLine(), isQuitting: false)
+            ordering: ordering, mode: .browsing, status: StatusLine(), isQuitting: false,
+            highlighter: ChangeHighlighter(), highlightTimer: nil)
     }
 
     // MARK: - Derived values

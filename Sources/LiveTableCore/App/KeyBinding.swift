@@ -32,6 +32,8 @@ public enum Action: Hashable, Sendable {
     case stressTest
     /// Switch between "by score" and "by name".
     case toggleOrdering
+    /// Turn change highlighting off, or on again.
+    case toggleHighlight
     /// Show the help overlay.
     case help
     /// Restore the terminal and stop until the shell continues the app.
@@ -136,6 +138,9 @@ public let keyBindings: [KeyBinding] = [
     KeyBinding(
         keys: "o", description: "order by score / by name", hint: "o order",
         actions: [.character("o"): .toggleOrdering]),
+    KeyBinding(
+        keys: "H", description: "highlight changes on / off", hint: nil,
+        actions: [.character("H"): .toggleHighlight]),
     KeyBinding(
         keys: "?", description: "show this help", hint: "? help",
         actions: [.character("?"): .help]),

@@ -20,8 +20,17 @@ public enum Message: Equatable, Sendable {
     case key(Key)
     /// The terminal has this new size.
     case resize(width: Int, height: Int)
-    /// The Hall of Fame observation delivered a value.
-    case hallOfFame(HallOfFame)
+    /// The Hall of Fame observation delivered a value, at `now`: change
+    /// highlighting fades from that time.
+    case hallOfFame(HallOfFame, now: ContinuousClock.Instant)
+    /// The timer of change highlighting (``Effect/highlightTimer(at:)``)
+    /// fired at `now`: highlights fade, and the timer is set again if
+    /// some remain.
+    case highlightTick(ContinuousClock.Instant)
+    /// The players of these ids, which left the window from within it,
+    /// are deleted (``Effect/findDeletedPlayers(_:)``), or the lookup
+    /// failed with `error`.
+    case deletedPlayersFound([Int64], error: String? = nil)
     /// The Hall of Fame observation failed: it is over.
     case observationFailed(String)
     /// A write effect ended: committed, or failed with `error` and rolled
@@ -60,6 +69,14 @@ public enum Effect: Equatable, Sendable {
     case refresh
     /// 50 concurrent refreshes.
     case stressTest
+    /// Runs one timer that sends `.highlightTick` at `deadline`, in place
+    /// of the previous one; nil stops it. `update` asks for it only while
+    /// something is highlighted, so that an idle screen costs no CPU.
+    case highlightTimer(at: ContinuousClock.Instant?)
+    /// Looks up which of these players, which left the window from
+    /// within it, no longer exist: the answer comes back as
+    /// `.deletedPlayersFound`.
+    case findDeletedPlayers([Int64])
     /// Restore the terminal and stop the process, as Ctrl-Z does in a
     /// shell; redraw when it continues.
     case suspend
@@ -78,7 +95,7 @@ public enum Effect: Equatable, Sendable {
         switch self {
         case .insertRandomPlayer, .updatePlayer, .deletePlayer, .deleteAll, .refresh:
             return true
-        case .observe, .stressTest, .suspend, .quit:
+        case .observe, .stressTest, .highlightTimer, .findDeletedPlayers, .suspend, .quit:
             return false
         }
     }

@@ -14,6 +14,13 @@
 /// it wherever a new score moved it. Values of a replaced window are
 /// ignored.
 ///
+/// Each value is also compared with the previous one by
+/// `AppState.highlighter`, which highlights what changed; `update` then
+/// asks for one timer (`.highlightTimer(at:)`) to the next time a
+/// highlight fades, whenever that time changes, and for none while
+/// nothing is highlighted. The timer's `.highlightTick` carries the time,
+/// as `.hallOfFame` does: `update` reads no clock.
+///
 /// For example:
 ///
 /// ```swift
@@ -26,70 +33,97 @@
 /// - parameter message: What happened.
 /// - returns: The effects to perform, in order.
 func update(_ state: inout AppState, _ message: Message) -> [Effect] {
-    switch message {
-    case let .key(key):
-        let effects = state.handle(key)
-        state.status.pendingWrites += effects.filter(\.isWrite).count
-        return effects
+    var effects = state.apply(message)
+    effects += state.setHighlightTimer()
+    return effects
+}
 
-    case let .resize(width, height):
-        return state.resize(width: width, height: height)
+extension AppState {
+    fileprivate mutating func apply(_ message: Message) -> [Effect] {
+        switch message {
+        case let .key(key):
+            // The user looks at the screen: the row-count change and the
+            // deletions count start again from here.
+            highlighter.markAsSeen()
+            let effects = handle(key)
+            status.pendingWrites += effects.filter(\.isWrite).count
+            return effects
 
-    case let .hallOfFame(hallOfFame):
-        return state.receive(hallOfFame)
+        case let .resize(width, height):
+            return resize(width: width, height: height)
 
-    case let .observationFailed(error):
-        state.status.error = "Observation failed: \(error)"
-        // No observation runs any longer: the next request must be emitted
-        // even if it equals the failed one.
-        state.observedRequest = nil
-        return []
+        case let .hallOfFame(hallOfFame, now):
+            return receive(hallOfFame, at: now)
 
-    case let .writeFinished(effect, error):
-        state.status.pendingWrites = max(0, state.status.pendingWrites - 1)
-        if case let .updatePlayer(player) = effect, case var .editing(form) = state.mode,
-           form.isSaving, form.player.id == player.id
-        {
-            // The form waited for its save: close it, or show why it
-            // failed, with the edit kept.
+        case let .highlightTick(now):
+            // The timer has fired: it runs no longer, and is set again
+            // below if some highlight remains (also when it fired a little
+            // early, before the deadline it was set for).
+            highlightTimer = nil
+            highlighter.advance(to: now)
+            return []
+
+        case let .deletedPlayersFound(ids, error):
             if let error {
-                form.isSaving = false
-                form.error = "Save failed: \(error)"
-                state.mode = .editing(form)
+                status.error = "Deleted players unknown: \(error)"
             } else {
-                state.mode = .browsing
+                highlighter.noteDeletions(ids)
             }
             return []
-        }
-        if let error {
-            state.status.error = "Write failed: \(error)"
-        }
-        return []
 
-    case let .externalChangesUnavailable(error):
-        state.status.error = "Changes of other processes are polled: \(error)"
-        return []
+        case let .observationFailed(error):
+            status.error = "Observation failed: \(error)"
+            // No observation runs any longer: the next request must be emitted
+            // even if it equals the failed one.
+            observedRequest = nil
+            return []
 
-    case let .stressProgress(completed, total):
-        // A late progress must not revive a finished test, or `s` would be
-        // ignored forever.
-        if state.isStressTestRunning {
-            state.status.stressTest = .running(completed: completed, total: total)
+        case let .writeFinished(effect, error):
+            status.pendingWrites = max(0, status.pendingWrites - 1)
+            if case let .updatePlayer(player) = effect, case var .editing(form) = mode,
+               form.isSaving, form.player.id == player.id
+            {
+                // The form waited for its save: close it, or show why it
+                // failed, with the edit kept.
+                if let error {
+                    form.isSaving = false
+                    form.error = "Save failed: \(error)"
+                    mode = .editing(form)
+                } else {
+                    mode = .browsing
+                }
+                return []
+            }
+            if let error {
+                status.error = "Write failed: \(error)"
+            }
+            return []
+
+        case let .externalChangesUnavailable(error):
+            status.error = "Changes of other processes are polled: \(error)"
+            return []
+
+        case let .stressProgress(completed, total):
+            // A late progress must not revive a finished test, or `s` would be
+            // ignored forever.
+            if isStressTestRunning {
+                status.stressTest = .running(completed: completed, total: total)
+            }
+            return []
+
+        case let .stressFinished(total, failed, seconds, firstError):
+            status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
+            if failed > 0 {
+                // The counts are on the right of the status line; the error
+                // says why.
+                status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
+            }
+            return []
+
+        case let .demoCaption(caption):
+            status.caption = caption
+            return []
         }
-        return []
-
-    case let .stressFinished(total, failed, seconds, firstError):
-        state.status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
-        if failed > 0 {
-            // The counts are on the right of the status line; the error
-            // says why.
-            state.status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
-        }
-        return []
-
-    case let .demoCaption(caption):
-        state.status.caption = caption
-        return []
     }
 }
 
@@ -238,6 +272,9 @@ extension AppState {
             // Re-anchor on the selected player, whose key locates it in the
             // new ordering too.
             return observe(windowRequest(anchor: selectedPlayer.map { .player($0) } ?? .first))
+        case .toggleHighlight:
+            highlighter.isEnabled.toggle()
+            return []
         case .help:
             mode = .help
             return []
@@ -372,6 +409,51 @@ extension AppState {
         }
     }
 
+    /// Takes a new value of the observation (see `place(_:)`), and
+    /// highlights what changed since the previous one.
+    ///
+    /// A value that answers the same request as the previous one shows
+    /// changes of the data; one that answers another request (a scroll, a
+    /// jump, the other ordering) shows the user's own move, whose new rows
+    /// are not news. Rows that left from within the window were deleted
+    /// or moved away: the database tells which.
+    ///
+    /// A value set aside (see `place(_:)`) is not compared: the value of
+    /// the window around the selected player, which follows, is compared
+    /// with the one shown, so that the selected player's new score shows
+    /// as changed. But the players that left, maybe the selected one, are
+    /// news of the set-aside value only: it is looked up for them.
+    fileprivate mutating func receive(_ newValue: HallOfFame, at now: ContinuousClock.Instant) -> [Effect] {
+        // A value of a replaced observation (another window, another
+        // ordering): the value of the observed window is on its way.
+        guard newValue.request == observedRequest else { return [] }
+        let previous = hallOfFame
+        var effects = place(newValue)
+        let departedRows: [Int64]
+        if hallOfFame == newValue {
+            let cause: WindowChange = newValue.request == previous?.request ? .update : .navigation
+            departedRows = highlighter.take(newValue.changeSnapshot, cause: cause, at: now).departedRows
+        } else if highlighter.isEnabled, let window = highlighter.window {
+            departedRows = WindowDiff(from: window, to: newValue.changeSnapshot, cause: .update).departedRows
+        } else {
+            departedRows = []
+        }
+        if !departedRows.isEmpty {
+            effects.append(.findDeletedPlayers(departedRows))
+        }
+        return effects
+    }
+
+    /// Sets the highlight timer to the next time a highlight fades, when
+    /// that time changed: one timer at most, and none while nothing is
+    /// highlighted.
+    fileprivate mutating func setHighlightTimer() -> [Effect] {
+        let deadline = highlighter.nextDeadline
+        guard deadline != highlightTimer else { return [] }
+        highlightTimer = deadline
+        return [.highlightTimer(at: deadline)]
+    }
+
     /// Takes a new value of the observation, keeping the selection on its
     /// player and the selected row on its screen row.
     ///
@@ -383,11 +465,7 @@ extension AppState {
     /// new place, or, if it was deleted, the players at its last known
     /// place. So the state only ever takes values that contain the
     /// selected player when it exists.
-    fileprivate mutating func receive(_ newValue: HallOfFame) -> [Effect] {
-        // A value of a replaced observation (another window, another
-        // ordering): the value of the observed window is on its way.
-        guard newValue.request == observedRequest else { return [] }
-
+    private mutating func place(_ newValue: HallOfFame) -> [Effect] {
         let oldIndex = selectedIndex
         var screenRow = oldIndex.map { $0 - scrollTop } ?? 0
 

@@ -57,13 +57,15 @@ public struct CellHighlight: Equatable, Sendable {
 extension CellStyle {
     /// The style of a highlighted cell drawn in this style: in the colour
     /// of the kind of change (`.accent` for a changed cell, `.status` for
-    /// an added row) and bold, and, while the highlight is strong, with
-    /// foreground and background swapped from this style's.
+    /// an added row) and bold; while the highlight is strong, with
+    /// foreground and background swapped from this style's, and once
+    /// faint, underlined.
     ///
     /// Without colours (`NO_COLOR`, `--no-color`), where `render` keeps
-    /// only bold and reverse, a strong highlight is a reversed cell (a
-    /// plain cell in the reversed bar of the selection) and a faint one is
-    /// bold; a highlight has faded when the cell is plain again.
+    /// only bold, reverse and underline, a strong highlight is a reversed
+    /// bold cell (a plain bold cell in the reversed bar of the selection)
+    /// and a faint one is bold and underlined; a highlight has faded when
+    /// the cell is drawn as before again.
     ///
     /// For example:
     ///
@@ -85,7 +87,7 @@ extension CellStyle {
         case .strong:
             return CellStyle(color: color, bold: true, reverse: !reverse)
         case .faint:
-            return CellStyle(color: color, bold: true, reverse: reverse)
+            return CellStyle(color: color, bold: true, reverse: reverse, underline: true)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCombine
+import OpenCombineDispatch
 import ReactiveGRDB
 
 /// The Hall of Fame screen, as the app loop runs it: `AppState`,
@@ -64,7 +65,8 @@ public struct HallOfFameProgram: AppProgram {
         case let .observe(request):
             // One observation at a time: a new window replaces the old one.
             return .observe(slot: "hallOfFame", observation(request)
-                .map(Message.hallOfFame)
+                // Stamped as it arrives: `update` reads no clock.
+                .map { Message.hallOfFame($0, now: .now) }
                 .catch { error in Just(Message.observationFailed(error.oneLineDescription)) }
                 .eraseToAnyPublisher())
         case .insertRandomPlayer:
@@ -79,6 +81,15 @@ public struct HallOfFameProgram: AppProgram {
             return write(database.refresh(), for: effect)
         case .stressTest:
             return .perform(stressTest())
+        case let .highlightTimer(deadline):
+            // One timer: the slot cancels the previous one.
+            return .observe(slot: "highlightTimer", highlightTimer(at: deadline))
+        case let .findDeletedPlayers(ids):
+            return .perform(database.writer.rx
+                .read { db in try HallOfFame.deletedPlayerIDs(db, among: ids) }
+                .map { Message.deletedPlayersFound($0) }
+                .catch { error in Just(Message.deletedPlayersFound([], error: error.oneLineDescription)) }
+                .eraseToAnyPublisher())
         case .suspend:
             return .suspend
         case .quit:
@@ -112,6 +123,20 @@ public struct HallOfFameProgram: AppProgram {
                 }
                 return Publishers.Sequence(sequence: messages)
             }
+            .eraseToAnyPublisher()
+    }
+
+    /// One `.highlightTick` at `deadline` (at once if it has passed), on
+    /// the main queue; nothing for nil.
+    private func highlightTimer(at deadline: ContinuousClock.Instant?) -> AnyPublisher<Message, Never> {
+        guard let deadline else {
+            return Empty().eraseToAnyPublisher()
+        }
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return Just(())
+            .delay(for: .nanoseconds(Int(nanoseconds)), scheduler: DispatchQueue.main.ocombine)
+            .map { Message.highlightTick(.now) }
             .eraseToAnyPublisher()
     }
 

@@ -12,6 +12,13 @@
 /// drawn reversed, so that they stand out with `useColor == false` too,
 /// where every cell has the `.normal` colour.
 ///
+/// Change highlighting (`AppState.highlighter`) shows on the list: a
+/// changed name or score, and the whole row of a player new in the
+/// window, in colour and bold, reversed at first, then underlined until
+/// it fades (see `CellStyle.highlighted(_:)`); the title bar shows the
+/// change of the player count since the last key ("+3"), and the status
+/// line the players deleted meanwhile.
+///
 /// For example:
 ///
 /// ```swift
@@ -82,7 +89,11 @@ private func drawTooSmall(into screen: inout Screen) {
 private func drawTitle(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
     let row = layout.title
     screen.fill(x: row.x, y: row.y, width: row.width, height: 1, style: Style.title)
-    let title = " Hall of Fame — \(state.ordering.label)"
+    var title = " Hall of Fame — \(state.ordering.label)"
+    if let change = state.highlighter.rowCountChangeText {
+        // Players inserted or deleted since the user's last key.
+        title += "  \(change)"
+    }
     var position = ""
     if let (rank, count, isExact) = selectedRank(state) {
         let approximate = isExact ? "" : "~"
@@ -139,9 +150,25 @@ private func drawList(_ state: AppState, _ layout: Layout, into screen: inout Sc
         let style = index == selectedIndex ? Style.selection : CellStyle.plain
         let y = box.y + 1 + row
         let score = TextWidth.truncated(scores[index], toWidth: scoreWidth)
-        let line = " " + TextWidth.padded(player.name, toWidth: nameWidth) + " "
-            + String(repeating: " ", count: scoreWidth - TextWidth.width(of: score)) + score + " "
-        screen.put(line, x: box.x + 1, y: y, style: style, maxWidth: innerWidth)
+        let highlighter = state.highlighter
+        // A player without an id is never highlighted: changes can not
+        // tell it from another.
+        let id = player.id
+        let gapStyle = style.highlighted(id.flatMap { highlighter.rowHighlight(row: $0) })
+        let parts: [(String, CellStyle)] = [
+            (" ", gapStyle),
+            (TextWidth.padded(player.name, toWidth: nameWidth),
+             style.highlighted(id.flatMap { highlighter.highlight(row: $0, cell: HallOfFame.nameCell) })),
+            (" ", gapStyle),
+            (String(repeating: " ", count: scoreWidth - TextWidth.width(of: score)) + score,
+             style.highlighted(id.flatMap { highlighter.highlight(row: $0, cell: HallOfFame.scoreCell) })),
+            (" ", gapStyle),
+        ]
+        var x = box.x + 1
+        let end = box.x + 1 + innerWidth
+        for (text, partStyle) in parts where x < end {
+            x += screen.put(text, x: x, y: y, style: partStyle, maxWidth: end - x)
+        }
     }
 }
 
@@ -224,6 +251,8 @@ private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout 
         left = (error, Style.error)
     } else if let caption = state.status.caption {
         left = (caption, Style.status)
+    } else if let deletions = deletionsText(state.highlighter) {
+        left = (deletions, Style.status)
     } else {
         left = nil
     }
@@ -252,6 +281,13 @@ private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout 
         let leftWidth = row.width - 2 - rightWidth - (rightWidth > 0 ? 1 : 0)
         screen.put(TextWidth.truncated(left.text, toWidth: leftWidth), x: row.x + 1, y: row.y, style: left.style)
     }
+}
+
+/// "2 players deleted" since the user's last key, or nil.
+private func deletionsText(_ highlighter: ChangeHighlighter<Int64>) -> String? {
+    guard highlighter.deletionsText != nil else { return nil }
+    let count = highlighter.deletionsSinceLastLook
+    return count == 1 ? "1 player deleted" : "\(grouped(count)) players deleted"
 }
 
 // MARK: - Overlays

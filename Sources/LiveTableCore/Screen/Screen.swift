@@ -26,6 +26,9 @@ public struct CellStyle: Equatable, Sendable {
     public var bold: Bool
     /// Whether foreground and background are swapped.
     public var reverse: Bool
+    /// Whether the text is underlined: the faint tail of a change
+    /// highlight, which must show without colours too.
+    public var underline: Bool
 
     /// Creates a style.
     ///
@@ -34,10 +37,11 @@ public struct CellStyle: Equatable, Sendable {
     /// ```swift
     /// let selected = CellStyle(color: .selection, bold: true, reverse: true)
     /// ```
-    init(color: Color = .normal, bold: Bool = false, reverse: Bool = false) {
+    init(color: Color = .normal, bold: Bool = false, reverse: Bool = false, underline: Bool = false) {
         self.color = color
         self.bold = bold
         self.reverse = reverse
+        self.underline = underline
     }
 
     /// Normal text, neither bold nor reversed.

@@ -106,6 +106,14 @@ final class TmuxSession {
         return codes
     }
 
+    /// The pane's lines with the attributes of each character, as tmux
+    /// reports them (`capture-pane -e`).
+    func styledLines() throws -> [StyledLine] {
+        try run(["capture-pane", "-p", "-e", "-t", "app"])
+            .components(separatedBy: "\n")
+            .map(StyledLine.init(parsing:))
+    }
+
     /// Waits until the screen satisfies `condition`, polling, and returns
     /// it. Fails the test with the last screen on timeout.
     @discardableResult
