@@ -357,21 +357,21 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     }
 }
 
-/// `text` in lines of at most `width` cells (at least one unit a line).
+/// `text` in lines of at most `width` cells, cut after a space where
+/// there is one (a unit wider than `width` gets a line of its own).
 private func wrapped(_ text: String, toWidth width: Int) -> [String] {
     var lines: [String] = []
-    var line = ""
-    var used = 0
-    for unit in TextWidth.units(of: text) {
-        if used + unit.width > width, !line.isEmpty {
-            lines.append(line)
-            line = ""
-            used = 0
+    var rest = text
+    repeat {
+        var (line, after) = TextWidth.split(rest, atWidth: width)
+        if line.isEmpty {
+            let first = TextWidth.units(of: rest)[0].text
+            line = first
+            after = String(rest.dropFirst(first.count))
         }
-        line += unit.text
-        used += unit.width
-    }
-    lines.append(line)
+        lines.append(line)
+        rest = after
+    } while !rest.isEmpty
     return lines
 }
 

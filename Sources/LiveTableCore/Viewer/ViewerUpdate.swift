@@ -172,14 +172,21 @@ private func receive(_ value: ViewerWindow, _ state: inout ViewerState) -> [View
             index = jump == .first ? 0 : window.rows.count - 1
             table.selectedRow = jump == .first ? 0 : page - 1
         }
+    } else if table.selectedIndex == nil, let selected = table.selected {
+        if table.observedRequest?.anchor == .position(selected) {
+            // The window was anchored on the selection: the fetch followed
+            // it by identity, or found the row that took its place.
+            table.selected = value.selection
+            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+        } else {
+            // The selected row left a window anchored elsewhere (its sort
+            // value changed, or it was deleted): look for it.
+            table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
+            state.table = table
+            return (isCommit ? recount(&state) : []) + observeWindow(&state)
+        }
     } else {
-        if let selection = value.selection {
-            table.selected = selection
-        }
-        index = table.selectedIndex
-        if index == nil, !window.rows.isEmpty {
-            index = table.selected == nil ? 0 : min(table.scrollTop + table.selectedRow, window.rows.count - 1)
-        }
+        index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
     }
     if let index {
         place(&table, at: index, page: page)
