@@ -197,7 +197,8 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
-    let live = table.isLive ? "live" : "not live"
+    // Not live after a failure; before the first window, loading.
+    let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
     let count: String
     if let rowCount = table.rowCount {
         count = (table.isCounting ? "~" : "") + grouped(rowCount)
