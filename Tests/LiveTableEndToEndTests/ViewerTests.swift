@@ -226,4 +226,27 @@ final class ViewerTests: LiveTableTestCase {
             "livetable: error: cannot read \"\(database.path)\": the database is locked by another process\nEXITED 1"),
             screen)
     }
+    // MARK: - Suspend
+
+    func testControlZSuspendsAndFgShowsWhatChangedMeanwhile() throws {
+        let database = try makeFile()
+        let session = try TmuxSession(
+            command: "exec bash --norc --noprofile -i",
+            environment: ["PS1": "$ ", "HOME": directory.path])
+        defer { session.kill() }
+        try session.waitForScreen(containing: "$")
+        try session.type(([Self.binaryPath, "view", database.path, "item"]).map(Shell.quote).joined(separator: " "))
+        try session.send("Enter")
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        try session.send("C-z")
+        try session.waitForScreen(containing: "Stopped")
+        _ = try sqlite(database, "UPDATE item SET name = 'renamed while stopped' WHERE id = 1")
+        try session.type("fg")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "renamed while stopped")
+        try session.send("j")
+        try session.waitForScreen(containing: "row 2 of 50 · live")
+        try session.send("q")
+        try session.waitForScreen("the shell prompt") { !$0.contains("row 2 of 50") }
+    }
 }

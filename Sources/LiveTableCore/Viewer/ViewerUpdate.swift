@@ -141,7 +141,7 @@ private func observeWindow(_ state: inout ViewerState) -> [ViewerEffect] {
 private func needsWindow(_ table: TableState, page: Int) -> Bool {
     guard let window = table.window else { return false }
     let page = max(1, page)
-    guard let index = table.selectedIndex else { return !window.rows.isEmpty || !window.reachesEnd }
+    guard let index = table.selectedIndex else { return false }
     return (index < page && !window.reachesStart)
         || (window.rows.count - 1 - index < page && !window.reachesEnd)
 }
