@@ -215,6 +215,18 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(selectedName, "item 001")
     }
 
+    func testOpenThatEndsAfterLeavingIsDropped() throws {
+        try start(.table("item"))
+        let viewed = try XCTUnwrap(state.table?.viewed)
+        // A read fails: the schema is read again, and `t` is pressed before it ends.
+        XCTAssertEqual(viewerUpdate(&state, .windowFailed("locked")), [.open(.table("item"), sortColumn: nil, descending: false)])
+        XCTAssertEqual(viewerUpdate(&state, .key(.character("t"))), [.stopObserving, .listTables])
+        XCTAssertEqual(viewerUpdate(&state, .opened(viewed)), [])
+        XCTAssertNil(state.table)
+        XCTAssertEqual(viewerUpdate(&state, .openFailed("late")), [])
+        XCTAssertNil(state.message)
+    }
+
     func testEnterShowsTheWholeRowAndEscapeClosesIt() throws {
         try start(.table("item"))
         try send(.key(.enter))

@@ -106,6 +106,9 @@ public struct ViewerState: Equatable, Sendable {
     public var message: ViewerStatusMessage?
     /// True once the first resize has started the screen's reads.
     public var isStarted: Bool
+    /// The source being opened, whose `.opened` or `.openFailed` is
+    /// awaited: a result that comes after `t` left it is dropped.
+    public var pendingOpen: ViewerTarget?
 
     /// The state at launch: on the table `opened` (read and checked before
     /// the screen is touched), or on the picker when it is nil.
@@ -115,7 +118,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: nil, isStarted: false)
+            overlay: nil, message: nil, isStarted: false, pendingOpen: nil)
     }
 
     /// The number of rows of the list at the current size (0 when too small).

@@ -39,6 +39,8 @@ public func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -
         return []
 
     case let .opened(viewed):
+        guard state.pendingOpen == viewed.target else { return [] }
+        state.pendingOpen = nil
         if var table = state.table, table.viewed.target == viewed.target {
             // Opened again after a failure: keep the selection, unless the
             // key changed shape with the schema.
@@ -54,6 +56,8 @@ public func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -
         return observeWindow(&state) + recount(&state)
 
     case let .openFailed(error):
+        guard state.pendingOpen != nil else { return [] }
+        state.pendingOpen = nil
         state.message = .error(error)
         guard let table = state.table else { return [] }
         // The table is gone (dropped, renamed), or can not be read: back to
@@ -82,6 +86,7 @@ public func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -
         // or locked for a moment.
         table.isRecovering = true
         state.table = table
+        state.pendingOpen = table.viewed.target
         return [.open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                       descending: table.viewed.ordering.descending)]
 
@@ -261,6 +266,7 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     case .tables:
         guard state.table != nil else { return [] }
         state.table = nil
+        state.pendingOpen = nil
         return [.stopObserving, .listTables]
     default:
         break
@@ -311,6 +317,7 @@ private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) ->
     case .jumpToFirst: index = 0
     case .jumpToLast: index = entries.count - 1
     case .open:
+        state.pendingOpen = .table(entries[index].name)
         return [.open(.table(entries[index].name), sortColumn: nil, descending: false)]
     default:
         return []
