@@ -203,7 +203,7 @@ final class ViewerTests: LiveTableTestCase {
 
     func testLockedBeyondTheBusyTimeoutIsOneLine() throws {
         let database = try makeFile()
-        // Python holds an exclusive lock for 4 seconds.
+        // Python holds an exclusive lock for 8 seconds (killed at the end).
         guard let python = Shell.which("python3") else { throw HarnessError("python3 is not installed") }
         let ready = directory.appendingPathComponent("locked")
         let locker = Process()
@@ -214,7 +214,7 @@ final class ViewerTests: LiveTableTestCase {
             c.execute("BEGIN EXCLUSIVE")
             c.execute("UPDATE item SET price = price + 1")
             open(sys.argv[2], "w").close()
-            time.sleep(4)
+            time.sleep(8)
             c.execute("ROLLBACK")
             """#, database.path, ready.path]
         try locker.run()
