@@ -26,7 +26,7 @@ extension Screen {
     /// screen.drawTooSmall(minimumWidth: 30, minimumHeight: 9)
     /// screen.text // "need 30x9"
     /// ```
-    public mutating func drawTooSmall(minimumWidth: Int, minimumHeight: Int) {
+    mutating func drawTooSmall(minimumWidth: Int, minimumHeight: Int) {
         guard width > 0, height > 0 else { return }
         let size = "\(minimumWidth)x\(minimumHeight)"
         let messages = ["Terminal too small (need \(size))", "Too small: need \(size)", "need \(size)", size]
@@ -47,7 +47,7 @@ extension Screen {
     /// ```swift
     /// screen.drawTitleBar(" orders", trailing: ["1,234 rows · live ", "1,234 "], y: 0)
     /// ```
-    public mutating func drawTitleBar(_ title: String, trailing: [String], y: Int) {
+    mutating func drawTitleBar(_ title: String, trailing: [String], y: Int) {
         fill(x: 0, y: y, width: width, height: 1, style: ChromeStyle.title)
         let titleWidth = TextWidth.width(of: title)
         let right = trailing.first { titleWidth + 1 + TextWidth.width(of: $0) <= width } ?? ""
@@ -67,7 +67,7 @@ extension Screen {
     /// ```swift
     /// screen.drawKeyHints([("?", "help"), ("q", "quit")], y: screen.height - 2)
     /// ```
-    public mutating func drawKeyHints(_ hints: [(key: String, text: String)], y: Int) {
+    mutating func drawKeyHints(_ hints: [(key: String, text: String)], y: Int) {
         var x = 1
         for hint in hints {
             let hintWidth = TextWidth.width(of: hint.key) + (hint.key.isEmpty ? 0 : 1) + TextWidth.width(of: hint.text)
@@ -93,7 +93,7 @@ extension Screen {
     /// ```swift
     /// screen.drawHelpOverlay(viewerKeyBindings.map { ($0.keys, $0.description) })
     /// ```
-    public mutating func drawHelpOverlay(_ rows: [(keys: String, description: String)]) {
+    mutating func drawHelpOverlay(_ rows: [(keys: String, description: String)]) {
         let keysWidth = rows.map { TextWidth.width(of: $0.keys) }.max() ?? 0
         let descriptionWidth = rows.map { TextWidth.width(of: $0.description) }.max() ?? 0
         let box = centeredBox(width: keysWidth + 2 + descriptionWidth + 4, height: rows.count + 4, in: self)

@@ -49,7 +49,7 @@ struct ViewerLayout: Equatable {
 /// ```swift
 /// print(viewerRender(state).text)
 /// ```
-public func viewerRender(_ state: ViewerState) -> Screen {
+func viewerRender(_ state: ViewerState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
     let layout = ViewerLayout(width: state.width, height: state.height)
     if layout.isTooSmall {

@@ -181,7 +181,7 @@ public struct TableState: Equatable, Sendable {
     /// The index, in the window, of the row on the top of the list.
     public var scrollTop: Int
     /// A jump to the first or last row that waits for its window.
-    public var pendingJump: JumpTarget?
+    var pendingJump: JumpTarget?
     /// The index of the first column shown (sideways scrolling).
     public var firstColumn: Int
     /// The exact row count, nil until counted.

@@ -9,7 +9,7 @@
 /// viewerUpdate(&state, .resize(width: 80, height: 24)) // [.observe(viewed, …), .count(viewed.source)]
 /// viewerUpdate(&state, .key(.down))                    // selects the next row
 /// ```
-public func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
+func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
     switch message {
     case let .resize(width, height):
         state.width = max(0, width)
