@@ -344,8 +344,13 @@ private func clampPicker(_ state: inout ViewerState) {
 
 private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: inout ViewerState) -> [ViewerEffect] {
     guard let action else { return [] }
-    let page = max(1, rowDetailPage(state))
-    let lastScroll = max(0, rowDetailLines(state).count - page)
+    let page = RowDetail.page(height: state.height)
+    var lineCount = 0
+    if let table = state.table, let index = table.selectedIndex, let window = table.window {
+        lineCount = RowDetail.lines(
+            names: table.viewed.source.columnNames, values: window.rows[index], width: state.width).count
+    }
+    let lastScroll = max(0, lineCount - page)
     var scroll = scroll
     switch action {
     case .moveUp: scroll -= 1

@@ -1,44 +1,6 @@
 import Foundation
 import GRDB
 
-/// Where each part of the viewer's screen goes, from the terminal size
-/// alone.
-///
-/// ```
-///  file — table · by column ↓          row 12 of 1,234 · live
-///  id  name        score                                 (header)
-///   1  Arthur        100                                 (rows)
-///  Enter row  t tables  ? help  q quit                   (footer)
-///  status                                 3 more columns →
-/// ```
-struct ViewerLayout: Equatable {
-    /// Below this size the screen only says that it is too small.
-    static let minimumWidth = 20
-    /// Title, header, one row, footer, status.
-    static let minimumHeight = 5
-
-    let width: Int
-    let height: Int
-
-    init(width: Int, height: Int) {
-        self.width = max(0, width)
-        self.height = max(0, height)
-    }
-
-    var isTooSmall: Bool {
-        width < Self.minimumWidth || height < Self.minimumHeight
-    }
-
-    /// The row of the column names.
-    var headerY: Int { 1 }
-    /// The first row of the list.
-    var listY: Int { 2 }
-    /// The number of rows of the list.
-    var listRows: Int { isTooSmall ? 0 : height - 4 }
-    var footerY: Int { height - 2 }
-    var statusY: Int { height - 1 }
-}
-
 /// Draws the viewer's state into a new screen of the state's size: the
 /// table picker or the table, then the help or the whole row on top.
 /// Below 20x5 the screen only says that it is too small; any size works,
@@ -298,39 +260,6 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
 
 // MARK: - The whole row
 
-/// The number of lines the whole row shows at once.
-func rowDetailPage(_ state: ViewerState) -> Int {
-    max(1, state.height - 4)
-}
-
-/// The lines of the whole row: each column's name, then its full value,
-/// wrapped to the width of the box (a BLOB: its size and its bytes in
-/// hexadecimal, the first 1,024 of them).
-func rowDetailLines(_ state: ViewerState) -> [(name: String, value: String, isNull: Bool)] {
-    guard let table = state.table, let index = table.selectedIndex, let window = table.window else { return [] }
-    let names = table.viewed.source.columnNames.map(oneLine)
-    let inner = max(1, state.width - 4)
-    let nameWidth = min(names.map { TextWidth.width(of: $0) }.max() ?? 0, max(1, inner / 3))
-    let valueWidth = max(1, inner - nameWidth - 2)
-    var lines: [(name: String, value: String, isNull: Bool)] = []
-    for (column, value) in window.rows[index].enumerated() where column < names.count {
-        let cell = CellText(value)
-        var text = cell.text
-        if case let .blob(data) = value.storage, !data.isEmpty {
-            let shown = data.prefix(1024).map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
-            text += " " + shown + (data.count > 1024 ? "…" : "")
-        }
-        let parts = wrapped(text, toWidth: valueWidth)
-        for (offset, part) in parts.enumerated() {
-            lines.append((offset == 0 ? TextWidth.padded(names[column], toWidth: nameWidth) : "", part, cell.kind == .null))
-        }
-    }
-    return lines
-}
-
 private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout Screen) {
     let box = Rect(x: 0, y: 1, width: screen.width, height: max(0, screen.height - 2))
     var title = "Row"
@@ -340,7 +269,7 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height,
                    style: ChromeStyle.border, title: title, titleStyle: ChromeStyle.boxTitle)
     let lines = rowDetailLines(state)
-    let page = rowDetailPage(state)
+    let page = RowDetail.page(height: state.height)
     let first = min(max(0, scroll), max(0, lines.count - page))
     let nameWidth = lines.map { TextWidth.width(of: $0.name) }.max() ?? 0
     for (offset, line) in lines.dropFirst(first).prefix(page).enumerated() {
@@ -358,32 +287,17 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     }
 }
 
-/// `text` in lines of at most `width` cells, cut after a space where
-/// there is one (a unit wider than `width` gets a line of its own).
-private func wrapped(_ text: String, toWidth width: Int) -> [String] {
-    var lines: [String] = []
-    var rest = text
-    repeat {
-        var (line, after) = TextWidth.split(rest, atWidth: width)
-        if line.isEmpty {
-            let first = TextWidth.units(of: rest)[0].text
-            line = first
-            after = String(rest.dropFirst(first.count))
-        }
-        lines.append(line)
-        rest = after
-    } while !rest.isEmpty
-    return lines
-}
-
 // MARK: - Helpers
 
-/// A name or query on one line: control characters escaped, runs of
-/// blanks (a query's line breaks) made one space.
+/// A name or query on one line (see `RowDetail.oneLine(_:)`).
 private func oneLine(_ text: String) -> String {
-    let spaced = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
-        .joined(separator: " ")
-    return CellText.escaped(spaced)
+    RowDetail.oneLine(text)
+}
+
+/// The lines of the selected row in the whole-row overlay.
+func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
+    guard let table = state.table, let index = table.selectedIndex, let window = table.window else { return [] }
+    return RowDetail.lines(names: table.viewed.source.columnNames, values: window.rows[index], width: state.width)
 }
 
 private func drawCentered(_ text: String, y: Int, into screen: inout Screen) {
