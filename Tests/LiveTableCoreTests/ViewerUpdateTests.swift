@@ -239,6 +239,17 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(try send(.key(.escape)), [.quit])
     }
 
+    func testOnlyQuitAndSuspendActOnATooSmallScreen() throws {
+        try start(.table("item"))
+        try send(.resize(width: 19, height: 5))
+        for key in [Key.down, .end, .enter, .character("t"), .character("?")] {
+            XCTAssertEqual(try send(.key(key)), [], "\(key)")
+        }
+        XCTAssertEqual(selectedName, "item 001")
+        XCTAssertNil(state.overlay)
+        XCTAssertEqual(try send(.key(.character("q"))), [.quit])
+    }
+
     func testControlKeysActEverywhere() throws {
         try start(.table("item"))
         try send(.key(.character("?")))

@@ -254,6 +254,11 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
         break
     }
     guard let action else { return [] }
+    // A screen too small to show anything: only quit and suspend act, so
+    // that nothing changes unseen.
+    if ViewerLayout(width: state.width, height: state.height).isTooSmall, action != .quit, action != .suspend {
+        return []
+    }
     state.message = nil
     switch action {
     case .help:
