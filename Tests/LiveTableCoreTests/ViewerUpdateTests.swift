@@ -250,6 +250,16 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(try send(.key(.character("q"))), [.quit])
     }
 
+    func testPollingFallbackIsSaidOnce() throws {
+        try start(.table("item"))
+        XCTAssertEqual(try send(.commitsPolled("no inotify watch left")), [])
+        XCTAssertEqual(state.message, .notice("other processes' commits are polled: no inotify watch left"))
+        try send(.key(.down))
+        XCTAssertNil(state.message)
+        try send(.commitsPolled("no inotify watch left"))
+        XCTAssertNil(state.message)
+    }
+
     func testControlKeysActEverywhere() throws {
         try start(.table("item"))
         try send(.key(.character("?")))

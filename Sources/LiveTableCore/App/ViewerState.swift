@@ -106,6 +106,9 @@ public struct ViewerState: Equatable, Sendable {
     public var message: ViewerStatusMessage?
     /// True once the first resize has started the screen's reads.
     public var isStarted: Bool
+    /// True once the status line said that other processes' commits are
+    /// polled (inotify is not available): it says so once.
+    public var isPolling: Bool
     /// The source being opened, whose `.opened` or `.openFailed` is
     /// awaited: a result that comes after `t` left it is dropped.
     public var pendingOpen: ViewerTarget?
@@ -118,7 +121,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: nil, isStarted: false, pendingOpen: nil)
+            overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil)
     }
 
     /// The number of rows of the list at the current size (0 when too small).
@@ -261,6 +264,9 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case counted(Int)
     /// The count failed.
     case countFailed(String)
+    /// inotify is not available, for this reason: other processes'
+    /// commits are polled, and show a little later.
+    case commitsPolled(String)
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.

@@ -103,6 +103,12 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
         state.table = table
         return effects
 
+    case let .commitsPolled(reason):
+        guard !state.isPolling else { return [] }
+        state.isPolling = true
+        state.message = .notice("other processes' commits are polled: \(reason)")
+        return []
+
     case .countFailed:
         state.table?.isCounting = false
         state.table?.countIsStale = false

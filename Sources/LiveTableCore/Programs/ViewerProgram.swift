@@ -26,24 +26,30 @@ import ReactiveGRDB
 public struct ViewerProgram: AppProgram {
     /// The file the effects read.
     public let database: ViewerDatabase
-    /// How the window observation sees other processes' commits: by
-    /// default with inotify's file events.
-    public var commits: OtherProcessCommits
+    /// How the window observation sees other processes' commits; nil for
+    /// inotify's file events, with `.commitsPolled` when inotify is not
+    /// available and the file is polled instead.
+    public var commits: OtherProcessCommits?
+
+    /// Where the window observations report that they poll.
+    private let pollingReports = PollingReports()
 
     /// Creates the viewer's program on a database opened read-only.
     ///
     /// - parameter database: The file to read.
-    /// - parameter commits: How other processes' commits are detected.
-    public init(database: ViewerDatabase, commits: OtherProcessCommits = .fileEvents) {
+    /// - parameter commits: How other processes' commits are detected:
+    ///   nil for inotify's file events, the polling fallback reported.
+    public init(database: ViewerDatabase, commits: OtherProcessCommits? = nil) {
         self.database = database
         self.commits = commits
     }
 
     // MARK: - AppProgram
 
-    /// Nothing: the first resize starts the reads.
+    /// Listens to the polling fallback of the window observations; the
+    /// first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage>] {
-        []
+        [.observe(slot: "pollingReports", pollingReports.subject.eraseToAnyPublisher())]
     }
 
     /// Applies `message` with `viewerUpdate(_:_:)`.
@@ -72,6 +78,10 @@ public struct ViewerProgram: AppProgram {
                 try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
+            let reports = pollingReports
+            let commits = self.commits ?? .fileEvents(onPollingFallback: { reason in
+                DispatchQueue.main.async { reports.subject.send(.commitsPolled(reason)) }
+            })
             // One window at a time: a new window replaces the old one.
             return .observe(slot: "window", ValueObservation
                 .tracking { db in try ViewerWindow.fetch(db, viewed, request) }
@@ -122,4 +132,11 @@ public struct ViewerProgram: AppProgram {
         }
         return error.oneLineDescription
     }
+}
+
+/// The reports of the window observations that poll the file because
+/// inotify is not available.
+// @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
+private final class PollingReports: @unchecked Sendable {
+    let subject = PassthroughSubject<ViewerMessage, Never>()
 }
