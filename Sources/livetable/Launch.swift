@@ -65,9 +65,33 @@ struct Launch {
         }
     }
 
-    /// Takes over the terminal and runs the app until it exits, or throws
-    /// a `CommandFailure` of status 2 when the terminal can not be set up.
+    /// Takes over the terminal and runs the Hall of Fame until it exits, or
+    /// throws a `CommandFailure` of status 2 when the terminal can not be
+    /// set up.
     func start(database: AppDatabase, demo: DemoPlayer?) throws -> Never {
+        try run(
+            { terminal in
+                AppLoop(
+                    program: HallOfFameProgram(database: database),
+                    state: .initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
+            },
+            close: { try? database.close() },
+            started: { runtime in demo?.start(runtime) })
+    }
+
+    /// Takes over the terminal and runs the program of the loop that
+    /// `makeLoop` makes for it until the app exits, or throws a
+    /// `CommandFailure` of status 2 when the terminal can not be set up.
+    ///
+    /// - parameter makeLoop: The app loop, not started, for the terminal.
+    /// - parameter close: Closes what the program uses, at exit.
+    /// - parameter started: Called once the first screen is drawn.
+    func run<Program: AppProgram>(
+        _ makeLoop: @MainActor (Terminal) -> AppLoop<Program>,
+        close: @escaping @MainActor () -> Void,
+        started: @MainActor (Runtime<Program>) -> Void = { _ in }) throws -> Never
+    where Program.Message: TerminalMessage
+    {
         try MainActor.assumeIsolated { () throws -> Never in
             let terminal: Terminal
             do {
@@ -75,12 +99,7 @@ struct Launch {
             } catch {
                 throw CommandFailure(error.oneLineDescription, status: 2)
             }
-            let loop = AppLoop(
-                program: HallOfFameProgram(database: database),
-                state: .initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
-            Runtime.run(terminal: terminal, loop: loop, close: { try? database.close() }) { runtime in
-                demo?.start(runtime)
-            }
+            Runtime.run(terminal: terminal, loop: makeLoop(terminal), close: close, started: started)
         }
     }
 }

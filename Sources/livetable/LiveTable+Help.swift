@@ -32,6 +32,7 @@ extension LiveTable {
               livetable                              the default database
               livetable --database scores.sqlite     another file (created if missing)
               livetable demo --speed 2               a walkthrough, twice as fast
+              livetable view app.sqlite              a live view of any SQLite file
             """
     }
 }

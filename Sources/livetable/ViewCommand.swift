@@ -2,20 +2,28 @@ import ArgumentParser
 import Foundation
 import LiveTableCore
 
-/// `livetable view FILE TABLE --format csv|tsv|json`: prints the rows of
-/// a table, a view or a read-only query of any SQLite file, and exits.
-/// The file is opened read-only and never written.
+/// `livetable view FILE [TABLE] [--sort COLUMN [--desc]]`: a live,
+/// read-only view of a table, a view or a read-only query of any SQLite
+/// file, or, with `--format`, its rows printed. The file is opened
+/// read-only and never written.
 struct ViewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "view",
-        abstract: "Print the rows of a table, view or read-only query of any SQLite file.",
+        abstract: "View a table, view or read-only query of any SQLite file, live; or print its rows.",
         discussion: """
             The file is opened read-only: it is never written, and its journal mode is \
-            left as it is. Rows are printed in constant memory, in the order of their rowid, \
-            their primary key (WITHOUT ROWID tables) or all their columns (views); the rows \
-            of a --query in its own order. A table is read a page of rows at a time, so \
-            that no read keeps other processes from writing for longer than one page; a \
-            --query, or a view that can only be sorted by a scan, is read in one read.
+            left as it is. The screen shows a window of rows, fetched by keyset (never \
+            OFFSET), and follows the commits of other processes within milliseconds: the \
+            selection stays on its row (by rowid or primary key), the sort and the scroll \
+            are kept. The title shows the row count (counted off the main thread; "~" while \
+            it is recounted) and whether the view is live. Without TABLE, a picker lists \
+            the tables and views with their row counts ("~" when estimated).
+
+            With --format, the rows are printed and the command exits (no terminal \
+            needed), in constant memory, in the order of their rowid, their primary key \
+            (WITHOUT ROWID tables) or all their columns (views); the rows of a --query in \
+            its own order. Without TABLE, with --format or when standard output is not a \
+            terminal, the tables are printed one a line (name, kind, rows).
 
             Formats:
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \
@@ -29,30 +37,58 @@ struct ViewCommand: ParsableCommand {
             A --query must be one read-only statement (sqlite3_stmt_readonly) that returns \
             rows: anything else is refused before it runs.
 
-            Exit status: 0 when all rows are printed, 1 when the file, the table or the \
-            query cannot be read, 64 on a command-line error.
+            Keys:
+            \(keyTable)
+
+            Exit status: 0 on quit or when all rows are printed, 1 when the file, the \
+            table, the sort column or the query cannot be read, 2 when the live view has \
+            no terminal, 64 on a command-line error, 128 + n after signal n.
 
             Examples:
-              livetable view app.sqlite                         the tables (name, kind, rows)
+              livetable view app.sqlite                         pick a table
+              livetable view app.sqlite orders --sort total --desc
+              livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
-              livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100" --format json
             """)
+
+    /// The viewer's key table, as the help overlay shows it.
+    private static var keyTable: String {
+        let width = viewerKeyBindings.map(\.keys.count).max() ?? 0
+        return viewerKeyBindings.map { binding in
+            "  " + binding.keys.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + binding.description
+        }.joined(separator: "\n")
+    }
 
     @Argument(help: ArgumentHelp("The SQLite database file (read-only).", valueName: "file"))
     var file: String
 
-    @Argument(help: ArgumentHelp("The table or view to print.", valueName: "table"))
+    @Argument(help: ArgumentHelp("The table or view to view.", valueName: "table"))
     var table: String?
 
-    @Option(help: ArgumentHelp("A read-only SELECT to print instead of a table.", valueName: "sql"))
+    @Option(help: ArgumentHelp("A read-only SELECT to view instead of a table.", valueName: "sql"))
     var query: String?
 
-    @Option(help: ArgumentHelp("The output format.", valueName: "csv|tsv|json"))
+    @Option(help: ArgumentHelp("Sort the rows by this column (live view).", valueName: "column"))
+    var sort: String?
+
+    @Flag(help: "Sort in descending order (with --sort).")
+    var desc = false
+
+    @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json"))
     var format: ExportFormat?
+
+    @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
+    var noColor = false
 
     func validate() throws {
         if table != nil && query != nil {
             throw ValidationError("Give a table or --query, not both.")
+        }
+        if desc && sort == nil {
+            throw ValidationError("--desc needs --sort COLUMN.")
+        }
+        if format != nil && sort != nil {
+            throw ValidationError("--sort is for the live view: --format prints in the natural order.")
         }
     }
 
@@ -63,22 +99,39 @@ struct ViewCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
         }
-        guard table != nil || query != nil else {
-            try printTables(database)
-            return
+        let target: ViewerTarget?
+        if let query {
+            target = .query(query)
+        } else {
+            target = table.map(ViewerTarget.table)
+        }
+        guard let target else {
+            if format != nil || isatty(STDOUT_FILENO) == 0 {
+                try printTables(database)
+                return
+            }
+            try live(database, opened: nil)
+        }
+        // Every check that can fail, before anything is printed or the
+        // screen is touched.
+        let viewed: ViewedSource
+        do {
+            viewed = try database.read { db in
+                try ViewedSource.open(target, sortColumn: sort, descending: desc, in: db)
+            }
+        } catch {
+            throw CommandFailure(error.oneLineDescription, status: 1)
         }
         guard let format else {
-            throw CommandFailure("give --format csv, tsv or json to print the rows", status: 64)
+            if isatty(STDOUT_FILENO) == 0 {
+                throw CommandFailure(
+                    "standard output is not a terminal: give --format csv, tsv or json to print the rows", status: 2)
+            }
+            try live(database, opened: viewed)
         }
         let output = StandardOutput()
         do {
-            let source = try database.read { db in
-                if let query {
-                    return try RowSource.query(query, in: db)
-                }
-                return RowSource.table(try ViewerTable.named(table ?? "", in: db))
-            }
-            try RowExport.export(database, source, format: format) { text in
+            try RowExport.export(database, viewed.source, format: format) { text in
                 try output.write(text)
             }
             try output.flush()
@@ -87,15 +140,22 @@ struct ViewCommand: ParsableCommand {
         }
     }
 
-    /// One word for a kind of table, in the list of tables.
-    private static func word(for kind: ViewerTable.Kind) -> String {
-        switch kind {
-        case .table: return "table"
-        case .withoutRowidTable: return "without-rowid"
-        case .view: return "view"
-        case .virtual: return "virtual"
-        case .shadow: return "shadow"
-        }
+    /// Runs the live screen until the user quits.
+    private func live(_ database: ViewerDatabase, opened: ViewedSource?) throws -> Never {
+        let environment = ProcessInfo.processInfo.environment
+        let launch = try Launch.prepare(environment: environment, noColor: noColor)
+        let fileName = (file as NSString).lastPathComponent
+        try launch.run(
+            { terminal in
+                AppLoop(
+                    program: ViewerProgram(database: database),
+                    state: .initial(
+                        fileName: fileName, opened: opened,
+                        width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
+            },
+            // The read-only connections close with the process: nothing
+            // to write back.
+            close: {})
     }
 
     /// Prints the tables and views, one a line: name, kind, row count
@@ -111,7 +171,7 @@ struct ViewCommand: ParsableCommand {
                     case let .estimated(value): count = "~\(value)"
                     case let .atLeast(value): count = "\(value)+"
                     }
-                    return [table.name.escapingControlCharacters, Self.word(for: table.kind), count]
+                    return [table.name.escapingControlCharacters, table.kind.word, count]
                         .joined(separator: "\t") + "\n"
                 }
             }

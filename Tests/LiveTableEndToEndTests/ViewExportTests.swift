@@ -259,9 +259,11 @@ final class ViewExportTests: LiveTableTestCase {
         let tables = try view([database.path])
         XCTAssertEqual(tables.status, 0)
         XCTAssertEqual(tables.standardOutput, "item\ttable\t2500\npair\twithout-rowid\t3\ntwice\tview\t6\n")
-        // A table without --format: no terminal viewer yet.
+        // A table without --format is the live view, which needs a terminal.
         let noFormat = try view([database.path, "item"])
-        XCTAssertEqual(noFormat.status, 64)
-        XCTAssertEqual(noFormat.standardError, "livetable: error: give --format csv, tsv or json to print the rows\n")
+        XCTAssertEqual(noFormat.status, 2)
+        XCTAssertEqual(
+            noFormat.standardError,
+            "livetable: error: standard output is not a terminal: give --format csv, tsv or json to print the rows\n")
     }
 }

@@ -42,12 +42,14 @@ public enum Action: Hashable, Sendable {
     case quit
 }
 
-/// A row of the key table: some keys, what they do, and the actions they
-/// trigger on the main screen.
+/// A row of a screen's key table: some keys, what they do, and the actions
+/// they trigger on that screen.
 ///
-/// The table, ``keyBindings``, is the only place where keys are mapped to
-/// actions: `update` looks keys up in it, and the help overlay, the footer and
-/// the README show it. For example:
+/// Each screen has one table, the only place where its keys are mapped to
+/// its actions: ``keyBindings`` for the Hall of Fame (`Action`),
+/// ``viewerKeyBindings`` for the viewer (`ViewerAction`). `update` looks keys
+/// up in it, and the help overlay, the footer and the README show it. For
+/// example:
 ///
 /// ```swift
 /// for binding in keyBindings {
@@ -55,7 +57,7 @@ public enum Action: Hashable, Sendable {
 /// }
 /// KeyBinding.action(for: .character("j")) // .moveDown
 /// ```
-public struct KeyBinding: Equatable, Sendable {
+public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
     /// The keys as people read them: "↑ ↓ / k j".
     public var keys: String
     /// What the keys do: "move the selection".
@@ -80,8 +82,27 @@ public struct KeyBinding: Equatable, Sendable {
         self.actions = actions
     }
 
-    /// The action of `key` on the main screen, or nil when the key does
-    /// nothing there.
+    /// The action of `key` in the key table `bindings`, or nil when the
+    /// key does nothing there.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// KeyBinding.action(for: .character("t"), in: viewerKeyBindings) // .tables
+    /// ```
+    public static func action(for key: Key, in bindings: [KeyBinding]) -> Action? {
+        for binding in bindings {
+            if let action = binding.actions[key] {
+                return action
+            }
+        }
+        return nil
+    }
+}
+
+extension KeyBinding where Action == LiveTableCore.Action {
+    /// The action of `key` on the Hall of Fame's main screen, or nil when
+    /// the key does nothing there.
     ///
     /// For example:
     ///
@@ -90,12 +111,7 @@ public struct KeyBinding: Equatable, Sendable {
     /// KeyBinding.action(for: .character("x")) // nil
     /// ```
     public static func action(for key: Key) -> Action? {
-        for binding in keyBindings {
-            if let action = binding.actions[key] {
-                return action
-            }
-        }
-        return nil
+        action(for: key, in: keyBindings)
     }
 }
 
@@ -106,7 +122,7 @@ public struct KeyBinding: Equatable, Sendable {
 /// ```swift
 /// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
 /// ```
-public let keyBindings: [KeyBinding] = [
+public let keyBindings: [KeyBinding<Action>] = [
     KeyBinding(
         keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
         actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),

@@ -29,7 +29,7 @@ func render(_ state: AppState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
     let layout = Layout(width: state.width, height: state.height)
     if layout.isTooSmall {
-        drawTooSmall(into: &screen)
+        screen.drawTooSmall(minimumWidth: Layout.minimumWidth, minimumHeight: Layout.minimumHeight)
     } else {
         drawTitle(state, layout, into: &screen)
         drawList(state, layout, into: &screen)
@@ -40,7 +40,7 @@ func render(_ state: AppState) -> Screen {
         case .browsing:
             break
         case .help:
-            drawHelp(into: &screen)
+            screen.drawHelpOverlay(keyBindings.map { ($0.keys, $0.description) })
         case let .editing(form):
             drawForm(form, into: &screen)
         case .confirmingDeleteAll:
@@ -74,17 +74,6 @@ private enum Style {
 }
 
 // MARK: - Main screen
-
-private func drawTooSmall(into screen: inout Screen) {
-    guard screen.width > 0, screen.height > 0 else { return }
-    let size = "\(Layout.minimumWidth)x\(Layout.minimumHeight)"
-    // The longest message that fits, down to the size alone.
-    let messages = ["Terminal too small (need \(size))", "Too small: need \(size)", "need \(size)", size]
-    let message = messages.first { TextWidth.width(of: $0) <= screen.width }
-        ?? TextWidth.truncated(size, toWidth: screen.width)
-    let x = (screen.width - TextWidth.width(of: message)) / 2
-    screen.put(message, x: x, y: (screen.height - 1) / 2, style: Style.error)
-}
 
 private func drawTitle(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
     let row = layout.title
@@ -292,30 +281,6 @@ private func deletionsText(_ highlighter: ChangeHighlighter<Int64>) -> String? {
 
 // MARK: - Overlays
 
-private func drawHelp(into screen: inout Screen) {
-    let keysWidth = keyBindings.map { TextWidth.width(of: $0.keys) }.max() ?? 0
-    let descriptionWidth = keyBindings.map { TextWidth.width(of: $0.description) }.max() ?? 0
-    let box = centeredBox(width: keysWidth + 2 + descriptionWidth + 4, height: keyBindings.count + 4, in: screen)
-    screen.drawBox(
-        x: box.x, y: box.y, width: box.width, height: box.height,
-        style: Style.border, title: "Keys", titleStyle: Style.paneTitle)
-    let innerRows = box.height - 2
-    // The last inner row says how to close the overlay.
-    for (offset, binding) in keyBindings.prefix(max(0, innerRows - 2)).enumerated() {
-        let y = box.y + 1 + offset
-        let x = box.x + 2
-        let available = box.width - 4
-        screen.put(binding.keys, x: x, y: y, style: Style.hintKey, maxWidth: available)
-        screen.put(
-            TextWidth.truncated(binding.description, toWidth: available - keysWidth - 2),
-            x: x + keysWidth + 2, y: y, maxWidth: max(0, available - keysWidth - 2))
-    }
-    if innerRows >= 2 {
-        let closing = TextWidth.truncated("Press any key to close", toWidth: box.width - 4)
-        screen.put(closing, x: box.x + 2, y: box.y + box.height - 2, style: Style.hint)
-    }
-}
-
 private func drawForm(_ form: EditForm, into screen: inout Screen) {
     let box = centeredBox(width: 44, height: 7, in: screen)
     screen.drawBox(
@@ -405,13 +370,6 @@ private func drawConfirmation(_ state: AppState, into screen: inout Screen) {
 }
 
 // MARK: - Helpers
-
-/// A box of at most the given size, centred on the screen.
-private func centeredBox(width: Int, height: Int, in screen: Screen) -> Rect {
-    let width = min(width, screen.width)
-    let height = min(height, screen.height)
-    return Rect(x: (screen.width - width) / 2, y: (screen.height - height) / 2, width: width, height: height)
-}
 
 /// Writes `text` centred inside a bordered box.
 private func drawCentered(_ text: String, in box: Rect, style: CellStyle = .plain, into screen: inout Screen) {

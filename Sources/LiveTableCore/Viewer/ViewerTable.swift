@@ -24,6 +24,23 @@ public struct ViewerTable: Equatable, Sendable {
         case virtual
         /// A table that stores the content of a virtual table.
         case shadow
+
+        /// One plain word for the kind, as lists of tables show it.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// ViewerTable.Kind.withoutRowidTable.word // "without-rowid"
+        /// ```
+        public var word: String {
+            switch self {
+            case .table: return "table"
+            case .withoutRowidTable: return "without-rowid"
+            case .view: return "view"
+            case .virtual: return "virtual"
+            case .shadow: return "shadow"
+            }
+        }
     }
 
     /// The name of the table, as the schema spells it.

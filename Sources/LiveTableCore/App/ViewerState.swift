@@ -1,0 +1,288 @@
+import GRDB
+
+// MARK: - Keys
+
+/// What a key does in the viewer.
+///
+/// For example:
+///
+/// ```swift
+/// KeyBinding.action(for: .character("t"), in: viewerKeyBindings) // .tables
+/// ```
+public enum ViewerAction: Hashable, Sendable {
+    /// Select the previous row (scroll the whole row up).
+    case moveUp
+    /// Select the next row (scroll the whole row down).
+    case moveDown
+    /// A page up.
+    case pageUp
+    /// A page down.
+    case pageDown
+    /// The first row of the ordering.
+    case jumpToFirst
+    /// The last row of the ordering.
+    case jumpToLast
+    /// Open the selected table (picker), show the whole row (table).
+    case open
+    /// Back to the table picker.
+    case tables
+    /// Show the help overlay.
+    case help
+    /// Restore the terminal and stop until the shell continues the app.
+    case suspend
+    /// Quit (close the whole row or the help first).
+    case quit
+}
+
+/// The viewer's key table, in the order the help overlay and the README
+/// list it.
+///
+/// For example:
+///
+/// ```swift
+/// viewerKeyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "Enter", ...]
+/// ```
+public let viewerKeyBindings: [KeyBinding<ViewerAction>] = [
+    KeyBinding(
+        keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
+        actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),
+    KeyBinding(
+        keys: "PgUp PgDn, Home End / g G", description: "page, jump to first / last", hint: nil,
+        actions: [
+            .pageUp: .pageUp, .pageDown: .pageDown,
+            .home: .jumpToFirst, .end: .jumpToLast,
+            .character("g"): .jumpToFirst, .character("G"): .jumpToLast,
+        ]),
+    KeyBinding(
+        keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
+        actions: [.enter: .open]),
+    KeyBinding(
+        keys: "t", description: "back to the table picker", hint: "t tables",
+        actions: [.character("t"): .tables]),
+    KeyBinding(
+        keys: "?", description: "show this help", hint: "? help",
+        actions: [.character("?"): .help]),
+    KeyBinding(
+        keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil,
+        actions: [.control("z"): .suspend]),
+    KeyBinding(
+        keys: "q, Esc, Ctrl-C", description: "quit (q, Esc: close the row first)", hint: "q quit",
+        actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit]),
+]
+
+// MARK: - State
+
+/// Everything the viewer shows, as a plain value: `viewerUpdate` changes
+/// it, and `viewerRender` draws it.
+///
+/// The viewer is on one of two screens: the table picker, or a table (or
+/// query) whose window of rows it observes. The selection is a row
+/// position (`RowPosition`: the sort value and the rowid or primary key),
+/// so that it stays on its row across updates, and `selectedRow` keeps
+/// its place on the screen.
+///
+/// For example:
+///
+/// ```swift
+/// var state = ViewerState.initial(fileName: "app.sqlite", opened: nil, width: 80, height: 24)
+/// let effects = viewerUpdate(&state, .resize(width: 80, height: 24)) // [.listTables]
+/// ```
+public struct ViewerState: Equatable, Sendable {
+    /// The file name, as the title shows it.
+    public var fileName: String
+    /// The terminal width, in cells.
+    public var width: Int
+    /// The terminal height, in cells.
+    public var height: Int
+    /// False for a monochrome screen (`NO_COLOR`, `--no-color`).
+    public var useColor: Bool
+    /// The table picker: its list stays while a table is viewed.
+    public var picker: PickerState
+    /// The table or query on screen, nil on the picker.
+    public var table: TableState?
+    /// The overlay on top of the screen, if any.
+    public var overlay: ViewerOverlay?
+    /// The last error or notice, shown in the status line until the next key.
+    public var message: ViewerStatusMessage?
+    /// True once the first resize has started the screen's reads.
+    public var isStarted: Bool
+    /// True once the status line said that other processes' commits are
+    /// polled (inotify is not available): it says so once.
+    public var isPolling: Bool
+    /// The source being opened, whose `.opened` or `.openFailed` is
+    /// awaited: a result that comes after `t` left it is dropped.
+    public var pendingOpen: ViewerTarget?
+
+    /// The state at launch: on the table `opened` (read and checked before
+    /// the screen is touched), or on the picker when it is nil.
+    public static func initial(
+        fileName: String, opened: ViewedSource?, width: Int, height: Int, useColor: Bool = true) -> ViewerState
+    {
+        ViewerState(
+            fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
+            picker: PickerState(), table: opened.map(TableState.init(viewed:)),
+            overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil)
+    }
+
+    /// The number of rows of the list at the current size (0 when too small).
+    public var pageRows: Int {
+        ViewerLayout(width: width, height: height).listRows
+    }
+}
+
+/// The table picker: the tables and views of the file, with their row counts.
+public struct PickerState: Equatable, Sendable {
+    /// The tables and views, nil until listed.
+    public var entries: [PickerEntry]?
+    /// The index of the selected entry.
+    public var selectedIndex: Int
+    /// The index of the entry on the top row.
+    public var scrollTop: Int
+
+    /// An empty picker, waiting for its list.
+    public init(entries: [PickerEntry]? = nil, selectedIndex: Int = 0, scrollTop: Int = 0) {
+        self.entries = entries
+        self.selectedIndex = selectedIndex
+        self.scrollTop = scrollTop
+    }
+}
+
+/// A table or view of the picker.
+public struct PickerEntry: Equatable, Sendable {
+    /// Its name.
+    public var name: String
+    /// What kind of table it is.
+    public var kind: ViewerTable.Kind
+    /// Its number of rows, exact or estimated; nil when it can not be counted.
+    public var count: RowCount?
+
+    /// Creates an entry.
+    public init(name: String, kind: ViewerTable.Kind, count: RowCount?) {
+        self.name = name
+        self.kind = kind
+        self.count = count
+    }
+}
+
+/// The table or query on screen: the observed window, the selection, the
+/// scroll, and the row count.
+public struct TableState: Equatable, Sendable {
+    /// The source, its ordering and cost, as last read.
+    public var viewed: ViewedSource
+    /// The latest window, nil until the first one arrives.
+    public var window: RowWindow?
+    /// The window last asked for, nil when no observation runs.
+    public var observedRequest: RowWindowRequest?
+    /// True until the current observation delivers its first window: its
+    /// later windows are commits, which make the row count stale.
+    public var awaitsFirstWindow: Bool
+    /// The selected row, nil when there is none (empty, not loaded).
+    public var selected: RowPosition?
+    /// The screen row of the selection, from the top of the list: kept
+    /// across updates, so that the selection keeps its place.
+    public var selectedRow: Int
+    /// The index, in the window, of the row on the top of the list.
+    public var scrollTop: Int
+    /// A jump to the first or last row that waits for its window.
+    var pendingJump: JumpTarget?
+    /// The index of the first column shown (sideways scrolling).
+    public var firstColumn: Int
+    /// The exact row count, nil until counted.
+    public var rowCount: Int?
+    /// True while a count runs: the title shows `~`.
+    public var isCounting: Bool
+    /// True when a commit came while counting: one more count follows.
+    public var countIsStale: Bool
+    /// True while the observation delivers: false after it failed.
+    public var isLive: Bool
+    /// True after a failure, until a window arrives again: a second
+    /// failure then stops retrying.
+    public var isRecovering: Bool
+
+    /// The state of a source just opened.
+    public init(viewed: ViewedSource) {
+        self.viewed = viewed
+        window = nil
+        observedRequest = nil
+        awaitsFirstWindow = true
+        selected = nil
+        selectedRow = 0
+        scrollTop = 0
+        pendingJump = nil
+        firstColumn = 0
+        rowCount = nil
+        isCounting = false
+        countIsStale = false
+        isLive = false
+        isRecovering = false
+    }
+
+    /// The index of the selected row in the window, if there.
+    public var selectedIndex: Int? {
+        guard let selected, let window else { return nil }
+        return window.positions.firstIndex(of: selected)
+    }
+}
+
+/// What covers the screen.
+public enum ViewerOverlay: Equatable, Sendable {
+    /// The key table.
+    case help
+    /// The whole selected row, scrolled by this many lines.
+    case row(scroll: Int)
+}
+
+/// A line of the status bar.
+public enum ViewerStatusMessage: Equatable, Sendable {
+    /// Something went wrong.
+    case error(String)
+    /// Something the user should know.
+    case notice(String)
+}
+
+// MARK: - Messages and effects
+
+/// Everything that can happen to the viewer.
+public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
+    /// The user pressed a key.
+    case key(Key)
+    /// The terminal has this size.
+    case resize(width: Int, height: Int)
+    /// The tables and views of the file.
+    case tablesListed([PickerEntry])
+    /// The tables could not be listed.
+    case tablesFailed(String)
+    /// A source was opened (from the picker, or again after a failure).
+    case opened(ViewedSource)
+    /// A source could not be opened.
+    case openFailed(String)
+    /// The observation delivered a window.
+    case window(ViewerWindow)
+    /// The observation failed: it is over.
+    case windowFailed(String)
+    /// The exact row count of the source on screen.
+    case counted(Int)
+    /// The count failed.
+    case countFailed(String)
+    /// inotify is not available, for this reason: other processes'
+    /// commits are polled, and show a little later.
+    case commitsPolled(String)
+}
+
+/// Work that `viewerUpdate` asks for; results come back as messages.
+public enum ViewerEffect: Equatable, Sendable {
+    /// List the tables and views, with quick row counts.
+    case listTables
+    /// Open a source, on the screen's reader.
+    case open(ViewerTarget, sortColumn: String?, descending: Bool)
+    /// Observe this window of this source, replacing the observation.
+    case observe(ViewedSource, RowWindowRequest)
+    /// Stop observing (back on the picker).
+    case stopObserving
+    /// Count the rows of the source, off the main thread.
+    case count(RowSource)
+    /// Restore the terminal and stop until continued.
+    case suspend
+    /// Restore the terminal and exit.
+    case quit
+}

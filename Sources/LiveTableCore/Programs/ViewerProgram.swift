@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import OpenCombine
+import ReactiveGRDB
+
+/// The viewer's screen, as the app loop runs it: `ViewerState`,
+/// `viewerUpdate(_:_:)`, `viewerRender(_:)`, and the effects performed
+/// against a `ViewerDatabase`, which is only ever read.
+///
+/// The window of rows is a `ValueObservation` of `ViewerWindow.fetch` on
+/// the screen's reader, which also sees other processes' commits
+/// (`includingOtherProcesses()`); it fetches off the main thread, and
+/// delivers on the main queue. The exact row count and the list of tables
+/// are read on the background reader, so that a long count never holds up
+/// a window.
+///
+/// For example:
+///
+/// ```swift
+/// let loop = AppLoop(
+///     program: ViewerProgram(database: database),
+///     state: .initial(fileName: "app.sqlite", opened: nil, width: 80, height: 24))
+/// loop.start(host: host)
+/// loop.send(.resize(width: 80, height: 24)) // lists the tables
+/// ```
+public struct ViewerProgram: AppProgram {
+    /// The file the effects read.
+    public let database: ViewerDatabase
+    /// How the window observation sees other processes' commits; nil for
+    /// inotify's file events, with `.commitsPolled` when inotify is not
+    /// available and the file is polled instead.
+    public var commits: OtherProcessCommits?
+
+    /// Where the window observations report that they poll.
+    private let pollingReports = PollingReports()
+
+    /// Creates the viewer's program on a database opened read-only.
+    ///
+    /// - parameter database: The file to read.
+    /// - parameter commits: How other processes' commits are detected:
+    ///   nil for inotify's file events, the polling fallback reported.
+    public init(database: ViewerDatabase, commits: OtherProcessCommits? = nil) {
+        self.database = database
+        self.commits = commits
+    }
+
+    // MARK: - AppProgram
+
+    /// Listens to the polling fallback of the window observations; the
+    /// first resize starts the reads.
+    public func start() -> [AppCommand<ViewerMessage>] {
+        [.observe(slot: "pollingReports", pollingReports.subject.eraseToAnyPublisher())]
+    }
+
+    /// Applies `message` with `viewerUpdate(_:_:)`.
+    public func update(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
+        viewerUpdate(&state, message)
+    }
+
+    /// Draws the state with `viewerRender(_:)`.
+    public func render(_ state: ViewerState) -> Screen {
+        viewerRender(state)
+    }
+
+    /// The publisher that performs `effect` against the database, or the
+    /// host's part (suspend, quit).
+    public func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage> {
+        let database = self.database
+        switch effect {
+        case .listTables:
+            return .observe(slot: "tables", read(background: true, { db in
+                try ViewerTable.all(db).map { table in
+                    PickerEntry(name: table.name, kind: table.kind, count: try? RowSource.table(table).quickRowCount(db))
+                }
+            }, ViewerMessage.tablesListed, ViewerMessage.tablesFailed))
+        case let .open(target, sortColumn, descending):
+            return .observe(slot: "open", read(background: false, { db in
+                try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
+            }, ViewerMessage.opened, ViewerMessage.openFailed))
+        case let .observe(viewed, request):
+            let reports = pollingReports
+            let commits = self.commits ?? .fileEvents(onPollingFallback: { reason in
+                DispatchQueue.main.async { reports.subject.send(.commitsPolled(reason)) }
+            })
+            // One window at a time: a new window replaces the old one.
+            return .observe(slot: "window", ValueObservation
+                .tracking { db in try ViewerWindow.fetch(db, viewed, request) }
+                .publisher(in: database.reader)
+                .includingOtherProcesses(commits)
+                .map(ViewerMessage.window)
+                .catch { error in Just(ViewerMessage.windowFailed(Self.describe(error, database))) }
+                .eraseToAnyPublisher())
+        case .stopObserving:
+            let nothing = Empty<ViewerMessage, Never>().eraseToAnyPublisher()
+            return .observe(slot: "window", nothing)
+        case let .count(source):
+            return .observe(slot: "count", read(background: true, { db in
+                try source.exactRowCount(db)
+            }, ViewerMessage.counted, ViewerMessage.countFailed))
+        case .suspend:
+            return .suspend
+        case .quit:
+            return .quit
+        }
+    }
+
+    // MARK: - Reads
+
+    /// One read, off the main thread, whose value or error comes back as a
+    /// message on the main queue.
+    private func read<T: Sendable>(
+        background: Bool,
+        _ value: @escaping @Sendable (Database) throws -> T,
+        _ success: @escaping (T) -> ViewerMessage,
+        _ failure: @escaping (String) -> ViewerMessage) -> AnyPublisher<ViewerMessage, Never>
+    {
+        let database = self.database
+        return (background ? database.backgroundReader : database.reader)
+            .readPublisher(value: value)
+            .map(success)
+            .catch { error in Just(failure(Self.describe(error, database))) }
+            .eraseToAnyPublisher()
+    }
+
+    /// An error in one line, naming the file for SQLite's errors.
+    private static func describe(_ error: any Error, _ database: ViewerDatabase) -> String {
+        if let error = error as? ViewerError {
+            return error.description
+        }
+        if error is DatabaseError {
+            return ViewerError(reading: database.path, error: error).description
+        }
+        return error.oneLineDescription
+    }
+}
+
+/// The reports of the window observations that poll the file because
+/// inotify is not available.
+// @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
+private final class PollingReports: @unchecked Sendable {
+    let subject = PassthroughSubject<ViewerMessage, Never>()
+}

@@ -1,0 +1,306 @@
+import Foundation
+import GRDB
+
+/// Draws the viewer's state into a new screen of the state's size: the
+/// table picker or the table, then the help or the whole row on top.
+/// Below 20x5 the screen only says that it is too small; any size works,
+/// down to 0x0.
+///
+/// For example:
+///
+/// ```swift
+/// print(viewerRender(state).text)
+/// ```
+func viewerRender(_ state: ViewerState) -> Screen {
+    var screen = Screen(width: state.width, height: state.height)
+    let layout = ViewerLayout(width: state.width, height: state.height)
+    if layout.isTooSmall {
+        screen.drawTooSmall(minimumWidth: ViewerLayout.minimumWidth, minimumHeight: ViewerLayout.minimumHeight)
+    } else {
+        var columnsNote = ""
+        if let table = state.table {
+            columnsNote = drawTable(table, state, layout, into: &screen)
+        } else {
+            drawPicker(state, layout, into: &screen)
+        }
+        drawFooter(state, layout, into: &screen)
+        drawStatus(state, columnsNote: columnsNote, layout, into: &screen)
+        switch state.overlay {
+        case .help:
+            screen.drawHelpOverlay(viewerKeyBindings.map { ($0.keys, $0.description) })
+        case let .row(scroll):
+            drawRowDetail(state, scroll: scroll, into: &screen)
+        case nil:
+            break
+        }
+    }
+    if !state.useColor {
+        screen.removeColors()
+    }
+    return screen
+}
+
+// MARK: - Styles
+
+private enum Style {
+    static let header = CellStyle(color: .title, bold: true)
+    static let selection = CellStyle(color: .selection, bold: true, reverse: true)
+    static let null = CellStyle(color: .dim)
+    static let selectedNull = CellStyle(color: .dim, bold: true, reverse: true)
+    static let status = CellStyle(color: .status)
+    static let accent = CellStyle(color: .accent, bold: true)
+    static let error = CellStyle(color: .error, bold: true)
+}
+
+/// The widest a column gets, so that one long value leaves room for the others.
+private let maxColumnWidth = 40
+/// The blank cells between two columns.
+private let columnGap = 2
+
+// MARK: - Picker
+
+private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) {
+    let entries = state.picker.entries
+    let count = entries.map { "\($0.count) \($0.count == 1 ? "table" : "tables") " } ?? ""
+    screen.drawTitleBar(" \(oneLine(state.fileName)) — tables and views", trailing: [count], y: 0)
+    guard let entries else {
+        drawCentered("Loading…", y: layout.listY + layout.listRows / 2, into: &screen)
+        return
+    }
+    guard !entries.isEmpty else {
+        drawCentered("No tables", y: layout.listY + layout.listRows / 2, into: &screen)
+        return
+    }
+    let counts = entries.map { entry -> String in
+        switch entry.count {
+        case let .exact(value)?: return grouped(value)
+        case let .estimated(value)?: return "~" + grouped(value)
+        case let .atLeast(value)?: return grouped(value) + "+"
+        case nil: return "?"
+        }
+    }
+    let kindWidth = max(4, entries.map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
+    let countWidth = max(4, counts.map { TextWidth.width(of: $0) }.max() ?? 0)
+    let nameWidth = max(1, layout.width - 2 - kindWidth - countWidth - 2 * columnGap)
+    let gap = String(repeating: " ", count: columnGap)
+    func line(_ name: String, _ kind: String, _ count: String) -> String {
+        " " + TextWidth.padded(name, toWidth: nameWidth) + gap + TextWidth.padded(kind, toWidth: kindWidth) + gap
+            + String(repeating: " ", count: max(0, countWidth - TextWidth.width(of: count))) + count
+    }
+    screen.put(line("name", "kind", "rows"), x: 0, y: layout.headerY, style: Style.header)
+    for row in 0..<layout.listRows {
+        let index = state.picker.scrollTop + row
+        guard index < entries.count else { break }
+        let y = layout.listY + row
+        let isSelected = index == state.picker.selectedIndex
+        if isSelected {
+            screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
+        }
+        screen.put(
+            line(oneLine(entries[index].name), entries[index].kind.word, counts[index]),
+            x: 0, y: y, style: isSelected ? Style.selection : .plain)
+    }
+}
+
+// MARK: - Table
+
+/// Draws the title, the column names and the rows; returns what the
+/// status line says of the columns that do not fit ("3 more columns →").
+private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) -> String {
+    drawTableTitle(table, state, into: &screen)
+    let source = table.viewed.source
+    guard let window = table.window else {
+        drawCentered(table.isRecovering ? "Reading the schema again…" : "Loading…",
+                     y: layout.listY + layout.listRows / 2, into: &screen)
+        return ""
+    }
+    let texts = window.rows.map { $0.map(CellText.init) }
+    let columns = fitColumns(source.columnNames.map(oneLine), texts, firstColumn: table.firstColumn, width: layout.width)
+    for column in columns.shown {
+        let name = oneLine(source.columnNames[column.index])
+        let alignRight = texts.contains { $0.indices.contains(column.index) && $0[column.index].alignment == .trailing }
+        let cut = TextWidth.truncated(name, toWidth: column.width)
+        let pad = String(repeating: " ", count: max(0, column.width - TextWidth.width(of: cut)))
+        screen.put(alignRight ? pad + cut : cut + pad, x: column.x, y: layout.headerY, style: Style.header)
+    }
+    if window.rows.isEmpty {
+        drawCentered("No rows", y: layout.listY + layout.listRows / 2, into: &screen)
+    }
+    let selectedIndex = table.selectedIndex
+    for row in 0..<layout.listRows {
+        let index = table.scrollTop + row
+        guard index < window.rows.count else { break }
+        let y = layout.listY + row
+        let isSelected = index == selectedIndex
+        if isSelected {
+            screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
+        }
+        for column in columns.shown where texts[index].indices.contains(column.index) {
+            let cell = texts[index][column.index]
+            let style: CellStyle
+            switch (cell.kind, isSelected) {
+            case (.null, false): style = Style.null
+            case (.null, true): style = Style.selectedNull
+            case (_, true): style = Style.selection
+            case (_, false): style = .plain
+            }
+            screen.put(cell.fitted(toWidth: column.width), x: column.x, y: y, style: style, maxWidth: column.width)
+        }
+    }
+    if columns.hidden > 0 {
+        return "\(columns.hidden) more \(columns.hidden == 1 ? "column" : "columns") →"
+    }
+    return columns.isLastCut ? "last column cut →" : ""
+}
+
+private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
+    let source = table.viewed.source
+    var title = " \(oneLine(state.fileName)) — \(oneLine(source.name))"
+    if let column = table.viewed.ordering.sortColumn {
+        title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
+    }
+    // Not live after a failure; before the first window, loading.
+    let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
+    let count: String
+    if let rowCount = table.rowCount {
+        count = (table.isCounting ? "~" : "") + grouped(rowCount)
+    } else {
+        count = "…"
+    }
+    var trailing: [String] = []
+    if let index = table.selectedIndex, let window = table.window, window.reachesStart {
+        trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
+    }
+    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
+    screen.drawTitleBar(title, trailing: trailing, y: 0)
+}
+
+/// A column on screen: its index in the source, where it starts and its width.
+private struct ShownColumn {
+    var index: Int
+    var x: Int
+    var width: Int
+}
+
+/// The columns that fit from `firstColumn` on, as wide as their widest
+/// text (at most `maxColumnWidth`); the last one cut when it fits only in
+/// part; and how many columns are left out at the right.
+private func fitColumns(
+    _ names: [String], _ texts: [[CellText]], firstColumn: Int, width: Int) -> (shown: [ShownColumn], hidden: Int, isLastCut: Bool)
+{
+    var shown: [ShownColumn] = []
+    var x = 1
+    var isLastCut = false
+    let first = min(max(0, firstColumn), names.count)
+    for index in first..<names.count {
+        let widest = texts.reduce(TextWidth.width(of: names[index])) { widest, row in
+            row.indices.contains(index) ? max(widest, row[index].width) : widest
+        }
+        let wanted = min(max(1, widest), maxColumnWidth)
+        let available = width - 1 - x
+        if wanted <= available {
+            shown.append(ShownColumn(index: index, x: x, width: wanted))
+            x += wanted + columnGap
+        } else {
+            // A cut column shows at least "ab…".
+            if available >= 3 {
+                shown.append(ShownColumn(index: index, x: x, width: available))
+                isLastCut = true
+            }
+            return (shown, names.count - first - shown.count, isLastCut)
+        }
+    }
+    return (shown, 0, false)
+}
+
+// MARK: - Footer and status
+
+private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) {
+    let hints: [(key: String, text: String)]
+    switch state.overlay {
+    case .help:
+        hints = [("", "any key closes the help")]
+    case .row:
+        hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
+    case nil:
+        if state.table == nil {
+            hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit")]
+        } else {
+            hints = [("↑↓", "move")] + viewerKeyBindings.compactMap(\.hint).map { hint in
+                let parts = hint.split(separator: " ", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? parts[1] : "")
+            }
+        }
+    }
+    screen.drawKeyHints(hints, y: layout.footerY)
+}
+
+private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: ViewerLayout, into screen: inout Screen) {
+    let y = layout.statusY
+    var left: (text: String, style: CellStyle)?
+    switch state.message {
+    case let .error(text)?: left = (text, Style.error)
+    case let .notice(text)?: left = (text, Style.status)
+    case nil:
+        if let table = state.table, table.viewed.cost == .scan {
+            let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
+            let reason = table.viewed.ordering.sortColumn == nil
+                ? "no index for this order" : "sorted by an unindexed column"
+            left = ("\(reason): each update scans \(rows)", Style.status)
+        }
+    }
+    let right = TextWidth.truncated(columnsNote, toWidth: left == nil ? layout.width - 2 : (layout.width - 3) / 2)
+    let rightWidth = TextWidth.width(of: right)
+    screen.put(right, x: layout.width - 1 - rightWidth, y: y, style: Style.accent)
+    if let left {
+        let leftWidth = layout.width - 2 - rightWidth - (rightWidth > 0 ? 1 : 0)
+        screen.put(TextWidth.truncated(left.text, toWidth: leftWidth), x: 1, y: y, style: left.style)
+    }
+}
+
+// MARK: - The whole row
+
+private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout Screen) {
+    let box = Rect(x: 0, y: 1, width: screen.width, height: max(0, screen.height - 2))
+    var title = "Row"
+    if let table = state.table, let index = table.selectedIndex, let window = table.window, window.reachesStart {
+        title += " \(grouped(index + 1))"
+    }
+    screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height,
+                   style: ChromeStyle.border, title: title, titleStyle: ChromeStyle.boxTitle)
+    let lines = rowDetailLines(state)
+    let page = RowDetail.page(height: state.height)
+    let first = min(max(0, scroll), max(0, lines.count - page))
+    let nameWidth = lines.map { TextWidth.width(of: $0.name) }.max() ?? 0
+    for (offset, line) in lines.dropFirst(first).prefix(page).enumerated() {
+        let y = box.y + 1 + offset
+        screen.put(line.name, x: box.x + 2, y: y, style: Style.header, maxWidth: box.width - 4)
+        screen.put(line.value, x: box.x + 2 + nameWidth + 2, y: y, style: line.isNull ? Style.null : .plain,
+                   maxWidth: max(0, box.width - 4 - nameWidth - 2))
+    }
+    if lines.count > page {
+        let more = " \(first + 1)–\(min(lines.count, first + page)) of \(lines.count) "
+        let width = TextWidth.width(of: more)
+        if width + 4 <= box.width {
+            screen.put(more, x: box.x + box.width - 2 - width, y: box.y + box.height - 1, style: ChromeStyle.border)
+        }
+    }
+}
+
+// MARK: - Helpers
+
+/// A name or query on one line (see `RowDetail.oneLine(_:)`).
+private func oneLine(_ text: String) -> String {
+    RowDetail.oneLine(text)
+}
+
+/// The lines of the selected row in the whole-row overlay.
+func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
+    guard let table = state.table, let index = table.selectedIndex, let window = table.window else { return [] }
+    return RowDetail.lines(names: table.viewed.source.columnNames, values: window.rows[index], width: state.width)
+}
+
+private func drawCentered(_ text: String, y: Int, into screen: inout Screen) {
+    let text = TextWidth.truncated(text, toWidth: screen.width - 2)
+    screen.put(text, x: (screen.width - TextWidth.width(of: text)) / 2, y: y, style: Style.status)
+}

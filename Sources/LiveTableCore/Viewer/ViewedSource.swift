@@ -1,0 +1,183 @@
+import GRDB
+
+/// What the viewer asks to see: a table or view by name, or a query.
+public enum ViewerTarget: Equatable, Sendable {
+    /// A table or view, by name.
+    case table(String)
+    /// A read-only query.
+    case query(String)
+}
+
+/// A source as the live screen shows it: the source, its ordering, what a
+/// window costs in that ordering, and the schema version they were read
+/// at (a change of schema makes the viewer read them again).
+///
+/// For example:
+///
+/// ```swift
+/// let viewed = try database.read { db in
+///     try ViewedSource.open(.table("orders"), sortColumn: "total", descending: true, in: db)
+/// }
+/// viewed.cost // .scan when no index starts with "total"
+/// ```
+public struct ViewedSource: Equatable, Sendable {
+    /// The table, view or query.
+    public var source: RowSource
+    /// The order of its rows.
+    public var ordering: RowOrdering
+    /// What a window costs in that order.
+    public var cost: WindowCost
+    /// SQLite's schema version when the source was read.
+    public var schemaVersion: Int
+
+    /// Creates a viewed source; `open(_:sortColumn:descending:in:)` reads one.
+    public init(source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
+        self.source = source
+        self.ordering = ordering
+        self.cost = cost
+        self.schemaVersion = schemaVersion
+    }
+
+    /// Reads the source of `target`, orders it, and asks SQLite what a
+    /// window costs.
+    ///
+    /// - throws: A `ViewerError`: `.noSuchTable` (listing the tables),
+    ///   `.noSuchColumn` for a missing sort column, the errors of a query.
+    public static func open(
+        _ target: ViewerTarget, sortColumn: String?, descending: Bool, in db: Database) throws -> ViewedSource
+    {
+        let version = try RowSource.schemaVersion(db)
+        let source: RowSource
+        switch target {
+        case let .table(name): source = .table(try ViewerTable.named(name, in: db))
+        case let .query(sql): source = try RowSource.query(sql, in: db)
+        }
+        let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
+        return ViewedSource(
+            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
+    }
+
+    /// What to open again to read the source anew.
+    public var target: ViewerTarget {
+        source.isQuery ? .query(source.name) : .table(source.name)
+    }
+
+    /// The source as the current schema describes it, when another process
+    /// changed the schema since it was read; itself otherwise.
+    ///
+    /// - throws: `ViewerError.noSuchTable` when the table was dropped,
+    ///   `.noSuchColumn` when the sort column was.
+    func current(_ db: Database) throws -> ViewedSource {
+        let version = try RowSource.schemaVersion(db)
+        guard version != schemaVersion else { return self }
+        let source = try self.source.reloaded(db)
+        let ordering = try RowOrdering(source, sortColumn: ordering.sortColumn, descending: ordering.descending)
+        return ViewedSource(
+            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
+    }
+}
+
+/// A window of rows as the live screen observes it: the source it was read
+/// from (read again when the schema changed), the window, and where the
+/// selection is now.
+///
+/// For example:
+///
+/// ```swift
+/// let value = try database.read { db in
+///     try ViewerWindow.fetch(db, viewed, RowWindowRequest(
+///         ordering: viewed.ordering, anchor: .first, before: 0, after: 30))
+/// }
+/// ```
+public struct ViewerWindow: Equatable, Sendable {
+    /// The source, as the schema described it at this fetch.
+    public var viewed: ViewedSource
+    /// The rows.
+    public var window: RowWindow
+    /// For a window anchored on a row: the position of that row now (its
+    /// sort value may have changed), or of the row that took its place
+    /// when it is gone; nil for a window anchored on the first or last row,
+    /// or when no row is left.
+    public var selection: RowPosition?
+
+    /// Creates a value; `fetch(_:_:_:)` fetches one.
+    public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?) {
+        self.viewed = viewed
+        self.window = window
+        self.selection = selection
+    }
+
+    /// Fetches a window in one read: reads the source again if the schema
+    /// changed, follows an anchored row by its identity (rowid or primary
+    /// key) to its current place, and, when it is gone, anchors on the row
+    /// that took its place.
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter viewed: The source as last read.
+    /// - parameter request: The window; its ordering is replaced by the
+    ///   ordering of the source as currently read.
+    public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
+        let viewed = try viewed.current(db)
+        let ordering = viewed.ordering
+        var request = request
+        request.ordering = ordering
+        guard case var .position(anchor) = request.anchor else {
+            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+        }
+        guard anchor.key.count == ordering.keyColumns.count else {
+            // The key changed shape with the schema: start again.
+            request.anchor = .first
+            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+        }
+        if let current = try currentPosition(of: anchor, viewed, db) {
+            anchor = current
+        } else {
+            // Gone: the row that now comes first from its place, or else
+            // the last row.
+            let next = try RowWindow.fetch(db, viewed.source, RowWindowRequest(
+                ordering: ordering, anchor: .position(anchor), before: 0, after: 1))
+            if let position = next.positions.first {
+                anchor = position
+            } else {
+                let last = try RowWindow.fetch(db, viewed.source, RowWindowRequest(
+                    ordering: ordering, anchor: .last, before: 1, after: 0))
+                guard let position = last.positions.last else {
+                    request.anchor = .first
+                    return ViewerWindow(
+                        viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+                }
+                anchor = position
+            }
+        }
+        request.anchor = .position(anchor)
+        return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: anchor)
+    }
+
+    /// The current position of the row at `position`: found by its
+    /// identity, whose sort value may have changed, or at the same
+    /// position for a source without identity. Nil when it is gone.
+    private static func currentPosition(of position: RowPosition, _ viewed: ViewedSource, _ db: Database) throws -> RowPosition? {
+        let source = viewed.source
+        let keyExpressions = viewed.ordering.keyColumns.map(\.expression)
+        guard source.identity != .none else {
+            // A row without identity is its values: it is there or not.
+            let equal = viewed.ordering.equal(to: position.key, forward: true)[0]
+            let sql = source.prefix + "SELECT COUNT(*) FROM " + source.from + " WHERE " + (equal.condition ?? "1")
+            let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(equal.arguments)) ?? 0
+            return position.occurrence < count ? position : nil
+        }
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for expression in source.identityExpressions {
+            guard let index = keyExpressions.firstIndex(of: expression) else { return nil }
+            conditions.append("\(expression) IS ?")
+            arguments.append(position.key[index])
+        }
+        let sql = source.prefix + "SELECT " + keyExpressions.joined(separator: ", ") + " FROM " + source.from
+            + " WHERE " + conditions.joined(separator: " AND ") + " LIMIT 1"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) else {
+            return nil
+        }
+        return RowPosition(key: Array(row.databaseValues))
+    }
+}

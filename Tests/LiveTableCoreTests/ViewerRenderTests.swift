@@ -1,0 +1,191 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+
+/// `viewerRender`, screens compared with expected multi-line strings: cells
+/// formatted by type, columns cut, the picker, the whole row, tiny sizes.
+final class ViewerRenderTests: XCTestCase {
+    private var database: ViewerDatabase!
+
+    override func setUpWithError() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("odd.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE odd(id INTEGER PRIMARY KEY, name TEXT, amount, data BLOB, note TEXT);
+            INSERT INTO odd(name, amount, data, note) VALUES
+                ('plain', 7, X'000102', 'short'),
+                ('中文字', 12.5, NULL, 'a note long enough to be cut at the edge of the screen'),
+                (NULL, -3, X'', char(27) || '[2J red'),
+                ('x', 'text', X'FF', NULL);
+            CREATE VIEW few AS SELECT name FROM odd WHERE id < 3;
+            """)
+        database = try ViewerDatabase.open(path: path)
+    }
+
+    /// The state after the first window of `target`, on a `width` x `height` screen.
+    private func tableState(_ target: ViewerTarget = .table("odd"), width: Int, height: Int) throws -> ViewerState {
+        let viewed = try database.read { db in try ViewedSource.open(target, sortColumn: nil, descending: false, in: db) }
+        var state = ViewerState.initial(fileName: "odd.sqlite", opened: viewed, width: width, height: height, useColor: false)
+        let effects = viewerUpdate(&state, .resize(width: width, height: height))
+        for effect in effects {
+            switch effect {
+            case let .observe(viewed, request):
+                let value = try database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+                _ = viewerUpdate(&state, .window(value))
+            case let .count(source):
+                let count = try database.read { db in try source.exactRowCount(db) }
+                _ = viewerUpdate(&state, .counted(count))
+            default:
+                break
+            }
+        }
+        return state
+    }
+
+    func testTableCellsAreFormattedByType() throws {
+        let state = try tableState(width: 70, height: 9)
+        XCTAssertEqual(viewerRender(state).text, """
+             odd.sqlite — odd                                   row 1 of 4 · live
+             id  name    amount  data       note
+              1  plain        7  <3 bytes>  short
+              2  中文字    12.5  NULL       a note long enough to be cut at the…
+              3  NULL        -3  <0 bytes>  \\u{1b}[2J red
+              4  x       text    <1 byte>   NULL
+
+             ↑↓ move  Enter row  t tables  ? help  q quit
+                                                                last column cut →
+            """)
+    }
+
+    func testColumnsWiderThanTheScreenAreCutAndCounted() throws {
+        let state = try tableState(width: 30, height: 6)
+        XCTAssertEqual(viewerRender(state).text, """
+             odd.sqlite — odd    4 · live
+             id  name    amount  data
+              1  plain        7  <3 byte…
+              2  中文字    12.5  NULL
+             ↑↓ move  Enter row  t tables
+                          1 more column →
+            """)
+    }
+
+    func testSelectedRowIsReversed() throws {
+        let state = try tableState(width: 70, height: 9)
+        let screen = viewerRender(state)
+        XCTAssertEqual(screen.style(x: 0, y: 2)?.reverse, true)
+        XCTAssertEqual(screen.style(x: 69, y: 2)?.reverse, true)
+        XCTAssertEqual(screen.style(x: 0, y: 3)?.reverse, false)
+    }
+
+    func testWholeRowShowsEveryColumnInFull() throws {
+        var state = try tableState(width: 40, height: 12)
+        _ = viewerUpdate(&state, .key(.down))
+        _ = viewerUpdate(&state, .key(.enter))
+        XCTAssertEqual(viewerRender(state).text, """
+             odd.sqlite — odd     row 2 of 4 · live
+            ┌ Row 2 ───────────────────────────────┐
+            │ id      2                            │
+            │ name    中文字                       │
+            │ amount  12.5                         │
+            │ data    NULL                         │
+            │ note    a note long enough to be     │
+            │         cut at the edge of the       │
+            │         screen                       │
+            │                                      │
+            └──────────────────────────────────────┘
+                                  last column cut →
+            """)
+    }
+
+    func testPickerListsTablesWithCounts() throws {
+        var state = ViewerState.initial(fileName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
+        XCTAssertEqual(viewerUpdate(&state, .resize(width: 40, height: 7)), [.listTables])
+        XCTAssertEqual(viewerRender(state).text, """
+             odd.sqlite — tables and views
+
+
+                            Loading…
+
+             ↑↓ move  Enter open  ? help  q quit
+
+            """)
+        _ = viewerUpdate(&state, .tablesListed([
+            PickerEntry(name: "big", kind: .table, count: .estimated(2_000_000)),
+            PickerEntry(name: "odd", kind: .table, count: .exact(4)),
+            PickerEntry(name: "few", kind: .view, count: .atLeast(100_000)),
+        ]))
+        _ = viewerUpdate(&state, .key(.down))
+        XCTAssertEqual(viewerRender(state).text, """
+             odd.sqlite — tables and views 3 tables
+             name                 kind         rows
+             big                  table  ~2,000,000
+             odd                  table           4
+             few                  view     100,000+
+             ↑↓ move  Enter open  ? help  q quit
+
+            """)
+        XCTAssertEqual(viewerRender(state).style(x: 1, y: 3)?.reverse, true)
+    }
+
+    func testUnindexedSortSaysWhatEachUpdateCosts() throws {
+        let viewed = try database.read { db in
+            try ViewedSource.open(.table("odd"), sortColumn: "note", descending: true, in: db)
+        }
+        XCTAssertEqual(viewed.cost, .scan)
+        var state = ViewerState.initial(fileName: "odd.sqlite", opened: viewed, width: 70, height: 6, useColor: false)
+        _ = viewerUpdate(&state, .resize(width: 70, height: 6))
+        _ = viewerUpdate(&state, .counted(2_000_000))
+        XCTAssertEqual(viewerRender(state).text.components(separatedBy: "\n").last,
+                       " sorted by an unindexed column: each update scans 2,000,000 rows")
+        XCTAssertTrue(viewerRender(state).text.hasPrefix(" odd.sqlite — odd · by note ↓"))
+    }
+
+    func testErrorShowsInTheStatusLine() throws {
+        var state = try tableState(width: 70, height: 6)
+        state.message = .error("cannot read \"odd.sqlite\": the database is locked by another process")
+        state.table?.isLive = false
+        let lines = viewerRender(state).text.components(separatedBy: "\n")
+        XCTAssertEqual(lines.first, " odd.sqlite — odd                               row 1 of 4 · not live")
+        XCTAssertEqual(lines.last, " cannot read \"odd.sqlite\": the database is locked…  last column cut →")
+    }
+
+    func testTinyScreensNeverCrash() throws {
+        let table = try tableState(width: 70, height: 9)
+        for (width, height) in [(0, 0), (1, 1), (1, 0), (0, 1), (2, 3), (19, 5), (20, 4), (20, 5), (21, 6)] {
+            for overlay in [nil, ViewerOverlay.help, .row(scroll: 3)] {
+                var state = table
+                state.width = width
+                state.height = height
+                state.overlay = overlay
+                let screen = viewerRender(state)
+                XCTAssertEqual(screen.width, width)
+                XCTAssertEqual(screen.height, height)
+                state.table = nil
+                _ = viewerRender(state)
+            }
+        }
+        var state = table
+        state.width = 19
+        state.height = 5
+        XCTAssertEqual(viewerRender(state).text, """
+
+
+                 need 20x5
+
+
+            """)
+        state.width = 1
+        state.height = 1
+        XCTAssertEqual(viewerRender(state).text, "…")
+    }
+
+    func testHelpOverlayListsTheKeyTable() throws {
+        var state = try tableState(width: 70, height: 14)
+        _ = viewerUpdate(&state, .key(.character("?")))
+        let text = viewerRender(state).text
+        for binding in viewerKeyBindings {
+            XCTAssertTrue(text.contains(binding.keys), binding.keys)
+            XCTAssertTrue(text.contains(binding.description), binding.description)
+        }
+    }
+}

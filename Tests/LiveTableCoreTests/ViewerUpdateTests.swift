@@ -1,0 +1,270 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+
+/// The viewer's `viewerUpdate`, driven the way the app loop drives it: its
+/// effects are performed against a file that the sqlite3 CLI writes, and
+/// their results sent back as messages. A commit of another process is a
+/// new value of the observed window.
+final class ViewerUpdateTests: XCTestCase {
+    private var path: String!
+    private var database: ViewerDatabase!
+    private var state: ViewerState!
+
+    override func setUpWithError() throws {
+        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
+            CREATE INDEX item_price ON item(price);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+            INSERT INTO item(name, price) SELECT printf('item %03d', i), i * 10 FROM n;
+            CREATE TABLE other(x);
+            """)
+        database = try ViewerDatabase.open(path: path)
+    }
+
+    // MARK: - Driving
+
+    /// Opens `target` as the command line does, and sends the first resize.
+    private func start(_ target: ViewerTarget?, sort: String? = nil, descending: Bool = false, height: Int = 10) throws {
+        let opened = try target.map { target in
+            try database.read { db in try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db) }
+        }
+        state = .initial(fileName: "items.sqlite", opened: opened, width: 60, height: height, useColor: false)
+        try send(.resize(width: 60, height: height))
+    }
+
+    /// Sends a message, then performs its effects and sends their results,
+    /// until no effect is left. Returns every effect.
+    @discardableResult
+    private func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
+        var all: [ViewerEffect] = []
+        var queue = [message]
+        while !queue.isEmpty {
+            let effects = viewerUpdate(&state, queue.removeFirst())
+            all += effects
+            for effect in effects {
+                if let result = try perform(effect) {
+                    queue.append(result)
+                }
+            }
+        }
+        return all
+    }
+
+    private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
+        do {
+            switch effect {
+            case .listTables:
+                return .tablesListed(try database.read { db in
+                    try ViewerTable.all(db).map {
+                        PickerEntry(name: $0.name, kind: $0.kind, count: try RowSource.table($0).quickRowCount(db))
+                    }
+                })
+            case let .open(target, sortColumn, descending):
+                return .opened(try database.read { db in
+                    try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
+                })
+            case let .observe(viewed, request):
+                return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) })
+            case let .count(source):
+                return .counted(try database.read(background: true) { db in try source.exactRowCount(db) })
+            case .stopObserving, .suspend, .quit:
+                return nil
+            }
+        } catch {
+            switch effect {
+            case .open: return .openFailed("\(error)")
+            case .observe: return .windowFailed("\(error)")
+            default: throw error
+            }
+        }
+    }
+
+    /// Another process commits `sql`; the observation delivers the window
+    /// it observes again.
+    private func commit(_ sql: String) throws {
+        _ = try ForeignFile.sqlite3(path, sql)
+        let table = try XCTUnwrap(state.table)
+        let request = try XCTUnwrap(table.observedRequest)
+        do {
+            try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }))
+        } catch {
+            try send(.windowFailed("\(error)"))
+        }
+    }
+
+    /// The selected row's values, as text.
+    private var selectedName: String? {
+        guard let table = state.table, let index = table.selectedIndex else { return nil }
+        return table.window?.rows[index][1].storage.value.map { "\($0)" }
+    }
+
+    // MARK: - Tests
+
+    func testFirstResizeObservesTheFirstWindowAndCounts() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        XCTAssertEqual(table.window?.rows.count, 18)  // 3 pages of 6 rows
+        XCTAssertEqual(selectedName, "item 001")
+        XCTAssertEqual(table.rowCount, 100)
+        XCTAssertFalse(table.isCounting)
+        XCTAssertTrue(table.isLive)
+    }
+
+    func testSelectionStaysOnItsRowAndItsPlaceWhenRowsComeBefore() throws {
+        try start(.table("item"), sort: "price")
+        for _ in 0..<30 { try send(.key(.down)) }
+        XCTAssertEqual(selectedName, "item 031")
+        let row = try XCTUnwrap(state.table?.selectedRow)
+        XCTAssertEqual(row, 5)
+        try commit("INSERT INTO item(name, price) VALUES ('cheap 1', 1), ('cheap 2', 2), ('cheap 3', 3)")
+        XCTAssertEqual(selectedName, "item 031")
+        XCTAssertEqual(state.table?.selectedRow, row)
+        XCTAssertEqual(state.table?.rowCount, 103)
+    }
+
+    func testSelectionFollowsItsRowWhenItsSortValueChanges() throws {
+        try start(.table("item"), sort: "price")
+        for _ in 0..<10 { try send(.key(.down)) }
+        XCTAssertEqual(selectedName, "item 011")
+        try commit("UPDATE item SET price = 955 WHERE name = 'item 011'")
+        XCTAssertEqual(selectedName, "item 011")
+        let table = try XCTUnwrap(state.table)
+        let index = try XCTUnwrap(table.selectedIndex)
+        // Now between item 095 and item 096.
+        XCTAssertEqual(table.window?.rows[index - 1][1], "item 095".databaseValue)
+        XCTAssertEqual(table.window?.rows[index + 1][1], "item 096".databaseValue)
+    }
+
+    func testDeletedSelectionMovesToTheNextRow() throws {
+        try start(.table("item"))
+        for _ in 0..<3 { try send(.key(.down)) }
+        try commit("DELETE FROM item WHERE name = 'item 004'")
+        XCTAssertEqual(selectedName, "item 005")
+        XCTAssertEqual(state.table?.selectedRow, 3)
+    }
+
+    func testEndAndHomeJumpThenKeepTheRow() throws {
+        try start(.table("item"))
+        try send(.key(.end))
+        XCTAssertEqual(selectedName, "item 100")
+        XCTAssertEqual(state.table?.selectedRow, 5)
+        try commit("INSERT INTO item(name, price) VALUES ('new', 0)")
+        XCTAssertEqual(selectedName, "item 100")
+        try send(.key(.character("g")))
+        XCTAssertEqual(selectedName, "item 001")
+        try send(.key(.pageDown))
+        XCTAssertEqual(selectedName, "item 007")
+    }
+
+    func testRowCountIsCoalescedOneCountAtATime() throws {
+        try start(.table("item"))
+        var table = try XCTUnwrap(state.table)
+        let window = try XCTUnwrap(table.window)
+        let value = ViewerWindow(viewed: table.viewed, window: window, selection: nil)
+        // Two commits: one count starts, the second only marks it stale.
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [])
+        table = try XCTUnwrap(state.table)
+        XCTAssertTrue(table.isCounting)
+        XCTAssertTrue(table.countIsStale)
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"))
+        // Its result is shown, and one more count follows.
+        XCTAssertEqual(viewerUpdate(&state, .counted(101)), [.count(table.viewed.source)])
+        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [])
+        XCTAssertFalse(try XCTUnwrap(state.table).isCounting)
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
+    }
+
+    func testAddedColumnIsReadAgain() throws {
+        try start(.table("item"))
+        try commit("ALTER TABLE item ADD COLUMN color TEXT DEFAULT 'red'")
+        XCTAssertEqual(state.table?.viewed.source.columnNames, ["id", "name", "price", "color"])
+        XCTAssertEqual(state.table?.window?.rows.first?.last, "red".databaseValue)
+        XCTAssertEqual(state.message, .notice("item changed: columns read again"))
+    }
+
+    func testDroppedTableGoesBackToThePickerAndSaysSo() throws {
+        try start(.table("item"))
+        try commit("DROP TABLE item")
+        XCTAssertNil(state.table)
+        XCTAssertEqual(state.picker.entries?.map(\.name), ["other"])
+        XCTAssertEqual(state.message, .error(#"no table or view "item": the file has "other""#))
+    }
+
+    func testDroppedSortColumnGoesBackToThePicker() throws {
+        try start(.table("item"), sort: "price")
+        try commit("DROP INDEX item_price; ALTER TABLE item DROP COLUMN price")
+        XCTAssertNil(state.table)
+        XCTAssertEqual(state.message, .error(#"no column "price" in "item": its columns are "id", "name""#))
+    }
+
+    func testPickerOpensTheSelectedTableAndTGoesBack() throws {
+        try start(nil)
+        XCTAssertEqual(state.picker.entries?.map(\.name), ["item", "other"])
+        XCTAssertEqual(state.picker.entries?.map(\.count), [.exact(100), .exact(0)])
+        try send(.key(.character("j")))
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.source.name, "other")
+        XCTAssertEqual(try send(.key(.character("t"))).first, .stopObserving)
+        XCTAssertNil(state.table)
+        try send(.key(.character("k")))
+        try send(.key(.enter))
+        XCTAssertEqual(selectedName, "item 001")
+    }
+
+    func testOpenThatEndsAfterLeavingIsDropped() throws {
+        try start(.table("item"))
+        let viewed = try XCTUnwrap(state.table?.viewed)
+        // A read fails: the schema is read again, and `t` is pressed before it ends.
+        XCTAssertEqual(viewerUpdate(&state, .windowFailed("locked")), [.open(.table("item"), sortColumn: nil, descending: false)])
+        XCTAssertEqual(viewerUpdate(&state, .key(.character("t"))), [.stopObserving, .listTables])
+        XCTAssertEqual(viewerUpdate(&state, .opened(viewed)), [])
+        XCTAssertNil(state.table)
+        XCTAssertEqual(viewerUpdate(&state, .openFailed("late")), [])
+        XCTAssertNil(state.message)
+    }
+
+    func testEnterShowsTheWholeRowAndEscapeClosesIt() throws {
+        try start(.table("item"))
+        try send(.key(.enter))
+        XCTAssertEqual(state.overlay, .row(scroll: 0))
+        try send(.key(.down))
+        // Three lines fit: nothing to scroll.
+        XCTAssertEqual(state.overlay, .row(scroll: 0))
+        try send(.key(.escape))
+        XCTAssertNil(state.overlay)
+        XCTAssertEqual(try send(.key(.escape)), [.quit])
+    }
+
+    func testOnlyQuitAndSuspendActOnATooSmallScreen() throws {
+        try start(.table("item"))
+        try send(.resize(width: 19, height: 5))
+        for key in [Key.down, .end, .enter, .character("t"), .character("?")] {
+            XCTAssertEqual(try send(.key(key)), [], "\(key)")
+        }
+        XCTAssertEqual(selectedName, "item 001")
+        XCTAssertNil(state.overlay)
+        XCTAssertEqual(try send(.key(.character("q"))), [.quit])
+    }
+
+    func testPollingFallbackIsSaidOnce() throws {
+        try start(.table("item"))
+        XCTAssertEqual(try send(.commitsPolled("no inotify watch left")), [])
+        XCTAssertEqual(state.message, .notice("other processes' commits are polled: no inotify watch left"))
+        try send(.key(.down))
+        XCTAssertNil(state.message)
+        try send(.commitsPolled("no inotify watch left"))
+        XCTAssertNil(state.message)
+    }
+
+    func testControlKeysActEverywhere() throws {
+        try start(.table("item"))
+        try send(.key(.character("?")))
+        XCTAssertEqual(state.overlay, .help)
+        XCTAssertEqual(try send(.key(.control("z"))), [.suspend])
+        XCTAssertEqual(try send(.key(.control("c"))), [.quit])
+    }
+}
