@@ -33,6 +33,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// How fast the commits of another process reach the app, per journal
     /// mode (see `OtherProcessBenchmark`), nil when not measured.
     public var other_processes: [OtherProcessFigures]?
+    /// The viewer's screen on generated tables, one entry per size (see
+    /// `ViewerScreenBenchmark`), nil when not measured.
+    public var viewer: [ViewerScreenFigures]?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -79,6 +82,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         }
         // An observation that polls would burn CPU every second; a few
         // milliseconds are the run loop's own wake-ups.
+        guard !sizes.isEmpty else { return targets }
         let idle = sizes.map(\.pipeline.idle_cpu_ms).max() ?? 0
         targets.append(BenchmarkTarget(
             name: "no CPU while nothing changes (≤ 5 ms in 1 s idle, every size)",
@@ -103,50 +107,60 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }
         var lines: [String] = []
-        let header = ["rows", "mode", "p50 ms", "p99 ms", "samples", "updates/s", "first frame ms",
-                      "navigation ms", "idle CPU ms", "peak RSS MB"]
-        let widths = [12, 9, 10, 10, 8, 10, 15, 14, 12, 12]
-        lines.append(zip(header, widths).map { pad($0, $1) }.joined())
-        for size in sizes {
-            for (mode, figures) in [("pipeline", size.pipeline), ("naive", size.naive)] {
-                let cells: [String]
-                if let figures {
-                    cells = [
-                        size.rows.formatted(), mode, format(figures.p50_ms), format(figures.p99_ms),
-                        "\(figures.samples)", format(figures.updates_per_s, 1), format(figures.first_frame_ms, 1),
-                        format(figures.navigation_p50_ms), format(figures.idle_cpu_ms, 1),
-                        format(figures.peak_rss_mb, 1),
-                    ]
-                } else {
-                    cells = [size.rows.formatted(), mode, "skipped"] + Array(repeating: "", count: 7)
+        // None with `--only viewer`, for example.
+        if !sizes.isEmpty {
+            let header = ["rows", "mode", "p50 ms", "p99 ms", "samples", "updates/s", "first frame ms",
+                          "navigation ms", "idle CPU ms", "peak RSS MB"]
+            let widths = [12, 9, 10, 10, 8, 10, 15, 14, 12, 12]
+            lines.append(zip(header, widths).map { pad($0, $1) }.joined())
+            for size in sizes {
+                for (mode, figures) in [("pipeline", size.pipeline), ("naive", size.naive)] {
+                    let cells: [String]
+                    if let figures {
+                        cells = [
+                            size.rows.formatted(), mode, format(figures.p50_ms), format(figures.p99_ms),
+                            "\(figures.samples)", format(figures.updates_per_s, 1), format(figures.first_frame_ms, 1),
+                            format(figures.navigation_p50_ms), format(figures.idle_cpu_ms, 1),
+                            format(figures.peak_rss_mb, 1),
+                        ]
+                    } else {
+                        cells = [size.rows.formatted(), mode, "skipped"] + Array(repeating: "", count: 7)
+                    }
+                    lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
                 }
-                lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
             }
+            lines.append("")
+            lines.append("naive / pipeline")
+            lines.append(["rows", "p50", "p99", "updates/s", "first frame"].map { pad($0, 12) }.joined())
+            for size in sizes {
+                guard let naive = size.naive else { continue }
+                let pipeline = size.pipeline
+                let ratios = [
+                    naive.p50_ms / pipeline.p50_ms,
+                    naive.p99_ms / pipeline.p99_ms,
+                    pipeline.updates_per_s / naive.updates_per_s,
+                    naive.first_frame_ms / pipeline.first_frame_ms,
+                ]
+                lines.append(([size.rows.formatted()] + ratios.map { format($0, 1) + "x" }).map { pad($0, 12) }.joined())
+            }
+            lines.append("")
+            lines.append("peak RSS of the app's path: \(format(peak_rss_mb, 1)) MB")
         }
-        lines.append("")
-        lines.append("naive / pipeline")
-        lines.append(["rows", "p50", "p99", "updates/s", "first frame"].map { pad($0, 12) }.joined())
-        for size in sizes {
-            guard let naive = size.naive else { continue }
-            let pipeline = size.pipeline
-            let ratios = [
-                naive.p50_ms / pipeline.p50_ms,
-                naive.p99_ms / pipeline.p99_ms,
-                pipeline.updates_per_s / naive.updates_per_s,
-                naive.first_frame_ms / pipeline.first_frame_ms,
-            ]
-            lines.append(([size.rows.formatted()] + ratios.map { format($0, 1) + "x" }).map { pad($0, 12) }.joined())
-        }
-        lines.append("")
-        lines.append("peak RSS of the app's path: \(format(peak_rss_mb, 1)) MB")
         if let other_processes {
             lines.append("")
             lines += OtherProcessFigures.table(other_processes)
+        }
+        if let viewer {
+            lines.append("")
+            lines += ViewerScreenFigures.table(viewer)
         }
         lines.append("")
         lines.append("targets")
         for target in targets {
             lines.append("  \(target.met ? "met    " : "MISSED ") \(target.name): \(target.measured)")
+        }
+        while lines.first == "" {
+            lines.removeFirst()
         }
         return lines.joined(separator: "\n")
     }

@@ -95,7 +95,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private var failure: Error?
 
     // Main queue only.
-    private var host: BenchmarkHost?
+    private var host: BenchmarkHost<HallOfFameProgram>?
 
     /// Creates a benchmark of one mode on an existing database file.
     ///
@@ -147,7 +147,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         let commitClock = CommitClock { [weak self] in self?.recordCommit() }
         writer.add(transactionObserver: commitClock)
         onMain {
-            self.host = BenchmarkHost(program: self.program(appDatabase)) { [weak self] state in
+            self.host = BenchmarkHost(program: self.program(appDatabase), state: .initial(width: 100, height: 30)) { [weak self] state in
                 self?.recordFrame(state)
             }
         }
@@ -416,31 +416,6 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private static func milliseconds(_ seconds: Double) -> String {
         String(format: "%.2f", seconds * 1000)
     }
-}
-
-/// The benchmark's host of the app loop: it draws nothing, and tells each
-/// drawn state to the benchmark. The benchmark presses no key that suspends
-/// or quits.
-@MainActor
-private final class BenchmarkHost: AppHost {
-    let loop: AppLoop<HallOfFameProgram>
-    private let didDraw: @MainActor (AppState) -> Void
-
-    init(program: HallOfFameProgram, didDraw: @escaping @MainActor (AppState) -> Void) {
-        self.didDraw = didDraw
-        // The app's own size, 100x30 as in the tmux tests.
-        loop = AppLoop(program: program, state: .initial(width: 100, height: 30))
-        loop.start(host: self)
-        loop.send(.resize(width: 100, height: 30))
-    }
-
-    func draw(_ screen: Screen) {
-        didDraw(loop.state)
-    }
-
-    func suspend() { }
-
-    func quit() { }
 }
 
 /// Tells the time of each commit of the writer connection, the app's

@@ -269,10 +269,11 @@ private final class Arrivals: @unchecked Sendable {
     }
 }
 
-/// The `sqlite3` command, its connection open between statements.
+/// The `sqlite3` command, its connection open between statements: another
+/// process that writes, for the benchmarks of other processes and the viewer.
 // @unchecked Sendable: `lines` is only accessed with `condition` locked;
 // the other properties are set in `init`.
-private final class SQLiteCommand: @unchecked Sendable {
+final class SQLiteCommand: @unchecked Sendable {
     private let process = Process()
     private let input: FileHandle
     private let condition = NSCondition()
@@ -318,6 +319,17 @@ private final class SQLiteCommand: @unchecked Sendable {
 
     /// Runs `sql`, and returns when the command said it was done.
     func run(_ sql: String, timeout: TimeInterval = 10) throws -> UInt64 {
+        try execute(sql, timeout: timeout).time
+    }
+
+    /// Runs `sql`, and returns what it printed, one line per row.
+    func output(_ sql: String, timeout: TimeInterval = 10) throws -> String {
+        try execute(sql, timeout: timeout).output
+    }
+
+    /// Runs `sql`, and returns what it printed and when the command said
+    /// it was done.
+    private func execute(_ sql: String, timeout: TimeInterval) throws -> (output: String, time: UInt64) {
         let marker = "-- done \(nextMarker)"
         nextMarker += 1
         condition.lock()
@@ -333,7 +345,8 @@ private final class SQLiteCommand: @unchecked Sendable {
                 if let error = printed.first(where: { $0.text.hasPrefix("Error") || $0.text.hasPrefix("Runtime error") }) {
                     throw OtherProcessBenchmarkError("sqlite3: \(error.text)")
                 }
-                return done.time
+                let output = printed.prefix(while: { $0.text != marker }).map(\.text).joined(separator: "\n")
+                return (output, done.time)
             }
             guard condition.wait(until: deadline) else {
                 throw OtherProcessBenchmarkError("the sqlite3 command did not answer in \(Int(timeout)) s")

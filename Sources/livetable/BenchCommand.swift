@@ -28,9 +28,16 @@ struct BenchCommand: ParsableCommand {
             Then, on 100,000 players in WAL and in DELETE journal mode, the latency from a commit of \
             another process (the sqlite3 command, its connection kept open) to the app's \
             observation, the CPU used while no process writes, and a burst of 10,000 commits. \
-            Build in release mode for meaningful figures:
+            Then the viewer (livetable view) on a generated rollback-journal table of 2,000,000 \
+            rows (--viewer-rows picks sizes; --large adds 10,000,000), in its own process per \
+            size: the time from opening the file to the first rows on screen, End and Home from \
+            the key to the screen of the new window, the latency from an update of a visible row \
+            by the sqlite3 command to the screen, the commits per second of that command alone and \
+            while the viewer is open, and the peak memory. --only runs one section. Build in \
+            release mode for meaningful figures:
 
               swift run -c release livetable bench
+              swift run -c release livetable bench --only viewer --large
 
             The run ends with the app's performance targets, each met or missed, and exits with \
             status 1 when one is missed. Progress goes to standard error; the table, or the --json \
@@ -43,8 +50,17 @@ struct BenchCommand: ParsableCommand {
         help: ArgumentHelp("The numbers of players to measure.", valueName: "count"))
     var rows: [Int] = [1_000, 100_000, 1_000_000]
 
-    @Flag(name: .long, help: "Also measure 10,000,000 players (the naive observation is skipped there).")
+    @Flag(name: .long, help: "Also measure 10,000,000 players (the naive observation is skipped there), and a viewer table of 10,000,000 rows.")
     var large = false
+
+    @Option(
+        name: .customLong("viewer-rows"),
+        parsing: .upToNextOption,
+        help: ArgumentHelp("The numbers of rows of the viewer's tables.", valueName: "count"))
+    var viewerRows: [Int] = [2_000_000]
+
+    @Option(name: .long, help: ArgumentHelp("Run one section only.", valueName: "hall-of-fame|other-processes|viewer"))
+    var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
@@ -55,6 +71,10 @@ struct BenchCommand: ParsableCommand {
     // The child process that measures one mode on one database.
     @Option(name: .long, help: .hidden)
     var measure: BenchmarkMode?
+
+    // The child process that measures the viewer on one table.
+    @Flag(name: .customLong("measure-viewer"), help: .hidden)
+    var measureViewer = false
 
     // Not --database: `livetable`'s own --database would take it.
     @Option(name: .customLong("measure-database"), help: .hidden)
@@ -67,27 +87,53 @@ struct BenchCommand: ParsableCommand {
         guard rows.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--rows takes positive numbers of players.")
         }
+        guard viewerRows.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--viewer-rows takes positive numbers of rows.")
+        }
         guard samples >= 5 else {
             throw ValidationError("--samples must be at least 5.")
         }
-        if measure != nil && (database == nil || output == nil) {
+        if (measure != nil || measureViewer) && (database == nil || output == nil) {
             throw ValidationError("--measure needs --measure-database and --output.")
         }
     }
 
     func run() throws {
-        if let measure, let database, let output {
-            try runChild(mode: measure, path: database, output: output)
-            return
+        if let database, let output {
+            if let measure {
+                let benchmark = HallOfFameBenchmark(path: database, mode: measure, latencySamples: samples, log: Self.log)
+                try Self.runChild(output: output) { try benchmark.run() }
+                return
+            }
+            if measureViewer {
+                let benchmark = ViewerScreenBenchmark(path: database, log: Self.log)
+                try Self.runChild(output: output) { try benchmark.run() }
+                return
+            }
         }
+        let sections = only.map { [$0] } ?? BenchSection.allCases
         let sizes = large ? rows + [10_000_000] : rows
-        let suite = BenchmarkSuite(sizes: sizes)
+        let suite = BenchmarkSuite(sizes: sections.contains(.hallOfFame) ? sizes : [])
         var report = try suite.run(log: Self.log) { mode, path in
-            try Self.measureInChildProcess(mode: mode, path: path, samples: samples)
+            try Self.measureInChildProcess(
+                arguments: ["--measure", mode.rawValue, "--samples", "\(samples)"],
+                database: path, name: "the \(mode.rawValue) observation")
         }
-        let otherProcesses = try OtherProcessBenchmark(directory: suite.directory).run(log: Self.log)
-        report.other_processes = otherProcesses
-        report.targets += otherProcesses.flatMap(\.targets)
+        if sections.contains(.otherProcesses) {
+            let otherProcesses = try OtherProcessBenchmark(directory: suite.directory).run(log: Self.log)
+            report.other_processes = otherProcesses
+            report.targets += otherProcesses.flatMap(\.targets)
+        }
+        if sections.contains(.viewer) {
+            let viewerSuite = ViewerScreenSuite(
+                sizes: large ? viewerRows + [10_000_000] : viewerRows,
+                directory: URL(fileURLWithPath: suite.directory.path + "-viewer"))
+            let viewer: [ViewerScreenFigures] = try viewerSuite.run(log: Self.log) { path in
+                try Self.measureInChildProcess(arguments: ["--measure-viewer"], database: path, name: "the viewer")
+            }
+            report.viewer = viewer
+            report.targets += viewer.flatMap(\.targets)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -100,15 +146,17 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// Measures one mode, and writes its figures as JSON to `output`.
+    /// Runs `measure` in this child process, and writes its figures as
+    /// JSON to `output`.
     ///
     /// The main thread runs the main run loop, where the app loop runs, as
     /// in the app, until the measurement ends; its error is thrown here.
-    private func runChild(mode: BenchmarkMode, path: String, output: String) throws {
-        let benchmark = HallOfFameBenchmark(path: path, mode: mode, latencySamples: samples, log: Self.log)
+    private static func runChild<Figures: Encodable & Sendable>(
+        output: String, _ measure: @escaping @Sendable () throws -> Figures) throws
+    {
         let result = MeasurementResult()
         DispatchQueue.global().async {
-            let figures = Result { try benchmark.run() }
+            let figures = Result { try JSONEncoder().encode(measure()) }
             DispatchQueue.main.async {
                 MainActor.assumeIsolated { result.value = figures }
             }
@@ -117,27 +165,27 @@ struct BenchCommand: ParsableCommand {
             while result.value == nil {
                 _ = RunLoop.main.run(mode: .default, before: .distantFuture)
             }
-            let figures = try result.value!.get()
-            try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
+            try result.value!.get().write(to: URL(fileURLWithPath: output))
         }
     }
 
-    /// Measures one mode in a child process, so that the peak memory of one
-    /// measurement is not the peak of another.
+    /// Measures in a child process (`livetable bench` with `arguments`, on
+    /// the file at `database`), so that the peak memory of one measurement
+    /// is not the peak of another.
     ///
+    /// - parameter name: What is measured, for an error message.
     /// - throws: `ExitCode` when the child failed, after saying why on
     ///   standard error; a `CommandFailure` when it died of a signal.
-    private static func measureInChildProcess(mode: BenchmarkMode, path: String, samples: Int) throws -> BenchmarkFigures {
+    private static func measureInChildProcess<Figures: Decodable>(
+        arguments: [String], database: String, name: String) throws -> Figures
+    {
         // The figures come back in a file rather than through a pipe: the
         // parent only has to wait for the child, which retries on EINTR.
-        let output = path + ".\(mode.rawValue).json"
+        let output = database + ".figures.json"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [
-            "bench", "--measure", mode.rawValue, "--measure-database", path, "--output", output,
-            "--samples", "\(samples)",
-        ]
+        process.arguments = ["bench"] + arguments + ["--measure-database", database, "--output", output]
         process.standardError = FileHandle.standardError
         try process.run()
         process.waitUntilExit()
@@ -149,9 +197,9 @@ struct BenchCommand: ParsableCommand {
             // path as this process.
             throw ExitCode(status)
         case let (_, signal):
-            throw CommandFailure("measuring the \(mode.rawValue) observation failed: killed by signal \(signal)", status: 1)
+            throw CommandFailure("measuring \(name) failed: killed by signal \(signal)", status: 1)
         }
-        return try JSONDecoder().decode(BenchmarkFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
+        return try JSONDecoder().decode(Figures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
     }
 
     private static func log(_ message: String) {
@@ -161,8 +209,18 @@ struct BenchCommand: ParsableCommand {
 
 extension BenchmarkMode: ExpressibleByArgument { }
 
-/// The figures of the child's measurement, or its error, once done.
+/// A section of `livetable bench`, for `--only`.
+enum BenchSection: String, CaseIterable, ExpressibleByArgument {
+    /// The Hall of Fame's two observations, on each size of `--rows`.
+    case hallOfFame = "hall-of-fame"
+    /// The commits of another process, in WAL and DELETE journal modes.
+    case otherProcesses = "other-processes"
+    /// The viewer, on each size of `--viewer-rows`.
+    case viewer
+}
+
+/// The encoded figures of the child's measurement, or its error, once done.
 @MainActor
 private final class MeasurementResult {
-    var value: Result<BenchmarkFigures, any Error>?
+    var value: Result<Data, any Error>?
 }

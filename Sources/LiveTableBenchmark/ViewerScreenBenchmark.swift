@@ -1,0 +1,504 @@
+import Dispatch
+import Foundation
+import GRDB
+import LiveTableCore
+
+/// What one measurement of the viewer's screen found, on one table.
+public struct ViewerScreenFigures: Codable, Equatable, Sendable {
+    /// The number of rows of the table.
+    public var rows: Int
+    /// From opening the file to the first drawn screen that shows rows.
+    public var first_rows_ms: Double
+    /// From the End key to the drawn screen of the last rows, median.
+    public var end_ms: Double
+    /// From the Home key to the drawn screen of the first rows, median.
+    public var home_ms: Double
+    /// The number of End and of Home presses.
+    public var jumps: Int
+    /// From another process's commit of an update of a visible row to the
+    /// drawn screen that shows it, median.
+    public var update_p50_ms: Double
+    /// The same latency, 99th percentile.
+    public var update_p99_ms: Double
+    /// The number of updates measured.
+    public var update_samples: Int
+    /// Commits per second of another process that updates rows one
+    /// transaction at a time, while no viewer is open.
+    public var writer_commits_per_s: Double
+    /// The same writer's commits per second while the viewer is open.
+    public var writer_commits_per_s_viewing: Double
+    /// The screens the viewer drew while that writer wrote.
+    public var viewer_screens_while_writing: Int
+    /// The peak resident memory of the viewer's process.
+    public var peak_rss_mb: Double
+
+    /// Creates figures.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let figures = ViewerScreenFigures(
+    ///     rows: 2_000_000, first_rows_ms: 12, end_ms: 1.5, home_ms: 1.2, jumps: 10,
+    ///     update_p50_ms: 1.1, update_p99_ms: 3, update_samples: 200,
+    ///     writer_commits_per_s: 110, writer_commits_per_s_viewing: 100,
+    ///     viewer_screens_while_writing: 180, peak_rss_mb: 30)
+    /// ```
+    public init(
+        rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int,
+        update_p50_ms: Double, update_p99_ms: Double, update_samples: Int,
+        writer_commits_per_s: Double, writer_commits_per_s_viewing: Double,
+        viewer_screens_while_writing: Int, peak_rss_mb: Double)
+    {
+        self.rows = rows
+        self.first_rows_ms = first_rows_ms
+        self.end_ms = end_ms
+        self.home_ms = home_ms
+        self.jumps = jumps
+        self.update_p50_ms = update_p50_ms
+        self.update_p99_ms = update_p99_ms
+        self.update_samples = update_samples
+        self.writer_commits_per_s = writer_commits_per_s
+        self.writer_commits_per_s_viewing = writer_commits_per_s_viewing
+        self.viewer_screens_while_writing = viewer_screens_while_writing
+        self.peak_rss_mb = peak_rss_mb
+    }
+
+    /// The share of its commits per second that the writer keeps while the
+    /// viewer is open.
+    public var writerShareViewing: Double {
+        writer_commits_per_s > 0 ? writer_commits_per_s_viewing / writer_commits_per_s : 0
+    }
+
+    /// The viewer's targets that these figures can check: at 2,000,000
+    /// rows, first rows ≤ 100 ms, End and Home ≤ 20 ms, another process's
+    /// update on screen p50 ≤ 5 ms; at 10,000,000 rows, peak memory ≤ 64
+    /// MB; at every size, a writer keeps at least half its commits per
+    /// second while the viewer is open.
+    public var targets: [BenchmarkTarget] {
+        func figure(_ value: Double, _ unit: String) -> String {
+            String(format: "%.2f", value) + unit
+        }
+        let size = rows.formatted()
+        var targets: [BenchmarkTarget] = []
+        if rows == 2_000_000 {
+            targets += [
+                BenchmarkTarget(
+                    name: "viewer: first rows on screen ≤ 100 ms at \(size) rows",
+                    measured: figure(first_rows_ms, " ms"), met: first_rows_ms <= 100),
+                BenchmarkTarget(
+                    name: "viewer: End ≤ 20 ms at \(size) rows (p50)",
+                    measured: figure(end_ms, " ms"), met: end_ms <= 20),
+                BenchmarkTarget(
+                    name: "viewer: Home ≤ 20 ms at \(size) rows (p50)",
+                    measured: figure(home_ms, " ms"), met: home_ms <= 20),
+                BenchmarkTarget(
+                    name: "viewer: another process's update on screen p50 ≤ 5 ms at \(size) rows",
+                    measured: figure(update_p50_ms, " ms"), met: update_p50_ms <= 5),
+            ]
+        }
+        if rows == 10_000_000 {
+            targets.append(BenchmarkTarget(
+                name: "viewer: peak RSS ≤ 64 MB at \(size) rows",
+                measured: figure(peak_rss_mb, " MB"), met: peak_rss_mb <= 64))
+        }
+        targets.append(BenchmarkTarget(
+            name: "viewer: a writer keeps ≥ 50% of its commits/s with the viewer open at \(size) rows",
+            measured: String(format: "%.0f%% (%.1f of %.1f commits/s)",
+                             writerShareViewing * 100, writer_commits_per_s_viewing, writer_commits_per_s),
+            met: writerShareViewing >= 0.5))
+        return targets
+    }
+
+    /// The figures as lines of a table, with a title and a header.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(ViewerScreenFigures.table([figures]).joined(separator: "\n"))
+    /// ```
+    public static func table(_ figures: [ViewerScreenFigures]) -> [String] {
+        func pad(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
+        let widths = [12, 15, 8, 8, 12, 12, 8, 13, 15, 12]
+        let header = ["rows", "first rows ms", "End ms", "Home ms", "update p50", "update p99", "samples",
+                      "writer/s", "writer/s view", "peak RSS MB"]
+        var lines = ["the viewer (livetable view) on a generated table; updates and writer: sqlite3"]
+        lines.append(zip(header, widths).map { pad($0, $1) }.joined())
+        for figure in figures {
+            let cells = [
+                figure.rows.formatted(), String(format: "%.1f", figure.first_rows_ms),
+                String(format: "%.2f", figure.end_ms), String(format: "%.2f", figure.home_ms),
+                String(format: "%.2f", figure.update_p50_ms), String(format: "%.2f", figure.update_p99_ms),
+                "\(figure.update_samples)", String(format: "%.1f", figure.writer_commits_per_s),
+                String(format: "%.1f", figure.writer_commits_per_s_viewing), String(format: "%.1f", figure.peak_rss_mb),
+            ]
+            lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
+        }
+        return lines
+    }
+}
+
+/// Measures the viewer's screen (`livetable view FILE item`) on the app's
+/// own loop: `AppLoop` runs the real `ViewerProgram` on a file opened as
+/// `livetable view` opens it, with the benchmarks' host, which draws
+/// nothing. The other process is the `sqlite3` command, its connection kept
+/// open, on the rollback-journal file of `ViewerBenchmark.makeTable`.
+///
+/// It measures, in order: the commits per second of the other process,
+/// alone; the time from opening the file to the first screen with rows;
+/// End and Home, from the key to the screen of the new window; the latency
+/// from the other process's update of a visible row to the screen that
+/// shows it; the other process's commits per second while the viewer is
+/// open; and the peak memory.
+///
+/// For example:
+///
+/// ```swift
+/// // On the main thread, which must run the main run loop meanwhile:
+/// let benchmark = ViewerScreenBenchmark(path: "/tmp/items.sqlite")
+/// DispatchQueue.global().async {
+///     let figures = try benchmark.run()
+///     print(figures.first_rows_ms)
+/// }
+/// RunLoop.main.run()
+/// ```
+///
+/// `run()` must be called off the main thread, while the main thread runs
+/// its run loop: the loop runs there.
+///
+/// - important: The other process writes to the file: use it on benchmark
+///   tables only.
+public final class ViewerScreenBenchmark: @unchecked Sendable {
+    // @unchecked Sendable: the frame log, the awaited value and the failure
+    // are protected by `condition`; the loop and its host are only touched
+    // on the main queue.
+
+    /// What a drawn screen showed, in short.
+    private struct Frame {
+        var time: Double
+        var anchor: RowAnchor?
+        var hasRows: Bool
+        /// True when a visible row holds the awaited value.
+        var showsAwaited: Bool
+    }
+
+    /// The table of `ViewerBenchmark.makeTable`.
+    private static let table = "item"
+
+    private let path: String
+    private let jumps: Int
+    private let updateSamples: Int
+    private let writerSeconds: Double
+    private let frameTimeout: Double
+    private let log: (String) -> Void
+
+    private let condition = NSCondition()
+    private var frames: [Frame] = []
+    private var awaited: DatabaseValue?
+    /// While false, an error on the viewer's status line is counted rather
+    /// than fatal: a writer that commits without pause may lock a read out
+    /// for longer than the viewer's busy timeout, and the viewer recovers.
+    private var errorsAreFatal = true
+    private var errorCount = 0
+    private var failure: Error?
+
+    // Main queue only.
+    private var host: BenchmarkHost<ViewerProgram>?
+
+    /// Creates a benchmark of the viewer on a table of
+    /// `ViewerBenchmark.makeTable`.
+    ///
+    /// - parameter path: The database file.
+    /// - parameter jumps: The number of End and of Home presses.
+    /// - parameter updateSamples: The number of updates of the other process.
+    /// - parameter writerSeconds: How long the writer writes, alone, then
+    ///   with the viewer open.
+    /// - parameter frameTimeout: How long to wait for an expected screen
+    ///   before failing.
+    /// - parameter log: Where to report progress.
+    public init(
+        path: String,
+        jumps: Int = 10,
+        updateSamples: Int = 200,
+        writerSeconds: Double = 2,
+        frameTimeout: Double = 60,
+        log: @escaping (String) -> Void = { _ in })
+    {
+        self.path = path
+        self.jumps = jumps
+        self.updateSamples = updateSamples
+        self.writerSeconds = writerSeconds
+        self.frameTimeout = frameTimeout
+        self.log = log
+    }
+
+    /// Runs the measurement. Call it off the main thread.
+    ///
+    /// - returns: The figures.
+    public func run() throws -> ViewerScreenFigures {
+        precondition(!Thread.isMainThread, "The app loop runs on the main queue")
+        let other = try SQLiteCommand(path: path)
+        defer { other.close() }
+        let rows = try Int(other.output("SELECT MAX(rowid) FROM \(Self.table);")) ?? 0
+
+        // The writer alone, before the viewer opens the file.
+        let alone = try write(other, rows: rows)
+        log(String(format: "viewer: writer alone, %.1f commits/s", alone.perSecond))
+
+        // First rows: open the file and the table as `livetable view FILE
+        // item` does, start the loop, draw.
+        let start = now()
+        let database = try ViewerDatabase.open(path: path)
+        let viewed = try database.read { db in
+            try ViewedSource.open(.table(Self.table), sortColumn: nil, descending: false, in: db)
+        }
+        let fileName = (path as NSString).lastPathComponent
+        onMain {
+            self.host = BenchmarkHost(
+                program: ViewerProgram(database: database),
+                state: .initial(
+                    fileName: fileName, opened: viewed,
+                    width: BenchmarkHost<ViewerProgram>.width, height: BenchmarkHost<ViewerProgram>.height))
+            { [weak self] state in
+                self?.recordFrame(state)
+            }
+        }
+        // On error too: the loop of a failed measurement stops.
+        defer {
+            onMain {
+                self.host?.loop.stop()
+                self.host = nil
+            }
+        }
+        let firstRows = try waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
+        log("viewer: first rows in \(Self.milliseconds(firstRows)) ms")
+
+        // End and Home: the key, then the screen of the window at that end.
+        var ends: [Double] = []
+        var homes: [Double] = []
+        for _ in 0..<jumps {
+            for (key, anchor) in [(Key.end, RowAnchor.last), (.home, .first)] {
+                let framesBefore = frameCount()
+                let pressed = now()
+                onMain { self.host!.loop.send(.key(key)) }
+                let frame = try waitForFrame(after: framesBefore, stage: "\(key)") { frame in
+                    frame.anchor == anchor && frame.hasRows
+                }
+                if key == .end { ends.append(frame.time - pressed) } else { homes.append(frame.time - pressed) }
+            }
+        }
+        let end = LatencySummary(seconds: ends)!
+        let home = LatencySummary(seconds: homes)!
+        log("viewer: End \(Self.milliseconds(end.p50 / 1000)) ms, Home \(Self.milliseconds(home.p50 / 1000)) ms (p50)")
+
+        // Updates of visible rows (the first rows, after Home), a few
+        // milliseconds apart, as a script that writes one row at a time.
+        var latencies: [Double] = []
+        for index in 0..<updateSamples {
+            Thread.sleep(forTimeInterval: Double(2 + index % 7) / 1000)
+            let value = "live \(index)"
+            let framesBefore = frameCount()
+            setAwaited(value.databaseValue)
+            let committed = try other.run("UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(2 + index % 10);")
+            let frame = try waitForFrame(after: framesBefore, stage: "update \(index)") { $0.showsAwaited }
+            latencies.append(max(0, frame.time - Double(committed) / 1e9))
+        }
+        setAwaited(nil)
+        let update = LatencySummary(seconds: latencies)!
+        log("viewer: another process's update on screen p50 \(Self.milliseconds(update.p50 / 1000)) ms, "
+            + "p99 \(Self.milliseconds(update.p99 / 1000)) ms")
+
+        // The writer again, the viewer open.
+        let framesBeforeWriter = frameCount()
+        setErrorsAreFatal(false)
+        let viewing = try write(other, rows: rows)
+        let screens = frameCount() - framesBeforeWriter
+        let errors = setErrorsAreFatal(true)
+        log(String(format: "viewer: writer with the viewer open, %.1f commits/s (%d screens, %d failed reads)",
+                   viewing.perSecond, screens, errors))
+
+        return ViewerScreenFigures(
+            rows: rows,
+            first_rows_ms: firstRows * 1000,
+            end_ms: end.p50,
+            home_ms: home.p50,
+            jumps: jumps,
+            update_p50_ms: update.p50,
+            update_p99_ms: update.p99,
+            update_samples: update.count,
+            writer_commits_per_s: alone.perSecond,
+            writer_commits_per_s_viewing: viewing.perSecond,
+            viewer_screens_while_writing: screens,
+            peak_rss_mb: Double(ProcessMetrics.peakResidentBytes()) / 1_048_576)
+    }
+
+    /// The other process updates rows, one transaction each, without pause,
+    /// for `writerSeconds`.
+    private func write(_ other: SQLiteCommand, rows: Int) throws -> (commits: Int, perSecond: Double) {
+        let batch = 20
+        var commits = 0
+        let start = now()
+        var end = start
+        while end - start < writerSeconds {
+            let statements = (commits..<commits + batch).map { index in
+                "UPDATE \(Self.table) SET score = score + 1 WHERE rowid = \((index * 7919) % max(rows, 1) + 1);\n"
+            }
+            end = Double(try other.run(statements.joined(), timeout: frameTimeout)) / 1e9
+            commits += batch
+        }
+        return (commits, Double(commits) / (end - start))
+    }
+
+    // MARK: - The screen (main queue)
+
+    /// Logs a drawn screen: the anchor of its window, whether it shows
+    /// rows, and whether a visible row holds the awaited value. An error on
+    /// the status line ends the measurement, unless a writer runs.
+    @MainActor
+    private func recordFrame(_ state: ViewerState) {
+        let time = now()
+        condition.lock()
+        defer { condition.unlock() }
+        if case let .error(message)? = state.message {
+            errorCount += 1
+            if errorsAreFatal {
+                failure = failure ?? ViewerScreenBenchmarkError("the viewer failed: \(message)")
+                condition.broadcast()
+                return
+            }
+        }
+        guard let table = state.table, let window = table.window else { return }
+        var showsAwaited = false
+        if let awaited {
+            let visible = window.rows.dropFirst(table.scrollTop).prefix(state.pageRows)
+            showsAwaited = visible.contains { $0.contains(awaited) }
+        }
+        frames.append(Frame(
+            time: time, anchor: window.request.anchor, hasRows: !window.rows.isEmpty, showsAwaited: showsAwaited))
+        condition.broadcast()
+    }
+
+    // MARK: - Waiting (benchmark thread)
+
+    private func frameCount() -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return frames.count
+    }
+
+    private func setAwaited(_ value: DatabaseValue?) {
+        condition.lock()
+        awaited = value
+        condition.unlock()
+    }
+
+    /// Sets whether errors are fatal, and returns the errors counted since
+    /// the last call.
+    @discardableResult
+    private func setErrorsAreFatal(_ fatal: Bool) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        errorsAreFatal = fatal
+        let count = errorCount
+        errorCount = 0
+        return count
+    }
+
+    /// Waits for a frame drawn after the first `index` frames that matches
+    /// `predicate`.
+    private func waitForFrame(after index: Int, stage: String, where predicate: (Frame) -> Bool) throws -> Frame {
+        let deadline = Date(timeIntervalSinceNow: frameTimeout)
+        condition.lock()
+        defer { condition.unlock() }
+        var checked = index
+        while true {
+            if let failure { throw failure }
+            while checked < frames.count {
+                if predicate(frames[checked]) { return frames[checked] }
+                checked += 1
+            }
+            if !condition.wait(until: deadline) {
+                throw ViewerScreenBenchmarkError("the viewer did not draw the expected screen in time (\(stage))")
+            }
+        }
+    }
+
+    private func onMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
+        DispatchQueue.main.sync {
+            MainActor.assumeIsolated(body)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> String {
+        String(format: "%.2f", seconds * 1000)
+    }
+}
+
+/// An error of the viewer's benchmark, in one line.
+public struct ViewerScreenBenchmarkError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A monotonic clock, in seconds.
+private func now() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
+}
+
+/// Generates the tables of the viewer's benchmark, and measures the viewer
+/// on each.
+///
+/// Each size is measured by `measure`, which the command line runs in a
+/// child process, so that the peak memory of one measurement is not the
+/// peak of another.
+///
+/// For example:
+///
+/// ```swift
+/// let suite = ViewerScreenSuite(sizes: [2_000_000], directory: directory)
+/// let figures = try suite.run { path in try measureInChildProcess(path) }
+/// ```
+public struct ViewerScreenSuite: Sendable {
+    /// The numbers of rows of the tables.
+    public var sizes: [Int]
+    /// Where the tables are generated. It is removed at the end.
+    public var directory: URL
+
+    /// Creates a suite.
+    public init(sizes: [Int], directory: URL) {
+        self.sizes = sizes
+        self.directory = directory
+    }
+
+    /// Generates each table (`ViewerBenchmark.makeTable`), measures the
+    /// viewer on it, and removes it.
+    ///
+    /// - parameter log: Where to report progress.
+    /// - parameter measure: Measures the viewer on a database file.
+    /// - returns: The figures, one per size.
+    public func run(
+        log: (String) -> Void = { _ in },
+        measure: (String) throws -> ViewerScreenFigures) throws -> [ViewerScreenFigures]
+    {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try sizes.map { rows in
+            let path = directory.appendingPathComponent("items-\(rows).sqlite").path
+            defer {
+                for suffix in ["", "-journal", "-wal", "-shm"] {
+                    try? FileManager.default.removeItem(atPath: path + suffix)
+                }
+            }
+            let start = Date()
+            log("generating a table of \(rows.formatted()) rows for the viewer…")
+            try ViewerBenchmark.makeTable(atPath: path, rows: rows)
+            log(String(format: "generated in %.1f s", Date().timeIntervalSince(start)))
+            return try measure(path)
+        }
+    }
+}
