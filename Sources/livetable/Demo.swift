@@ -11,8 +11,11 @@ struct Demo: ParsableCommand {
             Each step (populate, insert, edit, order, refresh, delete, stress test, \
             delete all) is announced by a caption in the status line, then played. \
             Any key skips to the next step; q or Ctrl-C quits. The step after the \
-            stress test waits until its refreshes are over. The demo ends by itself \
-            after the last step.
+            stress test waits until its refreshes are over. Then the viewer \
+            (livetable view) shows a temporary file that another connection writes \
+            meanwhile, as another program would: new orders, orders that change \
+            status. The demo ends by itself after the last step, and removes the \
+            temporary file.
 
             With --database, the demo plays on that file (created if missing) and \
             leaves it as the steps made it: with no player, since the last step \
@@ -62,10 +65,52 @@ struct Demo: ParsableCommand {
                 throw CommandFailure("cannot create the demo database: \(error.oneLineDescription)", status: 1)
             }
         }
-        let demo = DemoPlayer(
-            steps: DemoScript.steps(playerCount: playerCount),
-            stepDuration: Self.stepDuration / speed)
-        try launch.start(database: database, demo: demo)
+        // The viewer's file is made, and opened, before the app takes the
+        // screen: what can fail fails here, in one line.
+        let shop: DemoShop
+        let viewer: ViewerDatabase
+        let viewed: ViewedSource
+        do {
+            shop = try DemoShop.make(in: FileManager.default.temporaryDirectory
+                .appendingPathComponent("livetable-demo-\(getpid())"))
+            viewer = try ViewerDatabase.open(path: shop.path)
+            viewed = try viewer.read { db in
+                try ViewedSource.open(.table(DemoScript.viewerTable), sortColumn: nil, descending: false, in: db)
+            }
+        } catch {
+            throw CommandFailure("cannot create the demo's file for the viewer: \(error.oneLineDescription)", status: 1)
+        }
+        let stepDuration = Self.stepDuration / speed
+        let steps = DemoScript.steps(playerCount: playerCount)
+        try launch.start(database: database, close: { shop.close() }) { runtime in
+            let demo = DemoPlayer(part: .hallOfFame(steps: steps), stepDuration: stepDuration) { runtime in
+                Self.playViewer(after: runtime, shop: shop, database: viewer, viewed: viewed, stepDuration: stepDuration)
+            }
+            demo.start(runtime)
+        }
+    }
+
+    /// Hands the terminal over to the viewer on the shop's file, starts
+    /// the other connection's writes, and plays the viewer's steps.
+    @MainActor
+    private static func playViewer(
+        after runtime: Runtime<HallOfFameProgram>, shop: DemoShop,
+        database: ViewerDatabase, viewed: ViewedSource, stepDuration: TimeInterval) -> AnyObject
+    {
+        shop.startWriting(every: 0.3)
+        let demo = DemoPlayer(part: .viewer(steps: DemoScript.viewerSteps), stepDuration: stepDuration)
+        let fileName = (shop.path as NSString).lastPathComponent
+        runtime.handOver(
+            to: { terminal in
+                AppLoop(
+                    program: CaptionedProgram(ViewerProgram(database: database)),
+                    state: Captioned(ViewerState.initial(
+                        fileName: fileName, opened: viewed,
+                        width: terminal.width, height: terminal.height, useColor: terminal.usesColor)))
+            },
+            close: { shop.close() },
+            started: { demo.start($0) })
+        return demo
     }
 
     /// Asks `question` on the terminal, before the app takes the screen:
@@ -81,47 +126,97 @@ struct Demo: ParsableCommand {
     }
 }
 
-/// Plays `DemoScript.steps` through the app loop: each step's caption, then
-/// its messages spread over the step, then the next step, once no stress
-/// test runs.
+/// A part of the demo: the steps of one program, and how the demo player
+/// talks to it.
+struct DemoPart<Program: AppProgram> where Program.Message: TerminalMessage {
+    /// The steps, in order.
+    var steps: [(caption: String, messages: [Program.Message])]
+    /// The message that shows a caption, or removes it.
+    var caption: (String?) -> Program.Message
+    /// The action of a key in the program's key table.
+    var isQuit: (Key) -> Bool
+    var isSuspend: (Key) -> Bool
+    /// True when the program is ready for the next step.
+    var isReady: (Program.State) -> Bool
+}
+
+extension DemoPart where Program == HallOfFameProgram {
+    /// The Hall of Fame's part: the next step waits for the stress test's
+    /// end, since deleting all players while its refreshes are queued
+    /// would let them populate the table again.
+    static func hallOfFame(steps: [DemoStep<Message>]) -> DemoPart {
+        DemoPart(
+            steps: steps.map { ($0.caption, $0.messages) },
+            caption: Message.demoCaption,
+            isQuit: { KeyBinding.action(for: $0) == .quit },
+            isSuspend: { KeyBinding.action(for: $0) == .suspend },
+            isReady: { !$0.isStressTestRunning })
+    }
+}
+
+extension DemoPart where Program == CaptionedProgram<ViewerProgram> {
+    /// The viewer's part, its captions over the viewer's status line.
+    static func viewer(steps: [DemoStep<ViewerMessage>]) -> DemoPart {
+        DemoPart(
+            steps: steps.map { step in (step.caption, step.messages.map(CaptionedMessage.base)) },
+            caption: CaptionedMessage.caption,
+            isQuit: { KeyBinding.action(for: $0, in: viewerKeyBindings) == .quit },
+            isSuspend: { KeyBinding.action(for: $0, in: viewerKeyBindings) == .suspend },
+            isReady: { _ in true })
+    }
+}
+
+/// Plays the steps of a `DemoPart` through the app loop: each step's
+/// caption, then its messages spread over the step, then the next step,
+/// once the program is ready; after the last step, `next` (the next part),
+/// or the end of the demo.
 @MainActor
-final class DemoPlayer {
-    private let steps: [DemoStep]
+final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessage {
+    private let part: DemoPart<Program>
     private let stepDuration: TimeInterval
-    private unowned var runtime: Runtime<HallOfFameProgram>!
+    private unowned var runtime: Runtime<Program>!
     private var nextStep = 0
     /// The messages of the current step not sent yet.
-    private var pending: [Message] = []
+    private var pending: [Program.Message] = []
     /// Bumped on each step, so that timers of a skipped step do nothing.
     private var generation = 0
-    /// True while the next step waits for the stress test to end.
-    private var isWaitingForStressTest = false
+    /// True while the next step waits for the program to be ready.
+    private var isWaitingForReady = false
+    /// Starts the next part after the last step, and returns its player,
+    /// kept alive here; nil ends the demo.
+    private var next: ((Runtime<Program>) -> AnyObject)?
+    private var nextPlayer: AnyObject?
 
-    nonisolated init(steps: [DemoStep], stepDuration: TimeInterval) {
-        self.steps = steps
+    /// Creates a player of `part`, followed by the part that `next` starts.
+    init(
+        part: DemoPart<Program>, stepDuration: TimeInterval,
+        next: ((Runtime<Program>) -> AnyObject)? = nil)
+    {
+        self.part = part
         self.stepDuration = stepDuration
+        self.next = next
     }
 
-    /// Takes the keys of `runtime`, and plays the first step.
-    func start(_ runtime: Runtime<HallOfFameProgram>) {
+    /// Takes the keys of `runtime`, and plays the first step. The runtime
+    /// keeps the player, through its key handler, for as long as it runs.
+    func start(_ runtime: Runtime<Program>) {
         self.runtime = runtime
-        runtime.interceptKeys { [unowned self] key in receive(key) }
+        runtime.interceptKeys { key in self.receive(key) }
         playNextStep()
     }
 
     /// Keys do not reach the app during the demo: the quit keys quit, Ctrl-Z
-    /// suspends, any other key skips to the next step, once the stress test
-    /// is over.
+    /// suspends, any other key skips to the next step, once the program is
+    /// ready (the stress test is over).
     private func receive(_ key: Key) {
-        switch KeyBinding.action(for: key) {
-        case .quit:
+        if part.isQuit(key) {
             runtime.exit(status: 0)
-        case .suspend:
+        } else if part.isSuspend(key) {
             runtime.loop.send(.key(key))
-        default:
-            // The next step is already due: it starts when the stress
-            // test ends, not before.
-            guard !isWaitingForStressTest else { return }
+        } else {
+            // The next step is already due: it starts when the program is
+            // ready, not before.
+            guard !isWaitingForReady else { return }
             // The rest of the step first, so that the app is in the state
             // the next step expects (an edit form closed, for example).
             while !pending.isEmpty {
@@ -131,26 +226,30 @@ final class DemoPlayer {
         }
     }
 
-    /// Plays the next step, or ends the demo, once no stress test runs:
-    /// deleting all players while its refreshes are queued would let them
-    /// populate the table again.
+    /// Plays the next step, or ends the part, once the program is ready.
     private func playNextStep() {
         generation += 1
-        isWaitingForStressTest = true
-        runtime.loop.when({ !$0.isStressTestRunning }) { [unowned self] in
-            isWaitingForStressTest = false
+        isWaitingForReady = true
+        runtime.loop.when(part.isReady) { [unowned self] in
+            isWaitingForReady = false
             playStep()
         }
     }
 
     private func playStep() {
-        guard nextStep < steps.count else {
-            runtime.loop.send(.demoCaption(nil))
+        guard nextStep < part.steps.count else {
+            runtime.loop.send(part.caption(nil))
+            if let next {
+                self.next = nil
+                generation += 1
+                nextPlayer = next(runtime)
+                return
+            }
             runtime.exit(status: 0)
         }
-        let step = steps[nextStep]
+        let step = part.steps[nextStep]
         nextStep += 1
-        runtime.loop.send(.demoCaption(step.caption))
+        runtime.loop.send(part.caption(step.caption))
         pending = step.messages
         // The caption shows alone for a while, then the messages follow
         // at a steady pace (typing, for the edit form), leaving time to

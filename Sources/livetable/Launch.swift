@@ -68,15 +68,27 @@ struct Launch {
     /// Takes over the terminal and runs the Hall of Fame until it exits, or
     /// throws a `CommandFailure` of status 2 when the terminal can not be
     /// set up.
-    func start(database: AppDatabase, demo: DemoPlayer?) throws -> Never {
+    ///
+    /// - parameter close: Closes what else the app uses (the demo's
+    ///   temporary file), at exit, after the database.
+    /// - parameter started: Called once the first screen is drawn: the
+    ///   demo starts there.
+    func start(
+        database: AppDatabase,
+        close: @escaping @MainActor () -> Void = {},
+        started: @MainActor (Runtime<HallOfFameProgram>) -> Void = { _ in }) throws -> Never
+    {
         try run(
             { terminal in
                 AppLoop(
                     program: HallOfFameProgram(database: database),
                     state: .initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
             },
-            close: { try? database.close() },
-            started: { runtime in demo?.start(runtime) })
+            close: {
+                try? database.close()
+                close()
+            },
+            started: started)
     }
 
     /// Takes over the terminal and runs the program of the loop that

@@ -24,6 +24,9 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
     private var keyHandler: (@MainActor (Key) -> Void)?
     private var input: (any DispatchSourceRead)?
     private var sources: [any DispatchSourceProtocol] = []
+    /// The runtime this one handed the terminal over to, if any: kept
+    /// alive with this one, which `run` keeps alive.
+    private var successor: AnyObject?
 
     private init(terminal: Terminal, loop: AppLoop<Program>, close: @escaping @MainActor () -> Void) {
         self.terminal = terminal
@@ -89,6 +92,39 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         loop.start(host: self)
         // The first resize starts the observation.
         loop.send(.resize(width: terminal.width, height: terminal.height))
+    }
+
+    /// Stops this runtime's loop, and runs `next` on the same terminal
+    /// from now on: its keys, resizes, signals and screens. At exit, this
+    /// runtime's `close` runs, then `close`.
+    ///
+    /// The demo plays the Hall of Fame, then hands the terminal over to
+    /// the viewer this way: one process, one terminal, two programs.
+    ///
+    /// - parameter makeLoop: The app loop of the next program, not
+    ///   started, for the terminal.
+    /// - parameter close: Closes what the next program uses, at exit.
+    /// - parameter started: Called once the next program's first screen is drawn.
+    func handOver<Next: AppProgram>(
+        to makeLoop: (Terminal) -> AppLoop<Next>,
+        close: @escaping @MainActor () -> Void,
+        started: (Runtime<Next>) -> Void = { _ in })
+    where Next.Message: TerminalMessage
+    {
+        let next = makeLoop(terminal)
+        loop.stop()
+        input?.cancel()
+        input = nil
+        sources.forEach { $0.cancel() }
+        sources = []
+        let closeThis = self.close
+        let runtime = Runtime<Next>(terminal: terminal, loop: next) {
+            closeThis()
+            close()
+        }
+        successor = runtime
+        runtime.start()
+        started(runtime)
     }
 
     /// Sends the keys read from now on to `handler` instead of the loop.

@@ -21,14 +21,79 @@ final class DemoTests: LiveTableTestCase {
         static let delete = "Delete the selected player (d)"
         static let stressTest = "Stress test (s): 50 concurrent refreshes"
         static let deleteAll = "Delete all players (D), and confirm (y)"
+        /// The first step of the viewer's part.
+        static let viewer = "livetable view: any SQLite file, read-only; another program writes this one, live"
     }
 
     func testFastDemoRunsToItsEndAndLeavesAnEmptyTable() throws {
         let database = directory.appendingPathComponent("demo.sqlite")
-        let session = try launch(["demo", "--speed", "20", "--database", database.path])
+        let temporary = try makeTemporaryDirectory()
+        let session = try launch(
+            ["demo", "--speed", "20", "--database", database.path], environment: ["TMPDIR": temporary.path])
         let screen = try waitForExit(session, status: 0, timeout: 60)
         XCTAssertFalse(screen.contains("Hall of Fame"), screen)
+        XCTAssertFalse(screen.contains("shop.sqlite"), screen)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
+        // The viewer's file is gone with the demo.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary.path), [])
+    }
+
+    /// The demo's last part: the viewer on a file that another connection
+    /// writes meanwhile, which the screen follows; the file is removed at
+    /// the end.
+    func testDemoEndsWithTheViewerOnAFileAnotherConnectionWrites() throws {
+        let temporary = try makeTemporaryDirectory()
+        let session = try launch(["demo", "--speed", slowSpeed], environment: ["TMPDIR": temporary.path])
+        for caption in [Caption.populate, Caption.insert, Caption.edit, Caption.order, Caption.refresh,
+                        Caption.delete, Caption.stressTest, Caption.deleteAll]
+        {
+            try session.waitForScreen(containing: caption, timeout: 30)
+            try session.send("Space")
+        }
+        try session.waitForScreen(containing: Caption.viewer)
+        let files = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        XCTAssertEqual(files.count, 1, "\(files)")
+        let shop = temporary.appendingPathComponent(try XCTUnwrap(files.first)).appendingPathComponent("shop.sqlite")
+
+        // Another connection inserts orders: the count in the title grows,
+        // with no key pressed, to what the file holds.
+        let first = try session.waitForScreen("the row count") { Self.orderCount($0) != nil }
+        let count = try XCTUnwrap(Self.orderCount(first))
+        try session.waitForScreen("more orders", timeout: 10) { (Self.orderCount($0) ?? 0) > count + 1 }
+        XCTAssertGreaterThan(Int(try sqlite(shop, "SELECT COUNT(*) FROM orders")) ?? 0, count + 1)
+        XCTAssertEqual(try sqlite(shop, "PRAGMA journal_mode"), "delete")
+
+        // Each step's keys are pressed when the next one starts (the
+        // demo's pace is one step in 150 s here).
+        try session.send("Space")
+        try session.waitForScreen(containing: "Move down (j j j): the selection stays on its row while rows change")
+        try session.send("Space")
+        try session.waitForScreen(containing: "End (G): the last rows; new orders arrive after them, and the count grows")
+        try session.waitForScreen(containing: "row 4 of")
+        try session.send("Space")
+        try session.waitForScreen(containing: "Enter: the whole row, every column")
+        // The last of the first orders, at the end with the new ones.
+        try session.waitForScreen("the last rows") { $0.contains(" 120  ") && !$0.contains(" 1  Arthur") }
+        try session.send("Space")
+        try session.waitForScreen(containing: "t: the table picker, with row counts")
+        try session.waitForScreen(containing: "customer")
+        try session.send("Space")
+        try session.waitForScreen(containing: "livetable view FILE [TABLE] shows your own files")
+        try session.waitForScreen("the picker") { screen in
+            screen.split(separator: "\n").contains { $0.hasPrefix(" orders") && $0.contains("table") }
+        }
+        try session.send("Space")
+        try waitForExit(session, status: 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary.path), [])
+    }
+
+    /// The row count in the viewer's title: "row 4 of 121 · live" or
+    /// "121 rows · live".
+    private static func orderCount(_ screen: String) -> Int? {
+        guard let title = screen.split(separator: "\n").first(where: { $0.contains("shop.sqlite — orders") }),
+              let match = title.range(of: #"(of |  )[0-9,]+( rows)? · live"#, options: .regularExpression)
+        else { return nil }
+        return Int(title[match].filter(\.isNumber))
     }
 
     func testDemoPlaysEachStepOnANewDatabase() throws {
@@ -80,8 +145,10 @@ final class DemoTests: LiveTableTestCase {
         XCTAssertNotNil(screen.range(of: #"stress test: \d+ ok, \d+ failed"#, options: .regularExpression), screen)
 
         try session.send("Space")
-        try waitForExit(session, status: 0)
+        try session.waitForScreen(containing: Caption.viewer)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
+        try session.send("q")
+        try waitForExit(session, status: 0)
     }
 
     /// The refreshes of the stress test take a while on 5,000 players: the
@@ -102,7 +169,9 @@ final class DemoTests: LiveTableTestCase {
         let screen = try session.waitForScreen(containing: Caption.deleteAll, timeout: 120)
         XCTAssertNotNil(screen.range(of: #"stress test: 50 ok, 0 failed"#, options: .regularExpression), screen)
         try session.send("Space")
-        try waitForExit(session, status: 0, timeout: 30)
+        try session.waitForScreen(containing: Caption.viewer, timeout: 30)
+        try session.send("q")
+        try waitForExit(session, status: 0)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM player"), "0")
     }
 
@@ -146,5 +215,14 @@ final class DemoTests: LiveTableTestCase {
         try session.waitForScreen(containing: "Move down (j) and edit the player (e)")
         try session.send("q")
         try waitForExit(session, status: 0)
+    }
+}
+
+extension DemoTests {
+    /// A new directory in the test's directory, for TMPDIR.
+    fileprivate func makeTemporaryDirectory() throws -> URL {
+        let url = directory.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
     }
 }

@@ -1,12 +1,13 @@
 /// One step of the demo walkthrough: a caption, and the messages that
-/// perform it, as if the user pressed the keys.
+/// perform it, as if the user pressed the keys; messages of the Hall of
+/// Fame (`Message`) or of the viewer (`ViewerMessage`).
 ///
 /// For example:
 ///
 /// ```swift
-/// DemoStep(caption: "Insert a random player (n)", messages: [.key(.character("n"))])
+/// DemoStep(caption: "Insert a random player (n)", messages: [Message.key(.character("n"))])
 /// ```
-public struct DemoStep: Equatable, Sendable {
+public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
     /// What the step shows, for the status line.
     public var caption: String
     /// The messages the step sends, in order.
@@ -62,7 +63,7 @@ public enum DemoScript {
     /// ```swift
     /// DemoScript.steps.map(\.caption)
     /// ```
-    static let steps: [DemoStep] = [
+    static let steps: [DemoStep<Message>] = [
         DemoStep(
             caption: "Refresh (r): an empty table gets 8 random players",
             messages: keys("r")),
@@ -106,7 +107,7 @@ public enum DemoScript {
     ///
     /// - parameter playerCount: The number of players when the demo starts.
     /// - returns: The steps to play.
-    public static func steps(playerCount: Int) -> [DemoStep] {
+    public static func steps(playerCount: Int) -> [DemoStep<Message>] {
         playerCount > 0 ? Array(steps.dropFirst()) : steps
     }
 
@@ -133,8 +134,49 @@ public enum DemoScript {
         }
     }
 
+    // MARK: - The viewer
+
+    /// The name of the table of the viewer's part, in the file that the
+    /// demo makes and writes as another program would.
+    public static let viewerTable = "orders"
+
+    /// The steps of the viewer's part, which follows the Hall of Fame's:
+    /// `livetable view` on a file that another connection writes meanwhile
+    /// (new orders, and orders of the first rows that change status).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// DemoScript.viewerSteps.first?.caption
+    /// ```
+    public static let viewerSteps: [DemoStep<ViewerMessage>] = [
+        DemoStep(
+            caption: "livetable view: any SQLite file, read-only; another program writes this one, live",
+            messages: []),
+        DemoStep(
+            caption: "Move down (j j j): the selection stays on its row while rows change",
+            messages: viewerKeys("jjj")),
+        DemoStep(
+            caption: "End (G): the last rows; new orders arrive after them, and the count grows",
+            messages: viewerKeys("G")),
+        DemoStep(
+            caption: "Enter: the whole row, every column",
+            messages: [.key(.enter)]),
+        DemoStep(
+            caption: "t: the table picker, with row counts",
+            messages: [.key(.enter)] + viewerKeys("t")),
+        DemoStep(
+            caption: "livetable view FILE [TABLE] shows your own files; the demo's file is removed",
+            messages: []),
+    ]
+
     /// Key messages that type each character of the texts.
     private static func keys(_ texts: String...) -> [Message] {
         texts.flatMap { $0.map { Message.key(.character($0)) } }
+    }
+
+    /// Viewer key messages that type each character of `text`.
+    private static func viewerKeys(_ text: String) -> [ViewerMessage] {
+        text.map { ViewerMessage.key(.character($0)) }
     }
 }

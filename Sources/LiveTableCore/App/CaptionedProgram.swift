@@ -1,0 +1,116 @@
+import OpenCombine
+
+/// Any screen with a caption over its status line: the demo's captions on
+/// a screen that has no caption of its own, such as the viewer's.
+///
+/// The program runs `Base` unchanged: its state, update, render and
+/// effects. The caption is one more message, and is drawn over the bottom
+/// line of the base screen, in the style of the Hall of Fame's demo
+/// captions.
+///
+/// For example:
+///
+/// ```swift
+/// let loop = AppLoop(
+///     program: CaptionedProgram(ViewerProgram(database: database)),
+///     state: Captioned(viewerState))
+/// loop.send(.caption("Another process writes the file"))
+/// loop.send(.base(.key(.down)))
+/// ```
+public struct CaptionedProgram<Base: AppProgram>: AppProgram {
+    /// The program that runs under the caption.
+    public let base: Base
+
+    /// Creates a program that runs `base` under a caption.
+    public init(_ base: Base) {
+        self.base = base
+    }
+
+    /// The base program's own commands.
+    public func start() -> [AppCommand<CaptionedMessage<Base.Message>>] {
+        base.start().map(Self.lift)
+    }
+
+    /// Sets the caption, or applies a message of the base program.
+    public func update(_ state: inout Captioned<Base.State>, _ message: CaptionedMessage<Base.Message>) -> [Base.Effect] {
+        switch message {
+        case let .caption(caption):
+            state.caption = caption
+            return []
+        case let .base(message):
+            return base.update(&state.base, message)
+        }
+    }
+
+    /// The base screen, with the caption over its bottom line.
+    public func render(_ state: Captioned<Base.State>) -> Screen {
+        var screen = base.render(state.base)
+        if let caption = state.caption, screen.width > 2, screen.height > 0 {
+            let y = screen.height - 1
+            screen.fill(x: 0, y: y, width: screen.width, height: 1)
+            screen.put(
+                TextWidth.truncated(caption, toWidth: screen.width - 2), x: 1, y: y,
+                style: CellStyle(color: .status))
+        }
+        return screen
+    }
+
+    /// The base program's command for `effect`, its messages wrapped.
+    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>> {
+        Self.lift(base.command(for: effect))
+    }
+
+    private static func lift(_ command: AppCommand<Base.Message>) -> AppCommand<CaptionedMessage<Base.Message>> {
+        switch command {
+        case let .observe(slot, publisher):
+            return .observe(slot: slot, publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
+        case let .perform(publisher):
+            return .perform(publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
+        case .suspend:
+            return .suspend
+        case .quit:
+            return .quit
+        }
+    }
+}
+
+/// The state of a `CaptionedProgram`: the base program's state, and the
+/// caption.
+public struct Captioned<Base> {
+    /// The base program's state.
+    public var base: Base
+    /// The caption over the status line, if any.
+    public var caption: String?
+
+    /// Creates a state without a caption.
+    public init(_ base: Base, caption: String? = nil) {
+        self.base = base
+        self.caption = caption
+    }
+}
+
+extension Captioned: Equatable where Base: Equatable { }
+extension Captioned: Sendable where Base: Sendable { }
+
+/// A message of a `CaptionedProgram`.
+public enum CaptionedMessage<Base> {
+    /// Shows this caption over the status line; nil removes it.
+    case caption(String?)
+    /// A message of the base program.
+    case base(Base)
+}
+
+extension CaptionedMessage: Equatable where Base: Equatable { }
+extension CaptionedMessage: Sendable where Base: Sendable { }
+
+extension CaptionedMessage: TerminalMessage where Base: TerminalMessage {
+    /// A key, for the base program.
+    public static func key(_ key: Key) -> CaptionedMessage {
+        .base(.key(key))
+    }
+
+    /// The terminal size, for the base program.
+    public static func resize(width: Int, height: Int) -> CaptionedMessage {
+        .base(.resize(width: width, height: height))
+    }
+}
