@@ -122,6 +122,31 @@ def start(binary, database):
     return tmux
 
 
+def make_shop(directory):
+    """A file that livetable did not make: a shop's orders, written by
+    Python's sqlite3 module (seeded: the same screenshot each time)."""
+    path = os.path.join(directory, "shop.sqlite")
+    generator = random.Random(11)
+    items = ["Teapot", "Notebook", "Desk lamp", "Backpack", "Umbrella", "Headphones", "Mug",
+             "Bicycle bell", "Chess set", "Plant pot"]
+    statuses = ["paid", "packed", "shipped", "delivered"]
+    notes = [None, None, "gift wrap", "leave at the door", "call before delivery, the bell is broken"]
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE orders(id INTEGER PRIMARY KEY, customer TEXT NOT NULL, item TEXT NOT NULL,"
+            " quantity INTEGER, total REAL, status TEXT, note TEXT)")
+        rows = []
+        for _ in range(2_000):
+            quantity = generator.randint(1, 4)
+            rows.append((generator.choice(NAMES), generator.choice(items), quantity,
+                         round(quantity * generator.uniform(3, 120), 2), generator.choice(statuses),
+                         generator.choice(notes)))
+        db.executemany(
+            "INSERT INTO orders(customer, item, quantity, total, status, note) VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.close()
+    return path
+
+
 def color(value, default):
     if value == "default":
         return default
@@ -264,11 +289,34 @@ def main():
                 db.execute("INSERT INTO player(name, score) VALUES ('Zoe', 950)")
             tmux.wait_for("Zoe")
 
+        def viewer():
+            # The viewer on the file, then another program's writes while
+            # it runs: an order of the screen changes, a new one arrives.
+            shop = make_shop(directory)
+            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            try:
+                tmux.wait_for("of 2,000 · live")
+                tmux.keys("j", "j", "j")
+                tmux.wait_for("row 4 of 2,000 · live")
+                with sqlite3.connect(shop) as db:
+                    db.execute("UPDATE orders SET status = 'shipped', note = 'sent by express' WHERE id = 4")
+                    db.execute(
+                        "INSERT INTO orders(customer, item, quantity, total, status) "
+                        "VALUES ('Zoé', 'Teapot', 1, 24.5, 'paid')")
+                db.close()
+                tmux.wait(lambda screen: "row 4 of 2,001 · live" in screen and "sent by express" in screen,
+                          "the other program's writes")
+                render(tmux.capture(), os.path.join(arguments.output, "viewer.png"))
+                print("screenshots: viewer.png")
+            finally:
+                tmux.kill()
+
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
         shot("edit.png", edit_form)
         shot("stress.png", stress_test, database=big_database)
         shot("highlight.png", highlighted_change, database=changed_database)
+        viewer()
 
 
 if __name__ == "__main__":
