@@ -106,6 +106,10 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertEqual(status, 64)
         XCTAssertEqual(message, "livetable: error: --speed must be a positive number. (see 'livetable --help')\n")
         XCTAssertEqual(try runOneLineError(["bench", "--rows", "0"]).status, 64)
+        let viewerRows = try runOneLineError(["bench", "--viewer-rows", "0"])
+        XCTAssertEqual(viewerRows.status, 64)
+        XCTAssertEqual(viewerRows.message, "livetable: error: --viewer-rows takes positive numbers of rows. (see 'livetable --help')\n")
+        XCTAssertEqual(try runOneLineError(["bench", "--only", "everything"]).status, 64)
     }
 
     // MARK: - Errors while running (exit status 1)
