@@ -100,6 +100,80 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
     }
 }
 
+// MARK: - The keys of every screen
+
+/// The actions that every screen has, on the same keys: moving the
+/// selection, the help overlay, suspend and quit.
+///
+/// A screen's action type conforms to it (its enum cases are the
+/// requirements), and its key table starts and ends with the rows of
+/// `KeyBinding`'s shared rows, so that a key means the same on every
+/// screen. For example:
+///
+/// ```swift
+/// let bindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [tablesRow, .help, .suspend, .quit()]
+/// ```
+public protocol ScreenAction: Hashable, Sendable {
+    /// Select the previous row.
+    static var moveUp: Self { get }
+    /// Select the next row.
+    static var moveDown: Self { get }
+    /// Select the row a page above.
+    static var pageUp: Self { get }
+    /// Select the row a page below.
+    static var pageDown: Self { get }
+    /// Select the first row.
+    static var jumpToFirst: Self { get }
+    /// Select the last row.
+    static var jumpToLast: Self { get }
+    /// Show the help overlay.
+    static var help: Self { get }
+    /// Restore the terminal and stop until the shell continues the app.
+    static var suspend: Self { get }
+    /// Restore the terminal and exit.
+    static var quit: Self { get }
+}
+
+extension Action: ScreenAction { }
+
+extension KeyBinding where Action: ScreenAction {
+    /// The rows that move the selection: arrows and k j, pages, first and
+    /// last.
+    static var moving: [KeyBinding] {
+        [
+            KeyBinding(
+                keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
+                actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),
+            KeyBinding(
+                keys: "PgUp PgDn, Home End / g G", description: "page, jump to first / last", hint: nil,
+                actions: [
+                    .pageUp: .pageUp, .pageDown: .pageDown,
+                    .home: .jumpToFirst, .end: .jumpToLast,
+                    .character("g"): .jumpToFirst, .character("G"): .jumpToLast,
+                ]),
+        ]
+    }
+
+    /// The row of the help overlay: `?`.
+    static var help: KeyBinding {
+        KeyBinding(keys: "?", description: "show this help", hint: "? help", actions: [.character("?"): .help])
+    }
+
+    /// The row of suspend: Ctrl-Z.
+    static var suspend: KeyBinding {
+        KeyBinding(keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil, actions: [.control("z"): .suspend])
+    }
+
+    /// The row of quit: q, Esc and Ctrl-C.
+    ///
+    /// - parameter description: What quitting does on the screen.
+    static func quit(description: String = "quit") -> KeyBinding {
+        KeyBinding(
+            keys: "q, Esc, Ctrl-C", description: description, hint: "q quit",
+            actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit])
+    }
+}
+
 extension KeyBinding where Action == LiveTableCore.Action {
     /// The action of `key` on the Hall of Fame's main screen, or nil when
     /// the key does nothing there.
@@ -122,17 +196,7 @@ extension KeyBinding where Action == LiveTableCore.Action {
 /// ```swift
 /// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
 /// ```
-public let keyBindings: [KeyBinding<Action>] = [
-    KeyBinding(
-        keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
-        actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),
-    KeyBinding(
-        keys: "PgUp PgDn, Home End / g G", description: "page, jump to first / last", hint: nil,
-        actions: [
-            .pageUp: .pageUp, .pageDown: .pageDown,
-            .home: .jumpToFirst, .end: .jumpToLast,
-            .character("g"): .jumpToFirst, .character("G"): .jumpToLast,
-        ]),
+public let keyBindings: [KeyBinding<Action>] = KeyBinding.moving + [
     KeyBinding(
         keys: "n or +", description: "insert a random player", hint: "n new",
         actions: [.character("n"): .insert, .character("+"): .insert]),
@@ -157,13 +221,7 @@ public let keyBindings: [KeyBinding<Action>] = [
     KeyBinding(
         keys: "H", description: "highlight changes on / off", hint: nil,
         actions: [.character("H"): .toggleHighlight]),
-    KeyBinding(
-        keys: "?", description: "show this help", hint: "? help",
-        actions: [.character("?"): .help]),
-    KeyBinding(
-        keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil,
-        actions: [.control("z"): .suspend]),
-    KeyBinding(
-        keys: "q, Esc, Ctrl-C", description: "quit", hint: "q quit",
-        actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit]),
+    .help,
+    .suspend,
+    .quit(),
 ]

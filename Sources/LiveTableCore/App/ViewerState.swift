@@ -9,7 +9,7 @@ import GRDB
 /// ```swift
 /// KeyBinding.action(for: .character("t"), in: viewerKeyBindings) // .tables
 /// ```
-public enum ViewerAction: Hashable, Sendable {
+public enum ViewerAction: ScreenAction {
     /// Select the previous row (scroll the whole row up).
     case moveUp
     /// Select the next row (scroll the whole row down).
@@ -42,32 +42,16 @@ public enum ViewerAction: Hashable, Sendable {
 /// ```swift
 /// viewerKeyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "Enter", ...]
 /// ```
-public let viewerKeyBindings: [KeyBinding<ViewerAction>] = [
-    KeyBinding(
-        keys: "↑ ↓ / k j", description: "move the selection", hint: nil,
-        actions: [.up: .moveUp, .down: .moveDown, .character("k"): .moveUp, .character("j"): .moveDown]),
-    KeyBinding(
-        keys: "PgUp PgDn, Home End / g G", description: "page, jump to first / last", hint: nil,
-        actions: [
-            .pageUp: .pageUp, .pageDown: .pageDown,
-            .home: .jumpToFirst, .end: .jumpToLast,
-            .character("g"): .jumpToFirst, .character("G"): .jumpToLast,
-        ]),
+public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
     KeyBinding(
         keys: "t", description: "back to the table picker", hint: "t tables",
         actions: [.character("t"): .tables]),
-    KeyBinding(
-        keys: "?", description: "show this help", hint: "? help",
-        actions: [.character("?"): .help]),
-    KeyBinding(
-        keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil,
-        actions: [.control("z"): .suspend]),
-    KeyBinding(
-        keys: "q, Esc, Ctrl-C", description: "quit (q, Esc: close the row first)", hint: "q quit",
-        actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit]),
+    .help,
+    .suspend,
+    .quit(description: "quit (q, Esc: close the row first)"),
 ]
 
 // MARK: - State
