@@ -72,7 +72,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertEqual(uniform(styles(of: "1200", in: screen)), CellStyle(color: .selection, bold: true, reverse: true))
     }
 
-    func testNewPlayerIsABandAndCountsInTheTitleUntilTheNextKey() {
+    func testNewPlayerIsABandAndCountsInTheTitleUntilTheNextKey() throws {
         var state = makeLoadedState()
         let now = ContinuousClock.now
         let players = (samplePlayers + [makePlayer(9, "Ivan", 700)]).sorted { $0.score > $1.score }
@@ -84,7 +84,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         var screen = render(state)
         XCTAssertTrue(screen.lines[0].hasPrefix(" Hall of Fame — by score  +1 "), screen.lines[0])
         // The whole row, from border to border.
-        let row = try! XCTUnwrap(screen.lines.firstIndex { $0.contains("Ivan") })
+        let row = try XCTUnwrap(screen.lines.firstIndex { $0.contains("Ivan") })
         let band = (1..<59).map { screen[$0, row].style }
         XCTAssertEqual(uniform(band), CellStyle.plain.highlighted(added))
 
