@@ -127,13 +127,18 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher()
     }
 
+    /// Where counts run: a serial queue, so that the value of a count
+    /// reaches the main queue before its completion (on a concurrent queue
+    /// the completion could overtake it, and the count would be lost).
+    nonisolated private static let countQueue = DispatchQueue(label: "livetable.viewer.count", qos: .utility)
+
     /// Counts the rows of `source` on the background reader, in short
     /// reads, off the main thread; the count, and how long it took, come
     /// back on the main queue.
     /// Nonisolated: its closure runs on a global queue, not the main actor.
     nonisolated private static func count(_ source: RowSource, in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never> {
         Just(())
-            .receive(on: DispatchQueue.global(qos: .utility).ocombine)
+            .receive(on: countQueue.ocombine)
             .map { _ -> ViewerMessage in
                 let start = ContinuousClock.now
                 do {
