@@ -69,7 +69,10 @@ final class ViewerUpdateTests: XCTestCase {
             case let .observe(viewed, request):
                 return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) })
             case let .count(source):
-                return .counted(try database.read(background: true) { db in try source.exactRowCount(db) })
+                let count = try source.countRows(in: database.backgroundReader, chunk: 7)
+                return .counted(count.value, isExact: count.isExact)
+            case .pauseCounting:
+                return .countPauseEnded
             case .stopObserving, .suspend, .quit:
                 return nil
             }
@@ -171,11 +174,76 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertTrue(table.isCounting)
         XCTAssertTrue(table.countIsStale)
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"))
-        // Its result is shown, and one more count follows.
-        XCTAssertEqual(viewerUpdate(&state, .counted(101)), [.count(table.viewed.source)])
-        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [])
+        // Its result is shown, and one more count follows its pause.
+        XCTAssertEqual(viewerUpdate(&state, .counted(101, isExact: true, seconds: 0.02)),
+                       [.pauseCounting(seconds: CountPacing.pause(afterCounting: 0.02))])
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~101 · live"))
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
+        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [.pauseCounting(seconds: CountPacing.minimumPause)])
+        // Exact and quiet: no `~` during the pause, and none after it.
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [])
         XCTAssertFalse(try XCTUnwrap(state.table).isCounting)
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
+    }
+
+    func testCommitDuringThePauseAfterACountCountsAgainAfterIt() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let value = ViewerWindow(viewed: table.viewed, window: try XCTUnwrap(table.window), selection: nil)
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
+        XCTAssertEqual(viewerUpdate(&state, .counted(100, isExact: true, seconds: 0.5)), [.pauseCounting(seconds: 4.5)])
+        // A commit during the pause: no count yet, but the count is stale.
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [])
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"))
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
+    }
+
+    func testCountThatSawACommitIsShownAsAnEstimateAndCountedAgain() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let value = ViewerWindow(viewed: table.viewed, window: try XCTUnwrap(table.window), selection: nil)
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
+        _ = viewerUpdate(&state, .counted(104, isExact: false, seconds: 0.001))
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~104 · live"))
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
+        _ = viewerUpdate(&state, .counted(105, isExact: true, seconds: 0.001))
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [])
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of 105 · live"))
+    }
+
+    func testCountingTakesAtMostATenthOfTheTime() {
+        XCTAssertEqual(CountPacing.pause(afterCounting: 0.5), 4.5, accuracy: 1e-9)
+        XCTAssertEqual(CountPacing.pause(afterCounting: 0.011), 0.099, accuracy: 1e-9)
+        XCTAssertEqual(CountPacing.pause(afterCounting: 0.0001), CountPacing.minimumPause)
+        XCTAssertEqual(CountPacing.pause(afterCounting: -1), CountPacing.minimumPause)
+    }
+
+    func testCountInShortReadsIsExactWhenQuiet() throws {
+        _ = try ForeignFile.sqlite3(path, "DELETE FROM item WHERE id % 3 = 0; INSERT INTO item(id, name) VALUES (-5, 'low'), (9000, 'high')")
+        let source = try database.read { db in RowSource.table(try ViewerTable.named("item", in: db)) }
+        let expected = try database.read { db in try source.exactRowCount(db) }
+        XCTAssertEqual(expected, 69)
+        for chunk in [1, 7, 69, 70, 1000] {
+            var reads = 1
+            let count = try source.countRows(in: database.backgroundReader, chunk: chunk, betweenReads: { reads += 1 })
+            XCTAssertEqual(count, .exact(expected), "chunk \(chunk)")
+            XCTAssertEqual(reads, expected / chunk + 1, "one read per chunk, and one that finds the end")
+        }
+        let empty = try database.read { db in RowSource.table(try ViewerTable.named("other", in: db)) }
+        XCTAssertEqual(try empty.countRows(in: database.backgroundReader, chunk: 7), .exact(0))
+    }
+
+    func testCountInShortReadsIsAnEstimateWhenAnotherProcessCommitsMeanwhile() throws {
+        let source = try database.read { db in RowSource.table(try ViewerTable.named("item", in: db)) }
+        var committed = false
+        let count = try source.countRows(in: database.backgroundReader, chunk: 30, betweenReads: {
+            guard !committed else { return }
+            committed = true
+            _ = try ForeignFile.sqlite3(path, "INSERT INTO item(name) VALUES ('new')")
+        })
+        XCTAssertEqual(count, .estimated(101))
+        XCTAssertEqual(try source.countRows(in: database.backgroundReader, chunk: 30), .exact(101))
     }
 
     func testAddedColumnIsReadAgain() throws {

@@ -173,9 +173,13 @@ public struct TableState: Equatable, Sendable {
     public var firstColumn: Int
     /// The exact row count, nil until counted.
     public var rowCount: Int?
-    /// True while a count runs: the title shows `~`.
+    /// True while a count runs, or the pause after it
+    /// (`CountPacing`): one count at a time.
     public var isCounting: Bool
-    /// True when a commit came while counting: one more count follows.
+    /// True during the pause after a count, before the next may start.
+    public var isCountPaused: Bool
+    /// True when a commit came while counting or during the pause, or the
+    /// count saw another process's commit: one more count follows.
     public var countIsStale: Bool
     /// True while the observation delivers: false after it failed.
     public var isLive: Bool
@@ -196,9 +200,16 @@ public struct TableState: Equatable, Sendable {
         firstColumn = 0
         rowCount = nil
         isCounting = false
+        isCountPaused = false
         countIsStale = false
         isLive = false
         isRecovering = false
+    }
+
+    /// True when `rowCount` may be out of date: a count runs, or a commit
+    /// came since the last one. The title then shows `~`.
+    public var rowCountIsApproximate: Bool {
+        (isCounting && !isCountPaused) || countIsStale
     }
 
     /// The index of the selected row in the window, if there.
@@ -244,8 +255,11 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case window(ViewerWindow)
     /// The observation failed: it is over.
     case windowFailed(String)
-    /// The exact row count of the source on screen.
-    case counted(Int)
+    /// The row count of the source on screen, exact unless another
+    /// process committed during the count, and how long counting took.
+    case counted(Int, isExact: Bool = true, seconds: Double = 0)
+    /// The pause after a count is over (`ViewerEffect.pauseCounting`).
+    case countPauseEnded
     /// The count failed.
     case countFailed(String)
     /// inotify is not available, for this reason: other processes'
@@ -265,6 +279,8 @@ public enum ViewerEffect: Equatable, Sendable {
     case stopObserving
     /// Count the rows of the source, off the main thread.
     case count(RowSource)
+    /// Send `.countPauseEnded` after this many seconds.
+    case pauseCounting(seconds: Double)
     /// Restore the terminal and stop until continued.
     case suspend
     /// Restore the terminal and exit.

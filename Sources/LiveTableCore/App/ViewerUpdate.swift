@@ -90,9 +90,18 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
         return [.open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                       descending: table.viewed.ordering.descending)]
 
-    case let .counted(count):
-        guard var table = state.table else { return [] }
+    case let .counted(count, isExact, seconds):
+        guard var table = state.table, table.isCounting, !table.isCountPaused else { return [] }
         table.rowCount = count
+        // A commit landed between the reads of the count: count again.
+        table.countIsStale = table.countIsStale || !isExact
+        table.isCountPaused = true
+        state.table = table
+        return [.pauseCounting(seconds: CountPacing.pause(afterCounting: seconds))]
+
+    case .countPauseEnded:
+        guard var table = state.table, table.isCountPaused else { return [] }
+        table.isCountPaused = false
         var effects: [ViewerEffect] = []
         if table.countIsStale {
             table.countIsStale = false
@@ -111,6 +120,7 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
 
     case .countFailed:
         state.table?.isCounting = false
+        state.table?.isCountPaused = false
         state.table?.countIsStale = false
         return []
     }
@@ -229,8 +239,33 @@ private func place(_ table: inout TableState, at index: Int, page: Int) {
     table.selectedRow = index - top
 }
 
+/// How often the row count runs while another process commits.
+///
+/// Every read of the count holds SQLite's shared lock for a moment, and a
+/// rollback-journal writer that finds it held backs off (the `sqlite3`
+/// command sleeps 1 ms, then longer), so counting after every commit of a
+/// writer that commits without pause would slow it down by half or more.
+/// After each count, the next one waits: nine times as long as the count
+/// took, so that counting takes at most a tenth of the time, and at least
+/// `minimumPause`, so that a cheap count does not run after every commit.
+/// The title shows `~` while the count is out of date; the first commit
+/// after a quiet spell is counted at once, and the last one of a burst
+/// after one pause.
+enum CountPacing {
+    /// The share of the time that counting may take while commits come.
+    static let dutyCycle = 0.1
+    /// The shortest pause after a count, in seconds.
+    static let minimumPause = 0.05
+
+    /// The pause, in seconds, after a count that took `seconds`.
+    static func pause(afterCounting seconds: Double) -> Double {
+        max(minimumPause, max(0, seconds) * (1 - dutyCycle) / dutyCycle)
+    }
+}
+
 /// Counts the rows, or notes that the count running is stale: one count
-/// at a time, and one more after it when commits came meanwhile.
+/// at a time (with its pause, `CountPacing`), and one more after it when
+/// commits came meanwhile.
 private func recount(_ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
     if table.isCounting {

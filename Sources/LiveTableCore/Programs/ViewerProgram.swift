@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import OpenCombineDispatch
 import ReactiveGRDB
 
 /// The viewer's screen, as the app loop runs it: `ViewerState`,
@@ -10,9 +11,11 @@ import ReactiveGRDB
 /// The window of rows is a `ValueObservation` of `ViewerWindow.fetch` on
 /// the screen's reader, which also sees other processes' commits
 /// (`includingOtherProcesses()`); it fetches off the main thread, and
-/// delivers on the main queue. The exact row count and the list of tables
-/// are read on the background reader, so that a long count never holds up
-/// a window.
+/// delivers on the main queue. The row count and the list of tables are
+/// read on the background reader, so that a long count never holds up a
+/// window. The count is made of short reads (`RowSource.countRows(in:chunk:)`)
+/// and paced (`CountPacing`), so that a writer of a rollback-journal file
+/// is not kept waiting.
 ///
 /// For example:
 ///
@@ -94,9 +97,11 @@ public struct ViewerProgram: AppProgram {
             let nothing = Empty<ViewerMessage, Never>().eraseToAnyPublisher()
             return .observe(slot: "window", nothing)
         case let .count(source):
-            return .observe(slot: "count", read(background: true, { db in
-                try source.exactRowCount(db)
-            }, ViewerMessage.counted, ViewerMessage.countFailed))
+            return .observe(slot: "count", Self.count(source, in: database))
+        case let .pauseCounting(seconds):
+            return .observe(slot: "count", Just(ViewerMessage.countPauseEnded)
+                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher())
         case .suspend:
             return .suspend
         case .quit:
@@ -122,8 +127,35 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher()
     }
 
+    /// Where counts run: a serial queue, so that the value of a count
+    /// reaches the main queue before its completion (on a concurrent queue
+    /// the completion could overtake it, and the count would be lost).
+    nonisolated private static let countQueue = DispatchQueue(label: "livetable.viewer.count", qos: .utility)
+
+    /// Counts the rows of `source` on the background reader, in short
+    /// reads, off the main thread; the count, and how long it took, come
+    /// back on the main queue.
+    /// Nonisolated: its closure runs on a global queue, not the main actor.
+    nonisolated private static func count(_ source: RowSource, in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never> {
+        Just(())
+            .receive(on: countQueue.ocombine)
+            .map { _ -> ViewerMessage in
+                let start = ContinuousClock.now
+                do {
+                    let count = try source.countRows(in: database.backgroundReader)
+                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
+                    return .counted(count.value, isExact: count.isExact,
+                                    seconds: Double(seconds) + Double(attoseconds) * 1e-18)
+                } catch {
+                    return .countFailed(Self.describe(error, database))
+                }
+            }
+            .receive(on: DispatchQueue.main.ocombine)
+        .eraseToAnyPublisher()
+    }
+
     /// An error in one line, naming the file for SQLite's errors.
-    private static func describe(_ error: any Error, _ database: ViewerDatabase) -> String {
+    nonisolated private static func describe(_ error: any Error, _ database: ViewerDatabase) -> String {
         if let error = error as? ViewerError {
             return error.description
         }

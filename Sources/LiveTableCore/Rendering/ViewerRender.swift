@@ -163,7 +163,7 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
     let count: String
     if let rowCount = table.rowCount {
-        count = (table.isCounting ? "~" : "") + grouped(rowCount)
+        count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
     } else {
         count = "…"
     }
