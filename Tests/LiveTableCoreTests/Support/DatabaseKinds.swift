@@ -12,14 +12,22 @@ enum DatabaseKind: String, CaseIterable {
     case pool
 
     /// A new, empty database of this kind, in `directory` if on disk.
+    ///
+    /// On disk, the writer has a busy timeout, as the app's has: the watch
+    /// of other processes' commits reads the file, and on a rollback-journal
+    /// file a commit that meets that read would otherwise fail at once with
+    /// "database is locked" (see "Commits of Other Processes" in
+    /// Docs/ReactiveGRDB.md).
     func makeWriter(in directory: URL) throws -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(AppDatabase.busyTimeout)
         switch self {
         case .inMemoryQueue:
             return try DatabaseQueue()
         case .onDiskQueue:
-            return try DatabaseQueue(path: directory.appendingPathComponent("queue.sqlite").path)
+            return try DatabaseQueue(path: directory.appendingPathComponent("queue.sqlite").path, configuration: configuration)
         case .pool:
-            return try DatabasePool(path: directory.appendingPathComponent("pool.sqlite").path)
+            return try DatabasePool(path: directory.appendingPathComponent("pool.sqlite").path, configuration: configuration)
         }
     }
 }
