@@ -2,6 +2,12 @@
 /// perform. It is pure: the reads and the observation run as effects, and
 /// their results come back as messages.
 ///
+/// It reads no clock: a window carries the time it arrived, and the
+/// highlight timer's tick the time it fired. After each message it sets
+/// that one timer (`ViewerEffect.highlightTimer(at:)`) to the table's next
+/// highlight deadline when it changed: none runs while nothing is
+/// highlighted.
+///
 /// For example:
 ///
 /// ```swift

@@ -6,6 +6,11 @@ import GRDB
 /// Below 20x5 the screen only says that it is too small; any size works,
 /// down to 0x0.
 ///
+/// Change highlighting (`TableState.highlighter`) shows on the rows: a
+/// changed cell, and every cell of a row new in the window, in the style
+/// of `CellStyle.highlighted(_:)`; the title shows the change of the row
+/// count since the last key ("+3").
+///
 /// For example:
 ///
 /// ```swift
