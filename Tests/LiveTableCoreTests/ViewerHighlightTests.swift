@@ -137,6 +137,17 @@ final class ViewerHighlightTests: XCTestCase {
         XCTAssertNil(state.highlightTimer)
     }
 
+    func testNewColumnsStartAfresh() throws {
+        try open()
+        // Every row has one more cell: not a change of every row.
+        try commit("ALTER TABLE item ADD COLUMN note TEXT", at: .milliseconds(100))
+        XCTAssertEqual(state.table?.viewed.source.columnNames.count, 4)
+        XCTAssertNil(try highlight(id: 1, column: 3))
+        XCTAssertNil(state.table?.highlighter.nextDeadline)
+        try commit("UPDATE item SET note = 'x' WHERE id = 1", at: .milliseconds(200))
+        XCTAssertEqual(try highlight(id: 1, column: 3)?.kind, .changed)
+    }
+
     func testHTogglesHighlighting() throws {
         try open()
         try send(.key(.character("H")), at: .zero)
