@@ -73,7 +73,7 @@ final class ViewerUpdateTests: XCTestCase {
                 return .counted(count.value, isExact: count.isExact)
             case .pauseCounting:
                 return .countPauseEnded
-            case .stopObserving, .suspend, .quit:
+            case .stopObserving, .highlightTimer, .suspend, .quit:
                 return nil
             }
         } catch {

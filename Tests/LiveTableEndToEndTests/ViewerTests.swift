@@ -154,6 +154,29 @@ final class ViewerTests: LiveTableTestCase {
         try session.waitForScreen(containing: "teal")
     }
 
+    func testAnotherProcessUpdateIsHighlightedThenPlain() throws {
+        let database = try makeFile()
+        let session = try launch(["view", database.path, "item"])
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        _ = try sqlite(database, "UPDATE item SET price = 77777 WHERE id = 3")
+        var codes: (price: Set<String>, name: Set<String>?)?
+        try waitUntil("the new price on screen") {
+            let lines = try session.styledLines()
+            guard let price = lines.codes(of: "77777") else { return false }
+            codes = (price, lines.codes(of: "item 003"))
+            return true
+        }
+        let first = try XCTUnwrap(codes)
+        // Bold, reversed (or underlined, if the capture came late): the
+        // changed cell only, not the name of its row.
+        XCTAssertTrue(first.price.contains("1"), "\(first.price)")
+        XCTAssertTrue(first.price.contains("7") || first.price.contains("4"), "\(first.price)")
+        XCTAssertEqual(first.name, [], "\(String(describing: first.name))")
+        try waitUntil("the highlight faded", timeout: 10) {
+            try session.styledLines().codes(of: "77777") == []
+        }
+    }
+
     func testQueryIsLive() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "--query", "SELECT name, price * 2 AS double FROM item WHERE price > 480"])

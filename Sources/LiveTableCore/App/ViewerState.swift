@@ -26,6 +26,8 @@ public enum ViewerAction: ScreenAction {
     case open
     /// Back to the table picker.
     case tables
+    /// Turn change highlighting off, or on again.
+    case toggleHighlight
     /// Show the help overlay.
     case help
     /// Restore the terminal and stop until the shell continues the app.
@@ -49,6 +51,9 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "t", description: "back to the table picker", hint: "t tables",
         actions: [.character("t"): .tables]),
+    KeyBinding(
+        keys: "H", description: "highlight changes on / off", hint: nil,
+        actions: [.character("H"): .toggleHighlight]),
     .help,
     .suspend,
     .quit(description: "quit (q, Esc: close the row first)"),
@@ -96,6 +101,13 @@ public struct ViewerState: Equatable, Sendable {
     /// The source being opened, whose `.opened` or `.openFailed` is
     /// awaited: a result that comes after `t` left it is dropped.
     public var pendingOpen: ViewerTarget?
+    /// False once the user turned change highlighting off (`H`): a table
+    /// opened then starts with it off too.
+    public var highlightsChanges: Bool
+    /// The deadline of the highlight timer that runs, or nil when none
+    /// does: `viewerUpdate` sets the timer again only when the table's
+    /// next highlight deadline differs from it.
+    public var highlightTimer: ContinuousClock.Instant?
 
     /// The state at launch: on the table `opened` (read and checked before
     /// the screen is touched), or on the picker when it is nil.
@@ -105,7 +117,8 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil)
+            overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil,
+            highlightsChanges: true, highlightTimer: nil)
     }
 
     /// The number of rows of the list at the current size (0 when too small).
@@ -186,6 +199,10 @@ public struct TableState: Equatable, Sendable {
     /// True after a failure, until a window arrives again: a second
     /// failure then stops retrying.
     public var isRecovering: Bool
+    /// What changed in the window, by row identity, and since when:
+    /// `viewerUpdate` feeds it each window and each tick of its timer, and
+    /// `viewerRender` highlights the changed cells and new rows it tells.
+    public var highlighter: ChangeHighlighter<StoredKey>
 
     /// The state of a source just opened.
     public init(viewed: ViewedSource) {
@@ -204,6 +221,7 @@ public struct TableState: Equatable, Sendable {
         countIsStale = false
         isLive = false
         isRecovering = false
+        highlighter = ChangeHighlighter()
     }
 
     /// True when `rowCount` may be out of date: a count runs, or a commit
@@ -251,8 +269,12 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case opened(ViewedSource)
     /// A source could not be opened.
     case openFailed(String)
-    /// The observation delivered a window.
-    case window(ViewerWindow)
+    /// The observation delivered a window, at `now` (stamped as it
+    /// arrives): change highlighting fades from that time.
+    case window(ViewerWindow, now: ContinuousClock.Instant = .now)
+    /// The highlight timer (`ViewerEffect.highlightTimer(at:)`) fired at
+    /// `now`: highlights fade, and the timer is set again if some remain.
+    case highlightTick(ContinuousClock.Instant)
     /// The observation failed: it is over.
     case windowFailed(String)
     /// The row count of the source on screen, exact unless another
@@ -281,6 +303,10 @@ public enum ViewerEffect: Equatable, Sendable {
     case count(RowSource)
     /// Send `.countPauseEnded` after this many seconds.
     case pauseCounting(seconds: Double)
+    /// Runs one timer that sends `.highlightTick` at `deadline`, in place
+    /// of the previous one; nil stops it. Asked for only while something
+    /// is highlighted, so that an idle screen costs no CPU.
+    case highlightTimer(at: ContinuousClock.Instant?)
     /// Restore the terminal and stop until continued.
     case suspend
     /// Restore the terminal and exit.

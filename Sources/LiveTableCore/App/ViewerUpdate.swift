@@ -2,6 +2,12 @@
 /// perform. It is pure: the reads and the observation run as effects, and
 /// their results come back as messages.
 ///
+/// It reads no clock: a window carries the time it arrived, and the
+/// highlight timer's tick the time it fired. After each message it sets
+/// that one timer (`ViewerEffect.highlightTimer(at:)`) to the table's next
+/// highlight deadline when it changed: none runs while nothing is
+/// highlighted.
+///
 /// For example:
 ///
 /// ```swift
@@ -10,6 +16,12 @@
 /// viewerUpdate(&state, .key(.down))                    // selects the next row
 /// ```
 func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
+    var effects = apply(message, &state)
+    effects += setHighlightTimer(&state)
+    return effects
+}
+
+private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [ViewerEffect] {
     switch message {
     case let .resize(width, height):
         state.width = max(0, width)
@@ -51,6 +63,7 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
             state.table = table
         } else {
             state.table = TableState(viewed: viewed)
+            state.table?.highlighter.isEnabled = state.highlightsChanges
             state.overlay = nil
         }
         return observeWindow(&state) + recount(&state)
@@ -69,8 +82,15 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
         }
         return []
 
-    case let .window(value):
-        return receive(value, &state)
+    case let .window(value, now):
+        return receive(value, at: now, &state)
+
+    case let .highlightTick(now):
+        // The timer has fired: it runs no longer, and is set again below
+        // if some highlight remains.
+        state.highlightTimer = nil
+        state.table?.highlighter.advance(to: now)
+        return []
 
     case let .windowFailed(error):
         guard var table = state.table else { return [] }
@@ -93,6 +113,12 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
     case let .counted(count, isExact, seconds):
         guard var table = state.table, table.isCounting, !table.isCountPaused else { return [] }
         table.rowCount = count
+        if isExact, var counted = table.highlighter.window, let now = table.highlighter.now {
+            // For the title's row-count change: the same rows again, with
+            // the count, highlight nothing new.
+            counted.rowCount = count
+            table.highlighter.take(counted, cause: .update, at: now)
+        }
         // A commit landed between the reads of the count: count again.
         table.countIsStale = table.countIsStale || !isExact
         table.isCountPaused = true
@@ -169,11 +195,13 @@ private func needsWindow(_ table: TableState, page: Int) -> Bool {
 
 /// Takes a window: follows the selection to its row, keeps its place on
 /// the screen, and counts the rows again after a commit.
-private func receive(_ value: ViewerWindow, _ state: inout ViewerState) -> [ViewerEffect] {
+private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
     var effects: [ViewerEffect] = []
     if value.viewed.source != table.viewed.source {
         state.message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
+        // Other columns: cells of the old window mean other values.
+        table.highlighter.reset()
     }
     table.viewed = value.viewed
     let window = value.window
@@ -182,6 +210,14 @@ private func receive(_ value: ViewerWindow, _ state: inout ViewerState) -> [View
     table.isRecovering = false
     let isCommit = !table.awaitsFirstWindow
     table.awaitsFirstWindow = false
+    // A window after the first of its observation answers the same
+    // request again, because the data changed: what arrives in it is news.
+    // The first one of an observation answers another request (a scroll,
+    // a jump, a resize): the user's own move lights nothing up. Departed
+    // rows are not looked up: without identity (views, queries) a changed
+    // row departs as well, and deletions would be miscounted.
+    let count = table.rowCountIsApproximate ? nil : table.rowCount
+    table.highlighter.take(value.changeSnapshot(rowCount: count), cause: isCommit ? .update : .navigation, at: now)
 
     let page = max(1, state.pageRows)
     var index: Int?
@@ -224,6 +260,15 @@ private func receive(_ value: ViewerWindow, _ state: inout ViewerState) -> [View
         effects += observeWindow(&state)
     }
     return effects
+}
+
+/// Sets the highlight timer to the next time a highlight fades, when that
+/// time changed: one timer at most, and none while nothing is highlighted.
+private func setHighlightTimer(_ state: inout ViewerState) -> [ViewerEffect] {
+    let deadline = state.table?.highlighter.nextDeadline
+    guard deadline != state.highlightTimer else { return [] }
+    state.highlightTimer = deadline
+    return [.highlightTimer(at: deadline)]
 }
 
 /// Selects row `index` of the window, keeping the selection's screen row
@@ -281,6 +326,8 @@ private func recount(_ state: inout ViewerState) -> [ViewerEffect] {
 // MARK: - Keys
 
 private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
+    // The user looks at the screen: the row-count change counts from here.
+    state.table?.highlighter.markAsSeen()
     let action = KeyBinding.action(for: key, in: viewerKeyBindings)
     // Ctrl-C and Ctrl-Z act everywhere, as the terminal's own keys would.
     if key == .control("c") { return [.quit] }
@@ -309,6 +356,10 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
         return [.suspend]
     case .quit:
         return [.quit]
+    case .toggleHighlight:
+        state.highlightsChanges.toggle()
+        state.table?.highlighter.isEnabled = state.highlightsChanges
+        return []
     case .tables:
         guard state.table != nil else { return [] }
         state.table = nil
@@ -416,6 +467,10 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
         return handle(.character("t"), &state)
     case .suspend:
         return [.suspend]
+    case .toggleHighlight:
+        state.highlightsChanges.toggle()
+        state.table?.highlighter.isEnabled = state.highlightsChanges
+        return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))
     return []

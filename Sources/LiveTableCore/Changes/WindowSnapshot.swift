@@ -7,7 +7,7 @@ import GRDB
 /// Both screens make one from what their observation delivers: the Hall
 /// of Fame identifies a row by its player id (cells: name, score), the
 /// viewer by its rowid or primary key (cells: the columns of the row); see
-/// `HallOfFame.changeSnapshot`.
+/// `HallOfFame.changeSnapshot` and `ViewerWindow.changeSnapshot(rowCount:)`.
 ///
 /// - important: The order of the rows must follow from their identities
 ///   and cells alone (the cells hold every column the ordering sorts on):

@@ -90,7 +90,8 @@ public struct ViewerProgram: AppProgram {
                 .tracking { db in try ViewerWindow.fetch(db, viewed, request) }
                 .publisher(in: database.reader)
                 .includingOtherProcesses(commits)
-                .map(ViewerMessage.window)
+                // Stamped as it arrives: `viewerUpdate` reads no clock.
+                .map { ViewerMessage.window($0, now: .now) }
                 .catch { error in Just(ViewerMessage.windowFailed(Self.describe(error, database))) }
                 .eraseToAnyPublisher())
         case .stopObserving:
@@ -102,6 +103,9 @@ public struct ViewerProgram: AppProgram {
             return .observe(slot: "count", Just(ViewerMessage.countPauseEnded)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
+        case let .highlightTimer(deadline):
+            // One timer: the slot cancels the previous one.
+            return .observe(slot: "highlightTimer", Self.highlightTimer(at: deadline))
         case .suspend:
             return .suspend
         case .quit:
@@ -136,6 +140,20 @@ public struct ViewerProgram: AppProgram {
     /// reads, off the main thread; the count, and how long it took, come
     /// back on the main queue.
     /// Nonisolated: its closure runs on a global queue, not the main actor.
+    /// One `.highlightTick` at `deadline` (at once if it has passed), on
+    /// the main queue; nothing for nil.
+    private static func highlightTimer(at deadline: ContinuousClock.Instant?) -> AnyPublisher<ViewerMessage, Never> {
+        guard let deadline else {
+            return Empty().eraseToAnyPublisher()
+        }
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return Just(())
+            .delay(for: .nanoseconds(Int(nanoseconds)), scheduler: DispatchQueue.main.ocombine)
+            .map { ViewerMessage.highlightTick(.now) }
+            .eraseToAnyPublisher()
+    }
+
     nonisolated private static func count(_ source: RowSource, in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never> {
         Just(())
             .receive(on: countQueue.ocombine)

@@ -6,6 +6,11 @@ import GRDB
 /// Below 20x5 the screen only says that it is too small; any size works,
 /// down to 0x0.
 ///
+/// Change highlighting (`TableState.highlighter`) shows on the rows: a
+/// changed cell, and every cell of a row new in the window, in the style
+/// of `CellStyle.highlighted(_:)`; the title shows the change of the row
+/// count since the last key ("+3").
+///
 /// For example:
 ///
 /// ```swift
@@ -127,6 +132,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         drawCentered("No rows", y: layout.listY + layout.listRows / 2, into: &screen)
     }
     let selectedIndex = table.selectedIndex
+    // The row ids of change highlighting, when it has something to show.
+    let rowIDs = table.highlighter.isHighlighting ? table.highlighter.window?.rows.map(\.id) : nil
     for row in 0..<layout.listRows {
         let index = table.scrollTop + row
         guard index < window.rows.count else { break }
@@ -144,7 +151,11 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             case (_, true): style = Style.selection
             case (_, false): style = .plain
             }
-            screen.put(cell.fitted(toWidth: column.width), x: column.x, y: y, style: style, maxWidth: column.width)
+            let highlight = rowIDs.flatMap { ids in
+                ids.indices.contains(index) ? table.highlighter.highlight(row: ids[index], cell: column.index) : nil
+            }
+            screen.put(cell.fitted(toWidth: column.width), x: column.x, y: y,
+                       style: style.highlighted(highlight), maxWidth: column.width)
         }
     }
     if columns.hidden > 0 {
@@ -166,6 +177,10 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
     } else {
         count = "…"
+    }
+    // The row-count change since the last key, as the Hall of Fame shows it.
+    if let change = table.highlighter.rowCountChangeText {
+        title += " \(change)"
     }
     var trailing: [String] = []
     if let index = table.selectedIndex, let window = table.window, window.reachesStart {

@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+
+/// Change highlighting in the viewer: windows delivered after another
+/// process's commits are compared by row identity, with time injected by
+/// the messages, as the app loop stamps them.
+final class ViewerHighlightTests: XCTestCase {
+    private var path: String!
+    private var database: ViewerDatabase!
+    private var state: ViewerState!
+    private let start = ContinuousClock.now
+
+    override func setUpWithError() throws {
+        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
+            INSERT INTO item(name, price) SELECT printf('item %02d', i), i * 10 FROM n;
+            """)
+        database = try ViewerDatabase.open(path: path)
+    }
+
+    // MARK: - Driving
+
+    private func open(sort: String? = nil) throws {
+        let opened = try database.read { db in
+            try ViewedSource.open(.table("item"), sortColumn: sort, descending: false, in: db)
+        }
+        state = .initial(fileName: "items.sqlite", opened: opened, width: 60, height: 12, useColor: false)
+        try send(.resize(width: 60, height: 12), at: .zero)
+    }
+
+    /// Sends a message, performing the observations it asks for with the
+    /// window stamped `at` after the start; returns every effect.
+    @discardableResult
+    private func send(_ message: ViewerMessage, at offset: Duration) throws -> [ViewerEffect] {
+        var all: [ViewerEffect] = []
+        var queue = [message]
+        while !queue.isEmpty {
+            let effects = viewerUpdate(&state, queue.removeFirst())
+            all += effects
+            for case let .observe(viewed, request) in effects {
+                queue.append(.window(try fetch(viewed, request), now: start + offset))
+            }
+        }
+        return all
+    }
+
+    private func fetch(_ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
+        try database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+    }
+
+    /// Another process commits `sql`; the observation delivers its window again.
+    @discardableResult
+    private func commit(_ sql: String, at offset: Duration) throws -> [ViewerEffect] {
+        try ForeignFile.sqlite3(path, sql)
+        let table = try XCTUnwrap(state.table)
+        return try send(.window(try fetch(table.viewed, try XCTUnwrap(table.observedRequest)), now: start + offset), at: offset)
+    }
+
+    /// The highlight of the cell `column` of the row whose id is `id`.
+    private func highlight(id: Int64, column: Int) throws -> CellHighlight? {
+        let table = try XCTUnwrap(state.table)
+        let window = try XCTUnwrap(table.window)
+        let row = try XCTUnwrap(window.rows.firstIndex { $0[0] == id.databaseValue }, "\(window.rows.map { $0[0] })")
+        let rowID = try XCTUnwrap(table.highlighter.window?.rows[row].id)
+        return table.highlighter.highlight(row: rowID, cell: column)
+    }
+
+    // MARK: - Tests
+
+    func testChangedCellIsHighlightedByIdentityAndRendered() throws {
+        try open()
+        XCTAssertNil(try highlight(id: 3, column: 2))
+        try commit("UPDATE item SET price = 31 WHERE id = 3", at: .milliseconds(100))
+        XCTAssertEqual(try highlight(id: 3, column: 2), CellHighlight(kind: .changed, level: .strong))
+        XCTAssertNil(try highlight(id: 3, column: 1))
+        XCTAssertNil(try highlight(id: 4, column: 2))
+        // Row 3 is on screen row 4 (title, header, rows 1, 2): its price cell reversed.
+        let screen = viewerRender(state)
+        let line = screen.text.components(separatedBy: "\n")[4]
+        let x = try XCTUnwrap(line.range(of: "31")).lowerBound.utf16Offset(in: line)
+        XCTAssertEqual(screen.style(x: x, y: 4)?.reverse, true)
+        XCTAssertEqual(screen.style(x: 0, y: 4)?.reverse, false)
+    }
+
+    func testMovedRowIsNotChanged() throws {
+        try open(sort: "price")
+        // Item 1 moves to the end by its price: only that cell changed;
+        // the others moved up a row, unchanged.
+        try commit("UPDATE item SET price = 1000 WHERE id = 1", at: .milliseconds(100))
+        XCTAssertEqual(try highlight(id: 1, column: 2)?.kind, .changed)
+        XCTAssertNil(try highlight(id: 2, column: 2))
+        XCTAssertNil(try highlight(id: 2, column: 1))
+    }
+
+    func testNewRowIsAddedAndTheTitleShowsTheCountChange() throws {
+        try open()
+        try send(.counted(12), at: .zero)
+        try commit("INSERT INTO item(id, name, price) VALUES (0, 'first', 0)", at: .milliseconds(100))
+        XCTAssertEqual(try highlight(id: 0, column: 1), CellHighlight(kind: .added, level: .strong))
+        XCTAssertNil(try highlight(id: 1, column: 1))
+        state.table?.isCountPaused = false
+        try send(.counted(13), at: .milliseconds(100))
+        XCTAssertTrue(viewerRender(state).text.hasPrefix(" items.sqlite — item +1"))
+        // A key is a look: the change counts from there.
+        try send(.key(.character("?")), at: .milliseconds(200))
+        try send(.key(.escape), at: .milliseconds(200))
+        XCTAssertFalse(viewerRender(state).text.contains("+1"))
+    }
+
+    func testNavigationHighlightsNothing() throws {
+        try open()
+        // A row inserted unseen, then the user's own jump: the window of
+        // another request shows it, but it is not news.
+        try ForeignFile.sqlite3(path, "INSERT INTO item(id, name, price) VALUES (0, 'first', 0)")
+        try send(.key(.end), at: .milliseconds(100))
+        XCTAssertNil(try highlight(id: 0, column: 1))
+        XCTAssertNil(state.table?.highlighter.nextDeadline)
+        XCTAssertNil(state.highlightTimer)
+    }
+
+    func testHighlightFadesByInjectedTimeWithOneTimer() throws {
+        try open()
+        let effects = try commit("UPDATE item SET name = 'renamed' WHERE id = 2", at: .seconds(1))
+        XCTAssertEqual(effects.filter { if case .highlightTimer = $0 { true } else { false } },
+                       [.highlightTimer(at: start + .seconds(1) + .milliseconds(600))])
+        try send(.highlightTick(start + .milliseconds(1700)), at: .zero)
+        XCTAssertEqual(try highlight(id: 2, column: 1), CellHighlight(kind: .changed, level: .faint))
+        XCTAssertEqual(state.highlightTimer, start + .seconds(3))
+        // The last fade: the timer that fired is not set again.
+        let last = try send(.highlightTick(start + .seconds(3)), at: .zero)
+        XCTAssertNil(try highlight(id: 2, column: 1))
+        XCTAssertEqual(last, [])
+        XCTAssertNil(state.highlightTimer)
+    }
+
+    func testNewColumnsStartAfresh() throws {
+        try open()
+        // Every row has one more cell: not a change of every row.
+        try commit("ALTER TABLE item ADD COLUMN note TEXT", at: .milliseconds(100))
+        XCTAssertEqual(state.table?.viewed.source.columnNames.count, 4)
+        XCTAssertNil(try highlight(id: 1, column: 3))
+        XCTAssertNil(state.table?.highlighter.nextDeadline)
+        try commit("UPDATE item SET note = 'x' WHERE id = 1", at: .milliseconds(200))
+        XCTAssertEqual(try highlight(id: 1, column: 3)?.kind, .changed)
+    }
+
+    func testHTogglesHighlighting() throws {
+        try open()
+        try send(.key(.character("H")), at: .zero)
+        try commit("UPDATE item SET price = 31 WHERE id = 3", at: .milliseconds(100))
+        XCTAssertNil(try highlight(id: 3, column: 2))
+        XCTAssertNil(state.highlightTimer)
+        try send(.key(.character("H")), at: .milliseconds(200))
+        try commit("UPDATE item SET price = 32 WHERE id = 3", at: .milliseconds(300))
+        XCTAssertEqual(try highlight(id: 3, column: 2)?.kind, .changed)
+    }
+}
