@@ -171,11 +171,6 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["errors.txt", "notes.txt"])
     }
 
-    /// The sha256sum of a file, as the `sha256sum` tool prints it.
-    private func sha256(_ file: URL) throws -> String {
-        let result = try Shell.run(Shell.which("sha256sum") ?? "/usr/bin/sha256sum", [file.path])
-        return String(result.standardOutput.prefix(64))
-    }
 
     /// Schema objects of another app, views included, are refused before
     /// anything is written: no WAL switch, no migration table, no -wal or
@@ -188,12 +183,12 @@ final class BadInputTests: LiveTableTestCase {
         for (index, schema) in schemas.enumerated() {
             let file = directory.appendingPathComponent("other-\(index).sqlite")
             _ = try sqlite(file, schema)
-            let checksum = try sha256(file)
+            let checksum = try Shell.sha256(file)
             XCTAssertEqual(
                 try openError(file),
                 "livetable: error: cannot open \"\(file.path)\": a SQLite database, but not a livetable one (it holds other tables, views, indexes or triggers)\n",
                 schema)
-            XCTAssertEqual(try sha256(file), checksum, schema)
+            XCTAssertEqual(try Shell.sha256(file), checksum, schema)
             XCTAssertEqual(try sqlite(file, "PRAGMA journal_mode"), "delete", schema)
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             XCTAssertFalse(files.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "\(files)")
@@ -210,11 +205,11 @@ final class BadInputTests: LiveTableTestCase {
         for (sql, reason) in replacements {
             let database = try makeDatabase()
             _ = try sqlite(database, sql)
-            let checksum = try sha256(database)
+            let checksum = try Shell.sha256(database)
             XCTAssertEqual(
                 try openError(database),
                 "livetable: error: cannot open \"\(database.path)\": a livetable database changed by another program (\(reason))\n")
-            XCTAssertEqual(try sha256(database), checksum)
+            XCTAssertEqual(try Shell.sha256(database), checksum)
             try FileManager.default.removeItem(at: database)
         }
     }

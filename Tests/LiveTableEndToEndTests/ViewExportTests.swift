@@ -11,7 +11,7 @@ final class ViewExportTests: LiveTableTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         database = directory.appendingPathComponent("foreign.sqlite")
-        try python(Self.makeDatabase, [database.path])
+        try Shell.python(Self.makeDatabase, [database.path])
     }
 
     /// 2,500 rows (more than two pages) of awkward values, a WITHOUT ROWID
@@ -92,19 +92,7 @@ final class ViewExportTests: LiveTableTestCase {
         print("ok %d" % len(rows))
         """#
 
-    @discardableResult
-    private func python(_ script: String, _ arguments: [String]) throws -> String {
-        guard let python = Shell.which("python3") else { throw HarnessError("python3 is not installed") }
-        let result = try Shell.run(python, ["-c", script] + arguments)
-        guard result.status == 0 else {
-            throw HarnessError("python3 failed: \(result.standardOutput)\(result.standardError)")
-        }
-        return result.standardOutput
-    }
 
-    private func sha256(_ url: URL) throws -> String {
-        try Shell.run("/usr/bin/sha256sum", [url.path]).standardOutput.components(separatedBy: " ")[0]
-    }
 
     private func listing() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -126,7 +114,7 @@ final class ViewExportTests: LiveTableTestCase {
             let output = directory.appendingPathComponent("output.\(format)")
             try Data(result.standardOutput.utf8).write(to: output)
             XCTAssertEqual(
-                try python(Self.compare, [database.path, output.path, format, sql]), "ok \(rowCount)\n",
+                try Shell.python(Self.compare, [database.path, output.path, format, sql]), "ok \(rowCount)\n",
                 format, file: file, line: line)
             try FileManager.default.removeItem(at: output)
         }
@@ -135,10 +123,10 @@ final class ViewExportTests: LiveTableTestCase {
     // MARK: - Formats
 
     func testTableExportsMatchWhatPythonReads() throws {
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         let listing = try listing()
         try assertExportsMatch(["item"], sql: "SELECT * FROM item ORDER BY rowid", rowCount: 2500)
-        XCTAssertEqual(try self.sha256(database), sha256)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try self.listing(), listing, "no -journal, -wal or -shm file left")
         XCTAssertEqual(try sqlite(database, "PRAGMA journal_mode"), "delete")
     }
@@ -182,18 +170,18 @@ final class ViewExportTests: LiveTableTestCase {
     func testReadOnlyFileInReadOnlyDirectoryAsAnUnprivilegedUser() throws {
         XCTAssertEqual(chmod(database.path, 0o444), 0)
         XCTAssertEqual(chmod(directory.path, 0o555), 0)
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         let listing = try listing()
         let result = try runUnprivileged([Self.binaryPath, "view", database.path, "pair", "--format", "csv"])
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertEqual(result.standardOutput, "a,b\r\nx,1\r\ny,1\r\nx,2\r\n")
-        XCTAssertEqual(try self.sha256(database), sha256)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try self.listing(), listing)
     }
 
     func testWALFileInReadOnlyDirectorySaysWhy() throws {
         let wal = directory.appendingPathComponent("wal.sqlite")
-        try python("""
+        try Shell.python("""
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("PRAGMA journal_mode = WAL")
@@ -235,14 +223,14 @@ final class ViewExportTests: LiveTableTestCase {
             ([database.path, "--query", "DELETE FROM item"], "the query is not read-only: livetable view only reads"),
             ([database.path, "--query", "SELECT 1; DELETE FROM item"], "the query holds more than one statement: give one SELECT"),
         ]
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         for (arguments, message) in cases {
             let result = try view(arguments + ["--format", "csv"])
             XCTAssertEqual(result.status, 1, "\(arguments)")
             XCTAssertEqual(result.standardOutput, "")
             XCTAssertEqual(result.standardError, "livetable: error: \(message)\n")
         }
-        XCTAssertEqual(try self.sha256(database), sha256)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM item"), "2500")
     }
 

@@ -11,7 +11,7 @@ final class ViewerTests: LiveTableTestCase {
     /// empty `other`, in `mode` (a journal mode: "delete" or "wal").
     private func makeFile(_ name: String = "app.sqlite", mode: String = "delete") throws -> URL {
         let file = directory.appendingPathComponent(name)
-        try python(#"""
+        try Shell.python(#"""
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("PRAGMA journal_mode=" + sys.argv[2])
@@ -26,19 +26,7 @@ final class ViewerTests: LiveTableTestCase {
         return file
     }
 
-    @discardableResult
-    private func python(_ script: String, _ arguments: [String]) throws -> String {
-        guard let python = Shell.which("python3") else { throw HarnessError("python3 is not installed") }
-        let result = try Shell.run(python, ["-c", script] + arguments)
-        guard result.status == 0 else {
-            throw HarnessError("python3 failed: \(result.standardOutput)\(result.standardError)")
-        }
-        return result.standardOutput
-    }
 
-    private func sha256(_ url: URL) throws -> String {
-        try Shell.run("/usr/bin/sha256sum", [url.path]).standardOutput.components(separatedBy: " ")[0]
-    }
 
     private func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: path)
@@ -86,7 +74,7 @@ final class ViewerTests: LiveTableTestCase {
         XCTAssertEqual(rowsAfter.dropFirst(), rowsBefore.dropFirst(), "the rows moved on the screen", file: file, line: line)
 
         // Python renames the selected row: the selection follows it.
-        try python(#"""
+        try Shell.python(#"""
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.execute("UPDATE item SET name = 'zz moved' WHERE name = 'item 004'")
@@ -96,14 +84,14 @@ final class ViewerTests: LiveTableTestCase {
         XCTAssertEqual(try selectedName(session), "zz moved", file: file, line: line)
 
         // Nothing is written by the viewer, whatever the keys.
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         try session.send("g")
         try session.waitForScreen(containing: "a new 2", file: file, line: line)
         try session.send("G", "PageUp", "t")
         try session.waitForScreen(containing: "tables and views", file: file, line: line)
         try session.send("q")
         try waitForExit(session, status: 0, file: file, line: line)
-        XCTAssertEqual(try self.sha256(database), sha256, file: file, line: line)
+        XCTAssertEqual(try Shell.sha256(database), sha256, file: file, line: line)
         if mode == "delete" {
             XCTAssertFalse(exists(database.path + "-wal"), "a -wal file was left", file: file, line: line)
             XCTAssertFalse(exists(database.path + "-journal"), file: file, line: line)
@@ -113,7 +101,7 @@ final class ViewerTests: LiveTableTestCase {
 
     func testViewingLeavesTheFileUnchanged() throws {
         let database = try makeFile()
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         let session = try launch(["view", database.path])
         try session.waitForScreen(containing: "2 tables")
         XCTAssertTrue(try session.screen().components(separatedBy: "\n").contains {
@@ -129,7 +117,7 @@ final class ViewerTests: LiveTableTestCase {
         try session.waitForScreen(containing: "Press any key to close")
         try session.send("x", "C-c")
         try waitForExit(session, status: 0)
-        XCTAssertEqual(try self.sha256(database), sha256)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("app") },
                        ["app.sqlite"])
     }
@@ -207,7 +195,7 @@ final class ViewerTests: LiveTableTestCase {
         let database = try makeFile()
         let text = directory.appendingPathComponent("notes.txt")
         try Data(String(repeating: "not a database\n", count: 20).utf8).write(to: text)
-        let sha256 = try sha256(database)
+        let sha256 = try Shell.sha256(database)
         let cases: [([String], String)] = [
             ([database.path, "itme"], #"no table or view "itme": the file has "item", "other""#),
             ([database.path, "item", "--sort", "colour"],
@@ -221,7 +209,7 @@ final class ViewerTests: LiveTableTestCase {
             XCTAssertTrue(screen.hasPrefix("livetable: error: \(message)\nEXITED 1"), screen)
             session.kill()
         }
-        XCTAssertEqual(try self.sha256(database), sha256)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
     }
 
     func testLockedBeyondTheBusyTimeoutIsOneLine() throws {

@@ -76,6 +76,24 @@ enum Shell {
     static func quote(_ word: String) -> String {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
+
+    /// Runs a Python script with `arguments`, and returns its standard
+    /// output; throws with what it printed if it fails.
+    @discardableResult
+    static func python(_ script: String, _ arguments: [String]) throws -> String {
+        guard let python = which("python3") else { throw HarnessError("python3 is not installed") }
+        let result = try run(python, ["-c", script] + arguments)
+        guard result.status == 0 else {
+            throw HarnessError("python3 failed: \(result.standardOutput)\(result.standardError)")
+        }
+        return result.standardOutput
+    }
+
+    /// The SHA-256 of a file, as the `sha256sum` tool prints it.
+    static func sha256(_ file: URL) throws -> String {
+        let result = try run(which("sha256sum") ?? "/usr/bin/sha256sum", [file.path])
+        return String(result.standardOutput.prefix(64))
+    }
 }
 
 /// The processes of the machine, read from /proc.
