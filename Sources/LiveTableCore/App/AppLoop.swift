@@ -1,5 +1,6 @@
 import Dispatch
 import OpenCombine
+import OpenCombineDispatch
 
 // MARK: - Programs
 
@@ -72,6 +73,36 @@ public enum AppCommand<Message> {
     case suspend
     /// Stops the loop, and asks the host to end the app.
     case quit
+}
+
+extension AppCommand {
+    /// A one-shot timer in `slot`: one message, `message(now)`, at
+    /// `deadline` (at once if it has passed), on the main queue; with a nil
+    /// deadline, the timer that runs in `slot`, if any, is cancelled.
+    ///
+    /// A screen keeps one such timer while something on it changes with
+    /// time (a highlight that fades), and none otherwise: no CPU when idle.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// return .timer(slot: "highlightTimer", at: deadline, message: Message.highlightTick)
+    /// ```
+    static func timer(
+        slot: String,
+        at deadline: ContinuousClock.Instant?,
+        message: @escaping (ContinuousClock.Instant) -> Message) -> AppCommand
+    {
+        guard let deadline else {
+            return .observe(slot: slot, Empty().eraseToAnyPublisher())
+        }
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return .observe(slot: slot, Just(())
+            .delay(for: .nanoseconds(Int(nanoseconds)), scheduler: DispatchQueue.main.ocombine)
+            .map { message(.now) }
+            .eraseToAnyPublisher())
+    }
 }
 
 // MARK: - Hosts

@@ -83,7 +83,7 @@ public struct HallOfFameProgram: AppProgram {
             return .perform(stressTest())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
-            return .observe(slot: "highlightTimer", highlightTimer(at: deadline))
+            return .timer(slot: "highlightTimer", at: deadline, message: Message.highlightTick)
         case let .findDeletedPlayers(ids):
             return .perform(database.writer.rx
                 .read { db in try HallOfFame.deletedPlayerIDs(db, among: ids) }
@@ -123,20 +123,6 @@ public struct HallOfFameProgram: AppProgram {
                 }
                 return Publishers.Sequence(sequence: messages)
             }
-            .eraseToAnyPublisher()
-    }
-
-    /// One `.highlightTick` at `deadline` (at once if it has passed), on
-    /// the main queue; nothing for nil.
-    private func highlightTimer(at deadline: ContinuousClock.Instant?) -> AnyPublisher<Message, Never> {
-        guard let deadline else {
-            return Empty().eraseToAnyPublisher()
-        }
-        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        return Just(())
-            .delay(for: .nanoseconds(Int(nanoseconds)), scheduler: DispatchQueue.main.ocombine)
-            .map { Message.highlightTick(.now) }
             .eraseToAnyPublisher()
     }
 

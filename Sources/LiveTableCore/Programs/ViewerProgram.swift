@@ -105,7 +105,7 @@ public struct ViewerProgram: AppProgram {
                 .eraseToAnyPublisher())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
-            return .observe(slot: "highlightTimer", Self.highlightTimer(at: deadline))
+            return .timer(slot: "highlightTimer", at: deadline, message: ViewerMessage.highlightTick)
         case .suspend:
             return .suspend
         case .quit:
@@ -140,20 +140,6 @@ public struct ViewerProgram: AppProgram {
     /// reads, off the main thread; the count, and how long it took, come
     /// back on the main queue.
     /// Nonisolated: its closure runs on a global queue, not the main actor.
-    /// One `.highlightTick` at `deadline` (at once if it has passed), on
-    /// the main queue; nothing for nil.
-    private static func highlightTimer(at deadline: ContinuousClock.Instant?) -> AnyPublisher<ViewerMessage, Never> {
-        guard let deadline else {
-            return Empty().eraseToAnyPublisher()
-        }
-        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        return Just(())
-            .delay(for: .nanoseconds(Int(nanoseconds)), scheduler: DispatchQueue.main.ocombine)
-            .map { ViewerMessage.highlightTick(.now) }
-            .eraseToAnyPublisher()
-    }
-
     nonisolated private static func count(_ source: RowSource, in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never> {
         Just(())
             .receive(on: countQueue.ocombine)
