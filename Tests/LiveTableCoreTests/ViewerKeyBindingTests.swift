@@ -10,7 +10,8 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.pageUp, .pageUp), (.pageDown, .pageDown), (.home, .jumpToFirst), (.character("g"), .jumpToFirst),
             (.end, .jumpToLast), (.character("G"), .jumpToLast), (.enter, .open), (.character("t"), .tables),
             (.character("?"), .help), (.character("q"), .quit), (.escape, .quit), (.control("c"), .quit),
-            (.control("z"), .suspend),
+            (.control("z"), .suspend), (.left, .columnLeft), (.character("h"), .columnLeft),
+            (.right, .columnRight), (.character("l"), .columnRight),
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key, in: viewerKeyBindings), action, "\(key)")

@@ -69,6 +69,29 @@ final class ViewerRenderTests: XCTestCase {
             """)
     }
 
+    func testColumnCursorIsMarkedAndScrolledIntoView() throws {
+        var state = try tableState(width: 30, height: 6)
+        XCTAssertEqual(viewerRender(state).style(x: 1, y: 1)?.reverse, true, "the cursor starts on the first column")
+        for _ in 0..<4 {
+            _ = viewerUpdate(&state, .key(.character("l")))
+        }
+        XCTAssertEqual(state.table?.currentColumn, 4)
+        let screen = viewerRender(state)
+        XCTAssertEqual(screen.text, """
+             odd.sqlite — odd    4 · live
+             note
+             short
+             a note long enough to be cu…
+             ↑↓ move  Enter row  t tables
+                        last column cut →
+            """, "a column too wide to show whole comes first")
+        XCTAssertEqual(screen.style(x: 1, y: 1)?.reverse, true, "the header of the cursor's column")
+        _ = viewerUpdate(&state, .key(.left))
+        _ = viewerUpdate(&state, .key(.character("l")))
+        _ = viewerUpdate(&state, .key(.character("l")))
+        XCTAssertEqual(state.table?.currentColumn, 4, "the cursor stops at the last column")
+    }
+
     func testSelectedRowIsReversed() throws {
         let state = try tableState(width: 70, height: 9)
         let screen = viewerRender(state)

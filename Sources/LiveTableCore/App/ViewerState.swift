@@ -22,6 +22,10 @@ public enum ViewerAction: ScreenAction {
     case jumpToFirst
     /// The last row of the ordering.
     case jumpToLast
+    /// The column cursor one column to the left.
+    case columnLeft
+    /// The column cursor one column to the right.
+    case columnRight
     /// Open the selected table (picker), show the whole row (table).
     case open
     /// Back to the table picker.
@@ -45,6 +49,9 @@ public enum ViewerAction: ScreenAction {
 /// viewerKeyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "Enter", ...]
 /// ```
 public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
+    KeyBinding(
+        keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
+        actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
@@ -184,6 +191,9 @@ public struct TableState: Equatable, Sendable {
     var pendingJump: JumpTarget?
     /// The index of the first column shown (sideways scrolling).
     public var firstColumn: Int
+    /// The index, in the source's columns, of the column cursor: the
+    /// column that sorting and searching act on.
+    public var currentColumn: Int
     /// The exact row count, nil until counted.
     public var rowCount: Int?
     /// True while a count runs, or the pause after it
@@ -215,6 +225,7 @@ public struct TableState: Equatable, Sendable {
         scrollTop = 0
         pendingJump = nil
         firstColumn = 0
+        currentColumn = 0
         rowCount = nil
         isCounting = false
         isCountPaused = false

@@ -382,6 +382,14 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         table.pendingJump = action == .jumpToFirst ? .first : .last
         state.table = table
         return observeWindow(&state)
+    case .columnLeft, .columnRight:
+        let count = table.viewed.source.columns.count
+        table.currentColumn = min(max(0, table.currentColumn + (action == .columnLeft ? -1 : 1)), max(0, count - 1))
+        // Scrolled into view on the left here; on the right by the
+        // renderer, which knows the widths.
+        table.firstColumn = min(table.firstColumn, table.currentColumn)
+        state.table = table
+        return []
     case .open:
         if table.selectedIndex != nil {
             state.overlay = .row(scroll: 0)
@@ -470,6 +478,8 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
     case .toggleHighlight:
         state.highlightsChanges.toggle()
         state.table?.highlighter.isEnabled = state.highlightsChanges
+        return []
+    case .columnLeft, .columnRight:
         return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))

@@ -49,6 +49,7 @@ func viewerRender(_ state: ViewerState) -> Screen {
 
 private enum Style {
     static let header = CellStyle(color: .title, bold: true)
+    static let currentHeader = CellStyle(color: .title, bold: true, reverse: true)
     static let selection = CellStyle(color: .selection, bold: true, reverse: true)
     static let null = CellStyle(color: .dim)
     static let selectedNull = CellStyle(color: .dim, bold: true, reverse: true)
@@ -120,13 +121,16 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         return ""
     }
     let texts = window.rows.map { $0.map(CellText.init) }
-    let columns = fitColumns(source.columnNames.map(oneLine), texts, firstColumn: table.firstColumn, width: layout.width)
+    let columns = fitColumns(
+        source.columnNames.map(oneLine), texts, firstColumn: table.firstColumn, showing: table.currentColumn,
+        width: layout.width)
     for column in columns.shown {
         let name = oneLine(source.columnNames[column.index])
         let alignRight = texts.contains { $0.indices.contains(column.index) && $0[column.index].alignment == .trailing }
         let cut = TextWidth.truncated(name, toWidth: column.width)
         let pad = String(repeating: " ", count: max(0, column.width - TextWidth.width(of: cut)))
-        screen.put(alignRight ? pad + cut : cut + pad, x: column.x, y: layout.headerY, style: Style.header)
+        screen.put(alignRight ? pad + cut : cut + pad, x: column.x, y: layout.headerY,
+                   style: column.index == table.currentColumn ? Style.currentHeader : Style.header)
     }
     if window.rows.isEmpty {
         drawCentered("No rows", y: layout.listY + layout.listRows / 2, into: &screen)
@@ -197,9 +201,27 @@ private struct ShownColumn {
     var width: Int
 }
 
-/// The columns that fit from `firstColumn` on, as wide as their widest
-/// text (at most `maxColumnWidth`); the last one cut when it fits only in
-/// part; and how many columns are left out at the right.
+/// The columns that fit from `firstColumn` on, or from further right when
+/// the column `showing` (the column cursor) would not be whole on screen
+/// otherwise; as wide as their widest text (at most `maxColumnWidth`); the
+/// last one cut when it fits only in part; and how many columns are left
+/// out at the right.
+private func fitColumns(
+    _ names: [String], _ texts: [[CellText]], firstColumn: Int, showing: Int, width: Int)
+    -> (shown: [ShownColumn], hidden: Int, isLastCut: Bool)
+{
+    var first = min(max(0, firstColumn), names.count)
+    while first < showing {
+        let fitted = fitColumns(names, texts, firstColumn: first, width: width)
+        if fitted.shown.contains(where: { $0.index == showing && ($0.index != fitted.shown.last?.index || !fitted.isLastCut) }) {
+            return fitted
+        }
+        first += 1
+    }
+    return fitColumns(names, texts, firstColumn: first, width: width)
+}
+
+/// The columns that fit from `firstColumn` on (see above).
 private func fitColumns(
     _ names: [String], _ texts: [[CellText]], firstColumn: Int, width: Int) -> (shown: [ShownColumn], hidden: Int, isLastCut: Bool)
 {
