@@ -65,6 +65,16 @@ final class ViewerColumnsTests: XCTestCase {
         }
     }
 
+    /// Another process commits `sql`; the observation delivers its window
+    /// again, at `offset` after the start.
+    private func commit(_ sql: String, at offset: Duration = .zero) throws {
+        try ForeignFile.sqlite3(path, sql)
+        let table = try XCTUnwrap(state.table)
+        let request = try XCTUnwrap(table.observedRequest)
+        try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) },
+                         now: start + offset), at: offset)
+    }
+
     /// Types each character of `keys`.
     private func type(_ keys: String) throws {
         for key in keys {
@@ -185,10 +195,26 @@ final class ViewerColumnsTests: XCTestCase {
             """)
     }
 
+    func testWiderValuesOfAnotherProcessScrollToKeepTheCursorWhole() throws {
+        try open()
+        try type("llllll")
+        XCTAssertEqual(current, "c5")
+        XCTAssertEqual(state.table?.firstColumn, 4, "c3")
+        try commit("UPDATE wide SET c4 = 'a longer one' WHERE id = 1")
+        XCTAssertEqual(state.table?.firstColumn, 5, "c4, wider: c5 would be cut")
+        XCTAssertEqual(columns, """
+             id  c4            c5     c6
+              1  a longer one  eeeee  ff…
+              2  DDDDD         EEEEE  FF…
+            """)
+    }
+
     // MARK: - Widths
 
     func testNarrowAndWidenTheCurrentColumnRememberedByName() throws {
         try open()
+        try type("<")
+        XCTAssertEqual(state.table?.columnWidths, [:], "id, 2 cells wide, is not made wider by <")
         try type("l<")
         XCTAssertEqual(state.table?.columnWidths, ["label": 3])
         XCTAssertEqual(columns, """
@@ -266,11 +292,7 @@ final class ViewerColumnsTests: XCTestCase {
         try open()
         try type("llllll")
         XCTAssertEqual(current, "c5")
-        try ForeignFile.sqlite3(path, "UPDATE wide SET c5 = 'ZZZZZ' WHERE id = 2")
-        let table = try XCTUnwrap(state.table)
-        try send(.window(try database.read { db in
-            try ViewerWindow.fetch(db, table.viewed, XCTUnwrap(table.observedRequest))
-        }, now: start + .milliseconds(100)), at: .milliseconds(100))
+        try commit("UPDATE wide SET c5 = 'ZZZZZ' WHERE id = 2", at: .milliseconds(100))
         XCTAssertEqual(columns, """
              id  c3     c4     c5     c6
               1  ccccc  ddddd  eeeee  ff…

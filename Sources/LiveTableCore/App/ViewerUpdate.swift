@@ -431,8 +431,11 @@ private func handleColumns(
     case .columnRight:
         table.currentColumn = order[min(order.count - 1, position + 1)]
     case .narrowColumn, .widenColumn:
+        let width = plan.widths[table.currentColumn]
+        // A column narrower than the minimum ("id") is left as it is.
+        if action == .narrowColumn ? width <= ColumnPlan.minimumWidth : width >= plan.maximumWidth { return }
         let step = action == .narrowColumn ? -ColumnPlan.widthStep : ColumnPlan.widthStep
-        table.columnWidths[name] = min(max(ColumnPlan.minimumWidth, plan.widths[table.currentColumn] + step), plan.maximumWidth)
+        table.columnWidths[name] = min(max(ColumnPlan.minimumWidth, width + step), plan.maximumWidth)
     case .hideColumn:
         // The next column takes the cursor, or the previous one at the
         // end. Columns share a name in a query: they hide together.
