@@ -18,8 +18,10 @@
 func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
     var effects = apply(message, &state)
     switch message {
-    case .key, .resize, .opened, .window:
-        // What can change the columns, their widths or the screen's.
+    case .resize, .opened, .window:
+        // What can change the columns, their widths or the screen's (the
+        // column keys keep it in view themselves): not every key, since
+        // the widths are read from every cell of the window.
         keepColumnInView(&state)
     default:
         break
@@ -390,9 +392,9 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         state.table = table
         return observeWindow(&state)
     case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
-        // Scrolled into view after the message (`keepColumnInView`).
         handleColumns(action, &table, width: state.width, message: &state.message)
         state.table = table
+        keepColumnInView(&state)
         return []
     case .open:
         if table.selectedIndex != nil {
