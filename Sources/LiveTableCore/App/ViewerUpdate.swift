@@ -456,7 +456,7 @@ private func handleColumns(
 }
 
 /// Keeps the column cursor on a column shown, and scrolls sideways only as
-/// far as it needs to be whole on screen: after a key, a resize, or a
+/// far as it needs to be whole on screen: after a column key, a resize, or a
 /// window whose values made columns wider.
 private func keepColumnInView(_ state: inout ViewerState) {
     guard var table = state.table else { return }
