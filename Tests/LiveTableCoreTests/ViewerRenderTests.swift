@@ -79,13 +79,14 @@ final class ViewerRenderTests: XCTestCase {
         let screen = viewerRender(state)
         XCTAssertEqual(screen.text, """
              odd.sqlite — odd    4 · live
-             note
-             short
-             a note long enough to be cu…
+             id  note
+              1  short
+              2  a note long enough to b…
              ↑↓ move  Enter row  t tables
-                        last column cut →
-            """, "a column too wide to show whole comes first")
-        XCTAssertEqual(screen.style(x: 1, y: 1)?.reverse, true, "the header of the cursor's column")
+                  ← 3 · last column cut →
+            """, "the key column frozen, then a column too wide to show whole, cut")
+        XCTAssertEqual(screen.style(x: 5, y: 1)?.reverse, true, "the header of the cursor's column")
+        XCTAssertEqual(screen.style(x: 1, y: 1)?.reverse, false)
         _ = viewerUpdate(&state, .key(.left))
         _ = viewerUpdate(&state, .key(.character("l")))
         _ = viewerUpdate(&state, .key(.character("l")))
@@ -203,7 +204,7 @@ final class ViewerRenderTests: XCTestCase {
     }
 
     func testHelpOverlayListsTheKeyTable() throws {
-        var state = try tableState(width: 70, height: 14)
+        var state = try tableState(width: 70, height: 24)
         _ = viewerUpdate(&state, .key(.character("?")))
         let text = viewerRender(state).text
         for binding in viewerKeyBindings {

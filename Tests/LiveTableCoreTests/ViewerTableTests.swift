@@ -51,7 +51,7 @@ final class ViewerTableTests: XCTestCase {
     func testColumnsWithDeclaredTypes() throws {
         let item = try table("item")
         XCTAssertEqual(item.columns, [
-            ViewerColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
+            ViewerColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true, isRowidAlias: true),
             ViewerColumn(name: "name", declaredType: "TEXT", isIndexed: false, isNotNull: true),
             ViewerColumn(name: "price", declaredType: "REAL", isIndexed: true),
             // Only a partial index leads with note: no keyset on it.

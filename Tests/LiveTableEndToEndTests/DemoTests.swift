@@ -71,7 +71,14 @@ final class DemoTests: LiveTableTestCase {
         try session.waitForScreen(containing: "End (G): the last rows; new orders arrive after them, and the count grows")
         try session.waitForScreen(containing: "row 4 of")
         try session.send("Space")
+        try session.waitForScreen(containing: "Columns (l l): > widens the current one, - hides it; the key column stays left")
+        try session.send("Space")
+        try session.waitForScreen(containing: "= shows the hidden columns again")
+        // The item column, hidden.
+        try session.waitForScreen("item hidden") { $0.contains("customer  quantity") }
+        try session.send("Space")
         try session.waitForScreen(containing: "Enter: the whole row, every column")
+        try session.waitForScreen("item shown again") { $0.contains("customer  item") }
         // The last of the first orders, at the end with the new ones.
         try session.waitForScreen("the last rows") { $0.contains(" 120  ") && !$0.contains(" 1  Arthur") }
         try session.send("Space")

@@ -160,6 +160,12 @@ public enum DemoScript {
             caption: "End (G): the last rows; new orders arrive after them, and the count grows",
             messages: viewerKeys("G")),
         DemoStep(
+            caption: "Columns (l l): > widens the current one, - hides it; the key column stays left",
+            messages: viewerKeys("ll>-")),
+        DemoStep(
+            caption: "= shows the hidden columns again; < narrows, ← → scroll sideways",
+            messages: viewerKeys("=")),
+        DemoStep(
             caption: "Enter: the whole row, every column",
             messages: [.key(.enter)]),
         DemoStep(

@@ -26,6 +26,14 @@ public enum ViewerAction: ScreenAction {
     case columnLeft
     /// The column cursor one column to the right.
     case columnRight
+    /// The current column a few cells narrower.
+    case narrowColumn
+    /// The current column a few cells wider.
+    case widenColumn
+    /// Hide the current column; the cursor moves to the next.
+    case hideColumn
+    /// Show every hidden column again.
+    case showAllColumns
     /// Open the selected table (picker), show the whole row (table).
     case open
     /// Back to the table picker.
@@ -52,6 +60,12 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
         actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),
+    KeyBinding(
+        keys: "< >", description: "narrow / widen the current column", hint: nil,
+        actions: [.character("<"): .narrowColumn, .character(">"): .widenColumn]),
+    KeyBinding(
+        keys: "- =", description: "hide the current column / show all", hint: nil,
+        actions: [.character("-"): .hideColumn, .character("="): .showAllColumns]),
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
@@ -189,11 +203,18 @@ public struct TableState: Equatable, Sendable {
     public var scrollTop: Int
     /// A jump to the first or last row that waits for its window.
     var pendingJump: JumpTarget?
-    /// The index of the first column shown (sideways scrolling).
+    /// The index, in the source's columns, of the first scrolling column
+    /// shown (sideways scrolling; the key columns are frozen on the left).
+    /// `viewerUpdate` moves it only as far as the column cursor needs to
+    /// be whole on screen (`ColumnPlan.firstColumn(showing:from:)`).
     public var firstColumn: Int
     /// The index, in the source's columns, of the column cursor: the
     /// column that sorting and searching act on.
     public var currentColumn: Int
+    /// The names of the columns hidden with `-`, until `=` shows them all.
+    public var hiddenColumns: Set<String>
+    /// The widths set with `<` `>`, by column name, while the table is open.
+    public var columnWidths: [String: Int]
     /// The exact row count, nil until counted.
     public var rowCount: Int?
     /// True while a count runs, or the pause after it
@@ -225,7 +246,10 @@ public struct TableState: Equatable, Sendable {
         scrollTop = 0
         pendingJump = nil
         firstColumn = 0
-        currentColumn = 0
+        // On the first column of the screen: the key, frozen on the left.
+        currentColumn = viewed.source.keyColumns.first ?? 0
+        hiddenColumns = []
+        columnWidths = [:]
         rowCount = nil
         isCounting = false
         isCountPaused = false

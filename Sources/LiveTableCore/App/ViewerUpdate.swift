@@ -17,6 +17,15 @@
 /// ```
 func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
     var effects = apply(message, &state)
+    switch message {
+    case .resize, .opened, .window:
+        // What can change the columns, their widths or the screen's (the
+        // column keys keep it in view themselves): not every key, since
+        // the widths are read from every cell of the window.
+        keepColumnInView(&state)
+    default:
+        break
+    }
     effects += setHighlightTimer(&state)
     return effects
 }
@@ -382,13 +391,10 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         table.pendingJump = action == .jumpToFirst ? .first : .last
         state.table = table
         return observeWindow(&state)
-    case .columnLeft, .columnRight:
-        let count = table.viewed.source.columns.count
-        table.currentColumn = min(max(0, table.currentColumn + (action == .columnLeft ? -1 : 1)), max(0, count - 1))
-        // Scrolled into view on the left here; on the right by the
-        // renderer, which knows the widths.
-        table.firstColumn = min(table.firstColumn, table.currentColumn)
+    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
+        handleColumns(action, &table, width: state.width, message: &state.message)
         state.table = table
+        keepColumnInView(&state)
         return []
     case .open:
         if table.selectedIndex != nil {
@@ -408,6 +414,59 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
     default:
         return []
     }
+}
+
+// MARK: - Columns
+
+/// Moves the column cursor along the columns on screen, changes the
+/// current column's width, hides it, or shows all columns again.
+private func handleColumns(
+    _ action: ViewerAction, _ table: inout TableState, width: Int, message: inout ViewerStatusMessage?)
+{
+    let plan = table.columnPlan(width: width)
+    let order = plan.order
+    guard let position = order.firstIndex(of: table.currentColumn) else { return }
+    let name = table.viewed.source.columnNames[table.currentColumn]
+    switch action {
+    case .columnLeft:
+        table.currentColumn = order[max(0, position - 1)]
+    case .columnRight:
+        table.currentColumn = order[min(order.count - 1, position + 1)]
+    case .narrowColumn, .widenColumn:
+        let width = plan.widths[table.currentColumn]
+        // A column narrower than the minimum ("id") is left as it is.
+        if action == .narrowColumn ? width <= ColumnPlan.minimumWidth : width >= plan.maximumWidth { return }
+        let step = action == .narrowColumn ? -ColumnPlan.widthStep : ColumnPlan.widthStep
+        table.columnWidths[name] = min(max(ColumnPlan.minimumWidth, width + step), plan.maximumWidth)
+    case .hideColumn:
+        // The next column takes the cursor, or the previous one at the
+        // end. Columns share a name in a query: they hide together.
+        let candidates = Array(order[(position + 1)...]) + order[..<position].reversed()
+        guard let next = candidates.first(where: { table.viewed.source.columnNames[$0] != name }) else {
+            message = .notice("the last column stays shown")
+            return
+        }
+        table.hiddenColumns.insert(name)
+        table.currentColumn = next
+    case .showAllColumns:
+        table.hiddenColumns = []
+    default:
+        break
+    }
+}
+
+/// Keeps the column cursor on a column shown, and scrolls sideways only as
+/// far as it needs to be whole on screen: after a column key, a resize, or a
+/// window whose values made columns wider.
+private func keepColumnInView(_ state: inout ViewerState) {
+    guard var table = state.table else { return }
+    let plan = table.columnPlan(width: state.width)
+    if !plan.order.contains(table.currentColumn) {
+        // Its column was dropped, or hidden by another of its name.
+        table.currentColumn = plan.order.first { $0 >= table.currentColumn } ?? plan.order.last ?? 0
+    }
+    table.firstColumn = plan.firstColumn(showing: table.currentColumn, from: table.firstColumn)
+    state.table = table
 }
 
 private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {
@@ -479,7 +538,7 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
         state.highlightsChanges.toggle()
         state.table?.highlighter.isEnabled = state.highlightsChanges
         return []
-    case .columnLeft, .columnRight:
+    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
         return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))

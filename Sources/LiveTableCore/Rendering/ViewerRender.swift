@@ -58,10 +58,8 @@ private enum Style {
     static let error = CellStyle(color: .error, bold: true)
 }
 
-/// The widest a column gets, so that one long value leaves room for the others.
-private let maxColumnWidth = 40
-/// The blank cells between two columns.
-private let columnGap = 2
+/// The blank cells between two columns of the picker.
+private let columnGap = ColumnPlan.gap
 
 // MARK: - Picker
 
@@ -121,9 +119,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         return ""
     }
     let texts = window.rows.map { $0.map(CellText.init) }
-    let columns = fitColumns(
-        source.columnNames.map(oneLine), texts, firstColumn: table.firstColumn, showing: table.currentColumn,
-        width: layout.width)
+    let plan = table.columnPlan(texts: texts, width: layout.width)
+    let columns = plan.layout(firstColumn: table.firstColumn)
     for column in columns.shown {
         let name = oneLine(source.columnNames[column.index])
         let alignRight = texts.contains { $0.indices.contains(column.index) && $0[column.index].alignment == .trailing }
@@ -162,10 +159,26 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
                        style: style.highlighted(highlight), maxWidth: column.width)
         }
     }
-    if columns.hidden > 0 {
-        return "\(columns.hidden) more \(columns.hidden == 1 ? "column" : "columns") →"
+    return columnsNote(columns, hiddenCount: source.columns.count - plan.order.count)
+}
+
+/// What the status line says of the columns not on screen: scrolled off
+/// to the left ("← 2") or the right ("3 more columns →"), and hidden with
+/// `-` ("1 hidden · = shows all").
+private func columnsNote(_ columns: ColumnLayout, hiddenCount: Int) -> String {
+    var parts: [String] = []
+    if columns.hiddenLeft > 0 {
+        parts.append("← \(columns.hiddenLeft)")
     }
-    return columns.isLastCut ? "last column cut →" : ""
+    if columns.hiddenRight > 0 {
+        parts.append("\(columns.hiddenRight) more \(columns.hiddenRight == 1 ? "column" : "columns") →")
+    } else if columns.isLastCut {
+        parts.append("last column cut →")
+    }
+    if hiddenCount > 0 {
+        parts.append("\(hiddenCount) hidden · = shows all")
+    }
+    return parts.joined(separator: " · ")
 }
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
@@ -192,62 +205,6 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     }
     trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
     screen.drawTitleBar(title, trailing: trailing, y: 0)
-}
-
-/// A column on screen: its index in the source, where it starts and its width.
-private struct ShownColumn {
-    var index: Int
-    var x: Int
-    var width: Int
-}
-
-/// The columns that fit from `firstColumn` on, or from further right when
-/// the column `showing` (the column cursor) would not be whole on screen
-/// otherwise; as wide as their widest text (at most `maxColumnWidth`); the
-/// last one cut when it fits only in part; and how many columns are left
-/// out at the right.
-private func fitColumns(
-    _ names: [String], _ texts: [[CellText]], firstColumn: Int, showing: Int, width: Int)
-    -> (shown: [ShownColumn], hidden: Int, isLastCut: Bool)
-{
-    var first = min(max(0, firstColumn), names.count)
-    while first < showing {
-        let fitted = fitColumns(names, texts, firstColumn: first, width: width)
-        if fitted.shown.contains(where: { $0.index == showing && ($0.index != fitted.shown.last?.index || !fitted.isLastCut) }) {
-            return fitted
-        }
-        first += 1
-    }
-    return fitColumns(names, texts, firstColumn: first, width: width)
-}
-
-/// The columns that fit from `firstColumn` on (see above).
-private func fitColumns(
-    _ names: [String], _ texts: [[CellText]], firstColumn: Int, width: Int) -> (shown: [ShownColumn], hidden: Int, isLastCut: Bool)
-{
-    var shown: [ShownColumn] = []
-    var x = 1
-    var isLastCut = false
-    let first = min(max(0, firstColumn), names.count)
-    for index in first..<names.count {
-        let widest = texts.reduce(TextWidth.width(of: names[index])) { widest, row in
-            row.indices.contains(index) ? max(widest, row[index].width) : widest
-        }
-        let wanted = min(max(1, widest), maxColumnWidth)
-        let available = width - 1 - x
-        if wanted <= available {
-            shown.append(ShownColumn(index: index, x: x, width: wanted))
-            x += wanted + columnGap
-        } else {
-            // A cut column shows at least "ab…".
-            if available >= 3 {
-                shown.append(ShownColumn(index: index, x: x, width: available))
-                isLastCut = true
-            }
-            return (shown, names.count - first - shown.count, isLastCut)
-        }
-    }
-    return (shown, 0, false)
 }
 
 // MARK: - Footer and status

@@ -161,7 +161,8 @@ public struct ViewerTable: Equatable, Sendable {
                 declaredType: type,
                 isIndexed: indexed.contains(name.lowercased()),
                 isNotNull: (row["notnull"] as Int?) == 1 || isRowidAlias
-                    || (kind == .withoutRowidTable && isPrimaryKey))
+                    || (kind == .withoutRowidTable && isPrimaryKey),
+                isRowidAlias: isRowidAlias)
         }
         let identity: RowIdentity
         switch kind {
@@ -238,6 +239,9 @@ public struct ViewerColumn: Equatable, Sendable {
     /// True when the column can not hold NULL: declared `NOT NULL`, an
     /// `INTEGER PRIMARY KEY`, or the primary key of a `WITHOUT ROWID` table.
     public var isNotNull: Bool
+    /// True for the `INTEGER PRIMARY KEY` of a rowid table: the rowid
+    /// under the column's own name, which identifies the row.
+    public var isRowidAlias: Bool
 
     /// Creates a column.
     ///
@@ -246,11 +250,12 @@ public struct ViewerColumn: Equatable, Sendable {
     /// ```swift
     /// let column = ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
     /// ```
-    public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false) {
+    public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
         self.name = name
         self.declaredType = declaredType
         self.isIndexed = isIndexed
         self.isNotNull = isNotNull
+        self.isRowidAlias = isRowidAlias
     }
 }
 
