@@ -7,9 +7,15 @@ import GRDB
 /// down to 0x0.
 ///
 /// Change highlighting (`TableState.highlighter`) shows on the rows: a
-/// changed cell, and every cell of a row new in the window, in the style
-/// of `CellStyle.highlighted(_:)`; the title shows the change of the row
-/// count since the last key ("+3").
+/// changed cell, and a row new in the window as a band across the whole
+/// line, in the style of `CellStyle.highlighted(_:)`; the title shows the
+/// change of the row count since the last key ("+3"), and the status line
+/// the rows deleted since then ("2 rows deleted").
+///
+/// The title says "following" while the view follows the end (`F`), and
+/// "paused — 3 changes" while the screen is paused (Space); the status
+/// line counts the rows that arrived below since following stopped
+/// ("3 new rows ↓").
 ///
 /// For example:
 ///
@@ -143,8 +149,14 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         guard index < window.rows.count else { break }
         let y = layout.listY + row
         let isSelected = index == selectedIndex
-        if isSelected {
-            screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
+        // A row new in the window is a band across the whole line, the
+        // gaps between its columns included.
+        let band = rowIDs.flatMap { ids in
+            ids.indices.contains(index) ? table.highlighter.rowHighlight(row: ids[index]) : nil
+        }
+        if isSelected || band != nil {
+            screen.fill(x: 0, y: y, width: layout.width, height: 1,
+                        style: (isSelected ? Style.selection : .plain).highlighted(band))
         }
         for column in columns.shown where texts[index].indices.contains(column.index) {
             let cell = texts[index][column.index]
@@ -174,8 +186,16 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
-    // Not live after a failure; before the first window, loading.
-    let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
+    // Not live after a failure; before the first window, loading. Live,
+    // the screen may be paused, or follow the end.
+    let live: String
+    if !table.isLive {
+        live = table.window != nil || table.isRecovering ? "not live" : "loading"
+    } else if let paused = table.paused {
+        live = paused.counter.text
+    } else {
+        live = table.isFollowing ? "following" : "live"
+    }
     let count: String
     if let rowCount = table.rowCount {
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
@@ -187,8 +207,16 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         title += " \(change)"
     }
     var trailing: [String] = []
-    if let index = table.selectedIndex, let window = table.window, window.reachesStart {
-        trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
+    if let index = table.selectedIndex, let window = table.window {
+        if window.reachesStart {
+            trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
+        } else if window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate {
+            // Counted from the end (following, after End).
+            let row = rowCount - (window.rows.count - 1 - index)
+            if row >= 1 {
+                trailing.append("row \(grouped(row)) of \(count) · \(live) ")
+            }
+        }
     }
     trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
     screen.drawTitleBar(title, trailing: trailing, y: 0)
@@ -279,7 +307,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let table = state.table, table.viewed.cost == .scan {
+        if let table = state.table, let notes = tableNotes(table) {
+            left = (notes, Style.status)
+        } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
             let reason = table.viewed.ordering.sortColumn == nil
                 ? "no index for this order" : "sorted by an unindexed column"
@@ -293,6 +323,20 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
         let leftWidth = layout.width - 2 - rightWidth - (rightWidth > 0 ? 1 : 0)
         screen.put(TextWidth.truncated(left.text, toWidth: leftWidth), x: 1, y: y, style: left.style)
     }
+}
+
+/// What happened out of sight since the last look: the rows that
+/// arrived below since following stopped ("3 new rows ↓", "~40 new rows
+/// ↓" when estimated), and the rows deleted ("2 rows deleted").
+private func tableNotes(_ table: TableState) -> String? {
+    var notes: [String] = []
+    if let (count, isExact) = table.newRowsBelow {
+        notes.append((isExact ? "" : "~") + grouped(count) + (count == 1 ? " new row ↓" : " new rows ↓"))
+    }
+    if let deletions = table.highlighter.deletionsText {
+        notes.append(deletions)
+    }
+    return notes.isEmpty ? nil : notes.joined(separator: " · ")
 }
 
 // MARK: - The whole row
