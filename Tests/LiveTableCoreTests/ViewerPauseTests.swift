@@ -88,6 +88,20 @@ final class ViewerPauseTests: XCTestCase {
         XCTAssertNotNil(driver.state.table?.paused)
     }
 
+    func testKeysTypedWhileResumingActOnTheLatestWindow() throws {
+        try driver.type(" ")
+        try driver.commit("INSERT INTO item(id, name, price) VALUES (0, 'first', 0)")
+        try driver.type("jjj")
+        XCTAssertEqual(driver.selected(1), "item 004".databaseValue)
+        // Space, then j before the time stamp of the resume comes back.
+        XCTAssertEqual(viewerUpdate(&driver.state, .key(.character(" "))), [.resume])
+        XCTAssertEqual(viewerUpdate(&driver.state, .key(.character("j"))), [])
+        XCTAssertEqual(driver.selected(1), "item 004".databaseValue)
+        try driver.send(.resumed(now: driver.now))
+        XCTAssertNil(driver.state.table?.paused)
+        XCTAssertEqual(driver.selected(1), "item 005".databaseValue)
+    }
+
     func testFWhilePausedResumesAndFollows() throws {
         try driver.type(" ")
         try driver.commit("INSERT INTO item(name, price) VALUES ('new', 1)")

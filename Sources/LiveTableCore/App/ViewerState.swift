@@ -338,6 +338,8 @@ public struct PauseState: Equatable, Sendable {
     /// True once Space asked to resume (`ViewerEffect.resume`), until the
     /// time-stamped `.resumed` comes back.
     public var isResuming: Bool
+    /// The keys typed while resuming, handled once the latest window shows.
+    public var deferredKeys: [Key]
 
     /// The pause of a screen that shows `window` (the highlighter's).
     public init(showing window: WindowSnapshot<StoredKey>?) {
@@ -345,6 +347,7 @@ public struct PauseState: Equatable, Sendable {
         latest = nil
         latestIsUpdate = true
         isResuming = false
+        deferredKeys = []
     }
 }
 

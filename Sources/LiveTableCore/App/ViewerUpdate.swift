@@ -243,11 +243,19 @@ private func resume(at now: ContinuousClock.Instant, _ state: inout ViewerState)
     guard var table = state.table, let paused = table.paused, paused.isResuming else { return [] }
     table.paused = nil
     state.table = table
-    guard let latest = paused.latest else {
+    var effects: [ViewerEffect]
+    if let latest = paused.latest {
+        effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now, &state)
+    } else {
         // Nothing arrived; the selection may have moved in the window.
-        return needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
+        effects = needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
     }
-    return show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now, &state)
+    return effects + replayDeferredKeys(paused, &state)
+}
+
+/// Handles the keys typed while the resume was on its way.
+private func replayDeferredKeys(_ paused: PauseState, _ state: inout ViewerState) -> [ViewerEffect] {
+    paused.deferredKeys.flatMap { handle($0, &state) }
 }
 
 /// Shows a window: follows the selection to its row (or to the last row,
@@ -401,6 +409,13 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     // Ctrl-C and Ctrl-Z act everywhere, as the terminal's own keys would.
     if key == .control("c") { return [.quit] }
     if key == .control("z") { return [.suspend] }
+    if var paused = state.table?.paused, paused.isResuming, action != .pause {
+        // The latest window is on its way (`.resumed`): the keys typed
+        // meanwhile act on it, not on the frozen one.
+        paused.deferredKeys.append(key)
+        state.table?.paused = paused
+        return []
+    }
     switch state.overlay {
     case .help:
         state.overlay = nil
@@ -547,9 +562,18 @@ private func togglePause(_ state: inout ViewerState) -> [ViewerEffect] {
         return []
     }
     paused.isResuming.toggle()
+    if !paused.isResuming {
+        // Paused again before the latest showed: the keys typed meanwhile
+        // act on the frozen window.
+        let deferred = paused
+        paused.deferredKeys = []
+        table.paused = paused
+        state.table = table
+        return replayDeferredKeys(deferred, &state)
+    }
     table.paused = paused
     state.table = table
-    return paused.isResuming ? [.resume] : []
+    return [.resume]
 }
 
 private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {

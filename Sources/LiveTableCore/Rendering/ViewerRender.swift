@@ -207,16 +207,8 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         title += " \(change)"
     }
     var trailing: [String] = []
-    if let index = table.selectedIndex, let window = table.window {
-        if window.reachesStart {
-            trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
-        } else if window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate {
-            // Counted from the end (following, after End).
-            let row = rowCount - (window.rows.count - 1 - index)
-            if row >= 1 {
-                trailing.append("row \(grouped(row)) of \(count) · \(live) ")
-            }
-        }
+    if let row = selectedRowNumber(table) {
+        trailing.append("row \(grouped(row)) of \(count) · \(live) ")
     }
     trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
     screen.drawTitleBar(title, trailing: trailing, y: 0)
@@ -344,8 +336,8 @@ private func tableNotes(_ table: TableState) -> String? {
 private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout Screen) {
     let box = Rect(x: 0, y: 1, width: screen.width, height: max(0, screen.height - 2))
     var title = "Row"
-    if let table = state.table, let index = table.selectedIndex, let window = table.window, window.reachesStart {
-        title += " \(grouped(index + 1))"
+    if let table = state.table, let row = selectedRowNumber(table) {
+        title += " \(grouped(row))"
     }
     screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height,
                    style: ChromeStyle.border, title: title, titleStyle: ChromeStyle.boxTitle)
@@ -373,6 +365,19 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
 /// A name or query on one line (see `RowDetail.oneLine(_:)`).
 private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
+}
+
+/// The number of the selected row in the ordering, from 1, when it is
+/// known: the window reaches the start, or it reaches the end and the row
+/// count is exact (following, after End).
+private func selectedRowNumber(_ table: TableState) -> Int? {
+    guard let index = table.selectedIndex, let window = table.window else { return nil }
+    if window.reachesStart {
+        return index + 1
+    }
+    guard window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate else { return nil }
+    let row = rowCount - (window.rows.count - 1 - index)
+    return row >= 1 ? row : nil
 }
 
 /// The lines of the selected row in the whole-row overlay.
