@@ -102,6 +102,19 @@ final class ViewerPauseTests: XCTestCase {
         XCTAssertEqual(driver.selected(1), "item 005".databaseValue)
     }
 
+    func testMovingUpWhilePausedStopsFollowingAndTheResumeFollowsTheSelection() throws {
+        try driver.type("F")
+        try driver.type(" ")
+        try driver.type("k")
+        XCTAssertEqual(driver.selected(1), "item 099".databaseValue)
+        XCTAssertEqual(driver.state.table?.observedRequest?.anchor, .last)
+        try driver.commit("INSERT INTO item(name, price) VALUES ('new', 1)")
+        try driver.type(" ")
+        XCTAssertEqual(driver.selected(1), "item 099".databaseValue)
+        XCTAssertEqual(driver.state.table?.observedRequest?.anchor, .position(RowPosition(key: [99.databaseValue])))
+        XCTAssertEqual(driver.lines[9].trimmingCharacters(in: .whitespaces), "1 new row ↓")
+    }
+
     func testFWhilePausedResumesAndFollows() throws {
         try driver.type(" ")
         try driver.commit("INSERT INTO item(name, price) VALUES ('new', 1)")

@@ -250,6 +250,11 @@ private func resume(at now: ContinuousClock.Instant, _ state: inout ViewerState)
         // Nothing arrived; the selection may have moved in the window.
         effects = needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
     }
+    if let table = state.table, !table.isFollowing, table.observedRequest?.anchor == .last {
+        // Following stopped while paused: the window follows the selection
+        // from now on, not the end.
+        effects += observeWindow(&state)
+    }
     return effects + replayDeferredKeys(paused, &state)
 }
 
