@@ -60,6 +60,12 @@ final class ViewerPauseTests: XCTestCase {
         XCTAssertEqual(driver.state.highlightTimer, driver.start + .seconds(5) + .milliseconds(600))
     }
 
+    func testNarrowTitleStillSaysPaused() throws {
+        try driver.type(" ")
+        try driver.send(.resize(width: 30, height: 10))
+        XCTAssertEqual(driver.lines[0], " items.sqlite — item   paused")
+    }
+
     func testNavigationWhilePausedMovesInTheFrozenWindowWithoutObserving() throws {
         try driver.type(" ")
         _ = driver.takeEffects()

@@ -210,7 +210,12 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let row = selectedRowNumber(table) {
         trailing.append("row \(grouped(row)) of \(count) · \(live) ")
     }
-    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
+    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) "]
+    if table.paused != nil {
+        // Narrow: that the screen is paused matters more than the count.
+        trailing.append("paused ")
+    }
+    trailing.append("\(count) ")
     screen.drawTitleBar(title, trailing: trailing, y: 0)
 }
 
