@@ -51,21 +51,33 @@ final class FollowAndPauseTests: LiveTableTestCase {
         screen.components(separatedBy: "\n")[29]
     }
 
+    /// Waits until the title says that row `row` is followed, and the last
+    /// row of the list holds `name`.
+    @discardableResult
+    private func waitForFollowed(
+        _ session: TmuxSession, row: Int, name: String,
+        file: StaticString = #filePath, line: UInt = #line) throws -> String
+    {
+        try session.waitForScreen("row \(row) followed, \(name) at the bottom", file: file, line: line) {
+            $0.contains("row \(row) of \(row) · following") && self.lastListLine($0).contains(name)
+        }
+    }
+
     func testFollowShowsTheRowsAnotherProcessAppends() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "item"])
         try session.waitForScreen(containing: "row 1 of 50 · live")
         try session.send("F")
-        var screen = try session.waitForScreen(containing: "row 50 of 50 · following")
-        XCTAssertTrue(lastListLine(screen).contains("item 050"), screen)
+        // Waits for the whole screen: a capture may come while a screen is
+        // being written, its title new and its rows not yet.
+        try waitForFollowed(session, row: 50, name: "item 050")
 
         // Python appends 30 rows while the view follows: it ends on the
         // last one, at the bottom of a full list.
         let writer = try startAppending(database, count: 30)
         writer.waitUntilExit()
         XCTAssertEqual(writer.terminationStatus, 0)
-        screen = try session.waitForScreen(containing: "row 80 of 80 · following")
-        XCTAssertTrue(lastListLine(screen).contains("new 030"), screen)
+        try waitForFollowed(session, row: 80, name: "new 030")
         // The whole row: the last one.
         try session.send("Enter")
         let row = try session.waitForScreen(containing: "┌ Row 80")
@@ -78,12 +90,11 @@ final class FollowAndPauseTests: LiveTableTestCase {
         try session.waitForScreen(containing: "row 79 of 80 · live")
         let more = try startAppending(database, count: 3, from: 31)
         more.waitUntilExit()
-        screen = try session.waitForScreen(containing: "row 79 of 83 · live")
+        try session.waitForScreen(containing: "row 79 of 83 · live")
         try session.waitForScreen("3 new rows ↓ in the status line") { self.statusLine($0).contains("3 new rows ↓") }
         // F resumes: the new last row.
         try session.send("F")
-        screen = try session.waitForScreen(containing: "row 83 of 83 · following")
-        XCTAssertTrue(lastListLine(screen).contains("new 033"), screen)
+        let screen = try waitForFollowed(session, row: 83, name: "new 033")
         XCTAssertFalse(statusLine(screen).contains("new rows"), screen)
 
         // Nothing is written by the viewer, whatever the keys.
@@ -103,8 +114,9 @@ final class FollowAndPauseTests: LiveTableTestCase {
         try session.send("Space")
         let frozen = try session.waitForScreen(containing: "row 1 of 50 · paused — 0 changes")
 
-        _ = try sqlite(database, "UPDATE item SET price = 77777 WHERE id = 3")
-        _ = try sqlite(database, "DELETE FROM item WHERE id = 5")
+        // The sqlite3 CLI waits for the viewer's reads (a second at most).
+        _ = try sqlite(database, "PRAGMA busy_timeout = 5000; UPDATE item SET price = 77777 WHERE id = 3")
+        _ = try sqlite(database, "PRAGMA busy_timeout = 5000; DELETE FROM item WHERE id = 5")
         let paused = try session.waitForScreen(containing: "paused — 2 changes")
         // The rows did not change on screen.
         XCTAssertEqual(Array(paused.components(separatedBy: "\n").dropFirst()),
