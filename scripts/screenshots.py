@@ -72,7 +72,9 @@ class Tmux:
         return self.run("capture-pane", "-p", "-t", "app")
 
     def capture(self):
-        return self.run("capture-pane", "-p", "-e", "-t", "app")
+        # -N: the trailing blanks too, so that a bar or a band drawn across
+        # the whole line shows to its end.
+        return self.run("capture-pane", "-p", "-e", "-N", "-t", "app")
 
     def wait(self, predicate, what, timeout=10.0, poll=0.01):
         deadline = time.monotonic() + timeout
@@ -162,8 +164,11 @@ def render(capture, path):
     screen = pyte.Screen(WIDTH, HEIGHT)
     stream = pyte.Stream(screen)
     lines = capture.rstrip("\n").split("\n")
-    # Each captured line starts at the left margin of its own row.
-    stream.feed("\r\n".join(line + "\x1b[0m" for line in lines[:HEIGHT]))
+    # Each captured line starts at the left margin of its own row. tmux
+    # writes an attribute when it changes from the cell before, across
+    # lines too: a line without codes goes on in the attributes of the end
+    # of the line above, so they are not reset between lines.
+    stream.feed("\x1b[0m" + "\r\n".join(lines[:HEIGHT]) + "\x1b[0m")
 
     regular = ImageFont.truetype(os.path.join(FONT_DIR, "DejaVuSansMono.ttf"), FONT_SIZE)
     bold = ImageFont.truetype(os.path.join(FONT_DIR, "DejaVuSansMono-Bold.ttf"), FONT_SIZE)
@@ -226,6 +231,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
+    parser.add_argument("--only", choices=["viewer.png", "follow.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
@@ -311,12 +317,42 @@ def main():
             finally:
                 tmux.kill()
 
+        def follow():
+            # The viewer following the end of the file (F) while another
+            # program appends orders: the new ones show at the bottom,
+            # highlighted, for the capture that follows at once.
+            os.makedirs(os.path.join(directory, "follow"))
+            shop = make_shop(os.path.join(directory, "follow"))
+            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            try:
+                tmux.wait_for("of 2,000 · live")
+                tmux.keys("F")
+                tmux.wait_for("row 2,000 of 2,000 · following")
+                new_orders = [("Zoé", "Teapot", 1, 24.5), ("Masashi", "Chess set", 2, 61.8),
+                              ("Irene", "Umbrella", 1, 19.9)]
+                with sqlite3.connect(shop) as db:
+                    for customer, item, quantity, total in new_orders:
+                        db.execute(
+                            "INSERT INTO orders(customer, item, quantity, total, status) VALUES (?, ?, ?, ?, 'paid')",
+                            (customer, item, quantity, total))
+                        db.commit()
+                db.close()
+                tmux.wait_for("row 2,003 of 2,003 · following")
+                render(tmux.capture(), os.path.join(arguments.output, "follow.png"))
+                print("screenshots: follow.png")
+            finally:
+                tmux.kill()
+
+        if arguments.only:
+            {"follow.png": follow, "viewer.png": viewer}[arguments.only]()
+            return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
         shot("edit.png", edit_form)
         shot("stress.png", stress_test, database=big_database)
         shot("highlight.png", highlighted_change, database=changed_database)
         viewer()
+        follow()
 
 
 if __name__ == "__main__":

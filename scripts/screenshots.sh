@@ -4,7 +4,7 @@
 # the DejaVu fonts; pyte and Pillow in a virtual environment under .build/),
 # then runs scripts/screenshots.py.
 #
-#   scripts/screenshots.sh [output directory, default: screenshots]
+#   scripts/screenshots.sh [output directory, default: screenshots] [--only follow.png|viewer.png]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,4 +29,4 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pyte>=0.8" "Pillow>=10"
 
-"$venv/bin/python" scripts/screenshots.py --binary "$(swift build --show-bin-path)/livetable" --output "${1:-screenshots}"
+"$venv/bin/python" scripts/screenshots.py --binary "$(swift build --show-bin-path)/livetable" --output "${1:-screenshots}" "${@:2}"

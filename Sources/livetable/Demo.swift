@@ -13,9 +13,9 @@ struct Demo: ParsableCommand {
             Any key skips to the next step; q or Ctrl-C quits. The step after the \
             stress test waits until its refreshes are over. Then the viewer \
             (livetable view) shows a temporary file that another connection writes \
-            meanwhile, as another program would: new orders, orders that change \
-            status. The demo ends by itself after the last step, and removes the \
-            temporary file.
+            meanwhile, as another program would: new orders, which F follows at the \
+            end, and orders that change status. The demo ends by itself after the \
+            last step, and removes the temporary file.
 
             With --database, the demo plays on that file (created if missing) and \
             leaves it as the steps made it: with no player, since the last step \

@@ -73,6 +73,13 @@ final class ViewerUpdateTests: XCTestCase {
                 return .counted(count.value, isExact: count.isExact)
             case .pauseCounting:
                 return .countPauseEnded
+            case .resume:
+                return .resumed(now: .now)
+            case let .findDeletedRows(source, ids):
+                let missing = try database.read { db in
+                    try XCTUnwrap(source.identityLookup).missing(db, among: ids.map(\.values))
+                }
+                return .deletedRowsFound(source, missing.map(StoredKey.init))
             case .stopObserving, .highlightTimer, .suspend, .quit:
                 return nil
             }

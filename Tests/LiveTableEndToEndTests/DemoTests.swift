@@ -82,7 +82,15 @@ final class DemoTests: LiveTableTestCase {
         // The last of the first orders, at the end with the new ones.
         try session.waitForScreen("the last rows") { $0.contains(" 120  ") && !$0.contains(" 1  Arthur") }
         try session.send("Space")
+        try session.waitForScreen(containing: "F: follow, like less +F: the view stays on the last row as new orders arrive")
+        try session.send("Space")
         try session.waitForScreen(containing: "t: the table picker, with row counts")
+        // The keys of the follow step: the whole row closed, then F: the
+        // last row selected as the orders arrive.
+        let following = try session.waitForScreen("the last row followed") { Self.followedRow($0) != nil }
+        XCTAssertFalse(following.contains("┌ Row"), following)
+        let last = try XCTUnwrap(Self.followedRow(following))
+        try session.waitForScreen("a new last row followed", timeout: 10) { (Self.followedRow($0) ?? 0) > last }
         try session.waitForScreen(containing: "customer")
         try session.send("Space")
         try session.waitForScreen(containing: "livetable view FILE [TABLE] shows your own files")
@@ -92,6 +100,15 @@ final class DemoTests: LiveTableTestCase {
         try session.send("Space")
         try waitForExit(session, status: 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary.path), [])
+    }
+
+    /// The selected row in the viewer's title when it is the last and the
+    /// view follows it: 121 for "row 121 of 121 · following".
+    private static func followedRow(_ screen: String) -> Int? {
+        guard let title = screen.split(separator: "\n").first(where: { $0.contains("shop.sqlite — orders") }),
+              let match = title.range(of: #"row ([0-9,]+) of \1 · following"#, options: .regularExpression)
+        else { return nil }
+        return Int(title[match].split(separator: " ")[1].filter(\.isNumber))
     }
 
     /// The row count in the viewer's title: "row 4 of 121 · live" or

@@ -169,8 +169,11 @@ public enum DemoScript {
             caption: "Enter: the whole row, every column",
             messages: [.key(.enter)]),
         DemoStep(
+            caption: "F: follow, like less +F: the view stays on the last row as new orders arrive",
+            messages: [.key(.enter)] + viewerKeys("F")),
+        DemoStep(
             caption: "t: the table picker, with row counts",
-            messages: [.key(.enter)] + viewerKeys("t")),
+            messages: viewerKeys("t")),
         DemoStep(
             caption: "livetable view FILE [TABLE] shows your own files; the demo's file is removed",
             messages: []),

@@ -40,6 +40,12 @@ public enum ViewerAction: ScreenAction {
     case tables
     /// Turn change highlighting off, or on again.
     case toggleHighlight
+    /// Follow the end of the ordering as rows arrive (like `less +F`), or
+    /// stop following.
+    case follow
+    /// Freeze the screen while the data keeps changing, or show the
+    /// latest again.
+    case pause
     /// Show the help overlay.
     case help
     /// Restore the terminal and stop until the shell continues the app.
@@ -75,6 +81,12 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "H", description: "highlight changes on / off", hint: nil,
         actions: [.character("H"): .toggleHighlight]),
+    KeyBinding(
+        keys: "F", description: "follow new rows at the end (F: stop)", hint: "F follow",
+        actions: [.character("F"): .follow]),
+    KeyBinding(
+        keys: "Space", description: "pause; Space again shows the latest", hint: nil,
+        actions: [.character(" "): .pause]),
     .help,
     .suspend,
     .quit(description: "quit (q, Esc: close the row first)"),
@@ -234,6 +246,12 @@ public struct TableState: Equatable, Sendable {
     /// `viewerUpdate` feeds it each window and each tick of its timer, and
     /// `viewerRender` highlights the changed cells and new rows it tells.
     public var highlighter: ChangeHighlighter<StoredKey>
+    /// Following the end of the ordering (`F`), or where it stopped; nil
+    /// when not followed.
+    public var follow: FollowState?
+    /// The pause (Space): the screen frozen, what arrives counted; nil
+    /// while the screen is live.
+    public var paused: PauseState?
 
     /// The state of a source just opened.
     public init(viewed: ViewedSource) {
@@ -257,6 +275,8 @@ public struct TableState: Equatable, Sendable {
         isLive = false
         isRecovering = false
         highlighter = ChangeHighlighter()
+        follow = nil
+        paused = nil
     }
 
     /// True when `rowCount` may be out of date: a count runs, or a commit
@@ -269,6 +289,89 @@ public struct TableState: Equatable, Sendable {
     public var selectedIndex: Int? {
         guard let selected, let window else { return nil }
         return window.positions.firstIndex(of: selected)
+    }
+
+    /// True while the view follows the end of the ordering.
+    public var isFollowing: Bool {
+        follow == .on
+    }
+
+    /// The rows that arrived after the last row since following stopped
+    /// ("3 new rows ↓"), or nil when following did not stop or none is
+    /// known to have arrived.
+    ///
+    /// It is exact when the window reaches the end of the ordering and
+    /// holds the row that was last when following stopped: the rows after
+    /// it. Otherwise (many rows arrived, that row was deleted or moved),
+    /// it is estimated from the change of the row count, which also counts
+    /// rows inserted elsewhere and subtracts deletions: `isExact` is false.
+    public var newRowsBelow: (count: Int, isExact: Bool)? {
+        guard case let .stopped(mark) = follow, let window else { return nil }
+        // The rows after the mark in the window: all of them when the
+        // window reaches the end, at least that many otherwise.
+        let below = mark.lastRow
+            .flatMap { window.positions.lastIndex(of: $0) }
+            .map { window.rows.count - 1 - $0 }
+        if let below, window.reachesEnd {
+            return below > 0 ? (below, true) : nil
+        }
+        var estimate = below ?? 0
+        if let then = mark.rowCount, let now = rowCount {
+            estimate = max(estimate, now - then)
+        }
+        return estimate > 0 ? (estimate, false) : nil
+    }
+}
+
+/// Following the end of the ordering, as `less +F` follows a file.
+public enum FollowState: Equatable, Sendable {
+    /// The view stays on the last row of the ordering as rows arrive.
+    case on
+    /// The user moved away from the end: following stopped, and the rows
+    /// that arrive after this mark are counted ("3 new rows ↓").
+    case stopped(FollowMark)
+}
+
+/// Where following stopped: the last row then, and the row count then.
+public struct FollowMark: Equatable, Sendable {
+    /// The position of the last row of the ordering when following
+    /// stopped, nil when the window did not show it.
+    public var lastRow: RowPosition?
+    /// The exact row count when following stopped, nil when not known.
+    public var rowCount: Int?
+
+    /// Creates a mark.
+    public init(lastRow: RowPosition?, rowCount: Int?) {
+        self.lastRow = lastRow
+        self.rowCount = rowCount
+    }
+}
+
+/// A paused screen (Space): the window shown does not change while the
+/// observation goes on delivering; the changes are counted, and the latest
+/// window is kept for the resume.
+public struct PauseState: Equatable, Sendable {
+    /// The changes delivered since the pause ("paused — 12 changes").
+    public var counter: ChangeCounter<StoredKey>
+    /// The latest window delivered while paused, shown on resume.
+    public var latest: ViewerWindow?
+    /// True while every window delivered since the pause answered the
+    /// request of the window shown: the latest is then compared with it as
+    /// an update, and what changed lights up on resume.
+    public var latestIsUpdate: Bool
+    /// True once Space asked to resume (`ViewerEffect.resume`), until the
+    /// time-stamped `.resumed` comes back.
+    public var isResuming: Bool
+    /// The keys typed while resuming, handled once the latest window shows.
+    public var deferredKeys: [Key]
+
+    /// The pause of a screen that shows `window` (the highlighter's).
+    public init(showing window: WindowSnapshot<StoredKey>?) {
+        counter = ChangeCounter(since: window)
+        latest = nil
+        latestIsUpdate = true
+        isResuming = false
+        deferredKeys = []
     }
 }
 
@@ -307,6 +410,12 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// The observation delivered a window, at `now` (stamped as it
     /// arrives): change highlighting fades from that time.
     case window(ViewerWindow, now: ContinuousClock.Instant = .now)
+    /// The paused screen shows the latest window, at `now` (stamped by
+    /// `ViewerEffect.resume`): what changed meanwhile lights up from then.
+    case resumed(now: ContinuousClock.Instant)
+    /// Of the rows of `source` that left the window (`WindowDiff.departedRows`),
+    /// these are deleted: the lookup by identity did not find them.
+    case deletedRowsFound(RowSource, [StoredKey])
     /// The highlight timer (`ViewerEffect.highlightTimer(at:)`) fired at
     /// `now`: highlights fade, and the timer is set again if some remain.
     case highlightTick(ContinuousClock.Instant)
@@ -342,6 +451,12 @@ public enum ViewerEffect: Equatable, Sendable {
     /// of the previous one; nil stops it. Asked for only while something
     /// is highlighted, so that an idle screen costs no CPU.
     case highlightTimer(at: ContinuousClock.Instant?)
+    /// Send `.resumed(now:)` with the current time, to show the latest
+    /// window of a paused screen (`viewerUpdate` reads no clock).
+    case resume
+    /// Look up these rows of `source` by identity, and send the ones that
+    /// are gone in `.deletedRowsFound`.
+    case findDeletedRows(RowSource, [StoredKey])
     /// Restore the terminal and stop until continued.
     case suspend
     /// Restore the terminal and exit.

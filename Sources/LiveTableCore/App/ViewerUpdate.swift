@@ -42,9 +42,16 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         }
         clampPicker(&state)
         guard var table = state.table, let index = table.selectedIndex else { return [] }
+        if table.isFollowing {
+            // Still the last row, the list full.
+            table.selectedRow = state.pageRows - 1
+        }
         place(&table, at: index, page: state.pageRows)
         state.table = table
-        return needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
+        // A paused screen keeps its window; a followed one fits the new
+        // size from the end.
+        guard table.paused == nil else { return [] }
+        return table.isFollowing || needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
 
     case let .key(key):
         return handle(key, &state)
@@ -93,6 +100,16 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
 
     case let .window(value, now):
         return receive(value, at: now, &state)
+
+    case let .resumed(now):
+        return resume(at: now, &state)
+
+    case let .deletedRowsFound(source, ids):
+        // A lookup for a table left since, or altered (other columns):
+        // its ids mean other rows.
+        guard state.table?.viewed.source == source else { return [] }
+        state.table?.highlighter.noteDeletions(ids)
+        return []
 
     case let .highlightTick(now):
         // The timer has fired: it runs no longer, and is set again below
@@ -167,6 +184,10 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
 private func windowRequest(_ table: TableState, page: Int) -> RowWindowRequest {
     let page = max(1, page)
     let ordering = table.viewed.ordering
+    if table.isFollowing {
+        // The window stays at the end as rows arrive.
+        return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
+    }
     switch table.pendingJump {
     case .first:
         return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
@@ -202,9 +223,66 @@ private func needsWindow(_ table: TableState, page: Int) -> Bool {
         || (window.rows.count - 1 - index < page && !window.reachesEnd)
 }
 
-/// Takes a window: follows the selection to its row, keeps its place on
-/// the screen, and counts the rows again after a commit.
+/// Takes a window: on a paused screen, counts its changes and keeps it for
+/// the resume; otherwise shows it.
 private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table else { return [] }
+    // A window after the first of its observation answers the same
+    // request again, because the data changed: what arrives in it is news.
+    // The first one of an observation answers another request (a scroll,
+    // a jump, a resize): the user's own move lights nothing up.
+    let isCommit = !table.awaitsFirstWindow
+    table.awaitsFirstWindow = false
+    guard var paused = table.paused else {
+        state.table = table
+        return show(value, cause: isCommit ? .update : .navigation, recounts: isCommit, at: now, &state)
+    }
+    // The screen stays as it is: the row count too, counted again on resume.
+    paused.counter.take(value.changeSnapshot(rowCount: nil), cause: isCommit ? .update : .navigation)
+    paused.latest = value
+    paused.latestIsUpdate = paused.latestIsUpdate && isCommit
+    table.paused = paused
+    state.table = table
+    return []
+}
+
+/// Shows the latest window of a paused screen, compared with the window
+/// shown: what changed while paused lights up from `now`.
+private func resume(at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, let paused = table.paused, paused.isResuming else { return [] }
+    table.paused = nil
+    state.table = table
+    var effects: [ViewerEffect]
+    if let latest = paused.latest {
+        effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now, &state)
+    } else {
+        // Nothing arrived; the selection may have moved in the window.
+        effects = needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
+    }
+    if let table = state.table, !table.isFollowing, table.observedRequest?.anchor == .last {
+        // Following stopped while paused: the window follows the selection
+        // from now on, not the end.
+        effects += observeWindow(&state)
+    }
+    return effects + replayDeferredKeys(paused, &state)
+}
+
+/// Handles the keys typed while the resume was on its way.
+private func replayDeferredKeys(_ paused: PauseState, _ state: inout ViewerState) -> [ViewerEffect] {
+    paused.deferredKeys.flatMap { handle($0, &state) }
+}
+
+/// Shows a window: follows the selection to its row (or to the last row,
+/// when following), keeps its place on the screen, looks up the rows that
+/// left it for deletions, and counts the rows again after a commit.
+///
+/// - parameter cause: `.update` when the window answers the request of
+///   the window shown, because the data changed.
+/// - parameter recounts: True when the data changed since the last count.
+private func show(
+    _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant,
+    _ state: inout ViewerState) -> [ViewerEffect]
+{
     guard var table = state.table else { return [] }
     var effects: [ViewerEffect] = []
     if value.viewed.source != table.viewed.source {
@@ -217,16 +295,14 @@ private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ s
     table.window = window
     table.isLive = true
     table.isRecovering = false
-    let isCommit = !table.awaitsFirstWindow
-    table.awaitsFirstWindow = false
-    // A window after the first of its observation answers the same
-    // request again, because the data changed: what arrives in it is news.
-    // The first one of an observation answers another request (a scroll,
-    // a jump, a resize): the user's own move lights nothing up. Departed
-    // rows are not looked up: without identity (views, queries) a changed
-    // row departs as well, and deletions would be miscounted.
     let count = table.rowCountIsApproximate ? nil : table.rowCount
-    table.highlighter.take(value.changeSnapshot(rowCount: count), cause: isCommit ? .update : .navigation, at: now)
+    let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
+    // Rows that left from within the window were deleted, or moved out by
+    // an update: the lookup by identity tells. A row of a view or a query
+    // has no identity (a changed row departs as well): not looked up.
+    if !diff.departedRows.isEmpty, value.identifiesRows {
+        effects.append(.findDeletedRows(value.viewed.source, diff.departedRows))
+    }
 
     let page = max(1, state.pageRows)
     var index: Int?
@@ -237,6 +313,12 @@ private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ s
         if !window.rows.isEmpty {
             index = jump == .first ? 0 : window.rows.count - 1
             table.selectedRow = jump == .first ? 0 : page - 1
+        }
+    } else if table.isFollowing {
+        // The end of the ordering, the list full.
+        if !window.rows.isEmpty {
+            index = window.rows.count - 1
+            table.selectedRow = page - 1
         }
     } else if table.selectedIndex == nil, let selected = table.selected {
         if table.observedRequest?.anchor == .position(selected) {
@@ -249,7 +331,7 @@ private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ s
             // value changed, or it was deleted): look for it.
             table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
             state.table = table
-            return (isCommit ? recount(&state) : []) + observeWindow(&state)
+            return effects + (recounts ? recount(&state) : []) + observeWindow(&state)
         }
     } else {
         index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
@@ -262,7 +344,7 @@ private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ s
         table.selectedRow = 0
     }
     state.table = table
-    if isCommit {
+    if recounts {
         effects += recount(&state)
     }
     if reanchor || needsWindow(table, page: page) {
@@ -341,6 +423,13 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     // Ctrl-C and Ctrl-Z act everywhere, as the terminal's own keys would.
     if key == .control("c") { return [.quit] }
     if key == .control("z") { return [.suspend] }
+    if var paused = state.table?.paused, paused.isResuming, action != .pause {
+        // The latest window is on its way (`.resumed`): the keys typed
+        // meanwhile act on it, not on the frozen one.
+        paused.deferredKeys.append(key)
+        state.table?.paused = paused
+        return []
+    }
     switch state.overlay {
     case .help:
         state.overlay = nil
@@ -387,7 +476,25 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
     guard var table = state.table else { return [] }
     let page = max(1, state.pageRows)
     switch action {
+    case .follow:
+        return toggleFollowing(&state)
+    case .pause:
+        return togglePause(&state)
+    case .jumpToLast where table.follow != nil && !table.isFollowing:
+        // End resumes following, as F does.
+        return toggleFollowing(&state)
     case .jumpToFirst, .jumpToLast:
+        if action == .jumpToFirst {
+            stopFollowing(&table)
+        }
+        if table.paused != nil {
+            // Paused: to the first or last row of the frozen window.
+            guard let window = table.window, !window.rows.isEmpty else { return [] }
+            table.selectedRow = action == .jumpToFirst ? 0 : page - 1
+            place(&table, at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
+            state.table = table
+            return []
+        }
         table.pendingJump = action == .jumpToFirst ? .first : .last
         state.table = table
         return observeWindow(&state)
@@ -405,12 +512,19 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         guard let window = table.window, let index = table.selectedIndex else { return [] }
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
         let target = min(max(0, index + delta), window.rows.count - 1)
+        let stopsFollowing = table.isFollowing && delta < 0
+        if stopsFollowing {
+            stopFollowing(&table)
+        }
         if abs(delta) == 1 {
             table.selectedRow += target - index
         }
         place(&table, at: target, page: page)
         state.table = table
-        return needsWindow(table, page: page) ? observeWindow(&state) : []
+        // Paused, the selection moves in the frozen window. Following
+        // stopped: the window now follows the selection.
+        guard table.paused == nil else { return [] }
+        return stopsFollowing || needsWindow(table, page: page) ? observeWindow(&state) : []
     default:
         return []
     }
@@ -467,6 +581,63 @@ private func keepColumnInView(_ state: inout ViewerState) {
     }
     table.firstColumn = plan.firstColumn(showing: table.currentColumn, from: table.firstColumn)
     state.table = table
+}
+
+// MARK: - Follow and pause
+
+/// `F`: follows the end of the ordering (and shows the latest, when
+/// paused), or, when following, stops.
+private func toggleFollowing(_ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table else { return [] }
+    var effects: [ViewerEffect] = []
+    if table.isFollowing {
+        // Stopped by the user: no "new rows" to count.
+        table.follow = nil
+    } else {
+        table.follow = .on
+        table.pendingJump = nil
+        if var paused = table.paused, !paused.isResuming {
+            paused.isResuming = true
+            table.paused = paused
+            effects.append(.resume)
+        }
+    }
+    state.table = table
+    // The window at the end, or around the selection again.
+    return effects + observeWindow(&state)
+}
+
+/// Stops following because the user moved away from the end: the rows
+/// that arrive after the last one are counted from here.
+private func stopFollowing(_ table: inout TableState) {
+    guard table.isFollowing else { return }
+    let lastRow = table.window.flatMap { $0.reachesEnd ? $0.positions.last : nil }
+    table.follow = .stopped(FollowMark(
+        lastRow: lastRow, rowCount: table.rowCountIsApproximate ? nil : table.rowCount))
+}
+
+/// Space: freezes the screen, or asks to show the latest again (a second
+/// Space before it shows keeps the screen paused).
+private func togglePause(_ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, table.window != nil else { return [] }
+    guard var paused = table.paused else {
+        table.paused = PauseState(showing: table.highlighter.window)
+        state.table = table
+        return []
+    }
+    paused.isResuming.toggle()
+    if !paused.isResuming {
+        // Paused again before the latest showed: the keys typed meanwhile
+        // act on the frozen window.
+        let deferred = paused
+        paused.deferredKeys = []
+        table.paused = paused
+        state.table = table
+        return replayDeferredKeys(deferred, &state)
+    }
+    table.paused = paused
+    state.table = table
+    return [.resume]
 }
 
 private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {
@@ -538,7 +709,10 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
         state.highlightsChanges.toggle()
         state.table?.highlighter.isEnabled = state.highlightsChanges
         return []
-    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
+    case .pause:
+        // The row stays as it is while read.
+        return togglePause(&state)
+    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow:
         return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))

@@ -35,8 +35,8 @@ extension HallOfFame {
     /// rows of a window (see `WindowDiff.departedRows`) that were deleted,
     /// rather than moved out of the window by a change of score or name.
     ///
-    /// It looks the ids up in the primary key, in time proportional to
-    /// their number, whatever the size of the table.
+    /// It looks the ids up in the primary key (`RowIdentityLookup`), in
+    /// time proportional to their number, whatever the size of the table.
     ///
     /// For example:
     ///
@@ -52,16 +52,8 @@ extension HallOfFame {
     /// - returns: The ids of `ids` that are not in the `player` table, in
     ///   the order of `ids`.
     public static func deletedPlayerIDs(_ db: Database, among ids: [Int64]) throws -> [Int64] {
-        var existing = Set<Int64>()
-        // Chunks keep each statement well below SQLite's limit on arguments.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let found = try Int64.fetchAll(
-                db, sql: "SELECT id FROM player WHERE id IN (\(placeholders))",
-                arguments: StatementArguments(chunk))
-            existing.formUnion(found)
-        }
-        return ids.filter { !existing.contains($0) }
+        try RowIdentityLookup(from: "player", identity: ["id"])
+            .missing(db, among: ids.map { [$0.databaseValue] })
+            .compactMap { Int64.fromDatabaseValue($0[0]) }
     }
 }

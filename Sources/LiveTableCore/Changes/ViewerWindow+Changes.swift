@@ -20,14 +20,7 @@ extension ViewerWindow {
     ///
     /// - parameter rowCount: The exact row count, or nil when not known.
     public func changeSnapshot(rowCount: Int?) -> WindowSnapshot<StoredKey> {
-        let keyExpressions = viewed.ordering.keyColumns.map(\.expression)
-        let identityIndices: [Int]?
-        if viewed.source.identity == .none {
-            identityIndices = nil
-        } else {
-            let indices = viewed.source.identityExpressions.compactMap { keyExpressions.firstIndex(of: $0) }
-            identityIndices = indices.count == viewed.source.identityExpressions.count ? indices : nil
-        }
+        let identityIndices = self.identityIndices
         let rows = zip(window.positions, window.rows).map { position, cells in
             let id: StoredKey
             if let identityIndices, identityIndices.allSatisfy(position.key.indices.contains) {
@@ -39,5 +32,35 @@ extension ViewerWindow {
         }
         return WindowSnapshot(
             rows: rows, reachesStart: window.reachesStart, reachesEnd: window.reachesEnd, rowCount: rowCount)
+    }
+
+    /// True when the row ids of `changeSnapshot(rowCount:)` are row
+    /// identities (the rowid, or the primary key of a `WITHOUT ROWID`
+    /// table) that `RowSource.identityLookup` looks up: departed rows can
+    /// then be told deleted. False for a view or a query.
+    public var identifiesRows: Bool {
+        identityIndices != nil && viewed.source.identityLookup != nil
+    }
+
+    /// For each identity expression of the source, the index of its value
+    /// in a row position's key; nil when the source has no identity.
+    private var identityIndices: [Int]? {
+        guard viewed.source.identity != .none else { return nil }
+        let keyExpressions = viewed.ordering.keyColumns.map(\.expression)
+        let indices = viewed.source.identityExpressions.compactMap { keyExpressions.firstIndex(of: $0) }
+        return indices.count == viewed.source.identityExpressions.count ? indices : nil
+    }
+}
+
+extension RowSource {
+    /// The lookup of this table's rows by identity (its rowid or primary
+    /// key), which tells the deleted rows among those that left a window;
+    /// nil for a view or a query, whose rows have no identity.
+    ///
+    /// The ids of a `ViewerWindow.changeSnapshot(rowCount:)` whose
+    /// `identifiesRows` is true are its identities.
+    var identityLookup: RowIdentityLookup? {
+        guard !isQuery, identity != .none else { return nil }
+        return RowIdentityLookup(from: from, identity: identityExpressions)
     }
 }

@@ -106,6 +106,23 @@ public struct ViewerProgram: AppProgram {
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
             return .timer(slot: "highlightTimer", at: deadline, message: ViewerMessage.highlightTick)
+        case .resume:
+            // Stamped as it is handled: `viewerUpdate` reads no clock.
+            return .perform(Just(()).map { ViewerMessage.resumed(now: .now) }.eraseToAnyPublisher())
+        case let .findDeletedRows(source, ids):
+            // Each lookup runs to its end: one window's departed rows must
+            // not cancel another's. A failed lookup notes nothing: the
+            // window observation reports what fails in the file.
+            guard let lookup = source.identityLookup else {
+                return .perform(Empty().eraseToAnyPublisher())
+            }
+            return .perform(database.reader
+                .readPublisher { db in
+                    try lookup.missing(db, among: ids.map(\.values)).map(StoredKey.init)
+                }
+                .map { ViewerMessage.deletedRowsFound(source, $0) }
+                .catch { _ in Empty<ViewerMessage, Never>() }
+                .eraseToAnyPublisher())
         case .suspend:
             return .suspend
         case .quit:

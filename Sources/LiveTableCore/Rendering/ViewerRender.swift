@@ -7,9 +7,15 @@ import GRDB
 /// down to 0x0.
 ///
 /// Change highlighting (`TableState.highlighter`) shows on the rows: a
-/// changed cell, and every cell of a row new in the window, in the style
-/// of `CellStyle.highlighted(_:)`; the title shows the change of the row
-/// count since the last key ("+3").
+/// changed cell, and a row new in the window as a band across the whole
+/// line, in the style of `CellStyle.highlighted(_:)`; the title shows the
+/// change of the row count since the last key ("+3"), and the status line
+/// the rows deleted since then ("2 rows deleted").
+///
+/// The title says "following" while the view follows the end (`F`), and
+/// "paused — 3 changes" while the screen is paused (Space); the status
+/// line counts the rows that arrived below since following stopped
+/// ("3 new rows ↓").
 ///
 /// For example:
 ///
@@ -140,8 +146,14 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         guard index < window.rows.count else { break }
         let y = layout.listY + row
         let isSelected = index == selectedIndex
-        if isSelected {
-            screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
+        // A row new in the window is a band across the whole line, the
+        // gaps between its columns included.
+        let band = rowIDs.flatMap { ids in
+            ids.indices.contains(index) ? table.highlighter.rowHighlight(row: ids[index]) : nil
+        }
+        if isSelected || band != nil {
+            screen.fill(x: 0, y: y, width: layout.width, height: 1,
+                        style: (isSelected ? Style.selection : .plain).highlighted(band))
         }
         for column in columns.shown where texts[index].indices.contains(column.index) {
             let cell = texts[index][column.index]
@@ -187,8 +199,16 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
-    // Not live after a failure; before the first window, loading.
-    let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
+    // Not live after a failure; before the first window, loading. Live,
+    // the screen may be paused, or follow the end.
+    let live: String
+    if !table.isLive {
+        live = table.window != nil || table.isRecovering ? "not live" : "loading"
+    } else if let paused = table.paused {
+        live = paused.counter.text
+    } else {
+        live = table.isFollowing ? "following" : "live"
+    }
     let count: String
     if let rowCount = table.rowCount {
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
@@ -200,10 +220,15 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         title += " \(change)"
     }
     var trailing: [String] = []
-    if let index = table.selectedIndex, let window = table.window, window.reachesStart {
-        trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
+    if let row = selectedRowNumber(table) {
+        trailing.append("row \(grouped(row)) of \(count) · \(live) ")
     }
-    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
+    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) "]
+    if table.paused != nil {
+        // Narrow: that the screen is paused matters more than the count.
+        trailing.append("paused ")
+    }
+    trailing.append("\(count) ")
     screen.drawTitleBar(title, trailing: trailing, y: 0)
 }
 
@@ -236,7 +261,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let table = state.table, table.viewed.cost == .scan {
+        if let table = state.table, let notes = tableNotes(table) {
+            left = (notes, Style.status)
+        } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
             let reason = table.viewed.ordering.sortColumn == nil
                 ? "no index for this order" : "sorted by an unindexed column"
@@ -252,13 +279,27 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     }
 }
 
+/// What happened out of sight since the last look: the rows that
+/// arrived below since following stopped ("3 new rows ↓", "~40 new rows
+/// ↓" when estimated), and the rows deleted ("2 rows deleted").
+private func tableNotes(_ table: TableState) -> String? {
+    var notes: [String] = []
+    if let (count, isExact) = table.newRowsBelow {
+        notes.append((isExact ? "" : "~") + grouped(count) + (count == 1 ? " new row ↓" : " new rows ↓"))
+    }
+    if let deletions = table.highlighter.deletionsText {
+        notes.append(deletions)
+    }
+    return notes.isEmpty ? nil : notes.joined(separator: " · ")
+}
+
 // MARK: - The whole row
 
 private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout Screen) {
     let box = Rect(x: 0, y: 1, width: screen.width, height: max(0, screen.height - 2))
     var title = "Row"
-    if let table = state.table, let index = table.selectedIndex, let window = table.window, window.reachesStart {
-        title += " \(grouped(index + 1))"
+    if let table = state.table, let row = selectedRowNumber(table) {
+        title += " \(grouped(row))"
     }
     screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height,
                    style: ChromeStyle.border, title: title, titleStyle: ChromeStyle.boxTitle)
@@ -286,6 +327,19 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
 /// A name or query on one line (see `RowDetail.oneLine(_:)`).
 private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
+}
+
+/// The number of the selected row in the ordering, from 1, when it is
+/// known: the window reaches the start, or it reaches the end and the row
+/// count is exact (following, after End).
+private func selectedRowNumber(_ table: TableState) -> Int? {
+    guard let index = table.selectedIndex, let window = table.window else { return nil }
+    if window.reachesStart {
+        return index + 1
+    }
+    guard window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate else { return nil }
+    let row = rowCount - (window.rows.count - 1 - index)
+    return row >= 1 ? row : nil
 }
 
 /// The lines of the selected row in the whole-row overlay.

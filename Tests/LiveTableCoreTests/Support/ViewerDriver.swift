@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+
+/// Drives `viewerUpdate` the way the app loop does, on a file that the
+/// sqlite3 CLI writes: each effect is performed against the file (windows,
+/// counts, lookups of deleted rows, the resume's time stamp) and its
+/// result sent back as a message, until no effect is left. Time is
+/// injected: messages are stamped with `start + clock`.
+final class ViewerDriver {
+    let path: String
+    let database: ViewerDatabase
+    var state: ViewerState
+    /// The start of the injected time.
+    let start = ContinuousClock.now
+    /// The time of the next messages, from `start`.
+    var clock: Duration = .zero
+    /// Every effect asked for since the last `takeEffects()`.
+    private(set) var effects: [ViewerEffect] = []
+
+    /// Opens `table` of the file at `path` as the command line does, and
+    /// sends the first resize.
+    init(path: String, table: String, sort: String? = nil, descending: Bool = false,
+         width: Int = 60, height: Int = 10) throws
+    {
+        self.path = path
+        database = try ViewerDatabase.open(path: path)
+        let opened = try database.read { db in
+            try ViewedSource.open(.table(table), sortColumn: sort, descending: descending, in: db)
+        }
+        state = .initial(fileName: (path as NSString).lastPathComponent, opened: opened,
+                         width: width, height: height, useColor: false)
+        try send(.resize(width: width, height: height))
+    }
+
+    /// The current time of the driver.
+    var now: ContinuousClock.Instant { start + clock }
+
+    /// Sends a message, performs the effects, and sends their results.
+    @discardableResult
+    func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
+        var all: [ViewerEffect] = []
+        var queue = [message]
+        while !queue.isEmpty {
+            let effects = viewerUpdate(&state, queue.removeFirst())
+            all += effects
+            for effect in effects {
+                if let result = try perform(effect) {
+                    queue.append(result)
+                }
+            }
+        }
+        effects += all
+        return all
+    }
+
+    /// Sends the keys of `text`, one character each.
+    @discardableResult
+    func type(_ text: String) throws -> [ViewerEffect] {
+        try text.flatMap { try send(.key(.character($0))) }
+    }
+
+    /// Returns the effects asked for since the last call, and forgets them.
+    func takeEffects() -> [ViewerEffect] {
+        defer { effects = [] }
+        return effects
+    }
+
+    /// Another process commits `sql`; the observation delivers the window
+    /// it observes again.
+    @discardableResult
+    func commit(_ sql: String) throws -> [ViewerEffect] {
+        _ = try ForeignFile.sqlite3(path, sql)
+        let table = try XCTUnwrap(state.table)
+        let request = try XCTUnwrap(table.observedRequest)
+        return try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }, now: now))
+    }
+
+    /// The screen, as text lines.
+    var lines: [String] {
+        viewerRender(state).text.components(separatedBy: "\n")
+    }
+
+    /// The value of column `column` of the selected row.
+    func selected(_ column: Int) -> DatabaseValue? {
+        guard let table = state.table, let index = table.selectedIndex else { return nil }
+        return table.window?.rows[index][column]
+    }
+
+    private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
+        switch effect {
+        case let .observe(viewed, request):
+            return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }, now: now)
+        case let .count(source):
+            let count = try source.countRows(in: database.backgroundReader)
+            return .counted(count.value, isExact: count.isExact)
+        case .pauseCounting:
+            return .countPauseEnded
+        case .resume:
+            return .resumed(now: now)
+        case let .findDeletedRows(source, ids):
+            let lookup = try XCTUnwrap(source.identityLookup)
+            let missing = try database.read { db in try lookup.missing(db, among: ids.map(\.values)) }
+            return .deletedRowsFound(source, missing.map(StoredKey.init))
+        case .open, .listTables, .stopObserving, .highlightTimer, .suspend, .quit:
+            return nil
+        }
+    }
+}
