@@ -26,6 +26,10 @@ public enum ViewerAction: ScreenAction {
     case columnLeft
     /// The column cursor one column to the right.
     case columnRight
+    /// Sort by the current column, ascending; again: the natural order.
+    case sortAscending
+    /// Sort by the current column, descending; again: the natural order.
+    case sortDescending
     /// Open the selected table (picker), show the whole row (table).
     case open
     /// Back to the table picker.
@@ -52,6 +56,9 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
         actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),
+    KeyBinding(
+        keys: "[ ]", description: "sort by the current column ↑ / ↓ (again: the natural order)", hint: "[] sort",
+        actions: [.character("["): .sortAscending, .character("]"): .sortDescending]),
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
@@ -194,6 +201,9 @@ public struct TableState: Equatable, Sendable {
     /// The index, in the source's columns, of the column cursor: the
     /// column that sorting and searching act on.
     public var currentColumn: Int
+    /// The sort that `[` or `]` asked for, from the key until its first
+    /// window arrives: the status line says "sorting by …" meanwhile.
+    public var pendingSort: PendingSort?
     /// The exact row count, nil until counted.
     public var rowCount: Int?
     /// True while a count runs, or the pause after it
@@ -225,7 +235,11 @@ public struct TableState: Equatable, Sendable {
         scrollTop = 0
         pendingJump = nil
         firstColumn = 0
-        currentColumn = 0
+        // On the sort column of `--sort`, so that `[` and `]` act on it.
+        currentColumn = viewed.ordering.sortColumn.flatMap { name in
+            viewed.source.columns.firstIndex { $0.name == name }
+        } ?? 0
+        pendingSort = nil
         rowCount = nil
         isCounting = false
         isCountPaused = false
@@ -245,6 +259,34 @@ public struct TableState: Equatable, Sendable {
     public var selectedIndex: Int? {
         guard let selected, let window else { return nil }
         return window.positions.firstIndex(of: selected)
+    }
+}
+
+/// A sort asked for with `[` or `]`, on its way to the screen: the source
+/// is opened in its order (`ViewerEffect.open`), then its first window is
+/// observed.
+///
+/// For example:
+///
+/// ```swift
+/// // `]` on the column "price":
+/// PendingSort(column: "price", descending: true, isOpened: false)
+/// ```
+public struct PendingSort: Equatable, Sendable {
+    /// The column to sort on, nil for the natural order (the rowid, the
+    /// primary key, or all columns for a view or a query).
+    public var column: String?
+    /// True for a descending sort.
+    public var descending: Bool
+    /// True once the source is opened in this order: the next window is
+    /// the first one sorted so.
+    public var isOpened: Bool
+
+    /// Creates a pending sort.
+    public init(column: String?, descending: Bool, isOpened: Bool = false) {
+        self.column = column
+        self.descending = descending
+        self.isOpened = isOpened
     }
 }
 
