@@ -75,7 +75,10 @@ final class DemoTests: LiveTableTestCase {
         // The last of the first orders, at the end with the new ones.
         try session.waitForScreen("the last rows") { $0.contains(" 120  ") && !$0.contains(" 1  Arthur") }
         try session.send("Space")
+        try session.waitForScreen(containing: "→ to total, then ]: the whole table sorted by total, largest first")
+        try session.send("Space")
         try session.waitForScreen(containing: "t: the table picker, with row counts")
+        try session.waitForScreen(containing: "shop.sqlite — orders · by total ↓")
         try session.waitForScreen(containing: "customer")
         try session.send("Space")
         try session.waitForScreen(containing: "livetable view FILE [TABLE] shows your own files")

@@ -163,8 +163,11 @@ public enum DemoScript {
             caption: "Enter: the whole row, every column",
             messages: [.key(.enter)]),
         DemoStep(
+            caption: "→ to total, then ]: the whole table sorted by total, largest first",
+            messages: [.key(.enter)] + Array(repeating: .key(.right), count: 4) + viewerKeys("]")),
+        DemoStep(
             caption: "t: the table picker, with row counts",
-            messages: [.key(.enter)] + viewerKeys("t")),
+            messages: viewerKeys("t")),
         DemoStep(
             caption: "livetable view FILE [TABLE] shows your own files; the demo's file is removed",
             messages: []),
