@@ -57,7 +57,7 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
         keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
         actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),
     KeyBinding(
-        keys: "[ ]", description: "sort by the current column ↑ / ↓ (again: the natural order)", hint: "[] sort",
+        keys: "[ ]", description: "sort ↑ / ↓ (again: the natural order)", hint: nil,
         actions: [.character("["): .sortAscending, .character("]"): .sortDescending]),
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
