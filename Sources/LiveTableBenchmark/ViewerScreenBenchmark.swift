@@ -32,6 +32,21 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     public var viewer_screens_while_writing: Int
     /// The peak resident memory of the viewer's process.
     public var peak_rss_mb: Double
+    /// From `]` on a column with an index (from the natural order, the
+    /// selection kept) to the drawn screen of the sorted window, median.
+    public var sort_indexed_ms: Double
+    /// The same, on a column without an index: a scan of the table.
+    public var sort_unindexed_ms: Double
+    /// The number of `]` presses on each column.
+    public var sort_samples: Int
+    /// From another process's commit of an update of a visible row to the
+    /// drawn screen that shows it, while sorted by a column without an
+    /// index (each update scans the table), median.
+    public var update_sorted_unindexed_p50_ms: Double
+    /// The same latency, 99th percentile.
+    public var update_sorted_unindexed_p99_ms: Double
+    /// The number of those updates measured.
+    public var update_sorted_unindexed_samples: Int
 
     /// Creates figures.
     ///
@@ -42,13 +57,19 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     ///     rows: 2_000_000, first_rows_ms: 12, end_ms: 1.5, home_ms: 1.2, jumps: 10,
     ///     update_p50_ms: 1.1, update_p99_ms: 3, update_samples: 200,
     ///     writer_commits_per_s: 110, writer_commits_per_s_viewing: 100,
-    ///     viewer_screens_while_writing: 180, peak_rss_mb: 30)
+    ///     viewer_screens_while_writing: 180, peak_rss_mb: 30,
+    ///     sort_indexed_ms: 2, sort_unindexed_ms: 900, sort_samples: 3,
+    ///     update_sorted_unindexed_p50_ms: 900, update_sorted_unindexed_p99_ms: 950,
+    ///     update_sorted_unindexed_samples: 10)
     /// ```
     public init(
         rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int,
         update_p50_ms: Double, update_p99_ms: Double, update_samples: Int,
         writer_commits_per_s: Double, writer_commits_per_s_viewing: Double,
-        viewer_screens_while_writing: Int, peak_rss_mb: Double)
+        viewer_screens_while_writing: Int, peak_rss_mb: Double,
+        sort_indexed_ms: Double, sort_unindexed_ms: Double, sort_samples: Int,
+        update_sorted_unindexed_p50_ms: Double, update_sorted_unindexed_p99_ms: Double,
+        update_sorted_unindexed_samples: Int)
     {
         self.rows = rows
         self.first_rows_ms = first_rows_ms
@@ -62,6 +83,12 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
         self.writer_commits_per_s_viewing = writer_commits_per_s_viewing
         self.viewer_screens_while_writing = viewer_screens_while_writing
         self.peak_rss_mb = peak_rss_mb
+        self.sort_indexed_ms = sort_indexed_ms
+        self.sort_unindexed_ms = sort_unindexed_ms
+        self.sort_samples = sort_samples
+        self.update_sorted_unindexed_p50_ms = update_sorted_unindexed_p50_ms
+        self.update_sorted_unindexed_p99_ms = update_sorted_unindexed_p99_ms
+        self.update_sorted_unindexed_samples = update_sorted_unindexed_samples
     }
 
     /// The share of its commits per second that the writer keeps while the
@@ -136,6 +163,21 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
             ]
             lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
         }
+        let sortWidths = [12, 16, 18, 24, 24, 8]
+        let sortHeader = ["rows", "] indexed ms", "] unindexed ms", "update p50 unindexed", "update p99 unindexed",
+                          "samples"]
+        lines.append("sorting with ] (an indexed column, an unindexed one), and updates while sorted by the unindexed one")
+        lines.append(zip(sortHeader, sortWidths).map { pad($0, $1) }.joined())
+        for figure in figures {
+            let cells = [
+                figure.rows.formatted(), String(format: "%.2f", figure.sort_indexed_ms),
+                String(format: "%.1f", figure.sort_unindexed_ms),
+                String(format: "%.1f", figure.update_sorted_unindexed_p50_ms),
+                String(format: "%.1f", figure.update_sorted_unindexed_p99_ms),
+                "\(figure.update_sorted_unindexed_samples)",
+            ]
+            lines.append(zip(cells, sortWidths).map { pad($0, $1) }.joined())
+        }
         return lines
     }
 }
@@ -150,8 +192,11 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
 /// alone; the time from opening the file to the first screen with rows;
 /// End and Home, from the key to the screen of the new window; the latency
 /// from the other process's update of a visible row to the screen that
-/// shows it; the other process's commits per second while the viewer is
-/// open, and once it is closed; and the peak memory.
+/// shows it; `]` on the indexed column `score` and on the unindexed
+/// `name`, from the key to the screen of the sorted window, and the same
+/// update latency while sorted by `name`; the other process's commits per
+/// second while the viewer is open, and once it is closed; and the peak
+/// memory.
 ///
 /// For example:
 ///
@@ -180,6 +225,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         var time: Double
         var anchor: RowAnchor?
         var hasRows: Bool
+        /// The sort column of the window's ordering (nil: the natural order).
+        var sortColumn: String?
         /// True when a visible row holds the awaited value.
         var showsAwaited: Bool
     }
@@ -190,6 +237,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     private let path: String
     private let jumps: Int
     private let updateSamples: Int
+    private let sortSamples: Int
+    private let sortedUpdateSamples: Int
     private let writerSeconds: Double
     private let frameTimeout: Double
     private let log: (String) -> Void
@@ -213,6 +262,9 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// - parameter path: The database file.
     /// - parameter jumps: The number of End and of Home presses.
     /// - parameter updateSamples: The number of updates of the other process.
+    /// - parameter sortSamples: The number of `]` presses on each column.
+    /// - parameter sortedUpdateSamples: The number of updates of the other
+    ///   process while sorted by the unindexed column (each one a scan).
     /// - parameter writerSeconds: How long the writer writes, alone, then
     ///   with the viewer open.
     /// - parameter frameTimeout: How long to wait for an expected screen
@@ -222,6 +274,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         path: String,
         jumps: Int = 10,
         updateSamples: Int = 200,
+        sortSamples: Int = 3,
+        sortedUpdateSamples: Int = 10,
         writerSeconds: Double = 2,
         frameTimeout: Double = 60,
         log: @escaping (String) -> Void = { _ in })
@@ -229,6 +283,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         self.path = path
         self.jumps = jumps
         self.updateSamples = updateSamples
+        self.sortSamples = sortSamples
+        self.sortedUpdateSamples = sortedUpdateSamples
         self.writerSeconds = writerSeconds
         self.frameTimeout = frameTimeout
         self.log = log
@@ -310,6 +366,16 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         log("viewer: another process's update on screen p50 \(Self.milliseconds(update.p50 / 1000)) ms, "
             + "p99 \(Self.milliseconds(update.p99 / 1000)) ms")
 
+        // Sorting: `]` on the column under the cursor, from the natural
+        // order, the selection on the first row; `]` again goes back.
+        let sortIndexed = try sortLatency(column: "score")
+        log("viewer: ] on an indexed column \(Self.milliseconds(sortIndexed.p50 / 1000)) ms (p50)")
+        let sortUnindexed = try sortLatency(column: "name")
+        log("viewer: ] on an unindexed column \(Self.milliseconds(sortUnindexed.p50 / 1000)) ms (p50)")
+        let sortedUpdate = try sortedUpdateLatency(column: "name", other: other)
+        log("viewer: another process's update on screen, sorted by an unindexed column, p50 "
+            + "\(Self.milliseconds(sortedUpdate.p50 / 1000)) ms, p99 \(Self.milliseconds(sortedUpdate.p99 / 1000)) ms")
+
         // The writer again, the viewer open.
         let framesBeforeWriter = frameCount()
         setErrorsAreFatal(false)
@@ -340,7 +406,88 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             writer_commits_per_s: (alone.perSecond + aloneAfter.perSecond) / 2,
             writer_commits_per_s_viewing: viewing.perSecond,
             viewer_screens_while_writing: screens,
-            peak_rss_mb: Double(ProcessMetrics.peakResidentBytes()) / 1_048_576)
+            peak_rss_mb: Double(ProcessMetrics.peakResidentBytes()) / 1_048_576,
+            sort_indexed_ms: sortIndexed.p50,
+            sort_unindexed_ms: sortUnindexed.p50,
+            sort_samples: sortIndexed.count,
+            update_sorted_unindexed_p50_ms: sortedUpdate.p50,
+            update_sorted_unindexed_p99_ms: sortedUpdate.p99,
+            update_sorted_unindexed_samples: sortedUpdate.count)
+    }
+
+    // MARK: - Sorting
+
+    /// Puts the column cursor on `column`, with the arrow keys.
+    private func moveCursor(to column: String) throws {
+        let (current, target) = onMain { () -> (Int, Int?) in
+            let table = self.host!.loop.state.table
+            return (table?.currentColumn ?? 0, table?.viewed.source.columnNames.firstIndex(of: column))
+        }
+        guard let target else { throw ViewerScreenBenchmarkError("no column \(column)") }
+        let key = target < current ? Key.left : .right
+        for _ in 0..<abs(target - current) {
+            onMain { self.host!.loop.send(.key(key)) }
+        }
+    }
+
+    /// Presses `]` with the cursor on `column`: the time from the key to
+    /// the screen of the first window sorted by it, `sortSamples` times;
+    /// each time `]` again goes back to the natural order.
+    private func sortLatency(column: String) throws -> LatencySummary {
+        try moveCursor(to: column)
+        var samples: [Double] = []
+        for _ in 0..<max(1, sortSamples) {
+            samples.append(try pressSortKey(until: column))
+            _ = try pressSortKey(until: nil)
+        }
+        return LatencySummary(seconds: samples)!
+    }
+
+    /// Presses `]`, and returns the time to the screen of the first window
+    /// in the order of `column` (nil: the natural order).
+    private func pressSortKey(until column: String?) throws -> Double {
+        let framesBefore = frameCount()
+        let pressed = now()
+        onMain { self.host!.loop.send(.key(.character("]"))) }
+        let frame = try waitForFrame(after: framesBefore, stage: "] to \(column ?? "the natural order")") { frame in
+            frame.sortColumn == column && frame.hasRows
+        }
+        return frame.time - pressed
+    }
+
+    /// Sorts by `column` (`]`, then Home), and measures the latency from
+    /// the other process's update of a visible row to the screen that shows
+    /// it, `sortedUpdateSamples` times; then goes back to the natural order.
+    private func sortedUpdateLatency(column: String, other: SQLiteCommand) throws -> LatencySummary {
+        try moveCursor(to: column)
+        _ = try pressSortKey(until: column)
+        let framesBefore = frameCount()
+        onMain { self.host!.loop.send(.key(.home)) }
+        _ = try waitForFrame(after: framesBefore, stage: "Home sorted by \(column)") { frame in
+            frame.sortColumn == column && frame.anchor == .first && frame.hasRows
+        }
+        // The rowids of the visible rows (the table's first column, `id`).
+        let ids = onMain { () -> [String] in
+            guard let table = self.host!.loop.state.table, let window = table.window else { return [] }
+            return window.rows.dropFirst(table.scrollTop).prefix(10).compactMap { row in
+                row.first.flatMap { Int64.fromDatabaseValue($0) }.map { "\($0)" }
+            }
+        }
+        guard !ids.isEmpty else { throw ViewerScreenBenchmarkError("no visible row sorted by \(column)") }
+        var latencies: [Double] = []
+        for index in 0..<max(1, sortedUpdateSamples) {
+            let value = "sorted \(index)"
+            let framesBefore = frameCount()
+            setAwaited(value.databaseValue)
+            let committed = try other.run(
+                "UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(ids[index % ids.count]);",
+                timeout: frameTimeout)
+            let frame = try waitForFrame(after: framesBefore, stage: "sorted update \(index)") { $0.showsAwaited }
+            latencies.append(max(0, frame.time - Double(committed) / 1e9))
+        }
+        setAwaited(nil)
+        _ = try pressSortKey(until: nil)
+        return LatencySummary(seconds: latencies)!
     }
 
     /// The other process updates rows, one transaction each, without pause,
@@ -385,7 +532,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             showsAwaited = visible.contains { $0.contains(awaited) }
         }
         frames.append(Frame(
-            time: time, anchor: window.request.anchor, hasRows: !window.rows.isEmpty, showsAwaited: showsAwaited))
+            time: time, anchor: window.request.anchor, hasRows: !window.rows.isEmpty,
+            sortColumn: window.request.ordering.sortColumn, showsAwaited: showsAwaited))
         condition.broadcast()
     }
 

@@ -32,7 +32,9 @@ struct BenchCommand: ParsableCommand {
             rows (--viewer-rows picks sizes; --large adds 10,000,000), in its own process per \
             size: the time from opening the file to the first rows on screen, End and Home from \
             the key to the screen of the new window, the latency from an update of a visible row \
-            by the sqlite3 command to the screen, the commits per second of that command alone and \
+            by the sqlite3 command to the screen, ] (sort) on an indexed and on an unindexed \
+            column from the key to the screen of the sorted window, the same update latency while \
+            sorted by the unindexed column, the commits per second of that command alone and \
             while the viewer is open, and the peak memory. --only runs one section. Build in \
             release mode for meaningful figures:
 

@@ -82,6 +82,8 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
             "rows", "first_rows_ms", "end_ms", "home_ms", "jumps", "update_p50_ms", "update_p99_ms",
             "update_samples", "writer_commits_per_s", "writer_commits_per_s_viewing",
             "viewer_screens_while_writing", "peak_rss_mb",
+            "sort_indexed_ms", "sort_unindexed_ms", "sort_samples",
+            "update_sorted_unindexed_p50_ms", "update_sorted_unindexed_p99_ms", "update_sorted_unindexed_samples",
         ])
         XCTAssertEqual(viewer["rows"] as? Int, 2_000_000)
         XCTAssertEqual(viewer["first_rows_ms"] as? Double, 40)
@@ -98,7 +100,8 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
         let results = try suite.run { path in
             generated = path
             let benchmark = ViewerScreenBenchmark(
-                path: path, jumps: 2, updateSamples: 5, writerSeconds: 0.3, frameTimeout: 20)
+                path: path, jumps: 2, updateSamples: 5, sortSamples: 2, sortedUpdateSamples: 3,
+                writerSeconds: 0.3, frameTimeout: 20)
             let done = expectation(description: "viewer measured")
             nonisolated(unsafe) var result: Result<ViewerScreenFigures, Error>?  // written before `done` is fulfilled
             DispatchQueue.global().async {
@@ -115,6 +118,15 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
                 try String.fetchAll(db, sql: "SELECT note FROM item WHERE note LIKE 'live %' ORDER BY note")
             }
             XCTAssertEqual(Set(notes), ["live 0", "live 1", "live 2", "live 3", "live 4"])
+            // While sorted by name, the other process updated rows that
+            // were on screen, the first rows by name, descending.
+            let sorted = try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM item WHERE note LIKE 'sorted %' ORDER BY name DESC")
+            }
+            let last = try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name DESC LIMIT 3")
+            }
+            XCTAssertEqual(sorted, last)
             return try XCTUnwrap(result).get()
         }
         let figures = try XCTUnwrap(results.first)
@@ -130,6 +142,11 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
         XCTAssertGreaterThan(figures.writer_commits_per_s_viewing, 0)
         XCTAssertGreaterThan(figures.viewer_screens_while_writing, 0, "the viewer followed the writer")
         XCTAssertGreaterThan(figures.peak_rss_mb, 0)
+        XCTAssertEqual(figures.sort_samples, 2)
+        XCTAssertGreaterThan(figures.sort_indexed_ms, 0)
+        XCTAssertGreaterThan(figures.sort_unindexed_ms, 0)
+        XCTAssertEqual(figures.update_sorted_unindexed_samples, 3)
+        XCTAssertGreaterThanOrEqual(figures.update_sorted_unindexed_p99_ms, figures.update_sorted_unindexed_p50_ms)
         XCTAssertEqual(figures.targets.count, 1)
         // The suite removes what it generated.
         XCTAssertFalse(FileManager.default.fileExists(atPath: try XCTUnwrap(generated)))
@@ -146,7 +163,10 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
             rows: rows, first_rows_ms: firstRows, end_ms: end, home_ms: home, jumps: 10,
             update_p50_ms: update, update_p99_ms: 4, update_samples: 200,
             writer_commits_per_s: 100, writer_commits_per_s_viewing: viewing,
-            viewer_screens_while_writing: 150, peak_rss_mb: rss)
+            viewer_screens_while_writing: 150, peak_rss_mb: rss,
+            sort_indexed_ms: 2, sort_unindexed_ms: 800, sort_samples: 3,
+            update_sorted_unindexed_p50_ms: 700, update_sorted_unindexed_p99_ms: 900,
+            update_sorted_unindexed_samples: 10)
     }
 
     private func hallOfFame() -> BenchmarkFigures {

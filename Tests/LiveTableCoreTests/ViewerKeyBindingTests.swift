@@ -12,6 +12,7 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.character("?"), .help), (.character("q"), .quit), (.escape, .quit), (.control("c"), .quit),
             (.control("z"), .suspend), (.left, .columnLeft), (.character("h"), .columnLeft),
             (.right, .columnRight), (.character("l"), .columnRight),
+            (.character("["), .sortAscending), (.character("]"), .sortDescending),
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key, in: viewerKeyBindings), action, "\(key)")

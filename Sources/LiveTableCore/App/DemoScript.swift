@@ -172,6 +172,10 @@ public enum DemoScript {
             caption: "F: follow, like less +F: the view stays on the last row as new orders arrive",
             messages: [.key(.enter)] + viewerKeys("F")),
         DemoStep(
+            caption: "F again stops; ← → to total, then ]: the whole table sorted by total, largest first",
+            messages: viewerKeys("F") + Array(repeating: .key(.left), count: 5)
+                + Array(repeating: .key(.right), count: 4) + viewerKeys("]")),
+        DemoStep(
             caption: "t: the table picker, with row counts",
             messages: viewerKeys("t")),
         DemoStep(

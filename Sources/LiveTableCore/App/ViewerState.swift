@@ -34,6 +34,10 @@ public enum ViewerAction: ScreenAction {
     case hideColumn
     /// Show every hidden column again.
     case showAllColumns
+    /// Sort by the current column, ascending; again: the natural order.
+    case sortAscending
+    /// Sort by the current column, descending; again: the natural order.
+    case sortDescending
     /// Open the selected table (picker), show the whole row (table).
     case open
     /// Back to the table picker.
@@ -72,6 +76,9 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "- =", description: "hide the current column / show all", hint: nil,
         actions: [.character("-"): .hideColumn, .character("="): .showAllColumns]),
+    KeyBinding(
+        keys: "[ ]", description: "sort ↑ / ↓ (again: the natural order)", hint: nil,
+        actions: [.character("["): .sortAscending, .character("]"): .sortDescending]),
     KeyBinding(
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
@@ -227,6 +234,9 @@ public struct TableState: Equatable, Sendable {
     public var hiddenColumns: Set<String>
     /// The widths set with `<` `>`, by column name, while the table is open.
     public var columnWidths: [String: Int]
+    /// The sort that `[` or `]` asked for, from the key until its first
+    /// window arrives: the status line says "sorting by …" meanwhile.
+    public var pendingSort: PendingSort?
     /// The exact row count, nil until counted.
     public var rowCount: Int?
     /// True while a count runs, or the pause after it
@@ -264,10 +274,14 @@ public struct TableState: Equatable, Sendable {
         scrollTop = 0
         pendingJump = nil
         firstColumn = 0
-        // On the first column of the screen: the key, frozen on the left.
-        currentColumn = viewed.source.keyColumns.first ?? 0
+        // On the sort column of `--sort`, so that `[` and `]` act on it;
+        // else on the first column of the screen: the key, frozen on the left.
+        currentColumn = viewed.ordering.sortColumn.flatMap { name in
+            viewed.source.columns.firstIndex { $0.name == name }
+        } ?? viewed.source.keyColumns.first ?? 0
         hiddenColumns = []
         columnWidths = [:]
+        pendingSort = nil
         rowCount = nil
         isCounting = false
         isCountPaused = false
@@ -372,6 +386,34 @@ public struct PauseState: Equatable, Sendable {
         latestIsUpdate = true
         isResuming = false
         deferredKeys = []
+    }
+}
+
+/// A sort asked for with `[` or `]`, on its way to the screen: the source
+/// is opened in its order (`ViewerEffect.open`), then its first window is
+/// observed.
+///
+/// For example:
+///
+/// ```swift
+/// // `]` on the column "price":
+/// PendingSort(column: "price", descending: true, isOpened: false)
+/// ```
+public struct PendingSort: Equatable, Sendable {
+    /// The column to sort on, nil for the natural order (the rowid, the
+    /// primary key, or all columns for a view or a query).
+    public var column: String?
+    /// True for a descending sort.
+    public var descending: Bool
+    /// True once the source is opened in this order: the next window is
+    /// the first one sorted so.
+    public var isOpened: Bool
+
+    /// Creates a pending sort.
+    public init(column: String?, descending: Bool, isOpened: Bool = false) {
+        self.column = column
+        self.descending = descending
+        self.isOpened = isOpened
     }
 }
 

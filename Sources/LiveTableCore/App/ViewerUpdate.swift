@@ -1,3 +1,5 @@
+import GRDB
+
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure: the reads and the observation run as effects, and
 /// their results come back as messages.
@@ -69,6 +71,11 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
     case let .opened(viewed):
         guard state.pendingOpen == viewed.target else { return [] }
         state.pendingOpen = nil
+        if let table = state.table, table.viewed.target == viewed.target,
+            let sort = table.pendingSort, !sort.isOpened
+        {
+            return sorted(viewed, &state)
+        }
         if var table = state.table, table.viewed.target == viewed.target {
             // Opened again after a failure: keep the selection, unless the
             // key changed shape with the schema.
@@ -88,6 +95,9 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         guard state.pendingOpen != nil else { return [] }
         state.pendingOpen = nil
         state.message = .error(error)
+        // A sort that can not be opened (its column was dropped meanwhile):
+        // the order on screen stays.
+        state.table?.pendingSort = nil
         guard let table = state.table else { return [] }
         // The table is gone (dropped, renamed), or can not be read: back to
         // the picker, which lists what is there now.
@@ -122,6 +132,9 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         guard var table = state.table else { return [] }
         table.isLive = false
         table.observedRequest = nil
+        // The schema is read again in the order observed: a sort on its way
+        // is dropped.
+        table.pendingSort = nil
         state.message = .error(error)
         if table.isRecovering {
             // It failed again before any window: stop retrying.
@@ -295,6 +308,11 @@ private func show(
     table.window = window
     table.isLive = true
     table.isRecovering = false
+    if table.pendingSort?.isOpened == true {
+        // The observation of the sorted order replaced the previous one:
+        // this is its window.
+        table.pendingSort = nil
+    }
     let count = table.rowCountIsApproximate ? nil : table.rowCount
     let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
     // Rows that left from within the window were deleted, or moved out by
@@ -351,6 +369,80 @@ private func show(
         effects += observeWindow(&state)
     }
     return effects
+}
+
+// MARK: - Sorting
+
+/// Sorts by the current column (`[`, `]`), or goes back to the natural
+/// order when the column is sorted that way already: the source is opened
+/// again in the new order, off the main thread, and the status line says
+/// "sorting by …" until its first window arrives.
+private func sort(descending: Bool, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, !table.isRecovering else { return [] }
+    let columns = table.viewed.source.columns
+    guard columns.indices.contains(table.currentColumn) else { return [] }
+    let column = columns[table.currentColumn].name
+    let shown = table.viewed.ordering
+    // The order the keys act on: the one asked for, if it has not come yet.
+    let current = table.pendingSort ?? PendingSort(column: shown.sortColumn, descending: shown.descending)
+    let wanted = current.column == column && current.descending == descending
+        ? PendingSort(column: nil, descending: false)
+        : PendingSort(column: column, descending: descending)
+    if wanted.column == shown.sortColumn && wanted.descending == shown.descending {
+        // Back to the order on screen before the sort that is on its way:
+        // that sort's opening is dropped when it comes.
+        table.pendingSort = nil
+        state.pendingOpen = nil
+        state.table = table
+        return []
+    }
+    table.pendingSort = wanted
+    state.table = table
+    state.pendingOpen = table.viewed.target
+    return [.open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
+}
+
+/// Shows the source in the order it was just opened in, for the pending
+/// sort: the selected row stays selected, by its identity (rowid or
+/// primary key), at its screen row; a row without identity (a view, a
+/// query) can not be found in the new order, and the first row is
+/// selected. Its window is observed; the rows on screen stay until it
+/// comes.
+private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table else { return [] }
+    table.selected = table.selectedIndex.flatMap { position(ofRow: $0, of: table, in: viewed) }
+    if table.selected == nil {
+        table.selectedRow = 0
+        table.scrollTop = 0
+    }
+    table.viewed = viewed
+    table.pendingSort?.isOpened = true
+    state.table = table
+    return observeWindow(&state)
+}
+
+/// The position, in the ordering of `viewed`, of row `index` of the
+/// table's window: its identity from its position in the previous
+/// ordering, its sort value from its values (the window's fetch finds the
+/// row by identity anyway, should the value have changed). Nil without
+/// identity.
+private func position(ofRow index: Int, of table: TableState, in viewed: ViewedSource) -> RowPosition? {
+    guard viewed.source.identity != .none, let window = table.window,
+        window.positions.indices.contains(index), window.rows.indices.contains(index) else { return nil }
+    let previous = table.viewed.ordering.keyColumns.map(\.expression)
+    let previousKey = window.positions[index].key
+    let row = window.rows[index]
+    var key: [DatabaseValue] = []
+    for column in viewed.ordering.keyColumns {
+        if let at = previous.firstIndex(of: column.expression), previousKey.indices.contains(at) {
+            key.append(previousKey[at])
+        } else if let at = viewed.source.columnExpressions.firstIndex(of: column.expression), row.indices.contains(at) {
+            key.append(row[at])
+        } else {
+            return nil
+        }
+    }
+    return RowPosition(key: key)
 }
 
 /// Sets the highlight timer to the next time a highlight fades, when that
@@ -503,6 +595,8 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         state.table = table
         keepColumnInView(&state)
         return []
+    case .sortAscending, .sortDescending:
+        return sort(descending: action == .sortDescending, &state)
     case .open:
         if table.selectedIndex != nil {
             state.overlay = .row(scroll: 0)
@@ -712,7 +806,8 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
     case .pause:
         // The row stays as it is while read.
         return togglePause(&state)
-    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow:
+    case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
+         .sortAscending, .sortDescending:
         return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))

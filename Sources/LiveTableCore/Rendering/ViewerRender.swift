@@ -261,7 +261,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let table = state.table, let notes = tableNotes(table) {
+        if let sort = state.table?.pendingSort {
+            left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to the natural order…", Style.status)
+        } else if let table = state.table, let notes = tableNotes(table) {
             left = (notes, Style.status)
         } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"

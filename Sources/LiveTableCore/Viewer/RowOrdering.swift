@@ -50,8 +50,8 @@ public struct RowOrdering: Equatable, Sendable {
     /// True when no two rows have the same key (the key holds a row
     /// identity); false when equal rows are told apart by position.
     public var isUnique: Bool
-    /// The name of the column the rows are sorted on, nil for the
-    /// identity order.
+    /// The name of the column the rows are sorted on, as the source spells
+    /// it, nil for the identity order.
     public var sortColumn: String?
     /// True when the sort is descending.
     public var descending: Bool
@@ -91,6 +91,9 @@ public struct RowOrdering: Equatable, Sendable {
     public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
         var expressions: [String] = []
         var notNull: Set<String> = []
+        // The column's own spelling: `--sort PRICE` sorts by "price", and the
+        // title and the sort keys name it as the table does.
+        var sortColumnName: String?
         if let sortColumn {
             guard let column = source.columns.first(where: { $0.name == sortColumn })
                 ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() }),
@@ -98,6 +101,7 @@ public struct RowOrdering: Equatable, Sendable {
             else {
                 throw ViewerError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
             }
+            sortColumnName = column.name
             expressions.append(expression)
             if column.isNotNull {
                 notNull.insert(expression)
@@ -113,7 +117,7 @@ public struct RowOrdering: Equatable, Sendable {
             KeyColumn(expression: $0, descending: descending, isNotNull: notNull.contains($0))
         }
         self.isUnique = source.identity != .none
-        self.sortColumn = sortColumn
+        self.sortColumn = sortColumnName
         self.descending = descending
     }
 
