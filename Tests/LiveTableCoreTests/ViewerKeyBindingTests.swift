@@ -12,11 +12,13 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.character("?"), .help), (.character("q"), .quit), (.escape, .quit), (.control("c"), .quit),
             (.control("z"), .suspend), (.left, .columnLeft), (.character("h"), .columnLeft),
             (.right, .columnRight), (.character("l"), .columnRight),
+            (.character("/"), .search), (.character("n"), .searchNext), (.character("N"), .searchPrevious),
+            (.character("f"), .filter),
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key, in: viewerKeyBindings), action, "\(key)")
         }
-        XCTAssertNil(KeyBinding.action(for: .character("n"), in: viewerKeyBindings))
+        XCTAssertNil(KeyBinding.action(for: .character("y"), in: viewerKeyBindings))
         let bound = viewerKeyBindings.flatMap(\.actions.keys)
         XCTAssertEqual(bound.count, Set(bound).count, "a key is bound twice")
     }

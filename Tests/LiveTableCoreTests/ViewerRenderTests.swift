@@ -52,7 +52,7 @@ final class ViewerRenderTests: XCTestCase {
               3  NULL        -3  <0 bytes>  \\u{1b}[2J red
               4  x       text    <1 byte>   NULL
 
-             ↑↓ move  Enter row  t tables  ? help  q quit
+             ↑↓ move  Enter row  t tables  / search  ? help  q quit
                                                                 last column cut →
             """)
     }
@@ -203,7 +203,7 @@ final class ViewerRenderTests: XCTestCase {
     }
 
     func testHelpOverlayListsTheKeyTable() throws {
-        var state = try tableState(width: 70, height: 14)
+        var state = try tableState(width: 70, height: 16)
         _ = viewerUpdate(&state, .key(.character("?")))
         let text = viewerRender(state).text
         for binding in viewerKeyBindings {

@@ -8,9 +8,9 @@ import XCTest
 /// their results sent back as messages. A commit of another process is a
 /// new value of the observed window.
 final class ViewerUpdateTests: XCTestCase {
-    private var path: String!
-    private var database: ViewerDatabase!
-    private var state: ViewerState!
+    var path: String!
+    var database: ViewerDatabase!
+    var state: ViewerState!
 
     override func setUpWithError() throws {
         path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
@@ -27,7 +27,7 @@ final class ViewerUpdateTests: XCTestCase {
     // MARK: - Driving
 
     /// Opens `target` as the command line does, and sends the first resize.
-    private func start(_ target: ViewerTarget?, sort: String? = nil, descending: Bool = false, height: Int = 10) throws {
+    func start(_ target: ViewerTarget?, sort: String? = nil, descending: Bool = false, height: Int = 10) throws {
         let opened = try target.map { target in
             try database.read { db in try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db) }
         }
@@ -38,7 +38,7 @@ final class ViewerUpdateTests: XCTestCase {
     /// Sends a message, then performs its effects and sends their results,
     /// until no effect is left. Returns every effect.
     @discardableResult
-    private func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
+    func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
         var all: [ViewerEffect] = []
         var queue = [message]
         while !queue.isEmpty {
@@ -73,6 +73,11 @@ final class ViewerUpdateTests: XCTestCase {
                 return .counted(count.value, isExact: count.isExact)
             case .pauseCounting:
                 return .countPauseEnded
+            case let .search(viewed, search):
+                return .searched(try database.read { db in try search.run(db, viewed.source, viewed.ordering) })
+            case let .filter(viewed, expression):
+                let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
+                return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
             case .stopObserving, .highlightTimer, .suspend, .quit:
                 return nil
             }
@@ -80,6 +85,8 @@ final class ViewerUpdateTests: XCTestCase {
             switch effect {
             case .open: return .openFailed("\(error)")
             case .observe: return .windowFailed("\(error)")
+            case .filter: return .filterFailed("\(error)")
+            case .search: return .searchFailed("\(error)")
             default: throw error
             }
         }
@@ -87,7 +94,7 @@ final class ViewerUpdateTests: XCTestCase {
 
     /// Another process commits `sql`; the observation delivers the window
     /// it observes again.
-    private func commit(_ sql: String) throws {
+    func commit(_ sql: String) throws {
         _ = try ForeignFile.sqlite3(path, sql)
         let table = try XCTUnwrap(state.table)
         let request = try XCTUnwrap(table.observedRequest)
@@ -99,7 +106,7 @@ final class ViewerUpdateTests: XCTestCase {
     }
 
     /// The selected row's values, as text.
-    private var selectedName: String? {
+    var selectedName: String? {
         guard let table = state.table, let index = table.selectedIndex else { return nil }
         return table.window?.rows[index][1].storage.value.map { "\($0)" }
     }

@@ -56,6 +56,10 @@ private enum Style {
     static let status = CellStyle(color: .status)
     static let accent = CellStyle(color: .accent, bold: true)
     static let error = CellStyle(color: .error, bold: true)
+    /// A match of the search, in the cells of its column.
+    static let match = CellStyle(color: .accent, bold: true, underline: true)
+    /// The cursor of the prompt.
+    static let cursor = CellStyle(color: .status, reverse: true)
 }
 
 /// The widest a column gets, so that one long value leaves room for the others.
@@ -158,8 +162,11 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             let highlight = rowIDs.flatMap { ids in
                 ids.indices.contains(index) ? table.highlighter.highlight(row: ids[index], cell: column.index) : nil
             }
-            screen.put(cell.fitted(toWidth: column.width), x: column.x, y: y,
-                       style: style.highlighted(highlight), maxWidth: column.width)
+            let fitted = cell.fitted(toWidth: column.width)
+            screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
+            if let search = table.search, search.column == column.index, cell.kind == .text || cell.kind == .number {
+                drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, into: &screen)
+            }
         }
     }
     if columns.hidden > 0 {
@@ -168,12 +175,41 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     return columns.isLastCut ? "last column cut →" : ""
 }
 
+/// Marks each match of `needle` (ASCII letters in any case, as the
+/// search compares them) in the text of a cell drawn at `x`.
+private func drawMatches(of needle: String, in text: String, x: Int, y: Int, width: Int, into screen: inout Screen) {
+    let needle = Array(needle.lowercasedASCII)
+    guard !needle.isEmpty else { return }
+    let characters = Array(text.lowercasedASCII)
+    var start = 0
+    while start + needle.count <= characters.count {
+        guard Array(characters[start..<(start + needle.count)]) == needle else {
+            start += 1
+            continue
+        }
+        let offset = TextWidth.width(of: String(Array(text)[..<start]))
+        let match = String(Array(text)[start..<(start + needle.count)])
+        screen.put(match, x: x + offset, y: y, style: Style.match, maxWidth: max(0, width - offset))
+        start += needle.count
+    }
+}
+
+extension String {
+    /// The text with its ASCII letters in lower case, as SQLite's `lower()`.
+    fileprivate var lowercasedASCII: String {
+        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
+        }))
+    }
+}
+
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
     var title = " \(oneLine(state.fileName)) — \(oneLine(source.name))"
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
+
     // Not live after a failure; before the first window, loading.
     let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
     let count: String
@@ -191,6 +227,12 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         trailing.append("row \(grouped(index + 1)) of \(count) · \(live) ")
     }
     trailing += ["\(count) rows · \(live) ", "\(count) · \(live) ", "\(count) "]
+    if let filter = table.viewed.source.filter {
+        // The filter is cut before the count and "live" are.
+        let room = screen.width - TextWidth.width(of: title) - TextWidth.width(of: " · where ")
+            - TextWidth.width(of: "\(count) · \(live) ") - 1
+        title += " · where " + TextWidth.truncated(oneLine(filter), toWidth: max(3, room))
+    }
     screen.drawTitleBar(title, trailing: trailing, y: 0)
 }
 
@@ -259,6 +301,8 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
         hints = [("", "any key closes the help")]
     case .row:
         hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
+    case nil where state.prompt != nil:
+        hints = [("Enter", state.prompt?.kind == .search ? "search" : "filter"), ("Esc", "cancel")]
     case nil:
         if state.table == nil {
             hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit")]
@@ -274,12 +318,23 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
 
 private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: ViewerLayout, into screen: inout Screen) {
     let y = layout.statusY
+    if let prompt = state.prompt {
+        drawPrompt(prompt, width: layout.width, y: y, into: &screen)
+        return
+    }
     var left: (text: String, style: CellStyle)?
     switch state.message {
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let table = state.table, table.viewed.cost == .scan {
+        if let table = state.table, table.pendingFilter != nil {
+            left = ("checking the filter…", Style.status)
+        } else if let table = state.table, table.pendingSearch != nil {
+            left = ("searching…", Style.status)
+        } else if let table = state.table, let scanned = table.filterScannedRows {
+            let rows = scanned.isExact ? grouped(scanned.value) : "~" + grouped(scanned.value)
+            left = ("filtered: each update scans \(rows) rows", Style.status)
+        } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
             let reason = table.viewed.ordering.sortColumn == nil
                 ? "no index for this order" : "sorted by an unindexed column"
@@ -292,6 +347,34 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     if let left {
         let leftWidth = layout.width - 2 - rightWidth - (rightWidth > 0 ? 1 : 0)
         screen.put(TextWidth.truncated(left.text, toWidth: leftWidth), x: 1, y: y, style: left.style)
+    }
+}
+
+/// The prompt on the status line: "/" or "filter: ", the text, scrolled so
+/// that the cursor shows, and the cursor as a reversed cell.
+private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen: inout Screen) {
+    let label = prompt.kind == .search ? "/" : "filter: "
+    let labelWidth = TextWidth.width(of: label)
+    let room = max(1, width - 2 - labelWidth)
+    let characters = Array(prompt.text)
+    let cursor = prompt.field.clampedCursor
+    // The characters before the cursor that fit, leaving a cell for it.
+    var first = cursor
+    var used = 1
+    while first > 0 {
+        let next = TextWidth.width(of: String(characters[first - 1]))
+        guard used + next <= room else { break }
+        used += next
+        first -= 1
+    }
+    let shown = TextWidth.truncated(String(characters[first...]), toWidth: room)
+    screen.put(label, x: 1, y: y, style: Style.accent)
+    screen.put(shown, x: 1 + labelWidth, y: y, style: .plain, maxWidth: room)
+    let cursorX = 1 + labelWidth + TextWidth.width(of: String(characters[first..<cursor]))
+    let under = cursor < characters.count ? String(characters[cursor]) : " "
+    screen.put(under, x: cursorX, y: y, style: Style.cursor, maxWidth: max(0, width - 1 - cursorX))
+    if cursorX < width {
+        screen.cursor = (cursorX, y)
     }
 }
 
