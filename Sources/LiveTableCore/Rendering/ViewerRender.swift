@@ -56,7 +56,8 @@ private enum Style {
     static let status = CellStyle(color: .status)
     static let accent = CellStyle(color: .accent, bold: true)
     static let error = CellStyle(color: .error, bold: true)
-    /// A match of the search, in the cells of its column.
+    /// A match of the search, in the cells of its column (underlined on
+    /// the selection too).
     static let match = CellStyle(color: .accent, bold: true, underline: true)
     /// The cursor of the prompt.
     static let cursor = CellStyle(color: .status, reverse: true)
@@ -165,7 +166,10 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             let fitted = cell.fitted(toWidth: column.width)
             screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
             if let search = table.search, search.column == column.index, cell.kind == .text || cell.kind == .number {
-                drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, into: &screen)
+                var match = isSelected ? Style.selection : Style.match
+                match.underline = true
+                drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, style: match,
+                            into: &screen)
             }
         }
     }
@@ -177,7 +181,9 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
 
 /// Marks each match of `needle` (ASCII letters in any case, as the
 /// search compares them) in the text of a cell drawn at `x`.
-private func drawMatches(of needle: String, in text: String, x: Int, y: Int, width: Int, into screen: inout Screen) {
+private func drawMatches(
+    of needle: String, in text: String, x: Int, y: Int, width: Int, style: CellStyle, into screen: inout Screen)
+{
     let needle = Array(needle.lowercasedASCII)
     guard !needle.isEmpty else { return }
     let characters = Array(text.lowercasedASCII)
@@ -189,7 +195,7 @@ private func drawMatches(of needle: String, in text: String, x: Int, y: Int, wid
         }
         let offset = TextWidth.width(of: String(Array(text)[..<start]))
         let match = String(Array(text)[start..<(start + needle.count)])
-        screen.put(match, x: x + offset, y: y, style: Style.match, maxWidth: max(0, width - offset))
+        screen.put(match, x: x + offset, y: y, style: style, maxWidth: max(0, width - offset))
         start += needle.count
     }
 }
