@@ -533,8 +533,10 @@ private func filtered(_ viewed: ViewedSource, scannedRows: RowCount?, _ state: i
     table.pendingFilter = nil
     table.viewed = viewed
     table.filterScannedRows = scannedRows
-    // Other rows: nothing of the old window is a change, and the count
-    // starts again.
+    // Other rows: the old window's are not shown under the new filter
+    // (the selection waits for the new window, anchored on it), nothing
+    // of them is a change, and the count starts again.
+    table.window = nil
     table.highlighter.reset()
     table.rowCount = nil
     table.isCounting = false
