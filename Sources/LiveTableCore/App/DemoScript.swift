@@ -160,6 +160,15 @@ public enum DemoScript {
             caption: "End (G): the last rows; new orders arrive after them, and the count grows",
             messages: viewerKeys("G")),
         DemoStep(
+            caption: "/ searches the column (l: customer) in SQL, over the whole table: n, N the next, previous",
+            messages: viewerKeys("l/zo") + [.key(.enter)]),
+        DemoStep(
+            caption: "f filters by a SQL expression: status = 'new'; the rows and the count follow it, live",
+            messages: viewerKeys("fstatus = 'new'") + [.key(.enter)]),
+        DemoStep(
+            caption: "Esc clears the filter",
+            messages: [.key(.escape)]),
+        DemoStep(
             caption: "Enter: the whole row, every column",
             messages: [.key(.enter)]),
         DemoStep(
