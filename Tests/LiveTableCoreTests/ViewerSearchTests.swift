@@ -242,6 +242,30 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.rowCount, 50)
     }
 
+    func testFilterIsKeptWhenTheSourceIsOpenedAgainAfterAFailure() throws {
+        try start(.table("item"))
+        try prompt("f", "price <= 100")
+        // A read failed (the file locked for longer than the busy
+        // timeout): the source is opened again, with its filter.
+        try send(.windowFailed("database is locked"))
+        XCTAssertEqual(state.table?.viewed.source.filter, "price <= 100")
+        XCTAssertEqual(state.table?.rowCount, 10)
+        XCTAssertEqual(selectedName, "item 001")
+        try commit("INSERT INTO item(name, price) VALUES ('cheap', 5)")
+        XCTAssertEqual(state.table?.rowCount, 11)
+    }
+
+    func testFilterOnADroppedColumnIsDroppedAndSaysSo() throws {
+        try start(.table("item"))
+        try send(.key(.right))
+        try prompt("f", "price <= 100")
+        try commit("DROP INDEX item_price; ALTER TABLE item DROP COLUMN price")
+        XCTAssertNil(state.table?.viewed.source.filter)
+        XCTAssertEqual(statusText, "invalid filter: no such column: price")
+        XCTAssertEqual(state.table?.rowCount, 100)
+        XCTAssertEqual(state.table?.window?.rows.first, [1.databaseValue, "item 001".databaseValue])
+    }
+
     func testFilterOnAQueryUsesItsColumnNames() throws {
         try start(.query("SELECT name AS label, price * 2 AS doubled FROM item"))
         try prompt("f", "doubled > 1900")

@@ -61,7 +61,15 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
             if table.selected?.key.count != viewed.ordering.keyColumns.count {
                 table.selected = nil
             }
+            let filter = table.viewed.source.filter
             table.viewed = viewed
+            if let filter {
+                // The filter, validated again on the source as it is now,
+                // before the windows are observed again (`.filtered`).
+                table.pendingFilter = filter
+                state.table = table
+                return [.filter(viewed, filter)]
+            }
             state.table = table
         } else {
             state.table = TableState(viewed: viewed)
@@ -153,11 +161,20 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         return filtered(viewed, scannedRows: scannedRows, &state)
 
     case let .filterFailed(error):
-        // The previous filter stays.
-        guard state.table?.pendingFilter != nil else { return [] }
-        state.table?.pendingFilter = nil
+        guard var table = state.table, table.pendingFilter != nil else { return [] }
+        table.pendingFilter = nil
         state.message = .error(error)
-        return []
+        guard table.observedRequest == nil else {
+            // The previous filter stays.
+            state.table = table
+            return []
+        }
+        // Opened again after a failure, the source no longer takes its
+        // filter (a column was dropped): its rows, unfiltered.
+        table.filterScannedRows = nil
+        table.window = nil
+        state.table = table
+        return observeWindow(&state) + recount(&state)
 
     case let .commitsPolled(reason):
         guard !state.isPolling else { return [] }
