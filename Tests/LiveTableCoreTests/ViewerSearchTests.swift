@@ -146,6 +146,29 @@ extension ViewerUpdateTests {
         XCTAssertNil(state.table?.search)
     }
 
+    func testLongPromptScrollsToItsCursorAndTinyScreensDoNotCrash() throws {
+        try start(.table("item"))
+        try send(.key(.character("f")))
+        try type("price > 1 AND price < 1000 AND name LIKE 'item%' AND id > 0 AND id < 500")
+        // 60 cells: the label, then the end of the text, the cursor after it.
+        let screen = viewerRender(state)
+        let status = try XCTUnwrap(screen.text.components(separatedBy: "\n").last)
+        XCTAssertTrue(status.hasPrefix(" filter: "), status)
+        XCTAssertTrue(status.hasSuffix("AND id < 500"), status)
+        let cursor = try XCTUnwrap(screen.cursor)
+        XCTAssertEqual(cursor.y, 9)
+        XCTAssertEqual(cursor.x, 58)
+        try send(.key(.home))
+        let start = viewerRender(state)
+        XCTAssertTrue(try XCTUnwrap(start.text.components(separatedBy: "\n").last).hasPrefix(" filter: price > 1 AND"))
+        XCTAssertEqual(start.cursor?.x, 9)
+        for (width, height) in [(0, 0), (1, 1), (20, 5), (21, 6)] {
+            state.width = width
+            state.height = height
+            _ = viewerRender(state)
+        }
+    }
+
     // MARK: - Filter
 
     func testFilterNarrowsTheRowsAndTheCount() throws {
