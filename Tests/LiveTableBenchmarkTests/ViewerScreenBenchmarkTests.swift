@@ -82,6 +82,7 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
             "rows", "first_rows_ms", "end_ms", "home_ms", "jumps", "update_p50_ms", "update_p99_ms",
             "update_samples", "writer_commits_per_s", "writer_commits_per_s_viewing",
             "viewer_screens_while_writing", "peak_rss_mb",
+            "search_ms", "search_next_ms", "filter_first_rows_ms", "filter_count_ms", "filter_rows",
         ])
         XCTAssertEqual(viewer["rows"] as? Int, 2_000_000)
         XCTAssertEqual(viewer["first_rows_ms"] as? Double, 40)
@@ -115,7 +116,12 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
                 try String.fetchAll(db, sql: "SELECT note FROM item WHERE note LIKE 'live %' ORDER BY note")
             }
             XCTAssertEqual(Set(notes), ["live 0", "live 1", "live 2", "live 3", "live 4"])
-            return try XCTUnwrap(result).get()
+            let figures = try XCTUnwrap(result).get()
+            // The filter's count is the count of its rows.
+            XCTAssertEqual(figures.filter_rows, try DatabaseQueue(path: path).read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE note LIKE '%77777%'")
+            })
+            return figures
         }
         let figures = try XCTUnwrap(results.first)
         XCTAssertEqual(results.count, 1)
@@ -130,6 +136,10 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
         XCTAssertGreaterThan(figures.writer_commits_per_s_viewing, 0)
         XCTAssertGreaterThan(figures.viewer_screens_while_writing, 0, "the viewer followed the writer")
         XCTAssertGreaterThan(figures.peak_rss_mb, 0)
+        XCTAssertGreaterThan(figures.search_ms, 0)
+        XCTAssertGreaterThan(figures.search_next_ms, 0)
+        XCTAssertGreaterThan(figures.filter_first_rows_ms, 0)
+        XCTAssertGreaterThanOrEqual(figures.filter_count_ms, figures.filter_first_rows_ms)
         XCTAssertEqual(figures.targets.count, 1)
         // The suite removes what it generated.
         XCTAssertFalse(FileManager.default.fileExists(atPath: try XCTUnwrap(generated)))
