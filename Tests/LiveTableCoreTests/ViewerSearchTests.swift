@@ -289,6 +289,26 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.window?.rows.first, [1.databaseValue, "item 001".databaseValue])
     }
 
+    func testFilterAndSearchOnAViewAndAWithoutRowidTable() throws {
+        _ = try ForeignFile.sqlite3(path, """
+            CREATE VIEW cheap AS SELECT name, price FROM item WHERE price < 300;
+            CREATE TABLE code(key TEXT PRIMARY KEY, label TEXT) WITHOUT ROWID;
+            INSERT INTO code VALUES ('a', 'Alpha'), ('b', 'Beta'), ('c', 'Gamma'), ('d', 'Delta');
+            """)
+        try start(.table("cheap"))
+        try prompt("f", "price > 100")
+        XCTAssertEqual(state.table?.rowCount, 19)
+        try prompt("/", "02")
+        XCTAssertEqual(state.table?.selectedIndex.flatMap { state.table?.window?.rows[$0][0] }, "item 020".databaseValue)
+
+        try start(.table("code"))
+        try prompt("f", "label LIKE '%ta'")
+        XCTAssertEqual(state.table?.rowCount, 2)
+        try send(.key(.right))
+        try prompt("/", "DEL")
+        XCTAssertEqual(selectedName, "Delta")
+    }
+
     func testFilterOnAQueryUsesItsColumnNames() throws {
         try start(.query("SELECT name AS label, price * 2 AS doubled FROM item"))
         try prompt("f", "doubled > 1900")

@@ -385,7 +385,7 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
         return handlePrompt(key, &state)
     }
     // Esc clears the filter before it quits.
-    if key == .escape, let table = state.table, table.viewed.source.filter != nil, table.pendingFilter == nil {
+    if key == .escape, let table = state.table, table.viewed.source.filter != nil, table.pendingFilter != "" {
         state.message = nil
         return requestFilter(nil, &state)
     }

@@ -229,7 +229,13 @@ public struct RowSource: Equatable, Sendable {
                 throw ViewerError.invalidFilter(reason: "the filter is empty")
             }
             // What follows the first statement is compiled, never run.
-            if (try? statements.next()) != nil {
+            let hasMore: Bool
+            do {
+                hasMore = try statements.next() != nil
+            } catch {
+                hasMore = true
+            }
+            if hasMore {
                 throw ViewerError.invalidFilter(reason: "more than one statement")
             }
             guard statement.isReadonly else {
