@@ -215,7 +215,6 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
-
     // Not live after a failure; before the first window, loading.
     let live = table.isLive ? "live" : table.window != nil || table.isRecovering ? "not live" : "loading"
     let count: String
