@@ -11,6 +11,7 @@ Mono. Run it through scripts/screenshots.sh, which installs pyte and Pillow.
 import argparse
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -317,6 +318,37 @@ def main():
             finally:
                 tmux.kill()
 
+        def filtered():
+            # The viewer on the same kind of file, filtered by a SQL
+            # expression, then searched in the customer column while
+            # another program inserts an order the filter keeps.
+            shop_directory = os.path.join(directory, "filter")
+            os.makedirs(shop_directory)
+            shop = make_shop(shop_directory)
+            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            try:
+                tmux.wait_for("of 2,000 · live")
+                tmux.keys("f")
+                tmux.text("status = 'paid' AND total > 250")
+                tmux.keys("Enter")
+                tmux.wait(lambda screen: "where status" in screen
+                          and re.search(r"row 1 of [0-9]+ · live", screen) is not None, "the filtered count")
+                with sqlite3.connect(shop) as db:
+                    db.execute(
+                        "INSERT INTO orders(customer, item, quantity, total, status) "
+                        "VALUES ('Zoé', 'Chess set', 4, 312.5, 'paid')")
+                db.close()
+                tmux.wait(lambda screen: "Zoé" in screen or "+1" in screen, "the new order")
+                tmux.keys("l", "/")
+                tmux.text("ar")
+                tmux.keys("Enter")
+                tmux.wait(lambda screen: re.search(r"row [0-9,]+ of [0-9,]+ · live", screen) is not None
+                          and "row 1 of" not in screen, "the first match")
+                render(tmux.capture(), os.path.join(arguments.output, "filter.png"))
+                print("screenshots: filter.png")
+            finally:
+                tmux.kill()
+
         def follow():
             # The viewer following the end of the file (F) while another
             # program appends orders: the new ones show at the bottom,
@@ -344,7 +376,7 @@ def main():
                 tmux.kill()
 
         if arguments.only:
-            {"follow.png": follow, "viewer.png": viewer}[arguments.only]()
+            {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer}[arguments.only]()
             return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
@@ -353,6 +385,7 @@ def main():
         shot("highlight.png", highlighted_change, database=changed_database)
         viewer()
         follow()
+        filtered()
 
 
 if __name__ == "__main__":

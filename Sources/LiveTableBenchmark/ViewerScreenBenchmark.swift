@@ -47,6 +47,19 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     public var update_sorted_unindexed_p99_ms: Double
     /// The number of those updates measured.
     public var update_sorted_unindexed_samples: Int
+    /// From Enter in the search prompt (`/`) to the drawn screen of a
+    /// match near the end of the table, in the unindexed note column.
+    public var search_ms: Double
+    /// From `n` to the drawn screen that says the search wrapped: the next
+    /// match is the same row, after a walk of the whole table.
+    public var search_next_ms: Double
+    /// From Enter in the filter prompt (`f`) to the drawn screen of the
+    /// first rows of a filter that scans (`note LIKE '%77777%'`).
+    public var filter_first_rows_ms: Double
+    /// From the same Enter to the drawn screen of the filter's exact count.
+    public var filter_count_ms: Double
+    /// The number of rows that the filter keeps.
+    public var filter_rows: Int
 
     /// Creates figures.
     ///
@@ -69,7 +82,10 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
         viewer_screens_while_writing: Int, peak_rss_mb: Double,
         sort_indexed_ms: Double, sort_unindexed_ms: Double, sort_samples: Int,
         update_sorted_unindexed_p50_ms: Double, update_sorted_unindexed_p99_ms: Double,
-        update_sorted_unindexed_samples: Int)
+        update_sorted_unindexed_samples: Int,
+
+        search_ms: Double = 0, search_next_ms: Double = 0, filter_first_rows_ms: Double = 0,
+        filter_count_ms: Double = 0, filter_rows: Int = 0)
     {
         self.rows = rows
         self.first_rows_ms = first_rows_ms
@@ -89,6 +105,11 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
         self.update_sorted_unindexed_p50_ms = update_sorted_unindexed_p50_ms
         self.update_sorted_unindexed_p99_ms = update_sorted_unindexed_p99_ms
         self.update_sorted_unindexed_samples = update_sorted_unindexed_samples
+        self.search_ms = search_ms
+        self.search_next_ms = search_next_ms
+        self.filter_first_rows_ms = filter_first_rows_ms
+        self.filter_count_ms = filter_count_ms
+        self.filter_rows = filter_rows
     }
 
     /// The share of its commits per second that the writer keeps while the
@@ -178,6 +199,18 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
             ]
             lines.append(zip(cells, sortWidths).map { pad($0, $1) }.joined())
         }
+        let searchWidths = [12, 12, 10, 18, 16, 14]
+        lines.append("the viewer's search (/, n) in the unindexed note column, and filter (f) note LIKE '%77777%'")
+        lines.append(zip(["rows", "/ far ms", "n ms", "f first rows ms", "f count ms", "f rows"], searchWidths)
+            .map { pad($0, $1) }.joined())
+        for figure in figures {
+            let cells = [
+                figure.rows.formatted(), String(format: "%.1f", figure.search_ms),
+                String(format: "%.1f", figure.search_next_ms), String(format: "%.1f", figure.filter_first_rows_ms),
+                String(format: "%.1f", figure.filter_count_ms), figure.filter_rows.formatted(),
+            ]
+            lines.append(zip(cells, searchWidths).map { pad($0, $1) }.joined())
+        }
         return lines
     }
 }
@@ -229,6 +262,16 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         var sortColumn: String?
         /// True when a visible row holds the awaited value.
         var showsAwaited: Bool
+        /// The status line's message.
+        var status: String?
+        /// True while a search runs.
+        var isSearching: Bool
+        /// The filter of the rows on screen.
+        var filter: String?
+        /// The row count, when exact.
+        var exactCount: Int?
+        /// The rows each update scans, with a filter that scans.
+        var filterScannedRows: Int?
     }
 
     /// The table of `ViewerBenchmark.makeTable`.
@@ -375,6 +418,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         let sortedUpdate = try sortedUpdateLatency(column: "name", other: other)
         log("viewer: another process's update on screen, sorted by an unindexed column, p50 "
             + "\(Self.milliseconds(sortedUpdate.p50 / 1000)) ms, p99 \(Self.milliseconds(sortedUpdate.p99 / 1000)) ms")
+        let searchAndFilter = try searchAndFilter(rows: rows)
 
         // The writer again, the viewer open.
         let framesBeforeWriter = frameCount()
@@ -412,7 +456,12 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             sort_samples: sortIndexed.count,
             update_sorted_unindexed_p50_ms: sortedUpdate.p50,
             update_sorted_unindexed_p99_ms: sortedUpdate.p99,
-            update_sorted_unindexed_samples: sortedUpdate.count)
+            update_sorted_unindexed_samples: sortedUpdate.count,
+            search_ms: searchAndFilter.search * 1000,
+            search_next_ms: searchAndFilter.next * 1000,
+            filter_first_rows_ms: searchAndFilter.filterFirstRows * 1000,
+            filter_count_ms: searchAndFilter.filterCount * 1000,
+            filter_rows: searchAndFilter.filterRows)
     }
 
     // MARK: - Sorting
@@ -490,6 +539,65 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         return LatencySummary(seconds: latencies)!
     }
 
+    /// Search and filter, by their keys: `/` to a match near the end of
+    /// the table in the note column (no index), `n` (which wraps round the
+    /// whole table to the same row), then `f` with a filter that scans,
+    /// to its first rows and to its exact count; Esc clears it.
+    private func searchAndFilter(rows: Int) throws
+        -> (search: Double, next: Double, filterFirstRows: Double, filterCount: Double, filterRows: Int)
+    {
+        var framesBefore = frameCount()
+        press([.home])
+        _ = try waitForFrame(after: framesBefore, stage: "Home before the search") { $0.anchor == .first && $0.hasRows }
+        // The column cursor on note; the text typed in capitals, as the
+        // search ignores the case of ASCII letters.
+        let target = "note \(max(1, rows - 5))"
+        try moveCursor(to: "note")
+        press([.character("/")] + target.uppercased().map { Key.character($0) })
+        framesBefore = frameCount()
+        setAwaited(target.databaseValue)
+        var pressed = now()
+        press([.enter])
+        let search = try waitForFrame(after: framesBefore, stage: "search") { $0.showsAwaited && !$0.isSearching }.time
+            - pressed
+        setAwaited(nil)
+        framesBefore = frameCount()
+        pressed = now()
+        press([.character("n")])
+        let next = try waitForFrame(after: framesBefore, stage: "n") {
+            $0.status == "search wrapped" && !$0.isSearching
+        }.time - pressed
+        log("viewer: / to a far match \(Self.milliseconds(search)) ms, n (round the table) \(Self.milliseconds(next)) ms")
+
+        let filter = "note LIKE '%77777%'"
+        press([.character("f")] + filter.map { Key.character($0) })
+        framesBefore = frameCount()
+        pressed = now()
+        press([.enter])
+        let firstRows = try waitForFrame(after: framesBefore, stage: "filter") { $0.filter == filter }
+        let counted = try waitForFrame(after: framesBefore, stage: "filter count") {
+            $0.filter == filter && $0.exactCount != nil
+        }
+        log("viewer: f \(filter): first rows \(Self.milliseconds(firstRows.time - pressed)) ms, exact count "
+            + "\(counted.exactCount ?? 0) in \(Self.milliseconds(counted.time - pressed)) ms"
+            + (firstRows.filterScannedRows.map { " (each update scans \($0.formatted()) rows)" } ?? ""))
+        framesBefore = frameCount()
+        press([.escape])
+        _ = try waitForFrame(after: framesBefore, stage: "filter cleared") {
+            $0.filter == nil && $0.hasRows && $0.exactCount != nil
+        }
+        return (search, next, firstRows.time - pressed, counted.time - pressed, counted.exactCount ?? 0)
+    }
+
+    /// Sends keys to the loop, in order.
+    private func press(_ keys: [Key]) {
+        onMain {
+            for key in keys {
+                self.host!.loop.send(.key(key))
+            }
+        }
+    }
+
     /// The other process updates rows, one transaction each, without pause,
     /// for `writerSeconds`.
     private func write(_ other: SQLiteCommand, rows: Int) throws -> (commits: Int, perSecond: Double) {
@@ -531,9 +639,14 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             let visible = window.rows.dropFirst(table.scrollTop).prefix(state.pageRows)
             showsAwaited = visible.contains { $0.contains(awaited) }
         }
+        var status: String?
+        if case let .notice(text)? = state.message { status = text }
         frames.append(Frame(
             time: time, anchor: window.request.anchor, hasRows: !window.rows.isEmpty,
-            sortColumn: window.request.ordering.sortColumn, showsAwaited: showsAwaited))
+            sortColumn: window.request.ordering.sortColumn, showsAwaited: showsAwaited,
+            status: status, isSearching: table.pendingSearch != nil, filter: table.viewed.source.filter,
+            exactCount: table.rowCountIsApproximate ? nil : table.rowCount,
+            filterScannedRows: table.filterScannedRows?.value))
         condition.broadcast()
     }
 

@@ -84,6 +84,7 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
             "viewer_screens_while_writing", "peak_rss_mb",
             "sort_indexed_ms", "sort_unindexed_ms", "sort_samples",
             "update_sorted_unindexed_p50_ms", "update_sorted_unindexed_p99_ms", "update_sorted_unindexed_samples",
+            "search_ms", "search_next_ms", "filter_first_rows_ms", "filter_count_ms", "filter_rows",
         ])
         XCTAssertEqual(viewer["rows"] as? Int, 2_000_000)
         XCTAssertEqual(viewer["first_rows_ms"] as? Double, 40)
@@ -127,7 +128,12 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
                 try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY name DESC LIMIT 3")
             }
             XCTAssertEqual(sorted, last)
-            return try XCTUnwrap(result).get()
+            let figures = try XCTUnwrap(result).get()
+            // The filter's count is the count of its rows.
+            XCTAssertEqual(figures.filter_rows, try DatabaseQueue(path: path).read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE note LIKE '%77777%'")
+            })
+            return figures
         }
         let figures = try XCTUnwrap(results.first)
         XCTAssertEqual(results.count, 1)
@@ -147,6 +153,10 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
         XCTAssertGreaterThan(figures.sort_unindexed_ms, 0)
         XCTAssertEqual(figures.update_sorted_unindexed_samples, 3)
         XCTAssertGreaterThanOrEqual(figures.update_sorted_unindexed_p99_ms, figures.update_sorted_unindexed_p50_ms)
+        XCTAssertGreaterThan(figures.search_ms, 0)
+        XCTAssertGreaterThan(figures.search_next_ms, 0)
+        XCTAssertGreaterThan(figures.filter_first_rows_ms, 0)
+        XCTAssertGreaterThanOrEqual(figures.filter_count_ms, figures.filter_first_rows_ms)
         XCTAssertEqual(figures.targets.count, 1)
         // The suite removes what it generated.
         XCTAssertFalse(FileManager.default.fileExists(atPath: try XCTUnwrap(generated)))

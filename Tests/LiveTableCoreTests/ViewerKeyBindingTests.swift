@@ -13,11 +13,13 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.control("z"), .suspend), (.left, .columnLeft), (.character("h"), .columnLeft),
             (.right, .columnRight), (.character("l"), .columnRight),
             (.character("["), .sortAscending), (.character("]"), .sortDescending),
+            (.character("/"), .search), (.character("n"), .searchNext), (.character("N"), .searchPrevious),
+            (.character("f"), .filter),
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key, in: viewerKeyBindings), action, "\(key)")
         }
-        XCTAssertNil(KeyBinding.action(for: .character("n"), in: viewerKeyBindings))
+        XCTAssertNil(KeyBinding.action(for: .character("y"), in: viewerKeyBindings))
         let bound = viewerKeyBindings.flatMap(\.actions.keys)
         XCTAssertEqual(bound.count, Set(bound).count, "a key is bound twice")
     }

@@ -52,7 +52,7 @@ final class ViewerRenderTests: XCTestCase {
               3  NULL        -3  <0 bytes>  \\u{1b}[2J red
               4  x       text    <1 byte>   NULL
 
-             ↑↓ move  Enter row  t tables  F follow  ? help  q quit
+             ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit
                                                                 last column cut →
             """)
     }

@@ -54,42 +54,7 @@ final class ViewerUpdateTests: XCTestCase {
     }
 
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
-        do {
-            switch effect {
-            case .listTables:
-                return .tablesListed(try database.read { db in
-                    try ViewerTable.all(db).map {
-                        PickerEntry(name: $0.name, kind: $0.kind, count: try RowSource.table($0).quickRowCount(db))
-                    }
-                })
-            case let .open(target, sortColumn, descending):
-                return .opened(try database.read { db in
-                    try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
-                })
-            case let .observe(viewed, request):
-                return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) })
-            case let .count(source):
-                let count = try source.countRows(in: database.backgroundReader, chunk: 7)
-                return .counted(count.value, isExact: count.isExact)
-            case .pauseCounting:
-                return .countPauseEnded
-            case .resume:
-                return .resumed(now: .now)
-            case let .findDeletedRows(source, ids):
-                let missing = try database.read { db in
-                    try XCTUnwrap(source.identityLookup).missing(db, among: ids.map(\.values))
-                }
-                return .deletedRowsFound(source, missing.map(StoredKey.init))
-            case .stopObserving, .highlightTimer, .suspend, .quit:
-                return nil
-            }
-        } catch {
-            switch effect {
-            case .open: return .openFailed("\(error)")
-            case .observe: return .windowFailed("\(error)")
-            default: throw error
-            }
-        }
+        try performViewerEffect(effect, on: database, now: .now, countChunk: 7)
     }
 
     /// Another process commits `sql`; the observation delivers the window

@@ -77,10 +77,20 @@ final class DemoTests: LiveTableTestCase {
         // The item column, hidden.
         try session.waitForScreen("item hidden") { $0.contains("customer  quantity") }
         try session.send("Space")
-        try session.waitForScreen(containing: "Enter: the whole row, every column")
+        try session.waitForScreen(containing: "/ searches the column (← l: customer) in SQL, over the whole table")
         try session.waitForScreen("item shown again") { $0.contains("customer  item") }
         // The last of the first orders, at the end with the new ones.
         try session.waitForScreen("the last rows") { $0.contains(" 120  ") && !$0.contains(" 1  Arthur") }
+        try session.send("Space")
+        try session.waitForScreen(containing: "f filters by a SQL expression: status = 'new'")
+        // The search wrapped from the end to the first order of Zoé, the 18th.
+        try session.waitForScreen(containing: "row 18 of")
+        try session.send("Space")
+        try session.waitForScreen(containing: "Esc clears the filter")
+        try session.waitForScreen(containing: "where status = 'new'")
+        try session.send("Space")
+        try session.waitForScreen(containing: "Enter: the whole row, every column")
+        try session.waitForScreen("the filter cleared") { !$0.contains("where status") }
         try session.send("Space")
         try session.waitForScreen(containing: "F: follow, like less +F: the view stays on the last row as new orders arrive")
         try session.send("Space")

@@ -166,6 +166,15 @@ public enum DemoScript {
             caption: "= shows the hidden columns again; < narrows, ← → scroll sideways",
             messages: viewerKeys("=")),
         DemoStep(
+            caption: "/ searches the column (← l: customer) in SQL, over the whole table: n, N the next, previous",
+            messages: Array(repeating: .key(.left), count: 5) + viewerKeys("l/zo") + [.key(.enter)]),
+        DemoStep(
+            caption: "f filters by a SQL expression: status = 'new'; the rows and the count follow it, live",
+            messages: viewerKeys("fstatus = 'new'") + [.key(.enter)]),
+        DemoStep(
+            caption: "Esc clears the filter",
+            messages: [.key(.escape)]),
+        DemoStep(
             caption: "Enter: the whole row, every column",
             messages: [.key(.enter)]),
         DemoStep(

@@ -100,12 +100,23 @@ struct EditForm: Equatable, Sendable {
 
     // MARK: - Editing
 
+    /// The focused field as a `TextField`, which does the editing: its
+    /// text and cursor are written back after `edit`.
+    private mutating func editFocusedField(_ edit: (inout TextField) -> Void) {
+        var field = TextField(text: focusedText, maximumLength: Self.maximumLength(of: focus))
+        field.cursor = cursor
+        edit(&field)
+        if field.text != focusedText {
+            focusedText = field.text
+        }
+        cursor = field.cursor
+    }
+
     /// Inserts a character at the cursor, unless the field is full: the
     /// form then says so.
     ///
-    /// The character may merge with its neighbours into one: a combining
-    /// accent typed after "e" makes "é", a second regional indicator makes
-    /// a flag. The cursor then stands after the merged character.
+    /// The character may merge with its neighbours into one (see
+    /// `TextField.insert(_:)`).
     ///
     /// For example:
     ///
@@ -113,13 +124,12 @@ struct EditForm: Equatable, Sendable {
     /// form.insert("x")
     /// ```
     mutating func insert(_ character: Character) {
-        let limit = Self.maximumLength(of: focus)
-        guard focusedText.count < limit else {
+        var inserted = true
+        editFocusedField { inserted = $0.insert(character) }
+        if !inserted {
+            let limit = Self.maximumLength(of: focus)
             error = "\(focus == .name ? "Name" : "Score") is limited to \(grouped(limit)) characters"
-            return
         }
-        let cursor = clampedCursor
-        replaceCharacters(cursor..<cursor, with: String(character))
     }
 
     /// Deletes the character before the cursor (Backspace).
@@ -130,9 +140,7 @@ struct EditForm: Equatable, Sendable {
     /// form.deleteBackward()
     /// ```
     mutating func deleteBackward() {
-        let cursor = clampedCursor
-        guard cursor > 0 else { return }
-        replaceCharacters((cursor - 1)..<cursor, with: "")
+        editFocusedField { $0.deleteBackward() }
     }
 
     /// Deletes the character after the cursor (Delete).
@@ -143,35 +151,7 @@ struct EditForm: Equatable, Sendable {
     /// form.deleteForward()
     /// ```
     mutating func deleteForward() {
-        let cursor = clampedCursor
-        guard cursor < focusedText.count else { return }
-        replaceCharacters(cursor..<(cursor + 1), with: "")
-    }
-
-    /// The cursor, within the focused text.
-    private var clampedCursor: Int {
-        min(max(0, cursor), focusedText.count)
-    }
-
-    /// Replaces the characters at `offsets` with `replacement`, and puts the
-    /// cursor after it.
-    ///
-    /// Characters are grapheme clusters, and an edit can merge or split
-    /// the clusters around it: "e" followed by U+0301 is one character,
-    /// and so are two regional indicators. So the cursor is not counted
-    /// from the edit, but found again in the new text: it stands after the
-    /// last character that starts before the end of the replacement, which
-    /// Unicode scalars locate, since an edit leaves them in place.
-    private mutating func replaceCharacters(_ offsets: Range<Int>, with replacement: String) {
-        var text = focusedText
-        let lower = text.index(text.startIndex, offsetBy: offsets.lowerBound)
-        let upper = text.index(lower, offsetBy: offsets.count)
-        let end = text.unicodeScalars.distance(from: text.startIndex, to: lower)
-            + replacement.unicodeScalars.count
-        text.replaceSubrange(lower..<upper, with: replacement)
-        let endIndex = text.unicodeScalars.index(text.startIndex, offsetBy: end)
-        focusedText = text
-        cursor = text.indices.prefix { $0 < endIndex }.count
+        editFocusedField { $0.deleteForward() }
     }
 
     /// Empties the focused field (Ctrl-U).
@@ -194,7 +174,7 @@ struct EditForm: Equatable, Sendable {
     /// form.moveCursor(by: -1)
     /// ```
     mutating func moveCursor(by offset: Int) {
-        cursor = min(max(0, clampedCursor + offset), focusedText.count)
+        editFocusedField { $0.moveCursor(by: offset) }
     }
 
     /// Moves the cursor to the start or the end of the field.
@@ -205,7 +185,7 @@ struct EditForm: Equatable, Sendable {
     /// form.moveCursorToEnd(false) // to the start
     /// ```
     mutating func moveCursorToEnd(_ end: Bool) {
-        cursor = end ? focusedText.count : 0
+        editFocusedField { $0.moveCursorToEnd(end) }
     }
 
     /// Focuses `field` (the other field when nil), with the cursor at the

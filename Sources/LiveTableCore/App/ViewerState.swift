@@ -50,6 +50,14 @@ public enum ViewerAction: ScreenAction {
     /// Freeze the screen while the data keeps changing, or show the
     /// latest again.
     case pause
+    /// Open the search prompt: text to find in the current column.
+    case search
+    /// The next row that matches the search.
+    case searchNext
+    /// The previous row that matches the search.
+    case searchPrevious
+    /// Open the filter prompt: a SQL expression the rows must satisfy.
+    case filter
     /// Show the help overlay.
     case help
     /// Restore the terminal and stop until the shell continues the app.
@@ -94,6 +102,12 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "Space", description: "pause; Space again shows the latest", hint: nil,
         actions: [.character(" "): .pause]),
+    KeyBinding(
+        keys: "/ n N", description: "search the column; next, previous match", hint: "/ search",
+        actions: [.character("/"): .search, .character("n"): .searchNext, .character("N"): .searchPrevious]),
+    KeyBinding(
+        keys: "f", description: "filter by a SQL expression; Esc clears", hint: nil,
+        actions: [.character("f"): .filter]),
     .help,
     .suspend,
     .quit(description: "quit (q, Esc: close the row first)"),
@@ -148,6 +162,9 @@ public struct ViewerState: Equatable, Sendable {
     /// does: `viewerUpdate` sets the timer again only when the table's
     /// next highlight deadline differs from it.
     public var highlightTimer: ContinuousClock.Instant?
+    /// The one-line prompt of the status line (search `/`, filter `f`),
+    /// nil when none is open: it takes the keys until Enter or Esc.
+    public var prompt: ViewerPrompt?
 
     /// The state at launch: on the table `opened` (read and checked before
     /// the screen is touched), or on the picker when it is nil.
@@ -158,7 +175,7 @@ public struct ViewerState: Equatable, Sendable {
             fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
             overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil,
-            highlightsChanges: true, highlightTimer: nil)
+            highlightsChanges: true, highlightTimer: nil, prompt: nil)
     }
 
     /// The number of rows of the list at the current size (0 when too small).
@@ -262,6 +279,18 @@ public struct TableState: Equatable, Sendable {
     /// The pause (Space): the screen frozen, what arrives counted; nil
     /// while the screen is live.
     public var paused: PauseState?
+    /// The last search (`/`), which `n` and `N` repeat and whose matches
+    /// the cells of its column highlight; nil before the first.
+    public var search: TableSearch?
+    /// The search that runs, nil when none does: `n` and `N` wait for it,
+    /// and a new search (`/`) replaces it.
+    public var pendingSearch: RowSearch?
+    /// The filter being validated, while it is (`f`).
+    public var pendingFilter: String?
+    /// With a filter that SQLite reads with a scan, the number of rows
+    /// each update scans; nil without a filter, or with one that an index
+    /// answers.
+    public var filterScannedRows: RowCount?
 
     /// The state of a source just opened.
     public init(viewed: ViewedSource) {
@@ -291,6 +320,10 @@ public struct TableState: Equatable, Sendable {
         highlighter = ChangeHighlighter()
         follow = nil
         paused = nil
+        search = nil
+        pendingSearch = nil
+        pendingFilter = nil
+        filterScannedRows = nil
     }
 
     /// True when `rowCount` may be out of date: a count runs, or a commit
@@ -417,6 +450,49 @@ public struct PendingSort: Equatable, Sendable {
     }
 }
 
+/// The text of the last search, and the column it looks in.
+public struct TableSearch: Equatable, Sendable {
+    /// The text, as typed.
+    public var text: String
+    /// The index of the column, in the source's columns.
+    public var column: Int
+
+    /// Creates a search.
+    public init(text: String, column: Int) {
+        self.text = text
+        self.column = column
+    }
+}
+
+/// The prompt of the status line: what it asks for, and the line typed.
+public struct ViewerPrompt: Equatable, Sendable {
+    /// What the prompt asks for.
+    public enum Kind: Equatable, Sendable {
+        /// Text to search in the current column (`/`).
+        case search
+        /// A SQL expression to filter the rows by (`f`).
+        case filter
+    }
+
+    /// What the prompt asks for.
+    public var kind: Kind
+    /// The line being typed.
+    var field: TextField
+
+    /// The most characters a prompt takes: more than any filter needs, few
+    /// enough that each key stays instant.
+    static let maximumLength = 1_000
+
+    /// A prompt holding `text`, the cursor at its end.
+    init(kind: Kind, text: String = "") {
+        self.kind = kind
+        self.field = TextField(text: text, maximumLength: Self.maximumLength)
+    }
+
+    /// The text typed.
+    public var text: String { field.text }
+}
+
 /// What covers the screen.
 public enum ViewerOverlay: Equatable, Sendable {
     /// The key table.
@@ -470,6 +546,15 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case countPauseEnded
     /// The count failed.
     case countFailed(String)
+    /// A search ended.
+    case searched(RowSearchResult)
+    /// A search failed.
+    case searchFailed(String)
+    /// A filter was validated (nil expression: cleared): the source with
+    /// it, and the rows each update scans when SQLite can not use an index.
+    case filtered(ViewedSource, scannedRows: RowCount?)
+    /// A filter is invalid: SQLite's message, in one line.
+    case filterFailed(String)
     /// inotify is not available, for this reason: other processes'
     /// commits are polled, and show a little later.
     case commitsPolled(String)
@@ -487,6 +572,10 @@ public enum ViewerEffect: Equatable, Sendable {
     case stopObserving
     /// Count the rows of the source, off the main thread.
     case count(RowSource)
+    /// Search the source, off the main thread.
+    case search(ViewedSource, RowSearch)
+    /// Validate a filter on the source (nil: clear it), off the main thread.
+    case filter(ViewedSource, String?)
     /// Send `.countPauseEnded` after this many seconds.
     case pauseCounting(seconds: Double)
     /// Runs one timer that sends `.highlightTick` at `deadline`, in place

@@ -1,4 +1,5 @@
 import GRDB
+import Foundation
 
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure: the reads and the observation run as effects, and
@@ -82,7 +83,15 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
             if table.selected?.key.count != viewed.ordering.keyColumns.count {
                 table.selected = nil
             }
+            let filter = table.viewed.source.filter
             table.viewed = viewed
+            if let filter {
+                // The filter, validated again on the source as it is now,
+                // before the windows are observed again (`.filtered`).
+                table.pendingFilter = filter
+                state.table = table
+                return [.filter(viewed, filter)]
+            }
             state.table = table
         } else {
             state.table = TableState(viewed: viewed)
@@ -177,6 +186,34 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         state.table = table
         return effects
 
+    case let .searched(result):
+        return found(result, &state)
+
+    case let .searchFailed(error):
+        guard state.table?.pendingSearch != nil else { return [] }
+        state.table?.pendingSearch = nil
+        state.message = .error(error)
+        return []
+
+    case let .filtered(viewed, scannedRows):
+        return filtered(viewed, scannedRows: scannedRows, &state)
+
+    case let .filterFailed(error):
+        guard var table = state.table, table.pendingFilter != nil else { return [] }
+        table.pendingFilter = nil
+        state.message = .error(error)
+        guard table.observedRequest == nil else {
+            // The previous filter stays.
+            state.table = table
+            return []
+        }
+        // Opened again after a failure, the source no longer takes its
+        // filter (a column was dropped): its rows, unfiltered.
+        table.filterScannedRows = nil
+        table.window = nil
+        state.table = table
+        return observeWindow(&state) + recount(&state)
+
     case let .commitsPolled(reason):
         guard !state.isPolling else { return [] }
         state.isPolling = true
@@ -240,6 +277,8 @@ private func needsWindow(_ table: TableState, page: Int) -> Bool {
 /// the resume; otherwise shows it.
 private func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
+    // A window of the observation that a new filter replaced.
+    guard value.viewed.source.filter == table.viewed.source.filter else { return [] }
     // A window after the first of its observation answers the same
     // request again, because the data changed: what arrives in it is news.
     // The first one of an observation answers another request (a scroll,
@@ -410,6 +449,13 @@ private func sort(descending: Bool, _ state: inout ViewerState) -> [ViewerEffect
 /// comes.
 private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
+    var viewed = viewed
+    let filter = table.viewed.source.filter
+    let keepsFilter = filter != nil && viewed.schemaVersion == table.viewed.schemaVersion
+    if keepsFilter {
+        // The same schema: the filtered source, in the new order.
+        viewed.source = table.viewed.source
+    }
     table.selected = table.selectedIndex.flatMap { position(ofRow: $0, of: table, in: viewed) }
     if table.selected == nil {
         table.selectedRow = 0
@@ -417,6 +463,13 @@ private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [View
     }
     table.viewed = viewed
     table.pendingSort?.isOpened = true
+    if let filter, !keepsFilter {
+        // The schema changed meanwhile: the filter is validated again on
+        // it, before the sorted rows are observed (`.filtered`).
+        table.pendingFilter = filter
+        state.table = table
+        return [.filter(viewed, filter)]
+    }
     state.table = table
     return observeWindow(&state)
 }
@@ -531,6 +584,14 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     case nil:
         break
     }
+    if state.prompt != nil {
+        return handlePrompt(key, &state)
+    }
+    // Esc clears the filter before it quits.
+    if key == .escape, let table = state.table, table.viewed.source.filter != nil, table.pendingFilter != "" {
+        state.message = nil
+        return requestFilter(nil, &state)
+    }
     guard let action else { return [] }
     // A screen too small to show anything: only quit and suspend act, so
     // that nothing changes unseen.
@@ -602,6 +663,19 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             state.overlay = .row(scroll: 0)
         }
         return []
+    case .search:
+        state.prompt = ViewerPrompt(kind: .search)
+        return []
+    case .filter:
+        state.prompt = ViewerPrompt(kind: .filter, text: table.viewed.source.filter ?? "")
+        return []
+    case .searchNext, .searchPrevious:
+        guard let search = table.search else {
+            state.message = .notice("no search yet: / searches the current column")
+            return []
+        }
+        guard table.pendingSearch == nil else { return [] }
+        return startSearch(search, forward: action == .searchNext, &state)
     case .moveUp, .moveDown, .pageUp, .pageDown:
         guard let window = table.window, let index = table.selectedIndex else { return [] }
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
@@ -734,6 +808,102 @@ private func togglePause(_ state: inout ViewerState) -> [ViewerEffect] {
     return [.resume]
 }
 
+// MARK: - Search and filter
+
+/// A key in the prompt: Enter runs it, Esc closes it, the others edit it.
+private func handlePrompt(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var prompt = state.prompt else { return [] }
+    switch key {
+    case .escape:
+        state.prompt = nil
+        return []
+    case .enter:
+        state.prompt = nil
+        state.message = nil
+        switch prompt.kind {
+        case .search:
+            guard !prompt.text.isEmpty, let table = state.table else { return [] }
+            return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true, &state)
+        case .filter:
+            return requestFilter(prompt.text, &state)
+        }
+    default:
+        if prompt.field.edit(key) == .full {
+            state.message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
+        }
+        state.prompt = prompt
+        return []
+    }
+}
+
+/// Searches from the selection, off the main thread; the result comes
+/// back as `.searched`.
+private func startSearch(_ search: TableSearch, forward: Bool, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table else { return [] }
+    let request = RowSearch(text: search.text, column: search.column, forward: forward, from: table.selected)
+    table.search = search
+    table.pendingSearch = request
+    state.table = table
+    return [.search(table.viewed, request)]
+}
+
+/// Selects the match: at once when the window holds it, or in a window
+/// anchored on it.
+private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, let request = table.pendingSearch, result.search == request else { return [] }
+    table.pendingSearch = nil
+    guard let match = result.match else {
+        state.table = table
+        state.message = .notice("not found: \(RowDetail.oneLine(request.text))")
+        return []
+    }
+    state.message = result.wrapped ? .notice("search wrapped") : nil
+    let page = max(1, state.pageRows)
+    table.pendingJump = nil
+    if let index = table.window?.positions.firstIndex(of: match) {
+        place(&table, at: index, page: page)
+        state.table = table
+        return needsWindow(table, page: page) ? observeWindow(&state) : []
+    }
+    table.selected = match
+    state.table = table
+    return observeWindow(&state)
+}
+
+/// Validates a filter (nil or empty: clears it), off the main thread; the
+/// result comes back as `.filtered` or `.filterFailed`.
+private func requestFilter(_ expression: String?, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table else { return [] }
+    let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    table.pendingFilter = text
+    state.table = table
+    return [.filter(table.viewed, text.isEmpty ? nil : text)]
+}
+
+/// Takes a validated filter: the windows, the count and the position
+/// read the filtered source from now on.
+private func filtered(_ viewed: ViewedSource, scannedRows: RowCount?, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, table.pendingFilter != nil, viewed.target == table.viewed.target else { return [] }
+    table.pendingFilter = nil
+    table.viewed = viewed
+    table.filterScannedRows = scannedRows
+    // Other rows: the old window's are not shown under the new filter
+    // (the selection waits for the new window, anchored on it), nothing
+    // of them is a change, and the count starts again.
+    table.window = nil
+    table.highlighter.reset()
+    table.rowCount = nil
+    table.isCounting = false
+    table.isCountPaused = false
+    table.countIsStale = false
+    table.observedRequest = nil
+    state.table = table
+    if viewed.source.filter == nil {
+        state.message = .notice("filter cleared")
+    }
+    return observeWindow(&state) + recount(&state)
+}
+
 private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {
     guard let entries = state.picker.entries, !entries.isEmpty else { return [] }
     let page = max(1, state.pageRows)
@@ -807,7 +977,7 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
         // The row stays as it is while read.
         return togglePause(&state)
     case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-         .sortAscending, .sortDescending:
+         .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter:
         return []
     }
     state.overlay = .row(scroll: min(max(0, scroll), lastScroll))

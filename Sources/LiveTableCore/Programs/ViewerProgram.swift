@@ -99,6 +99,16 @@ public struct ViewerProgram: AppProgram {
             return .observe(slot: "window", nothing)
         case let .count(source):
             return .observe(slot: "count", Self.count(source, in: database))
+        case let .search(viewed, search):
+            // On the background reader: a search without an index reads
+            // rows until one matches, and must not hold up the windows.
+            return .observe(slot: "search", read(background: true, { db in
+                try search.run(db, viewed.source, viewed.ordering)
+            }, ViewerMessage.searched, ViewerMessage.searchFailed))
+        case let .filter(viewed, expression):
+            return .observe(slot: "filter", read(background: true, { db in
+                try viewed.filtered(expression, in: db)
+            }, { ViewerMessage.filtered($0.viewed, scannedRows: $0.scannedRows) }, ViewerMessage.filterFailed))
         case let .pauseCounting(seconds):
             return .observe(slot: "count", Just(ViewerMessage.countPauseEnded)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)

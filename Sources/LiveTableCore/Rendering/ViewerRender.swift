@@ -62,6 +62,11 @@ private enum Style {
     static let status = CellStyle(color: .status)
     static let accent = CellStyle(color: .accent, bold: true)
     static let error = CellStyle(color: .error, bold: true)
+    /// A match of the search, in the cells of its column (underlined on
+    /// the selection too).
+    static let match = CellStyle(color: .accent, bold: true, underline: true)
+    /// The cursor of the prompt.
+    static let cursor = CellStyle(color: .status, reverse: true)
 }
 
 /// The blank cells between two columns of the picker.
@@ -167,8 +172,14 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             let highlight = rowIDs.flatMap { ids in
                 ids.indices.contains(index) ? table.highlighter.highlight(row: ids[index], cell: column.index) : nil
             }
-            screen.put(cell.fitted(toWidth: column.width), x: column.x, y: y,
-                       style: style.highlighted(highlight), maxWidth: column.width)
+            let fitted = cell.fitted(toWidth: column.width)
+            screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
+            if let search = table.search, search.column == column.index, cell.kind == .text || cell.kind == .number {
+                var match = isSelected ? Style.selection : Style.match
+                match.underline = true
+                drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, style: match,
+                            into: &screen)
+            }
         }
     }
     return columnsNote(columns, hiddenCount: source.columns.count - plan.order.count)
@@ -191,6 +202,36 @@ private func columnsNote(_ columns: ColumnLayout, hiddenCount: Int) -> String {
         parts.append("\(hiddenCount) hidden · = shows all")
     }
     return parts.joined(separator: " · ")
+}
+
+/// Marks each match of `needle` (ASCII letters in any case, as the
+/// search compares them) in the text of a cell drawn at `x`.
+private func drawMatches(
+    of needle: String, in text: String, x: Int, y: Int, width: Int, style: CellStyle, into screen: inout Screen)
+{
+    let needle = Array(needle.lowercasedASCII)
+    guard !needle.isEmpty else { return }
+    let characters = Array(text.lowercasedASCII)
+    var start = 0
+    while start + needle.count <= characters.count {
+        guard Array(characters[start..<(start + needle.count)]) == needle else {
+            start += 1
+            continue
+        }
+        let offset = TextWidth.width(of: String(Array(text)[..<start]))
+        let match = String(Array(text)[start..<(start + needle.count)])
+        screen.put(match, x: x + offset, y: y, style: style, maxWidth: max(0, width - offset))
+        start += needle.count
+    }
+}
+
+extension String {
+    /// The text with its ASCII letters in lower case, as SQLite's `lower()`.
+    fileprivate var lowercasedASCII: String {
+        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
+        }))
+    }
 }
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
@@ -229,6 +270,12 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         trailing.append("paused ")
     }
     trailing.append("\(count) ")
+    if let filter = table.viewed.source.filter {
+        // The filter is cut before the count and "live" are.
+        let room = screen.width - TextWidth.width(of: title) - TextWidth.width(of: " · where ")
+            - TextWidth.width(of: "\(count) · \(live) ") - 1
+        title += " · where " + TextWidth.truncated(oneLine(filter), toWidth: max(3, room))
+    }
     screen.drawTitleBar(title, trailing: trailing, y: 0)
 }
 
@@ -241,6 +288,8 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
         hints = [("", "any key closes the help")]
     case .row:
         hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
+    case nil where state.prompt != nil:
+        hints = [("Enter", state.prompt?.kind == .search ? "search" : "filter"), ("Esc", "cancel")]
     case nil:
         if state.table == nil {
             hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit")]
@@ -256,6 +305,10 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
 
 private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: ViewerLayout, into screen: inout Screen) {
     let y = layout.statusY
+    if let prompt = state.prompt {
+        drawPrompt(prompt, width: layout.width, y: y, into: &screen)
+        return
+    }
     var left: (text: String, style: CellStyle)?
     switch state.message {
     case let .error(text)?: left = (text, Style.error)
@@ -263,8 +316,15 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case nil:
         if let sort = state.table?.pendingSort {
             left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to the natural order…", Style.status)
+        } else if let table = state.table, table.pendingFilter != nil {
+            left = ("checking the filter…", Style.status)
+        } else if let table = state.table, table.pendingSearch != nil {
+            left = ("searching…", Style.status)
         } else if let table = state.table, let notes = tableNotes(table) {
             left = (notes, Style.status)
+        } else if let table = state.table, let scanned = table.filterScannedRows {
+            let rows = scanned.isExact ? grouped(scanned.value) : "~" + grouped(scanned.value)
+            left = ("filtered: each update scans \(rows) rows", Style.status)
         } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
             let reason = table.viewed.ordering.sortColumn == nil
@@ -293,6 +353,34 @@ private func tableNotes(_ table: TableState) -> String? {
         notes.append(deletions)
     }
     return notes.isEmpty ? nil : notes.joined(separator: " · ")
+}
+
+/// The prompt on the status line: "/" or "filter: ", the text, scrolled so
+/// that the cursor shows, and the cursor as a reversed cell.
+private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen: inout Screen) {
+    let label = prompt.kind == .search ? "/" : "filter: "
+    let labelWidth = TextWidth.width(of: label)
+    let room = max(1, width - 2 - labelWidth)
+    let characters = Array(prompt.text)
+    let cursor = prompt.field.clampedCursor
+    // The characters before the cursor that fit, leaving a cell for it.
+    var first = cursor
+    var used = 1
+    while first > 0 {
+        let next = TextWidth.width(of: String(characters[first - 1]))
+        guard used + next <= room else { break }
+        used += next
+        first -= 1
+    }
+    let shown = TextWidth.truncated(String(characters[first...]), toWidth: room)
+    screen.put(label, x: 1, y: y, style: Style.accent)
+    screen.put(shown, x: 1 + labelWidth, y: y, style: .plain, maxWidth: room)
+    let cursorX = 1 + labelWidth + TextWidth.width(of: String(characters[first..<cursor]))
+    let under = cursor < characters.count ? String(characters[cursor]) : " "
+    screen.put(under, x: cursorX, y: y, style: Style.cursor, maxWidth: max(0, width - 1 - cursorX))
+    if cursorX < width {
+        screen.cursor = (cursorX, y)
+    }
 }
 
 // MARK: - The whole row

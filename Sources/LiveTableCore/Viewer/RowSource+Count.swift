@@ -69,7 +69,11 @@ extension RowSource {
             return .exact(try reader.read { db in try exactRowCount(db) })
         }
         let chunk = max(1, chunk)
-        let select = "SELECT COUNT(*), MAX(\(rowid)) FROM (SELECT \(rowid) FROM \(from)"
+        // With a filter, a read still walks `chunk` rows of the table, and
+        // counts those that the filter keeps: a filter that keeps few rows
+        // does not make one read scan the whole table.
+        let kept = filter.map { "CASE WHEN (\n\($0)\n) THEN 1 ELSE 0 END" } ?? "1"
+        let select = "SELECT COUNT(*), MAX(\"r\"), TOTAL(\"k\") FROM (SELECT \(rowid) AS \"r\", \(kept) AS \"k\" FROM \(from)"
         let first = select + " ORDER BY \(rowid) LIMIT ?)"
         let next = select + " WHERE \(rowid) > ? ORDER BY \(rowid) LIMIT ?)"
         var total = 0
@@ -77,16 +81,16 @@ extension RowSource {
         var firstVersion: Int?
         var lastVersion: Int?
         while true {
-            let (counted, last, version) = try reader.read { db in
+            let (counted, last, keptCount, version) = try reader.read { db in
                 let row = try after.map { after in
                     try Row.fetchOne(db.cachedStatement(sql: next), arguments: [after, chunk])
                 } ?? Row.fetchOne(db.cachedStatement(sql: first), arguments: [chunk])
                 let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
-                return ((row?[0] as Int?) ?? 0, row?[1] as Int64?, version)
+                return ((row?[0] as Int?) ?? 0, row?[1] as Int64?, (row?[2] as Double?).map { Int($0) } ?? 0, version)
             }
             firstVersion = firstVersion ?? version
             lastVersion = version
-            total += counted
+            total += keptCount
             guard counted == chunk, let last else { break }
             after = last
             try betweenReads()
@@ -108,7 +112,7 @@ extension RowSource {
     /// let count = try database.read { db in try source.exactRowCount(db) }
     /// ```
     public func exactRowCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: prefix + "SELECT COUNT(*) FROM " + from) ?? 0
+        try Int.fetchOne(db, sql: selectSQL(columns: ["COUNT(*)"], where: nil)) ?? 0
     }
 
     /// The number of rows at a bounded cost, for a list of tables: exact
@@ -126,12 +130,13 @@ extension RowSource {
     /// ```
     public func quickRowCount(_ db: Database, limit: Int = quickCountLimit) throws -> RowCount {
         let counted = try Int.fetchOne(
-            db, sql: prefix + "SELECT COUNT(*) FROM (SELECT 1 FROM " + from + " LIMIT ?)",
+            db, sql: prefix + "SELECT COUNT(*) FROM (SELECT 1 FROM " + from
+                + (whereCondition(nil).map { " WHERE " + $0 } ?? "") + " LIMIT ?)",
             arguments: [limit]) ?? 0
         if counted < limit {
             return .exact(counted)
         }
-        if !isQuery, let estimate = try statisticsRowCount(db) ?? rowidSpan(db) {
+        if !isQuery, filter == nil, let estimate = try statisticsRowCount(db) ?? rowidSpan(db) {
             return .estimated(max(estimate, limit))
         }
         return .atLeast(limit)

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// What the viewer pages through: a table, a view, or a read-only query.
@@ -24,8 +25,12 @@ public struct RowSource: Equatable, Sendable {
     /// True for a query (false for a table or view).
     public var isQuery: Bool
 
+    /// The SQL expression that rows must satisfy (`livetable view`'s `f`),
+    /// nil for all rows; set by `filtered(_:in:)`, which validates it.
+    public private(set) var filter: String?
+
     /// `WITH … ` before the SELECT, for a query (empty for a table).
-    let prefix: String
+    private(set) var prefix: String
     /// The query as given, without its final semicolon (nil for a table).
     let querySQL: String?
     /// What the SELECT reads from.
@@ -80,7 +85,7 @@ public struct RowSource: Equatable, Sendable {
         // ends with a `--` comment.
         let body = String(statement.sql.trimmingTrailingSemicolons())
         let positional = names.indices.map { "c\($0)" }
-        let prefix = "WITH \"source\"(\(positional.joined(separator: ", "))) AS (\n\(body)\n) "
+        let prefix = queryPrefix(body, columns: positional, filter: nil)
         let source = RowSource(
             name: sql,
             columns: names.map { ViewerColumn(name: $0, declaredType: "", isIndexed: false) },
@@ -99,6 +104,16 @@ public struct RowSource: Equatable, Sendable {
             throw ViewerError.invalidQuery(reason: "only a SELECT can be viewed (\(error.message ?? "\(error.resultCode)"))")
         }
         return source
+    }
+
+    /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,
+    /// and filtered by the names of its own columns when `filter` is set.
+    private static func queryPrefix(_ body: String, columns: [String], filter: String?) -> String {
+        var select = body
+        if let filter {
+            select = "SELECT * FROM (\n\(body)\n) WHERE (\n\(filter)\n)"
+        }
+        return "WITH \"source\"(\(columns.joined(separator: ", "))) AS (\n\(select)\n) "
     }
 
     /// One statement, read-only, returning columns.
@@ -150,12 +165,14 @@ public struct RowSource: Equatable, Sendable {
     /// - throws: `ViewerError.noSuchTable` when the table is gone, or the
     ///   error of the query that no longer compiles.
     public func reloaded(_ db: Database) throws -> RowSource {
+        var source: RowSource
         if let querySQL {
-            var source = try RowSource.query(querySQL, in: db)
+            source = try RowSource.query(querySQL, in: db)
             source.name = name
-            return source
+        } else {
+            source = .table(try ViewerTable.named(name, in: db))
         }
-        return .table(try ViewerTable.named(name, in: db))
+        return try source.filtered(filter, in: db)
     }
 
     /// SQLite's schema version: it changes each time a process changes the
@@ -170,15 +187,127 @@ public struct RowSource: Equatable, Sendable {
         try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
     }
 
+    // MARK: - Filter
+
+    /// The source with only the rows for which `expression` is true, as
+    /// `WHERE (expression)` keeps them; all rows when it is nil or blank.
+    ///
+    /// The expression is validated without running anything: one SQL
+    /// expression (its parentheses balance, so that it can not close the
+    /// `WHERE` and append a clause), on the source's columns, in a
+    /// statement that compiles alone and that `sqlite3_stmt_readonly`
+    /// calls read-only. A table or view is filtered in the `WHERE` of each
+    /// statement, where SQLite can use an index; a query inside its common
+    /// table expression, by the names of its own columns.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cheap = try source.filtered("price < 10 AND name LIKE 'a%'", in: db)
+    /// try source.filtered("1); DELETE FROM item; --", in: db) // throws ViewerError.invalidFilter
+    /// ```
+    ///
+    /// - throws: `ViewerError.invalidFilter`, with SQLite's message.
+    public func filtered(_ expression: String?, in db: Database) throws -> RowSource {
+        var source = self
+        if let querySQL {
+            source.prefix = Self.queryPrefix(querySQL, columns: columnExpressions, filter: nil)
+        }
+        source.filter = nil
+        let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !text.isEmpty else { return source }
+        if let problem = Self.expressionProblem(text) {
+            throw ViewerError.invalidFilter(reason: problem)
+        }
+        source.filter = text
+        if let querySQL {
+            source.prefix = Self.queryPrefix(querySQL, columns: columnExpressions, filter: text)
+        }
+        do {
+            let statements = try db.allStatements(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
+            guard let statement = try statements.next() else {
+                throw ViewerError.invalidFilter(reason: "the filter is empty")
+            }
+            // What follows the first statement is compiled, never run.
+            let hasMore: Bool
+            do {
+                hasMore = try statements.next() != nil
+            } catch {
+                hasMore = true
+            }
+            if hasMore {
+                throw ViewerError.invalidFilter(reason: "more than one statement")
+            }
+            guard statement.isReadonly else {
+                throw ViewerError.invalidFilter(reason: "not read-only")
+            }
+        } catch let error as DatabaseError {
+            throw ViewerError.invalidFilter(reason: error.message ?? "\(error.resultCode)")
+        }
+        return source
+    }
+
+    /// Why `expression` is not one expression, or nil: a parenthesis that
+    /// closes what it did not open, or a string, quoted name or comment
+    /// left open, would let it end the `WHERE (…)` it is put in.
+    private static func expressionProblem(_ expression: String) -> String? {
+        var depth = 0
+        var scalars = expression.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            switch scalar {
+            case "(":
+                depth += 1
+            case ")":
+                depth -= 1
+                if depth < 0 { return "unbalanced parentheses: a filter is one expression" }
+            case "'", "\"", "`", "[":
+                let end: Unicode.Scalar = scalar == "[" ? "]" : scalar
+                guard let close = scalars.firstIndex(of: end) else { return "unterminated \(scalar)" }
+                // A doubled quote is the quote itself: the scan goes on
+                // after the second one.
+                scalars = scalars[scalars.index(after: close)...]
+            case "-" where scalars.first == "-":
+                guard let newline = scalars.firstIndex(of: "\n") else { return nil }
+                scalars = scalars[newline...]
+            case "/" where scalars.first == "*":
+                let rest = Substring(scalars.dropFirst())
+                guard let close = rest.range(of: "*/") else { return "unterminated comment" }
+                scalars = rest[close.upperBound...].unicodeScalars
+            case ";":
+                return "a filter is one expression, without ;"
+            default:
+                break
+            }
+        }
+        return depth == 0 ? nil : "unbalanced parentheses: a filter is one expression"
+    }
+
     // MARK: - SQL
 
     /// `[WITH …] SELECT columns, extra FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`.
     func selectSQL(extra: [String] = [], where condition: String?, orderBy: String?, limit: Bool) -> String {
-        var sql = prefix + "SELECT " + (columnExpressions + extra).joined(separator: ", ") + " FROM " + from
-        if let condition { sql += " WHERE " + condition }
+        selectSQL(columns: columnExpressions + extra, where: condition, orderBy: orderBy, limit: limit)
+    }
+
+    /// `[WITH …] SELECT columns FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`,
+    /// the filter of a table or view joined to `condition`.
+    func selectSQL(columns: [String], where condition: String?, orderBy: String? = nil, limit: Bool = false) -> String {
+        var sql = prefix + "SELECT " + columns.joined(separator: ", ") + " FROM " + from
+        if let condition = whereCondition(condition) { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
         if limit { sql += " LIMIT ?" }
         return sql
+    }
+
+    /// `condition` and the filter of a table or view (a query is filtered
+    /// in its prefix). The filter stands on lines of its own, so that a
+    /// `--` comment in it ends with its line.
+    func whereCondition(_ condition: String?) -> String? {
+        let filterCondition = querySQL == nil ? filter.map { "(\n\($0)\n)" } : nil
+        switch (filterCondition, condition) {
+        case let (filter?, condition?): return filter + " AND " + condition
+        case let (filter, condition): return filter ?? condition
+        }
     }
 
     /// The SQL expression of the column named `name`.

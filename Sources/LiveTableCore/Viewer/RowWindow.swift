@@ -309,7 +309,7 @@ private struct Fetcher {
     /// The number of rows whose key is `key`.
     private func count(of key: [DatabaseValue]) throws -> Int {
         let range = ordering.equal(to: key, forward: true)[0]
-        let sql = source.prefix + "SELECT COUNT(*) FROM " + source.from + " WHERE " + (range.condition ?? "1")
+        let sql = source.selectSQL(columns: ["COUNT(*)"], where: range.condition)
         return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(range.arguments)) ?? 0
     }
 }

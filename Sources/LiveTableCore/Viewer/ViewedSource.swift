@@ -57,6 +57,33 @@ public struct ViewedSource: Equatable, Sendable {
             source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
     }
 
+    /// The source with only the rows that `expression` keeps (all rows
+    /// when it is nil or blank), validated (`RowSource.filtered(_:in:)`),
+    /// with the cost of a window in that state; and, when SQLite reads the
+    /// filter with a scan rather than an index search, the number of rows
+    /// each update scans (counted quickly: exact up to
+    /// `RowSource.quickCountLimit`, estimated beyond).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (filtered, scanned) = try database.read { db in try viewed.filtered("price > 10", in: db) }
+    /// if let scanned { print("filtered: each update scans \(scanned.value) rows") }
+    /// ```
+    ///
+    /// - throws: `ViewerError.invalidFilter`, with SQLite's message.
+    public func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
+        let filtered = try source.filtered(expression, in: db)
+        let viewed = ViewedSource(
+            source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
+            schemaVersion: schemaVersion)
+        guard filtered.filter != nil else { return (viewed, nil) }
+        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + filtered.selectSQL(columns: ["1"], where: nil))
+            .map { (($0["detail"] as String?) ?? "").uppercased() }
+        guard plan.contains(where: { $0.hasPrefix("SCAN") }) else { return (viewed, nil) }
+        return (viewed, try source.filtered(nil, in: db).quickRowCount(db))
+    }
+
     /// What to open again to read the source anew.
     public var target: ViewerTarget {
         source.isQuery ? .query(source.name) : .table(source.name)
@@ -162,7 +189,7 @@ public struct ViewerWindow: Equatable, Sendable {
         guard source.identity != .none else {
             // A row without identity is its values: it is there or not.
             let equal = viewed.ordering.equal(to: position.key, forward: true)[0]
-            let sql = source.prefix + "SELECT COUNT(*) FROM " + source.from + " WHERE " + (equal.condition ?? "1")
+            let sql = source.selectSQL(columns: ["COUNT(*)"], where: equal.condition)
             let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(equal.arguments)) ?? 0
             return position.occurrence < count ? position : nil
         }
@@ -173,8 +200,8 @@ public struct ViewerWindow: Equatable, Sendable {
             conditions.append("\(expression) IS ?")
             arguments.append(position.key[index])
         }
-        let sql = source.prefix + "SELECT " + keyExpressions.joined(separator: ", ") + " FROM " + source.from
-            + " WHERE " + conditions.joined(separator: " AND ") + " LIMIT 1"
+        // A row that the filter no longer keeps is gone.
+        let sql = source.selectSQL(columns: keyExpressions, where: conditions.joined(separator: " AND ")) + " LIMIT 1"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) else {
             return nil
         }

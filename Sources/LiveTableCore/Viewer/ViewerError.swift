@@ -41,6 +41,9 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
     case noResultColumns
     /// The query does not compile, or can not be paged (not a SELECT).
     case invalidQuery(reason: String)
+    /// The filter is not one read-only SQL expression on the source's
+    /// columns: SQLite's message, or why it was refused.
+    case invalidFilter(reason: String)
     /// Another SQLite error while reading.
     case databaseError(path: String, message: String)
 
@@ -86,6 +89,8 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
             return "the query returns no rows: give a SELECT"
         case let .invalidQuery(reason):
             return "invalid query: \(reason.escapingControlCharacters)"
+        case let .invalidFilter(reason):
+            return "invalid filter: \(reason.escapingControlCharacters)"
         case let .databaseError(path, message):
             return "cannot read \(quoted(path)): \(message.escapingControlCharacters)"
         }

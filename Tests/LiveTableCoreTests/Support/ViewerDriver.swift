@@ -89,22 +89,59 @@ final class ViewerDriver {
     }
 
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
+        try performViewerEffect(effect, on: database, now: now)
+    }
+}
+
+/// Performs a viewer effect as `ViewerProgram` does, synchronously, for
+/// the tests that drive `viewerUpdate` by hand: the reads on `database`,
+/// windows and resumes stamped `now`, counts in reads of `countChunk` rows;
+/// the host's effects and timers return nil.
+func performViewerEffect(
+    _ effect: ViewerEffect, on database: ViewerDatabase, now: ContinuousClock.Instant, countChunk: Int? = nil
+) throws -> ViewerMessage? {
+    do {
         switch effect {
+        case .listTables:
+            return .tablesListed(try database.read { db in
+                try ViewerTable.all(db).map {
+                    PickerEntry(name: $0.name, kind: $0.kind, count: try RowSource.table($0).quickRowCount(db))
+                }
+            })
+        case let .open(target, sortColumn, descending):
+            return .opened(try database.read { db in
+                try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
+            })
         case let .observe(viewed, request):
             return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }, now: now)
         case let .count(source):
-            let count = try source.countRows(in: database.backgroundReader)
+            let count = try countChunk.map { try source.countRows(in: database.backgroundReader, chunk: $0) }
+                ?? source.countRows(in: database.backgroundReader)
             return .counted(count.value, isExact: count.isExact)
         case .pauseCounting:
             return .countPauseEnded
         case .resume:
             return .resumed(now: now)
         case let .findDeletedRows(source, ids):
-            let lookup = try XCTUnwrap(source.identityLookup)
-            let missing = try database.read { db in try lookup.missing(db, among: ids.map(\.values)) }
+            let missing = try database.read { db in
+                try XCTUnwrap(source.identityLookup).missing(db, among: ids.map(\.values))
+            }
             return .deletedRowsFound(source, missing.map(StoredKey.init))
-        case .open, .listTables, .stopObserving, .highlightTimer, .suspend, .quit:
+        case let .search(viewed, search):
+            return .searched(try database.read { db in try search.run(db, viewed.source, viewed.ordering) })
+        case let .filter(viewed, expression):
+            let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
+            return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
+        case .stopObserving, .highlightTimer, .suspend, .quit:
             return nil
+        }
+    } catch {
+        switch effect {
+        case .open: return .openFailed("\(error)")
+        case .observe: return .windowFailed("\(error)")
+        case .filter: return .filterFailed("\(error)")
+        case .search: return .searchFailed("\(error)")
+        default: throw error
         }
     }
 }
