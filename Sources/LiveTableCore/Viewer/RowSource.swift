@@ -172,9 +172,13 @@ public struct RowSource: Equatable, Sendable {
 
     // MARK: - SQL
 
-    /// `[WITH …] SELECT columns, extra FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`.
-    func selectSQL(extra: [String] = [], where condition: String?, orderBy: String?, limit: Bool) -> String {
+    /// `[WITH …] SELECT columns, extra FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`.
+    func selectSQL(
+        extra: [String] = [], indexedBy index: String? = nil,
+        where condition: String?, orderBy: String?, limit: Bool) -> String
+    {
         var sql = prefix + "SELECT " + (columnExpressions + extra).joined(separator: ", ") + " FROM " + from
+        if let index { sql += " INDEXED BY " + index.quotedSQLIdentifier }
         if let condition { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
         if limit { sql += " LIMIT ?" }
