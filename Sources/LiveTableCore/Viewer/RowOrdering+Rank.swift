@@ -67,9 +67,11 @@ extension RowOrdering {
     private func countRows(_ db: Database, in source: RowSource, _ ranges: [Range], limit: Int) throws -> Int {
         var count = 0
         for range in ranges where count < limit {
-            // The statement of `RowWindow`'s range, bounded, counted.
+            // The statement of `RowWindow`'s range, bounded, counted: the
+            // same plan, without reading the columns.
             let select = source.selectSQL(
-                indexedBy: indexName, where: range.condition, orderBy: orderBy(forward: range.forward), limit: true)
+                expressions: ["1"], indexedBy: indexName, where: range.condition,
+                orderBy: orderBy(forward: range.forward), limit: true)
             count += try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(*) FROM (\(select))"),
                 arguments: StatementArguments(range.arguments + [DatabaseValue(value: Int64(limit - count))!])) ?? 0

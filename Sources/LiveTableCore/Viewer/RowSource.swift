@@ -177,7 +177,17 @@ public struct RowSource: Equatable, Sendable {
         extra: [String] = [], indexedBy index: String? = nil,
         where condition: String?, orderBy: String?, limit: Bool) -> String
     {
-        var sql = prefix + "SELECT " + (columnExpressions + extra).joined(separator: ", ") + " FROM " + from
+        selectSQL(
+            expressions: columnExpressions + extra, indexedBy: index,
+            where: condition, orderBy: orderBy, limit: limit)
+    }
+
+    /// `[WITH …] SELECT expressions FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`.
+    func selectSQL(
+        expressions: [String], indexedBy index: String?,
+        where condition: String?, orderBy: String?, limit: Bool) -> String
+    {
+        var sql = prefix + "SELECT " + expressions.joined(separator: ", ") + " FROM " + from
         if let index { sql += " INDEXED BY " + index.quotedSQLIdentifier }
         if let condition { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
