@@ -9,8 +9,9 @@ extension HallOfFame {
     static let exactRankLimit = 1000
 
     /// The player table as the window engine reads it: the columns that
-    /// `Player(stored:_:_:)` decodes, the id as the row identity that a
-    /// player anchor follows. The schema is the app's own: a test holds
+    /// `Player(stored:_:_:)` decodes, and the id (`INTEGER PRIMARY KEY`,
+    /// the rowid under another name) as the row identity that a player
+    /// anchor follows. The schema is the app's own: a test holds
     /// this source against the one read from the schema.
     static let source = RowSource(
         name: "player",

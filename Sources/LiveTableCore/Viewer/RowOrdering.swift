@@ -70,7 +70,7 @@ public struct RowOrdering: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// // The Hall of Fame by score: score DESC, name, id.
+    /// // Mixed directions: score DESC, name, id.
     /// let ordering = RowOrdering(keyColumns: [
     ///     .init(expression: "score", descending: true),
     ///     .init(expression: "name", descending: false),
