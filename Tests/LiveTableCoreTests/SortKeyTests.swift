@@ -4,7 +4,8 @@ import XCTest
 @testable import LiveTableCore
 
 /// Each ordering's sort key is defined once (`Ordering.sortColumns`): the
-/// index of the migration, the SQL clauses and the comparator agree with it.
+/// index of the migration, the window engine's ordering (`rowOrdering`),
+/// the SQL clauses and the comparator agree with it.
 final class SortKeyTests: XCTestCase {
     func testIndexOfEachOrderingHasTheColumnsOfItsSortKey() throws {
         try forEachDatabaseKind { appDatabase, kind in
@@ -23,6 +24,14 @@ final class SortKeyTests: XCTestCase {
                         columns.map { "\($0["name"] as String) \($0["desc"] as Bool ? "DESC" : "ASC") \($0["coll"] as String)" },
                         ordering.sortColumns.map { "\($0.name.rawValue) \($0.descending ? "DESC" : "ASC") BINARY" },
                         "\(ordering), \(kind)")
+                    // The window engine reads that index, in that order.
+                    let rowOrdering = ordering.rowOrdering
+                    XCTAssertEqual(rowOrdering.indexName, ordering.indexName, "\(ordering)")
+                    XCTAssertTrue(rowOrdering.isUnique, "\(ordering)")
+                    XCTAssertEqual(
+                        columns.map { "\($0["name"] as String) \($0["desc"] as Bool ? "DESC" : "ASC")" },
+                        rowOrdering.keyColumns.map { "\($0.expression) \($0.descending ? "DESC" : "ASC")" },
+                        "\(ordering), \(kind)")
                 }
             }
         }
@@ -32,7 +41,9 @@ final class SortKeyTests: XCTestCase {
         let appDatabase = try AppDatabase.inMemory()
         try appDatabase.writer.read { db in
             for ordering in Ordering.allCases {
-                for clause in [ordering.orderByClause, ordering.reversedOrderByClause] {
+                let rowOrdering = ordering.rowOrdering
+                XCTAssertEqual(ordering.orderByClause, rowOrdering.orderBy(forward: true))
+                for clause in [rowOrdering.orderBy(forward: true), rowOrdering.orderBy(forward: false)] {
                     let plan = try String.fetchAll(
                         db, sql: "EXPLAIN QUERY PLAN SELECT * FROM player INDEXED BY \(ordering.indexName) ORDER BY \(clause)",
                         adapter: SuffixRowAdapter(fromIndex: 3))

@@ -229,34 +229,61 @@ final class ViewerWindowTests: XCTestCase {
         }
     }
 
-    func testHallOfFameOrderingIsOneUseOfTheEngine() throws {
-        // The Hall of Fame's keyset (score DESC, name, id: mixed directions)
-        // as a RowOrdering: the same windows as HallOfFame.fetch.
+    func testRowsAreCountedBeforeAndFromEveryRow() throws {
+        // The exact rank of a row, from either end, stopped at a limit: on
+        // NULLs, mixed types, and rows equal in every column (counted by
+        // their occurrence).
+        for (table, sortColumn) in [("mixed", "v"), ("mixed", nil), ("pairs", "c"), ("dup", "v"), ("dup", nil)] {
+            let source = try source(table)
+            for descending in [false, true] {
+                let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
+                let positions = try fetch(source, ordering, .first, before: 0, after: 1000).positions
+                let count = positions.count
+                try database.read { db in
+                    for (index, position) in positions.enumerated() {
+                        let label = "\(table) \(sortColumn ?? "-") \(descending) #\(index)"
+                        XCTAssertEqual(try ordering.countRows(db, in: source, before: position, limit: 1000), index, label)
+                        XCTAssertEqual(try ordering.countRows(db, in: source, from: position, limit: 1000), count - index, label)
+                        XCTAssertEqual(try ordering.countRows(db, in: source, before: position, limit: 3), min(index, 3), label)
+                        XCTAssertEqual(try ordering.countRows(db, in: source, from: position, limit: 3), min(count - index, 3), label)
+                    }
+                }
+            }
+        }
+    }
+
+    func testHallOfFameIsOneUseOfTheEngine() throws {
+        // The Hall of Fame's windows are windows of this engine, on its
+        // source of the player table, in each ordering's `rowOrdering`
+        // (mixed directions, read on a named index). Its source agrees with
+        // the one read from the schema; both give the windows of the players
+        // sorted in Swift, and each costs an index search.
         let file = try makeTemporaryDirectory().appendingPathComponent("players.sqlite").path
         let appDatabase = try AppDatabase(try DatabaseQueue(path: file), seed: 7)
         try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 300) }
         database = try ViewerDatabase.open(path: file)
-        let source = try source("player")
-        let ordering = RowOrdering(keyColumns: [
-            .init(expression: "\"score\"", descending: true, isNotNull: true),
-            .init(expression: "\"name\"", descending: false, isNotNull: true),
-            .init(expression: "\"id\"", descending: false, isNotNull: true),
-        ], isUnique: true)
+        let schemaSource = try source("player")
+        XCTAssertEqual(HallOfFame.source.columnNames, schemaSource.columnNames)
+        XCTAssertEqual(HallOfFame.source.columns.map(\.declaredType), schemaSource.columns.map(\.declaredType))
         let players = try appDatabase.allPlayers()
-        let sorted = HallOfFameModel.sorted(players, by: .byScore)
-        for player in sorted.enumerated().filter({ $0.offset % 37 == 0 }).map(\.element) {
-            let expected = try appDatabase.writer.read { db in
-                try HallOfFame.fetch(db, WindowRequest(ordering: .byScore, anchor: .player(player), before: 5, after: 10))
+        for ordering in Ordering.allCases {
+            let sorted = HallOfFameModel.sorted(players, by: ordering)
+            for player in sorted.enumerated().filter({ $0.offset % 37 == 0 }).map(\.element) {
+                let request = WindowRequest(ordering: ordering, anchor: .player(player), before: 5, after: 10)
+                let expected = HallOfFameModel.hallOfFame(players, request)
+                for source in [schemaSource, HallOfFame.source] {
+                    let window = try fetch(source, ordering.rowOrdering, .position(ordering.rowPosition(of: player)), before: 5, after: 10)
+                    XCTAssertEqual(window.rows.map { $0[0] }, expected.players.map { $0.id!.databaseValue }, "\(ordering)")
+                    XCTAssertEqual(window.reachesStart, expected.reachesStart, "\(ordering)")
+                    XCTAssertEqual(window.reachesEnd, expected.reachesEnd, "\(ordering)")
+                }
+                let hallOfFame = try appDatabase.writer.read { db in try HallOfFame.fetch(db, request) }
+                XCTAssertEqual(hallOfFame, expected, "\(ordering)")
             }
-            let window = try fetch(
-                source, ordering,
-                .position(RowPosition(key: [player.score.databaseValue, player.name.databaseValue, player.id!.databaseValue])),
-                before: 5, after: 10)
-            XCTAssertEqual(window.rows.map { $0[0] }, expected.players.map { $0.id!.databaseValue })
-            XCTAssertEqual(window.reachesStart, expected.reachesStart)
-            XCTAssertEqual(window.reachesEnd, expected.reachesEnd)
+            for source in [schemaSource, HallOfFame.source] {
+                XCTAssertEqual(try database.read { db in try ordering.rowOrdering.cost(of: source, in: db) }, .indexSearch)
+            }
         }
-        XCTAssertEqual(try database.read { db in try ordering.cost(of: source, in: db) }, .indexSearch)
     }
 
     // MARK: - Cost

@@ -8,6 +8,25 @@ extension HallOfFame {
     /// at the limit, so it costs at most this many index entries.
     static let exactRankLimit = 1000
 
+    /// The player table as the window engine reads it: the columns that
+    /// `Player(stored:_:_:)` decodes, and the id (`INTEGER PRIMARY KEY`,
+    /// the rowid under another name) as the row identity that a player
+    /// anchor follows. The schema is the app's own: a test holds
+    /// this source against the one read from the schema.
+    static let source = RowSource(
+        name: "player",
+        columns: [
+            ViewerColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
+            ViewerColumn(name: "name", declaredType: "TEXT", isIndexed: true, isNotNull: true),
+            ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
+        ],
+        identity: .rowid("id"),
+        isQuery: false,
+        prefix: "",
+        querySQL: nil,
+        from: "player",
+        columnExpressions: ["id", "name", "score"])
+
     /// Fetches the Hall of Fame for a window of players, in one read, at a
     /// cost that does not depend on the number of players.
     ///
@@ -23,18 +42,22 @@ extension HallOfFame {
     /// }
     /// ```
     ///
-    /// Every statement is an index search:
+    /// The players are a window of the viewer's engine, `RowWindow`, on the
+    /// player table (`source`) in the ordering's `rowOrdering`. Every
+    /// statement reads an index, at a cost that does not grow with the table:
     ///
     /// - the player count comes from the trigger-maintained `playerStats`;
     /// - the max score comes from the score index;
     /// - the players are paged by keyset on the index of the ordering,
     ///   never with `OFFSET`;
     /// - a `.player` anchor is looked up by its primary key, to follow the
-    ///   player to its current sort key (see `WindowAnchor.player`);
+    ///   player to its current sort key (see `WindowAnchor.player` and
+    ///   `RowOrdering.currentPosition(of:in:_:)`);
     /// - the rank of the window is exact for the `.first` and `.last`
     ///   anchors, and for a `.player` anchor near either end of the
-    ///   ordering. Elsewhere it is estimated from small histograms, and
-    ///   `rankIsExact` is false.
+    ///   ordering (`RowOrdering.countRows`, stopped at `exactRankLimit`).
+    ///   Elsewhere it is estimated from small histograms, and `rankIsExact`
+    ///   is false.
     ///
     /// - parameter db: A database connection.
     /// - parameter request: The window of players.
@@ -46,75 +69,64 @@ extension HallOfFame {
     /// Fetches the Hall of Fame, counting exact ranks up to `exactRankLimit`
     /// players (tests lower it to reach the estimates with few players).
     static func fetch(_ db: Database, _ request: WindowRequest, exactRankLimit: Int) throws -> HallOfFame {
-        let before = max(0, request.before)
-        let after = max(0, request.after)
-        let keyset = Keyset(request.ordering)
+        let ordering = request.ordering
+        let rowOrdering = ordering.rowOrdering
         let playerCount = try AppDatabase.playerCount(db)
         let maxScore = try AppDatabase.maxScore(db)
 
-        func hallOfFame(
-            _ players: [Player], firstRank: Int, rankIsExact: Bool = true,
-            reachesStart: Bool, reachesEnd: Bool) -> HallOfFame
-        {
-            HallOfFame(
-                playerCount: playerCount, maxScore: maxScore, request: request, players: players,
-                firstRank: firstRank, rankIsExact: rankIsExact,
-                reachesStart: reachesStart, reachesEnd: reachesEnd)
-        }
-
+        // The anchor follows its player by id, in this same read, so that
+        // the window holds the player wherever its new score moved it. A
+        // deleted (or never inserted) player leaves the window at the key
+        // it was given.
+        let anchor: RowAnchor
         switch request.anchor {
+        case .first: anchor = .first
+        case .last: anchor = .last
+        case let .player(player):
+            let given = ordering.rowPosition(of: player)
+            anchor = .position(try rowOrdering.currentPosition(of: given, in: source, db) ?? given)
+        }
+        let window = try RowWindow.fetch(db, source, RowWindowRequest(
+            ordering: rowOrdering, anchor: anchor, before: request.before, after: request.after))
+        let players = window.rows.map { Player(stored: $0[0], $0[1], $0[2]) }
+
+        let firstRank: Int
+        var rankIsExact = true
+        switch anchor {
         case .first:
-            // One more row than needed tells whether the window reaches the end.
-            let rows = try keyset.fetchPlayers(db, keyset.all(db, from: .start), limit: after + 1)
-            return hallOfFame(
-                Array(rows.prefix(after)), firstRank: 0,
-                reachesStart: true, reachesEnd: rows.count <= after)
-
+            firstRank = 0
         case .last:
-            let size = before + after
-            let rows = try keyset.fetchPlayers(db, keyset.all(db, from: .end), limit: size + 1)
-            let players = Array(rows.prefix(size).reversed())
-            return hallOfFame(
-                players, firstRank: playerCount - players.count,
-                reachesStart: rows.count <= size, reachesEnd: true)
-
-        case let .player(anchor):
-            // The anchor follows its player by id, in this same read, so
-            // that the window holds the player wherever its new score moved
-            // it. A deleted player leaves the window at the key it was given.
-            let key = try keyset.currentKey(db, of: anchor) ?? request.ordering.sortKey(of: anchor)
-            let rowsBefore = try keyset.fetchPlayers(db, keyset.before(key), limit: before + 1)
-            let rowsFrom = try keyset.fetchPlayers(db, keyset.from(key), limit: after + 1)
-            let playersBefore = Array(rowsBefore.prefix(before).reversed())
-            let playersFrom = Array(rowsFrom.prefix(after))
-
+            firstRank = playerCount - players.count
+        case let .position(position):
+            // The window holds up to `before` players before the anchor key,
+            // then up to `after` from it on.
+            let countBefore = window.positions.prefix { ordering.compare($0.key, position.key) < 0 }.count
+            let countFrom = players.count - countBefore
             // The rank of the anchor key: the number of players before it.
             let anchorRank: Int
-            var rankIsExact = true
-            let countBefore = try keyset.countPlayers(db, keyset.before(key), limit: exactRankLimit)
-            if countBefore < exactRankLimit {
-                anchorRank = countBefore
+            let allBefore = try rowOrdering.countRows(db, in: source, before: position, limit: exactRankLimit)
+            if allBefore < exactRankLimit {
+                anchorRank = allBefore
             } else {
-                let countFrom = try keyset.countPlayers(db, keyset.from(key), limit: exactRankLimit)
-                if countFrom < exactRankLimit {
-                    anchorRank = playerCount - countFrom
+                let allFrom = try rowOrdering.countRows(db, in: source, from: position, limit: exactRankLimit)
+                if allFrom < exactRankLimit {
+                    anchorRank = playerCount - allFrom
                 } else {
                     // Both counts reached the limit, so the rank is in
                     // exactRankLimit...(playerCount - exactRankLimit).
-                    let estimate = try keyset.estimatedRank(db, of: key, playerCount: playerCount)
+                    let estimate = try ordering.estimatedRank(db, of: position.key, playerCount: playerCount)
                     anchorRank = min(
-                        max(estimate, exactRankLimit, playersBefore.count),
+                        max(estimate, exactRankLimit, countBefore),
                         playerCount - exactRankLimit,
-                        playerCount - playersFrom.count)
+                        playerCount - countFrom)
                     rankIsExact = false
                 }
             }
-            return hallOfFame(
-                playersBefore + playersFrom,
-                firstRank: anchorRank - playersBefore.count,
-                rankIsExact: rankIsExact,
-                reachesStart: rowsBefore.count <= before,
-                reachesEnd: rowsFrom.count <= after)
+            firstRank = anchorRank - countBefore
         }
+        return HallOfFame(
+            playerCount: playerCount, maxScore: maxScore, request: request, players: players,
+            firstRank: firstRank, rankIsExact: rankIsExact,
+            reachesStart: window.reachesStart, reachesEnd: window.reachesEnd)
     }
 }

@@ -2,7 +2,7 @@ import GRDB
 
 // MARK: - Rank estimate
 
-extension Keyset {
+extension Ordering {
     /// Estimates the number of players before `key`, in constant time.
     ///
     /// SQLite's B-trees do not count the entries of a subtree, so an exact
@@ -18,13 +18,13 @@ extension Keyset {
     func estimatedRank(_ db: Database, of key: [DatabaseValue], playerCount: Int) throws -> Int {
         guard playerCount > 0 else { return 0 }
         let total = Double(playerCount)
-        let score = key[ordering.position(of: .score)]
-        let name = key[ordering.position(of: .name)]
+        let score = key[position(of: .score)]
+        let name = key[position(of: .name)]
         let scoreBuckets = try ScoreBuckets(db, score: score)
         let nameBuckets = try NameBuckets(db, name: name)
         // The histograms count higher scores and smaller names: the
         // directions of both sort keys. The leading column decides.
-        if columns[0].name == .score {
+        if sortColumns[0].name == .score {
             let shareOfSmallerNames = (nameBuckets.countBefore + nameBuckets.countInBucket / 2) / total
             let inBucket = scoreBuckets.countInBucket
                 * scoreBuckets.shareAbove(tieShare: shareOfSmallerNames)

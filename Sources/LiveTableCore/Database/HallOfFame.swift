@@ -31,16 +31,12 @@ struct SortColumn: Equatable, Sendable {
     var orderingTerm: String {
         descending ? "\(name.rawValue) DESC" : name.rawValue
     }
-
-    /// The term of the reversed order.
-    var reversedOrderingTerm: String {
-        descending ? name.rawValue : "\(name.rawValue) DESC"
-    }
 }
 
 extension Ordering {
-    // The one definition of each ordering's sort key. The SQL keyset
-    // (`HallOfFame.fetch`), the comparator (`sortsBefore`), the rank
+    // The one definition of each ordering's sort key. The window engine's
+    // ordering (`rowOrdering`, from which `RowWindow` derives the keyset
+    // SQL of `HallOfFame.fetch`), the comparator (`sortsBefore`), the rank
     // estimate and the benchmark's naive query are derived from it; the
     // index of the migration `createPlayer` is frozen SQL, and a test
     // holds it against these columns.
@@ -77,9 +73,39 @@ extension Ordering {
         sortColumns.map(\.orderingTerm).joined(separator: ", ")
     }
 
-    /// The `ORDER BY` clause of the reversed ordering: `score, name DESC, id DESC`.
-    var reversedOrderByClause: String {
-        sortColumns.map(\.reversedOrderingTerm).joined(separator: ", ")
+    /// The ordering as the window engine reads it: the sort key, on the
+    /// index of the ordering. Every column is NOT NULL, and the id makes
+    /// the key unique.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let window = try RowWindow.fetch(db, HallOfFame.source, RowWindowRequest(
+    ///     ordering: Ordering.byScore.rowOrdering, anchor: .first, before: 0, after: 20))
+    /// ```
+    var rowOrdering: RowOrdering {
+        switch self {
+        case .byScore: return Self.byScoreRowOrdering
+        case .byName: return Self.byNameRowOrdering
+        }
+    }
+
+    private static let byScoreRowOrdering = Ordering.byScore.makeRowOrdering()
+    private static let byNameRowOrdering = Ordering.byName.makeRowOrdering()
+
+    private func makeRowOrdering() -> RowOrdering {
+        RowOrdering(
+            keyColumns: sortColumns.map {
+                RowOrdering.KeyColumn(expression: $0.name.rawValue, descending: $0.descending, isNotNull: true)
+            },
+            isUnique: true,
+            indexName: indexName)
+    }
+
+    /// The position of a player in the window engine's ordering: its sort
+    /// key (see `sortKey(of:)`).
+    func rowPosition(of player: Player) -> RowPosition {
+        RowPosition(key: sortKey(of: player))
     }
 
     /// The position of a column in the sort key.

@@ -47,15 +47,20 @@ extension Player: FetchableRecord, MutablePersistableRecord {
     /// - The id is an integer (`INTEGER PRIMARY KEY`), or nil should a
     ///   replaced table hold anything else.
     public init(row: Row) {
-        let name = row["name"] as DatabaseValue
+        self.init(stored: row["id"] as DatabaseValue, row["name"] as DatabaseValue, row["score"] as DatabaseValue)
+    }
+
+    /// Creates a player from its id, name and score as stored, whatever
+    /// their type (see `init(row:)`).
+    init(stored id: DatabaseValue, _ name: DatabaseValue, _ score: DatabaseValue) {
         switch name.storage {
         case let .string(text): self.name = text
         case let .blob(data): self.name = String(decoding: data, as: UTF8.self)
         case .null: self.name = ""
         case .int64, .double: self.name = Score(databaseValue: name).description
         }
-        id = Int64.fromDatabaseValue(row["id"])
-        score = Score(databaseValue: row["score"])
+        self.id = Int64.fromDatabaseValue(id)
+        self.score = Score(databaseValue: score)
     }
 
     /// Writes the columns of the player.

@@ -55,6 +55,13 @@ public struct RowOrdering: Equatable, Sendable {
     public var sortColumn: String?
     /// True when the sort is descending.
     public var descending: Bool
+    /// The index whose entries are in key order, named by every statement
+    /// of a window with `INDEXED BY`, so that the plan never depends on
+    /// the query planner's guesses; nil lets the planner choose.
+    ///
+    /// The Hall of Fame names the index of each of its orderings: a test
+    /// holds its key columns against the index.
+    public var indexName: String? = nil
 
     /// Creates an ordering from its key columns: for orderings that are
     /// not a sort column plus an identity (mixed directions, several sort
@@ -63,7 +70,7 @@ public struct RowOrdering: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// // The Hall of Fame by score: score DESC, name, id.
+    /// // Mixed directions: score DESC, name, id.
     /// let ordering = RowOrdering(keyColumns: [
     ///     .init(expression: "score", descending: true),
     ///     .init(expression: "name", descending: false),
@@ -75,6 +82,23 @@ public struct RowOrdering: Equatable, Sendable {
         self.isUnique = isUnique
         self.sortColumn = nil
         self.descending = keyColumns.first?.descending ?? false
+    }
+
+    /// Creates an ordering from its key columns, read on `indexName` (see
+    /// `indexName`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let ordering = RowOrdering(keyColumns: [
+    ///     .init(expression: "score", descending: true, isNotNull: true),
+    ///     .init(expression: "name", descending: false, isNotNull: true),
+    ///     .init(expression: "id", descending: false, isNotNull: true),
+    /// ], isUnique: true, indexName: "player_on_score")
+    /// ```
+    public init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
+        self.init(keyColumns: keyColumns, isUnique: isUnique)
+        self.indexName = indexName
     }
 
     /// The order of `source` on `sortColumn`, then on the identity; or on
@@ -213,7 +237,7 @@ public struct RowOrdering: Equatable, Sendable {
         let key = keyColumns.map { _ in DatabaseValue(value: 0 as Int64)! }
         for range in after(key) + before(key) {
             let sql = source.selectSQL(
-                extra: keyColumns.map(\.expression), where: range.condition,
+                extra: keyColumns.map(\.expression), indexedBy: indexName, where: range.condition,
                 orderBy: orderBy(forward: range.forward), limit: true)
             let details = try Row.fetchAll(
                 db, sql: "EXPLAIN QUERY PLAN " + sql,

@@ -284,15 +284,22 @@ public struct RowSource: Equatable, Sendable {
 
     // MARK: - SQL
 
-    /// `[WITH …] SELECT columns, extra FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`.
-    func selectSQL(extra: [String] = [], where condition: String?, orderBy: String?, limit: Bool) -> String {
-        selectSQL(columns: columnExpressions + extra, where: condition, orderBy: orderBy, limit: limit)
+    /// `[WITH …] SELECT columns, extra FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`.
+    func selectSQL(
+        extra: [String] = [], indexedBy index: String? = nil,
+        where condition: String?, orderBy: String?, limit: Bool) -> String
+    {
+        selectSQL(columns: columnExpressions + extra, indexedBy: index, where: condition, orderBy: orderBy, limit: limit)
     }
 
-    /// `[WITH …] SELECT columns FROM source [WHERE …] [ORDER BY …] [LIMIT ?]`,
+    /// `[WITH …] SELECT columns FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`,
     /// the filter of a table or view joined to `condition`.
-    func selectSQL(columns: [String], where condition: String?, orderBy: String? = nil, limit: Bool = false) -> String {
+    func selectSQL(
+        columns: [String], indexedBy index: String? = nil,
+        where condition: String?, orderBy: String? = nil, limit: Bool = false) -> String
+    {
         var sql = prefix + "SELECT " + columns.joined(separator: ", ") + " FROM " + from
+        if let index { sql += " INDEXED BY " + index.quotedSQLIdentifier }
         if let condition = whereCondition(condition) { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
         if limit { sql += " LIMIT ?" }

@@ -217,7 +217,7 @@ private struct Fetcher {
             // Statements are cached by the connection: compiling them would
             // cost more than running them.
             let statement = try db.cachedStatement(sql: source.selectSQL(
-                extra: extraExpressions, where: range.condition,
+                extra: extraExpressions, indexedBy: ordering.indexName, where: range.condition,
                 orderBy: ordering.orderBy(forward: range.forward), limit: true))
             let arguments = StatementArguments(range.arguments + [DatabaseValue(value: Int64(limit - result.count))!])
             let cursor = try Row.fetchCursor(statement, arguments: arguments)

@@ -184,27 +184,6 @@ public struct ViewerWindow: Equatable, Sendable {
     /// identity, whose sort value may have changed, or at the same
     /// position for a source without identity. Nil when it is gone.
     private static func currentPosition(of position: RowPosition, _ viewed: ViewedSource, _ db: Database) throws -> RowPosition? {
-        let source = viewed.source
-        let keyExpressions = viewed.ordering.keyColumns.map(\.expression)
-        guard source.identity != .none else {
-            // A row without identity is its values: it is there or not.
-            let equal = viewed.ordering.equal(to: position.key, forward: true)[0]
-            let sql = source.selectSQL(columns: ["COUNT(*)"], where: equal.condition)
-            let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(equal.arguments)) ?? 0
-            return position.occurrence < count ? position : nil
-        }
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
-        for expression in source.identityExpressions {
-            guard let index = keyExpressions.firstIndex(of: expression) else { return nil }
-            conditions.append("\(expression) IS ?")
-            arguments.append(position.key[index])
-        }
-        // A row that the filter no longer keeps is gone.
-        let sql = source.selectSQL(columns: keyExpressions, where: conditions.joined(separator: " AND ")) + " LIMIT 1"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) else {
-            return nil
-        }
-        return RowPosition(key: Array(row.databaseValues))
+        try viewed.ordering.currentPosition(of: position, in: viewed.source, db)
     }
 }

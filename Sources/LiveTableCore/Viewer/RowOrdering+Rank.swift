@@ -1,0 +1,129 @@
+import GRDB
+
+// MARK: - Counting rows around a position
+
+extension RowOrdering {
+    /// The number of rows before `position`, counting no further than
+    /// `limit`: the exact rank of a row near the start of the ordering, at
+    /// the cost of at most `limit` index entries.
+    ///
+    /// The rows are counted in the ranges that a window reads (see
+    /// `RowWindow.fetch(_:_:_:)`), with the same statements but for a
+    /// `COUNT(*)` around them, so that counting costs what reading costs.
+    /// SQLite's B-trees do not count the entries of a subtree: an exact
+    /// rank far from both ends costs a scan, which the limit prevents.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rank = try ordering.countRows(db, in: source, before: position, limit: 1000)
+    /// if rank < 1000 { print("row \(rank + 1)") }
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter source: The table, view or query.
+    /// - parameter position: A row position; its row need not exist.
+    /// - parameter limit: The count at which counting stops.
+    /// - returns: The number of rows before `position`, or `limit` when
+    ///   there are at least that many.
+    public func countRows(_ db: Database, in source: RowSource, before position: RowPosition, limit: Int) throws -> Int {
+        guard limit > 0 else { return 0 }
+        // Rows of the position's key that come first, then rows before the key.
+        var count = 0
+        if position.occurrence > 0 {
+            count = try countRows(db, in: source, equal(to: position.key, forward: true), limit: min(position.occurrence, limit))
+        }
+        return count + (try countRows(db, in: source, before(position.key), limit: limit - count))
+    }
+
+    /// The number of rows from `position` on (its row included), counting
+    /// no further than `limit`: with the row count, the exact rank of a
+    /// row near the end of the ordering.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let fromRow = try ordering.countRows(db, in: source, from: position, limit: 1000)
+    /// if fromRow < 1000 { print("row \(rowCount - fromRow + 1)") }
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter source: The table, view or query.
+    /// - parameter position: A row position; its row need not exist.
+    /// - parameter limit: The count at which counting stops.
+    /// - returns: The number of rows from `position` on, or `limit` when
+    ///   there are at least that many.
+    public func countRows(_ db: Database, in source: RowSource, from position: RowPosition, limit: Int) throws -> Int {
+        guard limit > 0 else { return 0 }
+        // Rows of the position's key but the first `occurrence` ones, then
+        // rows after the key.
+        let equalCount = try countRows(
+            db, in: source, equal(to: position.key, forward: true), limit: position.occurrence + limit)
+        let count = min(max(0, equalCount - position.occurrence), limit)
+        return count + (try countRows(db, in: source, after(position.key), limit: limit - count))
+    }
+
+    /// The number of rows in `ranges`, counting no further than `limit`.
+    private func countRows(_ db: Database, in source: RowSource, _ ranges: [Range], limit: Int) throws -> Int {
+        var count = 0
+        for range in ranges where count < limit {
+            // The statement of `RowWindow`'s range, bounded, counted: the
+            // same plan, without reading the columns.
+            let select = source.selectSQL(
+                columns: ["1"], indexedBy: indexName, where: range.condition,
+                orderBy: orderBy(forward: range.forward), limit: true)
+            count += try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM (\(select))"),
+                arguments: StatementArguments(range.arguments + [DatabaseValue(value: Int64(limit - count))!])) ?? 0
+        }
+        return max(0, count)
+    }
+
+    // MARK: - Following a row
+
+    /// The position now of the row that was at `position`: found by its
+    /// identity (the rowid or primary key, which the key of an ordering of
+    /// a table holds), whatever its sort value became; or, for a source
+    /// without identity, at the same position while a row is there. Nil
+    /// when the row is gone.
+    ///
+    /// This is how a selection stays on its row when another process
+    /// changes the row's sort value: the viewer's selection and the Hall
+    /// of Fame's selected player follow their row this way.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Barbara's score is now 10: her position by score is now lower.
+    /// let now = try ordering.currentPosition(of: barbara, in: source, db) ?? barbara
+    /// ```
+    ///
+    /// - parameter position: A position of this ordering.
+    /// - parameter source: The table, view or query.
+    /// - parameter db: A database connection.
+    public func currentPosition(of position: RowPosition, in source: RowSource, _ db: Database) throws -> RowPosition? {
+        let keyExpressions = keyColumns.map(\.expression)
+        guard source.identity != .none else {
+            // A row without identity is its values: it is there or not.
+            let equal = equal(to: position.key, forward: true)[0]
+            let sql = source.selectSQL(columns: ["COUNT(*)"], where: equal.condition)
+            let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(equal.arguments)) ?? 0
+            return position.occurrence < count ? position : nil
+        }
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for expression in source.identityExpressions {
+            guard let index = keyExpressions.firstIndex(of: expression) else { return nil }
+            conditions.append("\(expression) IS ?")
+            arguments.append(position.key[index])
+        }
+        // The key values are read as stored, not decoded, so that they bind
+        // back exactly (a blob stays a blob). A row that the filter no
+        // longer keeps is gone.
+        let sql = source.selectSQL(columns: keyExpressions, where: conditions.joined(separator: " AND ")) + " LIMIT 1"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) else {
+            return nil
+        }
+        return RowPosition(key: Array(row.databaseValues))
+    }
+}
