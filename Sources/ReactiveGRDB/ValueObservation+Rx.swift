@@ -284,7 +284,9 @@ extension DatabasePublishers {
         /// changes other tables. The app's own transactions are notified
         /// by GRDB as usual, and cost no other fetch. A burst of commits
         /// is coalesced: one fetch at a time, and the last one sees the
-        /// last commit.
+        /// last commit. To fetch less often during a burst, so that a
+        /// writer of a rollback-journal file is not slowed down, pace the
+        /// fetches: `.includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.1)))`.
         ///
         /// A database in memory, which no other process can open, or opened
         /// from a `file:` URI, is not watched.

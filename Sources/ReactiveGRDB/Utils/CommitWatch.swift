@@ -46,6 +46,10 @@ final class CommitWatch: @unchecked Sendable {
     struct Listener: Sendable {
         /// Another process committed.
         var onCommit: @Sendable () -> Void
+        /// False while the listener has a commit to read already: it reads
+        /// all the commits made until then, and another one changes
+        /// nothing for it.
+        var wantsCommits: @Sendable () -> Bool = { true }
         /// The file is no longer the one the database opened: no commit
         /// will be seen anymore.
         var onFailure: @Sendable (Error) -> Void
@@ -334,8 +338,17 @@ final class CommitWatch: @unchecked Sendable {
 
     /// Asks the data version, and tells the listeners if another process
     /// committed. Called on `queue`.
+    ///
+    /// No check runs while every listener has a commit to read already (a
+    /// paced subscription waits for the end of its pause): on a
+    /// rollback-journal file, each check takes the shared lock, which a
+    /// writer that commits without pause would meet again and again. The
+    /// first check after that sees the commits made meanwhile.
     private func check() {
-        guard !lock.withLock({ isCancelled || failure != nil }) else { return }
+        let listeners: [Listener]? = lock.withLock {
+            isCancelled || failure != nil ? nil : Array(self.listeners.values)
+        }
+        guard let listeners, listeners.contains(where: { $0.wantsCommits() }) else { return }
         let version: Int
         do {
             version = try Self.dataVersion(checker)
