@@ -5,24 +5,32 @@ import Foundation
 ///
 /// Each read of a rollback-journal file (DELETE, TRUNCATE, PERSIST) holds
 /// SQLite's shared lock, and a writer that meets it waits: the `sqlite3`
-/// command's busy handler sleeps 1 ms, then longer. Reading again after
-/// each commit of a busy writer can halve its commits per second. A paced
-/// observation pauses after each read, for as long as it takes to keep its
-/// reads within a share of the time (`dutyCycle`), and at least
-/// `minimumPause`:
+/// command's busy handler sleeps 1 ms, then longer, however short the read.
+/// Reading again after each commit of a busy writer can halve its commits
+/// per second. A paced observation pauses after each read:
 ///
-/// - the first commit after a quiet spell (no read, and no pause, going
-///   on) is read at once;
-/// - the commits that come during a read or its pause make one read, when
-///   the pause ends: the last commit of a burst is always read;
-/// - during a burst, reads take at most `dutyCycle` of the time.
+/// - for as long as it takes to keep its reads within a share of the time
+///   (`dutyCycle`);
+/// - for `minimumPause` at least after a read that followed a quiet spell:
+///   the first commit after a quiet spell (no read, and no pause, going
+///   on) is read at once, and a lone commit that follows soon after is not
+///   kept waiting;
+/// - during a burst (each read that a pause started, because commits came
+///   meanwhile), for twice as long as the last time, up to `burstPause`:
+///   a long burst costs the writer one read per `burstPause`.
+///
+/// The commits that come during a read or its pause make one read, when
+/// the pause ends: the last commit of a burst is always read.
 ///
 /// For example:
 ///
 /// ```swift
-/// // Reads take at most a tenth of the time while commits come.
-/// let pacing = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002)
-/// pacing.pause(afterReadingFor: 0.001) // 0.009
+/// // Reads take at most a tenth of the time while commits come, and one
+/// // read per 50 ms during a long burst.
+/// let pacing = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
+/// pacing.pause(afterReadingFor: 0.001)                  // 0.009
+/// pacing.pause(afterReadingFor: 0.001, burstReads: 3)   // 0.016
+/// pacing.pause(afterReadingFor: 0.001, burstReads: 10)  // 0.05
 /// ```
 public struct RefreshPacing: Sendable, Hashable {
     /// The share of the time that reads may take while commits come, from
@@ -30,6 +38,10 @@ public struct RefreshPacing: Sendable, Hashable {
     public let dutyCycle: Double
     /// The shortest pause after a read, in seconds.
     public let minimumPause: TimeInterval
+    /// The shortest pause, in seconds, after the reads of a long burst:
+    /// the minimum doubles from `minimumPause` up to it, one read of the
+    /// burst after the other.
+    public let burstPause: TimeInterval
 
     /// No pacing: a read starts as soon as the previous one ends, if
     /// commits came meanwhile.
@@ -39,10 +51,11 @@ public struct RefreshPacing: Sendable, Hashable {
     /// ```swift
     /// RefreshPacing.none.pause(afterReadingFor: 0.5) // 0
     /// ```
-    public static let none = RefreshPacing(dutyCycle: 1, minimumPause: 0)
+    public static let none = RefreshPacing(dutyCycle: 1, minimumPause: 0, burstPause: 0)
 
-    /// Reads take at most `share` of the time while commits come, and
-    /// each read is followed by a pause of at least `minimumPause`.
+    /// Reads take at most `share` of the time while commits come; each is
+    /// followed by a pause of at least `minimumPause`, and, during a burst,
+    /// of twice the last one, up to `burstPause`.
     ///
     /// For example:
     ///
@@ -54,18 +67,27 @@ public struct RefreshPacing: Sendable, Hashable {
     ///   out of range are brought into it).
     /// - parameter minimumPause: The shortest pause after a read, in
     ///   seconds.
-    public static func dutyCycle(_ share: Double, minimumPause: TimeInterval = 0) -> Self {
-        RefreshPacing(dutyCycle: share, minimumPause: minimumPause)
+    /// - parameter burstPause: The shortest pause after the reads of a
+    ///   long burst, in seconds: by default, `minimumPause` (the pause does
+    ///   not grow). It is raised to `minimumPause` if below it.
+    public static func dutyCycle(
+        _ share: Double,
+        minimumPause: TimeInterval = 0,
+        burstPause: TimeInterval? = nil) -> Self
+    {
+        RefreshPacing(dutyCycle: share, minimumPause: minimumPause, burstPause: burstPause ?? minimumPause)
     }
 
-    private init(dutyCycle: Double, minimumPause: TimeInterval) {
+    private init(dutyCycle: Double, minimumPause: TimeInterval, burstPause: TimeInterval) {
         self.dutyCycle = min(1, max(0.001, dutyCycle.isNaN ? 1 : dutyCycle))
-        self.minimumPause = max(0, minimumPause.isNaN ? 0 : minimumPause)
+        self.minimumPause = max(0, minimumPause.isNaN || minimumPause.isInfinite ? 0 : minimumPause)
+        self.burstPause = max(self.minimumPause, burstPause.isNaN || burstPause.isInfinite ? 0 : burstPause)
     }
 
     /// The pause after a read that took `seconds`: as long as it takes for
     /// the read to be `dutyCycle` of the read and the pause, and at least
-    /// `minimumPause`.
+    /// `minimumPause` doubled once per read of the burst before it, up to
+    /// `burstPause`.
     ///
     /// For example:
     ///
@@ -75,9 +97,12 @@ public struct RefreshPacing: Sendable, Hashable {
     ///
     /// - parameter seconds: How long the read took: a negative value counts
     ///   as zero.
+    /// - parameter burstReads: How many reads in a row a pause started,
+    ///   this one included: 0 for a read that followed a quiet spell.
     /// - returns: The pause, in seconds.
-    public func pause(afterReadingFor seconds: TimeInterval) -> TimeInterval {
-        max(minimumPause, max(0, seconds) * (1 - dutyCycle) / dutyCycle)
+    public func pause(afterReadingFor seconds: TimeInterval, burstReads: Int = 0) -> TimeInterval {
+        let minimum = min(burstPause, minimumPause * Double(1 << min(max(0, burstReads), 30)))
+        return max(minimum, max(0, seconds) * (1 - dutyCycle) / dutyCycle)
     }
 }
 
@@ -116,6 +141,8 @@ public struct RefreshPacer: Sendable, Hashable {
     /// True when a change came during the read or the pause (or the read
     /// saw one): one more read follows the pause.
     public private(set) var isPending = false
+    /// How many reads in a row a pause started: 0 after a quiet spell.
+    public private(set) var burstReads = 0
 
     /// Creates an idle pacer.
     ///
@@ -165,7 +192,7 @@ public struct RefreshPacer: Sendable, Hashable {
         guard phase == .reading else { return nil }
         phase = .pausing
         isPending = isPending || sawChange
-        return pacing.pause(afterReadingFor: seconds)
+        return pacing.pause(afterReadingFor: seconds, burstReads: burstReads)
     }
 
     /// Tells that the pause ended.
@@ -184,9 +211,11 @@ public struct RefreshPacer: Sendable, Hashable {
         if isPending {
             isPending = false
             phase = .reading
+            burstReads += 1
             return true
         }
         phase = .idle
+        burstReads = 0
         return false
     }
 }

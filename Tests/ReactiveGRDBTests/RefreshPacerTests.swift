@@ -20,6 +20,20 @@ final class RefreshPacerTests: XCTestCase {
         XCTAssertEqual(pacing.pause(afterReadingFor: -1), 0.05)
     }
 
+    func testMinimumDoublesDuringABurstUpToTheBurstPause() {
+        let pacing = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
+        XCTAssertEqual(
+            (0...6).map { pacing.pause(afterReadingFor: 0, burstReads: $0) },
+            [0.002, 0.004, 0.008, 0.016, 0.032, 0.05, 0.05])
+        XCTAssertEqual(pacing.pause(afterReadingFor: 0, burstReads: 1_000), 0.05)
+        // The duty cycle still rules a long read.
+        XCTAssertEqual(pacing.pause(afterReadingFor: 0.1, burstReads: 10), 0.9, accuracy: 1e-9)
+        // By default, the pause does not grow; a burst pause below the
+        // minimum is raised to it.
+        XCTAssertEqual(RefreshPacing.dutyCycle(0.1, minimumPause: 0.05).pause(afterReadingFor: 0, burstReads: 5), 0.05)
+        XCTAssertEqual(RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 0.01).burstPause, 0.05)
+    }
+
     func testNoPacingNeverPauses() {
         XCTAssertEqual(RefreshPacing.none.pause(afterReadingFor: 3), 0)
         XCTAssertEqual(RefreshPacing.none.pause(afterReadingFor: 0), 0)
@@ -27,6 +41,7 @@ final class RefreshPacerTests: XCTestCase {
 
     func testOutOfRangeArgumentsAreBroughtIntoRange() {
         XCTAssertEqual(RefreshPacing.dutyCycle(2, minimumPause: -1), .none)
+        XCTAssertEqual(RefreshPacing.dutyCycle(0.5, minimumPause: 0.1, burstPause: .nan).burstPause, 0.1)
         XCTAssertEqual(RefreshPacing.dutyCycle(0).dutyCycle, 0.001)
         XCTAssertEqual(RefreshPacing.dutyCycle(.nan).dutyCycle, 1)
     }
@@ -80,6 +95,28 @@ final class RefreshPacerTests: XCTestCase {
         _ = pacer.readDidEnd(afterReadingFor: 0.001, sawChange: true)
         XCTAssertTrue(pacer.isPending)
         XCTAssertTrue(pacer.pauseDidEnd())
+    }
+
+    func testPausesGrowDuringABurstAndStartAgainAfterAQuietSpell() {
+        var pacer = RefreshPacer(pacing: .dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05))
+        XCTAssertTrue(pacer.change())
+        var pauses: [Double] = []
+        for _ in 0..<4 {
+            // A change during each read: a burst.
+            XCTAssertFalse(pacer.change())
+            pauses.append(pacer.readDidEnd(afterReadingFor: 0) ?? -1)
+            XCTAssertTrue(pacer.pauseDidEnd())
+        }
+        XCTAssertEqual(pauses, [0.002, 0.004, 0.008, 0.016])
+        XCTAssertEqual(pacer.burstReads, 4)
+        // The burst ends: its last read, then a quiet pause.
+        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.032)
+        XCTAssertFalse(pacer.pauseDidEnd())
+        XCTAssertEqual(pacer.burstReads, 0)
+        // After the quiet spell, a lone change is read at once, and the
+        // pause after it is short again.
+        XCTAssertTrue(pacer.change())
+        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.002)
     }
 
     func testCallsOutOfTurnAreIgnored() {

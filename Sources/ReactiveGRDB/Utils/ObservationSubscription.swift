@@ -9,6 +9,16 @@ typealias ObservationStart<Value> = @Sendable (
     _ onChange: @escaping @Sendable (Value) -> Void)
 -> AnyDatabaseCancellable
 
+/// Starts a database observation again, after a commit of another process:
+/// an `ObservationStart` that also calls `onFetched` when a value is
+/// fetched, before it is scheduled, so that the time of the read does not
+/// include the wait for the subscriber's queue.
+typealias RestartStart<Value> = @Sendable (
+    _ onError: @escaping @Sendable (Error) -> Void,
+    _ onChange: @escaping @Sendable (Value) -> Void,
+    _ onFetched: @escaping @Sendable () -> Void)
+-> AnyDatabaseCancellable
+
 /// How an observation subscription sees the commits of other processes,
 /// which GRDB does not see.
 struct OtherProcessRefresh<Value>: Sendable {
@@ -19,7 +29,7 @@ struct OtherProcessRefresh<Value>: Sendable {
         /// once, and fetches on a reader of a pool, without waiting for the
         /// writer. The start must not be `.immediate`: it is called from
         /// the watch's queue.
-        case restart(ObservationStart<Value>)
+        case restart(RestartStart<Value>)
         /// Calls its argument once, asynchronously, with the value to
         /// emit: a region observation emits a connection from the
         /// writer's queue.
@@ -93,6 +103,8 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var pacer: RefreshPacer
     /// When the refresh that runs started, including its retries.
     private var refreshStart = DispatchTime.now()
+    /// When the value of the refresh that runs was fetched.
+    private var fetchStamp: FetchStamp?
     /// The number of refreshes that found the database locked in a row.
     private var busyRetries = 0
 
@@ -246,7 +258,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     /// Ends a refresh, and pauses before the pending one, if any. Called
     /// with the lock held.
-    private func refreshDidEnd(at end: DispatchTime = .now()) {
+    private func refreshDidEnd(at arrival: DispatchTime = .now()) {
+        // The read ends when its value is fetched, if known: the wait for
+        // the subscriber's queue is not reading.
+        let end = fetchStamp?.time ?? arrival
+        fetchStamp = nil
         let seconds = Double(Int64(bitPattern: end.uptimeNanoseconds &- refreshStart.uptimeNanoseconds)) / 1e9
         // Not refreshing: the first value of the observation, or a value
         // published twice.
@@ -318,9 +334,14 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             let previous = cancellable
             cancellable = nil
             previous?.cancel()
+            // Stamped on the database's queue, without the lock, which the
+            // delivery of a value holds.
+            let fetchStamp = FetchStamp()
+            self.fetchStamp = fetchStamp
             let cancellable = start(
                 { [weak self] error in self?.refreshDidFail(error, generation: generation) },
-                { [weak self] value in self?.receive(value, generation: generation) })
+                { [weak self] value in self?.receive(value, generation: generation) },
+                { fetchStamp.stamp() })
             if case .observing = state, generation == self.generation {
                 self.cancellable = cancellable
             } else {
@@ -339,6 +360,22 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                     refreshDidEnd()
                 }
             }
+        }
+    }
+}
+
+/// When the value of a refresh was fetched: its first value only.
+// @unchecked Sendable: `_time` is only accessed with `lock` held.
+private final class FetchStamp: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _time: DispatchTime?
+
+    /// The time of the first call to `stamp()`.
+    var time: DispatchTime? { lock.withLock { _time } }
+
+    func stamp() {
+        lock.withLock {
+            if _time == nil { _time = .now() }
         }
     }
 }
