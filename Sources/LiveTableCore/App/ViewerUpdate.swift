@@ -290,13 +290,18 @@ private func place(_ table: inout TableState, at index: Int, page: Int) {
 /// date, and the window is never left stale.
 enum ViewerPacing {
     /// The count: a tenth of the time, and 50 ms at least between two
-    /// counts, so that a cheap count does not run after every commit.
-    static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05)
+    /// counts, so that a cheap count does not run after every commit;
+    /// during a burst, the pause doubles up to 1 s, since each of the
+    /// count's short reads is one more that a writer may run into.
+    static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
     /// The window: a tenth of the time too, and 2 ms at least between two
     /// fetches, so that a window read from the cache in microseconds does
     /// not run after every commit, while the lone commits of a script that
-    /// writes every few milliseconds are still shown at once.
-    static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002)
+    /// writes every few milliseconds are still shown at once. During a
+    /// burst, the pause doubles up to 50 ms: each fetch, however short,
+    /// costs a writer that runs into it a sleep of 1 ms or more, so a long
+    /// burst is shown 20 times a second.
+    static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
 }
 
 /// Counts the rows, or notes that the count running is stale: one count
