@@ -15,9 +15,10 @@ import Foundation
 ///   the first commit after a quiet spell (no read, and no pause, going
 ///   on) is read at once, and a lone commit that follows soon after is not
 ///   kept waiting;
-/// - during a burst (each read that a pause started, because commits came
-///   meanwhile), for twice as long as the last time, up to `burstPause`:
-///   a long burst costs the writer one read per `burstPause`.
+/// - during a burst (each read during which a commit came: a writer that
+///   commits without pause, not a script that writes every few
+///   milliseconds), for twice as long as the last time, up to
+///   `burstPause`: a long burst costs the writer one read per `burstPause`.
 ///
 /// The commits that come during a read or its pause make one read, when
 /// the pause ends: the last commit of a burst is always read.
@@ -39,8 +40,8 @@ public struct RefreshPacing: Sendable, Hashable {
     /// The shortest pause after a read, in seconds.
     public let minimumPause: TimeInterval
     /// The shortest pause, in seconds, after the reads of a long burst:
-    /// the minimum doubles from `minimumPause` up to it, one read of the
-    /// burst after the other.
+    /// the minimum doubles from `minimumPause` up to it, after each read
+    /// during which a change came.
     public let burstPause: TimeInterval
 
     /// No pacing: a read starts as soon as the previous one ends, if
@@ -97,8 +98,8 @@ public struct RefreshPacing: Sendable, Hashable {
     ///
     /// - parameter seconds: How long the read took: a negative value counts
     ///   as zero.
-    /// - parameter burstReads: How many reads in a row a pause started,
-    ///   this one included: 0 for a read that followed a quiet spell.
+    /// - parameter burstReads: How many reads in a row a change came
+    ///   during, this one included: 0 for a read during which none came.
     /// - returns: The pause, in seconds.
     public func pause(afterReadingFor seconds: TimeInterval, burstReads: Int = 0) -> TimeInterval {
         let minimum = min(burstPause, minimumPause * Double(1 << min(max(0, burstReads), 30)))
@@ -141,7 +142,8 @@ public struct RefreshPacer: Sendable, Hashable {
     /// True when a change came during the read or the pause (or the read
     /// saw one): one more read follows the pause.
     public private(set) var isPending = false
-    /// How many reads in a row a pause started: 0 after a quiet spell.
+    /// How many reads in a row a change came during: 0 after a read
+    /// during which none came.
     public private(set) var burstReads = 0
 
     /// Creates an idle pacer.
@@ -191,7 +193,10 @@ public struct RefreshPacer: Sendable, Hashable {
     public mutating func readDidEnd(afterReadingFor seconds: TimeInterval, sawChange: Bool = false) -> TimeInterval? {
         guard phase == .reading else { return nil }
         phase = .pausing
+        // A change during the read (not only during the pause) tells a
+        // writer that commits without pause: the pauses grow.
         isPending = isPending || sawChange
+        burstReads = isPending ? burstReads + 1 : 0
         return pacing.pause(afterReadingFor: seconds, burstReads: burstReads)
     }
 
@@ -211,7 +216,6 @@ public struct RefreshPacer: Sendable, Hashable {
         if isPending {
             isPending = false
             phase = .reading
-            burstReads += 1
             return true
         }
         phase = .idle

@@ -107,16 +107,29 @@ final class RefreshPacerTests: XCTestCase {
             pauses.append(pacer.readDidEnd(afterReadingFor: 0) ?? -1)
             XCTAssertTrue(pacer.pauseDidEnd())
         }
-        XCTAssertEqual(pauses, [0.002, 0.004, 0.008, 0.016])
+        XCTAssertEqual(pauses, [0.004, 0.008, 0.016, 0.032])
         XCTAssertEqual(pacer.burstReads, 4)
-        // The burst ends: its last read, then a quiet pause.
-        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.032)
-        XCTAssertFalse(pacer.pauseDidEnd())
+        // The burst ends: its last read, during which nothing came.
+        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.002)
         XCTAssertEqual(pacer.burstReads, 0)
+        XCTAssertFalse(pacer.pauseDidEnd())
         // After the quiet spell, a lone change is read at once, and the
         // pause after it is short again.
         XCTAssertTrue(pacer.change())
         XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.002)
+    }
+
+    func testChangesDuringThePausesOnlyDoNotGrowThePauses() {
+        // A script that writes every few milliseconds: each change comes
+        // after the read, during the pause.
+        var pacer = RefreshPacer(pacing: .dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05))
+        XCTAssertTrue(pacer.change())
+        for _ in 0..<5 {
+            XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.002)
+            XCTAssertFalse(pacer.change())
+            XCTAssertTrue(pacer.pauseDidEnd())
+        }
+        XCTAssertEqual(pacer.burstReads, 0)
     }
 
     func testCallsOutOfTurnAreIgnored() {

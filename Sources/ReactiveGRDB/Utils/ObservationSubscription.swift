@@ -283,6 +283,9 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// Starts the pending refresh, if any. Called with the lock held.
     private func pauseDidEnd() {
         if pacer.pauseDidEnd() {
+            // The refresh reads the commits made until now: the watch,
+            // which did not look while the commit waited, looks again.
+            registration?.listenerWantsCommits()
             startRefresh()
         }
     }
