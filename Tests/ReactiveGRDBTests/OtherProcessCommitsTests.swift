@@ -267,9 +267,16 @@ final class OtherProcessCommitsTests: XCTestCase {
 
     func testPacedBurstIsCoalescedWithPausesAndEndsWithTheLastCommit() throws {
         let pause = 0.3
+        // Reads wait for the writer's lock, retrying often, so that the first
+        // one comes early in the burst, not after it.
+        var configuration = Configuration()
+        configuration.busyMode = .callback { tries in
+            usleep(200)
+            return tries < 100_000
+        }
         for (connection, access, journal) in [(ConnectionKind.queue, Access.readOnly, Journal.delete), (.pool, .writable, .wal)] {
             try RecorderScope.run {
-                try withDatabase(connection, access, journal) { reader, other in
+                try withDatabase(connection, access, journal, configuration: configuration) { reader, other in
                     let recorder = ValueObservation
                         .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
                         .publisher(in: reader)
