@@ -32,6 +32,14 @@ public struct OtherProcessCommits: Sendable {
 
     let mode: Mode
     let onPollingFallback: (@Sendable (String) -> Void)?
+    /// How often a subscription reads again while commits come.
+    let pacing: RefreshPacing
+
+    init(mode: Mode, onPollingFallback: (@Sendable (String) -> Void)?, pacing: RefreshPacing = .none) {
+        self.mode = mode
+        self.onPollingFallback = onPollingFallback
+        self.pacing = pacing
+    }
 
     /// The interval of the checks when inotify is not available (the
     /// system's limit of inotify instances or watches is reached): 0.1 s.
@@ -97,6 +105,33 @@ public struct OtherProcessCommits: Sendable {
     ///   Values below 1 ms are raised to 1 ms.
     public static func polling(every interval: TimeInterval) -> Self {
         OtherProcessCommits(mode: .polling(max(interval, 0.001)), onPollingFallback: nil)
+    }
+
+    /// The same detection of commits, with the fresh values read at most
+    /// as often as `pacing` allows, so that a writer of a rollback-journal
+    /// file that commits without pause is not slowed down by the reads.
+    ///
+    /// Without it, a fresh value is read after each commit, one read at a
+    /// time. With it, the first commit after a quiet spell is still read
+    /// at once; the commits that come during a read, or the pause after
+    /// it, make one read when the pause ends, so that the last commit of a
+    /// burst is always published; during a burst, reads take at most
+    /// `pacing.dutyCycle` of the time.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A viewer of a file that another process writes without pause.
+    /// let rows = ValueObservation
+    ///     .tracking { db in try Row.fetchAll(db, sql: "SELECT * FROM item LIMIT 50") }
+    ///     .publisher(in: dbQueue)
+    ///     .includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.1, minimumPause: 0.005)))
+    /// ```
+    ///
+    /// - parameter pacing: How often the fresh values may be read.
+    /// - returns: The same detection, paced.
+    public func paced(_ pacing: RefreshPacing) -> Self {
+        OtherProcessCommits(mode: mode, onPollingFallback: onPollingFallback, pacing: pacing)
     }
 }
 

@@ -31,9 +31,9 @@ extension ValueObservation {
             },
             reader: reader,
             schedule: { work in scheduler.schedule(work) },
-            restart: { onError, onChange in
+            restart: { onError, onChange, onFetched in
                 self.start(
-                    in: reader, scheduling: RestartScheduler(base: scheduler),
+                    in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
                     onError: onError, onChange: onChange)
             })
     }
@@ -180,7 +180,7 @@ extension SharedValueObservation {
             let notifier = ChangeNotifier(writer: writer)
             action = .notify { notifier.notify() }
         } else {
-            action = .restart(start)
+            action = .restart { onError, onChange, _ in start(onError, onChange) }
         }
         // The scheduler of a shared observation is not known: its default
         // is the main queue.
@@ -229,7 +229,7 @@ extension DatabasePublishers {
             start: @escaping Start,
             reader: any DatabaseReader,
             schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-            restart: @escaping Start)
+            restart: @escaping RestartStart<Output>)
         {
             self.start = start
             self.source = (reader, .restart(restart), schedule)
@@ -284,7 +284,9 @@ extension DatabasePublishers {
         /// changes other tables. The app's own transactions are notified
         /// by GRDB as usual, and cost no other fetch. A burst of commits
         /// is coalesced: one fetch at a time, and the last one sees the
-        /// last commit.
+        /// last commit. To fetch less often during a burst, so that a
+        /// writer of a rollback-journal file is not slowed down, pace the
+        /// fetches: `.includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.1)))`.
         ///
         /// A database in memory, which no other process can open, or opened
         /// from a `file:` URI, is not watched.
@@ -344,12 +346,17 @@ extension DatabasePublishers {
 /// scheduler traps ("must be started from the main thread"). Its values are
 /// scheduled as the later values of the observation are: on the main queue
 /// for `.immediate`.
+///
+/// It calls `onSchedule` as each value, fetched, is scheduled: the end of
+/// the read, which a paced refresh measures.
 private struct RestartScheduler<Base: ValueObservationScheduler>: ValueObservationScheduler {
     let base: Base
+    let onSchedule: @Sendable () -> Void
 
     func immediateInitialValue() -> Bool { false }
 
     func schedule(_ action: @escaping @Sendable () -> Void) {
+        onSchedule()
         base.schedule(action)
     }
 }

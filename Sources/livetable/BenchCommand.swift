@@ -34,8 +34,10 @@ struct BenchCommand: ParsableCommand {
             the key to the screen of the new window, the latency from an update of a visible row \
             by the sqlite3 command to the screen, ] (sort) on an indexed and on an unindexed \
             column from the key to the screen of the sorted window, the same update latency while \
-            sorted by the unindexed column, the commits per second of that command alone and \
-            while the viewer is open, and the peak memory. --only runs one section. Build in \
+            sorted by the unindexed column, / (search) to a far match and n, f (filter) to its \
+            first rows and to its exact count, the commits per second of that command alone and \
+            while the viewer is open, and the peak memory. --only runs one section; --directory \
+            /dev/shm puts the files in memory, where a commit costs no disk sync. Build in \
             release mode for meaningful figures:
 
               swift run -c release livetable bench
@@ -66,6 +68,13 @@ struct BenchCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where to generate the databases (default: the temporary directory); /dev/shm measures files in memory.",
+            valueName: "directory"))
+    var directory: String?
 
     @Option(name: .long, help: "The number of sequential writes whose latency is measured.")
     var samples = 1000
@@ -115,7 +124,12 @@ struct BenchCommand: ParsableCommand {
         }
         let sections = only.map { [$0] } ?? BenchSection.allCases
         let sizes = large ? rows + [10_000_000] : rows
-        let suite = BenchmarkSuite(sizes: sections.contains(.hallOfFame) ? sizes : [])
+        let suite = BenchmarkSuite(
+            sizes: sections.contains(.hallOfFame) ? sizes : [],
+            directory: directory.map { directory in
+                URL(fileURLWithPath: directory)
+                    .appendingPathComponent("livetable-bench-\(ProcessInfo.processInfo.processIdentifier)")
+            })
         var report = try suite.run(log: Self.log) { mode, path in
             try Self.measureInChildProcess(
                 arguments: ["--measure", mode.rawValue, "--samples", "\(samples)"],

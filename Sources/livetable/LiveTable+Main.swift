@@ -22,6 +22,29 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
+/// A command that may run the terminal app, which observes signals with
+/// `SignalSources`.
+protocol TerminalCommand {
+    /// True when the command runs the terminal app (and not, say, an export).
+    var usesTerminal: Bool { get }
+}
+
+extension LiveTable: TerminalCommand {
+    /// The Hall of Fame is a terminal app.
+    var usesTerminal: Bool { true }
+}
+
+extension Demo: TerminalCommand {
+    /// The demo plays in the terminal.
+    var usesTerminal: Bool { true }
+}
+
+extension ViewCommand: TerminalCommand {
+    /// A live view, unless the rows are printed (`--format`, or standard
+    /// output is not a terminal).
+    var usesTerminal: Bool { format == nil && isatty(STDOUT_FILENO) != 0 }
+}
+
 extension LiveTable {
     /// The one way out of the command line for every error: a command-line
     /// error, or an error thrown while a command runs, prints one line,
@@ -37,6 +60,9 @@ extension LiveTable {
     /// `--help` prints the help on standard output and exits with 0. The
     /// app itself exits from its runtime: 0 on quit, 128 + n after signal n.
     static func main() {
+        // Before any other thread starts, so that all of them block the
+        // signals that the terminal app observes (see `SignalSources.block`).
+        SignalSources.block(SignalSources.observed)
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -52,6 +78,11 @@ extension LiveTable {
             fail(CommandFailure(
                 "\(message(for: error)) (see 'livetable --help')",
                 status: exitCode(for: error).rawValue))
+        }
+        if (command as? TerminalCommand)?.usesTerminal != true {
+            // No signal source: the signals take their default actions, on
+            // the main thread.
+            SignalSources.unblock(SignalSources.observed)
         }
         do {
             try command.run()

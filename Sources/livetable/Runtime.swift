@@ -154,11 +154,15 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         stop.__sigaction_handler.sa_handler = SIG_DFL
         var previous = sigaction()
         sigaction(SIGTSTP, &stop, &previous)
+        // Every thread blocks SIGTSTP (`SignalSources.block`): this one
+        // takes its own, with the default action, which stops the process.
+        SignalSources.unblock([SIGTSTP])
         kill(getpid(), SIGTSTP)
         // Continued (SIGCONT redraws too), or not stopped at all, as in an
         // orphaned process group: give SIGTSTP back to its source, as it
         // was, so that the next one from outside suspends again, and take
         // the screen back.
+        SignalSources.block([SIGTSTP])
         sigaction(SIGTSTP, &previous, nil)
         redraw()
     }

@@ -4,6 +4,42 @@ import Foundation
 /// Delivers signals on the main queue, as events, instead of interrupting
 /// whatever the main thread does.
 enum SignalSources {
+    /// The signals that the terminal app observes: resize, the job-control
+    /// signals, and those that end it.
+    static let observed: [Int32] = [SIGWINCH, SIGCONT, SIGTSTP, SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    /// Blocks `signals` in the calling thread, and so in every thread
+    /// started from it afterwards, which inherits its mask: call it first
+    /// thing in `main`, before any other thread exists.
+    ///
+    /// libdispatch's signal source on Linux reads a signalfd, which sees a
+    /// signal only while it waits, blocked. Its worker threads block nearly
+    /// every signal, but the main thread blocked none: a signal sent to the
+    /// process could be taken by the main thread (its handler does nothing)
+    /// before the signalfd read it, and the source never saw it (a
+    /// `kill -TSTP` from outside sometimes did not stop the app). Blocked in
+    /// every thread, a signal waits until the signalfd reads it.
+    static func block(_ signals: [Int32]) {
+        setMask(SIG_BLOCK, signals)
+    }
+
+    /// Unblocks `signals` in the calling thread only: a command without a
+    /// terminal app unblocks them on its main thread, where they take their
+    /// default action (Ctrl-C ends `bench` or an export); suspending
+    /// unblocks SIGTSTP there for its own `kill`.
+    static func unblock(_ signals: [Int32]) {
+        setMask(SIG_UNBLOCK, signals)
+    }
+
+    private static func setMask(_ how: Int32, _ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signalNumber in signals {
+            sigaddset(&set, signalNumber)
+        }
+        pthread_sigmask(how, &set, nil)
+    }
+
     /// Starts a source for each signal. The sources must be kept alive.
     ///
     /// Each signal's default action is replaced by `SIG_IGN` first, so that

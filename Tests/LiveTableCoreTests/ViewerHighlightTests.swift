@@ -102,7 +102,8 @@ final class ViewerHighlightTests: XCTestCase {
         try commit("INSERT INTO item(id, name, price) VALUES (0, 'first', 0)", at: .milliseconds(100))
         XCTAssertEqual(try highlight(id: 0, column: 1), CellHighlight(kind: .added, level: .strong))
         XCTAssertNil(try highlight(id: 1, column: 1))
-        state.table?.isCountPaused = false
+        // The count's pause ends: the commit is counted.
+        try send(.countPauseEnded, at: .milliseconds(100))
         try send(.counted(13), at: .milliseconds(100))
         XCTAssertTrue(viewerRender(state).text.hasPrefix(" items.sqlite — item +1"))
         // A key is a look: the change counts from there.

@@ -148,10 +148,10 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"))
         // Its result is shown, and one more count follows its pause.
         XCTAssertEqual(viewerUpdate(&state, .counted(101, isExact: true, seconds: 0.02)),
-                       [.pauseCounting(seconds: CountPacing.pause(afterCounting: 0.02))])
+                       [.pauseCounting(seconds: ViewerPacing.count.pause(afterReadingFor: 0.02))])
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~101 · live"))
         XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
-        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [.pauseCounting(seconds: CountPacing.minimumPause)])
+        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [.pauseCounting(seconds: ViewerPacing.count.minimumPause)])
         // Exact and quiet: no `~` during the pause, and none after it.
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
         XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [])
@@ -185,10 +185,10 @@ final class ViewerUpdateTests: XCTestCase {
     }
 
     func testCountingTakesAtMostATenthOfTheTime() {
-        XCTAssertEqual(CountPacing.pause(afterCounting: 0.5), 4.5, accuracy: 1e-9)
-        XCTAssertEqual(CountPacing.pause(afterCounting: 0.011), 0.099, accuracy: 1e-9)
-        XCTAssertEqual(CountPacing.pause(afterCounting: 0.0001), CountPacing.minimumPause)
-        XCTAssertEqual(CountPacing.pause(afterCounting: -1), CountPacing.minimumPause)
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.5), 4.5, accuracy: 1e-9)
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.011), 0.099, accuracy: 1e-9)
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.0001), 0.05)
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: -1), 0.05)
     }
 
     func testCountInShortReadsIsExactWhenQuiet() throws {

@@ -263,6 +263,104 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    // MARK: - Pacing
+
+    func testPacedBurstIsCoalescedWithPausesAndEndsWithTheLastCommit() throws {
+        let pause = 0.3
+        // Reads wait for the writer's lock, retrying often, so that the first
+        // one comes early in the burst, not after it.
+        var configuration = Configuration()
+        configuration.busyMode = .callback { tries in
+            usleep(200)
+            return tries < 100_000
+        }
+        for (connection, access, journal) in [(ConnectionKind.queue, Access.readOnly, Journal.delete), (.pool, .writable, .wal)] {
+            try RecorderScope.run {
+                try withDatabase(connection, access, journal, configuration: configuration) { reader, other in
+                    let recorder = ValueObservation
+                        .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+                        .publisher(in: reader)
+                        .includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.5, minimumPause: pause)))
+                        .map { count in (count: count, time: DispatchTime.now()) }
+                        .record()
+                    wait(for: recorder, valueCount: 1)
+                    // Each statement is its own transaction: 2,000 commits.
+                    try other.execute("PRAGMA synchronous = OFF;")
+                    try other.execute(String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 2_000), timeout: 120)
+                    let recording = wait(for: recorder, timeout: 20, until: { $0.values.last?.count == 2_000 || $0.isComplete })
+                    let context = "\(connection), \(access), \(journal)"
+                    XCTAssertNil(recording.completion, context)
+                    // The last commit is read: after its pause, if it came
+                    // during one.
+                    XCTAssertEqual(recording.values.last?.count, 2_000, context)
+                    let counts = recording.values.map(\.count)
+                    XCTAssertEqual(counts, counts.sorted(), "\(context): values in commit order")
+                    // A pool may publish a read's value twice, the second
+                    // fetched on the writer, and fresher: only the queue's
+                    // values are one per read.
+                    guard connection == .queue else { return }
+                    // After the first fresh value, each waits for the pause
+                    // after the read before it: a few values, not one per
+                    // commit.
+                    var fresh: [(count: Int, time: DispatchTime)] = []
+                    for value in recording.values.dropFirst() where value.count != fresh.last?.count {
+                        fresh.append(value)
+                    }
+                    let gaps = zip(fresh, fresh.dropFirst()).map { Double($1.time.uptimeNanoseconds - $0.time.uptimeNanoseconds) / 1e9 }
+                    XCTAssertFalse(gaps.isEmpty, "\(context): more than one read during the burst")
+                    XCTAssertTrue(gaps.allSatisfy { $0 >= pause * 0.95 }, "\(context): gaps \(gaps)")
+                }
+            }
+        }
+    }
+
+    func testPacedCommitAfterAQuietSpellIsReadAtOnce() throws {
+        let pause = 1.0
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let recorder = names.publisher(in: reader)
+                    .includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.5, minimumPause: pause)))
+                    .map { names in (names: names, time: DispatchTime.now()) }
+                    .record()
+                wait(for: recorder, valueCount: 1)
+                var latencies: [Double] = []
+                for name in ["Arthur", "Barbara"] {
+                    let committed = DispatchTime.now()
+                    try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                    let value = try XCTUnwrap(wait(for: recorder, until: { $0.values.last?.names.last == name }).values.last)
+                    latencies.append(Double(value.time.uptimeNanoseconds - committed.uptimeNanoseconds) / 1e9)
+                    // A quiet spell: longer than the pause after the read.
+                    RunLoop.main.run(until: Date(timeIntervalSinceNow: pause * 1.5))
+                }
+                // Neither waited for a pause: the second commit came after
+                // the pause of the first one's read.
+                XCTAssertTrue(latencies.allSatisfy { $0 < pause * 0.6 }, "latencies \(latencies)")
+                XCTAssertEqual(recorder.values.map(\.names), [[], ["Arthur"], ["Arthur", "Barbara"]])
+            }
+        }
+    }
+
+    func testPacedCommitDuringThePauseIsReadWhenItEnds() throws {
+        let pause = 1.0
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let recorder = names.publisher(in: reader)
+                    .includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.5, minimumPause: pause)))
+                    .map { names in (names: names, time: DispatchTime.now()) }
+                    .record()
+                wait(for: recorder, valueCount: 1)
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                let first = try XCTUnwrap(wait(for: recorder, valueCount: 2).values.last)
+                // Within the pause after that read: it waits for its end.
+                try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                let second = try XCTUnwrap(wait(for: recorder, until: { $0.values.last?.names.count == 2 }).values.last)
+                let gap = Double(second.time.uptimeNanoseconds - first.time.uptimeNanoseconds) / 1e9
+                XCTAssertGreaterThanOrEqual(gap, pause * 0.95)
+                XCTAssertEqual(recorder.values.map(\.names), [[], ["Arthur"], ["Arthur", "Barbara"]])
+            }
+        }
+    }
+
     // MARK: - Faults
 
     func testWriteLockHeldByAnotherProcessFailsOwnWriteAndTheWatchGoesOn() throws {

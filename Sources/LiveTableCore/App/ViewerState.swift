@@ -1,4 +1,5 @@
 import GRDB
+import ReactiveGRDB
 
 // MARK: - Keys
 
@@ -256,14 +257,9 @@ public struct TableState: Equatable, Sendable {
     public var pendingSort: PendingSort?
     /// The exact row count, nil until counted.
     public var rowCount: Int?
-    /// True while a count runs, or the pause after it
-    /// (`CountPacing`): one count at a time.
-    public var isCounting: Bool
-    /// True during the pause after a count, before the next may start.
-    public var isCountPaused: Bool
-    /// True when a commit came while counting or during the pause, or the
-    /// count saw another process's commit: one more count follows.
-    public var countIsStale: Bool
+    /// When the row count runs: one count at a time, each followed by a
+    /// pause (`ViewerPacing.count`), the same pacing as the window's reads.
+    public var countPacer: RefreshPacer
     /// True while the observation delivers: false after it failed.
     public var isLive: Bool
     /// True after a failure, until a window arrives again: a second
@@ -312,9 +308,7 @@ public struct TableState: Equatable, Sendable {
         columnWidths = [:]
         pendingSort = nil
         rowCount = nil
-        isCounting = false
-        isCountPaused = false
-        countIsStale = false
+        countPacer = RefreshPacer(pacing: ViewerPacing.count)
         isLive = false
         isRecovering = false
         highlighter = ChangeHighlighter()
@@ -325,6 +319,14 @@ public struct TableState: Equatable, Sendable {
         pendingFilter = nil
         filterScannedRows = nil
     }
+
+    /// True while a count runs, or the pause after it: one count at a time.
+    public var isCounting: Bool { countPacer.phase != .idle }
+    /// True during the pause after a count, before the next may start.
+    public var isCountPaused: Bool { countPacer.phase == .pausing }
+    /// True when a commit came while counting or during the pause, or the
+    /// count saw another process's commit: one more count follows.
+    public var countIsStale: Bool { countPacer.isPending }
 
     /// True when `rowCount` may be out of date: a count runs, or a commit
     /// came since the last one. The title then shows `~`.

@@ -1,5 +1,6 @@
-import GRDB
 import Foundation
+import GRDB
+import ReactiveGRDB
 
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure: the reads and the observation run as effects, and
@@ -159,7 +160,7 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
                       descending: table.viewed.ordering.descending)]
 
     case let .counted(count, isExact, seconds):
-        guard var table = state.table, table.isCounting, !table.isCountPaused else { return [] }
+        guard var table = state.table, table.countPacer.phase == .reading else { return [] }
         table.rowCount = count
         if isExact, var counted = table.highlighter.window, let now = table.highlighter.now {
             // For the title's row-count change: the same rows again, with
@@ -168,23 +169,15 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
             table.highlighter.take(counted, cause: .update, at: now)
         }
         // A commit landed between the reads of the count: count again.
-        table.countIsStale = table.countIsStale || !isExact
-        table.isCountPaused = true
+        let pause = table.countPacer.readDidEnd(afterReadingFor: seconds, sawChange: !isExact)
         state.table = table
-        return [.pauseCounting(seconds: CountPacing.pause(afterCounting: seconds))]
+        return pause.map { [.pauseCounting(seconds: $0)] } ?? []
 
     case .countPauseEnded:
-        guard var table = state.table, table.isCountPaused else { return [] }
-        table.isCountPaused = false
-        var effects: [ViewerEffect] = []
-        if table.countIsStale {
-            table.countIsStale = false
-            effects = [.count(table.viewed.source)]
-        } else {
-            table.isCounting = false
-        }
+        guard var table = state.table else { return [] }
+        let countsAgain = table.countPacer.pauseDidEnd()
         state.table = table
-        return effects
+        return countsAgain ? [.count(table.viewed.source)] : []
 
     case let .searched(result):
         return found(result, &state)
@@ -221,9 +214,7 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         return []
 
     case .countFailed:
-        state.table?.isCounting = false
-        state.table?.isCountPaused = false
-        state.table?.countIsStale = false
+        state.table?.countPacer = RefreshPacer(pacing: ViewerPacing.count)
         return []
     }
 }
@@ -520,43 +511,42 @@ private func place(_ table: inout TableState, at index: Int, page: Int) {
     table.selectedRow = index - top
 }
 
-/// How often the row count runs while another process commits.
+/// How often the viewer reads while another process commits: the row
+/// count and the window of rows, each with its `RefreshPacer`.
 ///
-/// Every read of the count holds SQLite's shared lock for a moment, and a
+/// Every read holds SQLite's shared lock for a moment, and a
 /// rollback-journal writer that finds it held backs off (the `sqlite3`
-/// command sleeps 1 ms, then longer), so counting after every commit of a
+/// command sleeps 1 ms, then longer), so reading after every commit of a
 /// writer that commits without pause would slow it down by half or more.
-/// After each count, the next one waits: nine times as long as the count
-/// took, so that counting takes at most a tenth of the time, and at least
-/// `minimumPause`, so that a cheap count does not run after every commit.
-/// The title shows `~` while the count is out of date; the first commit
-/// after a quiet spell is counted at once, and the last one of a burst
-/// after one pause.
-enum CountPacing {
-    /// The share of the time that counting may take while commits come.
-    static let dutyCycle = 0.1
-    /// The shortest pause after a count, in seconds.
-    static let minimumPause = 0.05
-
-    /// The pause, in seconds, after a count that took `seconds`.
-    static func pause(afterCounting seconds: Double) -> Double {
-        max(minimumPause, max(0, seconds) * (1 - dutyCycle) / dutyCycle)
-    }
+/// After each read, the next one waits, so that reading takes at most a
+/// share of the time (the duty cycle), and at least a minimum pause. The
+/// first commit after a quiet spell is read at once, and the last one of a
+/// burst after one pause: the title shows `~` while the count is out of
+/// date, and the window is never left stale.
+enum ViewerPacing {
+    /// The count: a tenth of the time, and 50 ms at least between two
+    /// counts, so that a cheap count does not run after every commit;
+    /// during a burst, the pause doubles up to 1 s, since each of the
+    /// count's short reads is one more that a writer may run into.
+    static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
+    /// The window: a tenth of the time too, and 2 ms at least between two
+    /// fetches, so that a window read from the cache in microseconds does
+    /// not run after every commit, while the lone commits of a script that
+    /// writes every few milliseconds are still shown at once. During a
+    /// burst, the pause doubles up to 50 ms: each fetch, however short,
+    /// costs a writer that runs into it a sleep of 1 ms or more, so a long
+    /// burst is shown 20 times a second.
+    static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
 }
 
 /// Counts the rows, or notes that the count running is stale: one count
-/// at a time (with its pause, `CountPacing`), and one more after it when
-/// commits came meanwhile.
+/// at a time (with its pause, `ViewerPacing.count`), and one more after it
+/// when commits came meanwhile.
 private func recount(_ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
-    if table.isCounting {
-        table.countIsStale = true
-        state.table = table
-        return []
-    }
-    table.isCounting = true
+    let counts = table.countPacer.change()
     state.table = table
-    return [.count(table.viewed.source)]
+    return counts ? [.count(table.viewed.source)] : []
 }
 
 // MARK: - Keys
@@ -893,9 +883,8 @@ private func filtered(_ viewed: ViewedSource, scannedRows: RowCount?, _ state: i
     table.window = nil
     table.highlighter.reset()
     table.rowCount = nil
-    table.isCounting = false
-    table.isCountPaused = false
-    table.countIsStale = false
+    // The count that runs is replaced (one count slot): counted afresh.
+    table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
     table.observedRequest = nil
     state.table = table
     if viewed.source.filter == nil {

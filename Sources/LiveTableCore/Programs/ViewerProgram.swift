@@ -10,12 +10,13 @@ import ReactiveGRDB
 ///
 /// The window of rows is a `ValueObservation` of `ViewerWindow.fetch` on
 /// the screen's reader, which also sees other processes' commits
-/// (`includingOtherProcesses()`); it fetches off the main thread, and
+/// (`includingOtherProcesses()`), its fetches paced during a burst of
+/// commits (`ViewerPacing.window`); it fetches off the main thread, and
 /// delivers on the main queue. The row count and the list of tables are
 /// read on the background reader, so that a long count never holds up a
 /// window. The count is made of short reads (`RowSource.countRows(in:chunk:)`)
-/// and paced (`CountPacing`), so that a writer of a rollback-journal file
-/// is not kept waiting.
+/// and paced the same way (`ViewerPacing.count`), so that a writer of a
+/// rollback-journal file is not kept waiting.
 ///
 /// For example:
 ///
@@ -82,9 +83,9 @@ public struct ViewerProgram: AppProgram {
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
             let reports = pollingReports
-            let commits = self.commits ?? .fileEvents(onPollingFallback: { reason in
+            let commits = (self.commits ?? .fileEvents(onPollingFallback: { reason in
                 DispatchQueue.main.async { reports.subject.send(.commitsPolled(reason)) }
-            })
+            })).paced(ViewerPacing.window)
             // One window at a time: a new window replaces the old one.
             return .observe(slot: "window", ValueObservation
                 .tracking { db in try ViewerWindow.fetch(db, viewed, request) }

@@ -46,6 +46,10 @@ final class CommitWatch: @unchecked Sendable {
     struct Listener: Sendable {
         /// Another process committed.
         var onCommit: @Sendable () -> Void
+        /// False while the listener has a commit to read already: it reads
+        /// all the commits made until then, and another one changes
+        /// nothing for it.
+        var wantsCommits: @Sendable () -> Bool = { true }
         /// The file is no longer the one the database opened: no commit
         /// will be seen anymore.
         var onFailure: @Sendable (Error) -> Void
@@ -63,6 +67,13 @@ final class CommitWatch: @unchecked Sendable {
         fileprivate init(watch: CommitWatch, id: Int) {
             self.watch = watch
             self.id = id
+        }
+
+        /// Tells the watch that the listener wants commits again, after it
+        /// had one to read already: the watch looks at once.
+        func listenerWantsCommits() {
+            let watch = lock.withLock { self.watch }
+            watch?.listenerWantsCommits()
         }
 
         /// Stops listening. The last registration of a watch stops it, and
@@ -304,10 +315,30 @@ final class CommitWatch: @unchecked Sendable {
         if !events.isDisjoint(with: [.moved, .directoryGone]) {
             checkFileIdentity()
         }
-        check()
+        if !check() {
+            // Every listener has a commit to read already: the writes that
+            // follow, thousands a second from a writer that commits without
+            // pause, wait in the kernel until one wants commits again
+            // (`listenerWantsCommits()`), rather than wake the watch for
+            // nothing.
+            source?.suspend()
+        }
         let now = DispatchTime.now()
         deadlines = Self.recheckDelays.map { now + $0 }
         armTimer()
+    }
+
+    /// A listener wants commits again: report the writes held back, and
+    /// look at once.
+    private func listenerWantsCommits() {
+        queue.async { [self] in
+            guard let source, source.isSuspended else { return }
+            source.resume()
+            check()
+            let now = DispatchTime.now()
+            deadlines = Self.recheckDelays.map { now + $0 }
+            armTimer()
+        }
     }
 
     private func startPolling(every interval: Double) {
@@ -323,7 +354,9 @@ final class CommitWatch: @unchecked Sendable {
         }
         let now = DispatchTime.now()
         deadlines.removeAll { $0 <= now }
-        check()
+        if check() {
+            source?.resume()
+        }
         armTimer()
     }
 
@@ -334,8 +367,21 @@ final class CommitWatch: @unchecked Sendable {
 
     /// Asks the data version, and tells the listeners if another process
     /// committed. Called on `queue`.
-    private func check() {
-        guard !lock.withLock({ isCancelled || failure != nil }) else { return }
+    ///
+    /// No check runs while every listener has a commit to read already (a
+    /// paced subscription waits for the end of its pause): on a
+    /// rollback-journal file, each check takes the shared lock, which a
+    /// writer that commits without pause would meet again and again. The
+    /// first check after that sees the commits made meanwhile.
+    ///
+    /// - returns: False when no listener wants commits.
+    @discardableResult
+    private func check() -> Bool {
+        let listeners: [Listener]? = lock.withLock {
+            isCancelled || failure != nil ? nil : Array(self.listeners.values)
+        }
+        guard let listeners else { return true }
+        guard listeners.contains(where: { $0.wantsCommits() }) else { return false }
         let version: Int
         do {
             version = try Self.dataVersion(checker)
@@ -345,9 +391,9 @@ final class CommitWatch: @unchecked Sendable {
                 deadlines = [.now() + Self.retryDelay]
                 armTimer()
             }
-            return
+            return true
         }
-        guard version != dataVersion else { return }
+        guard version != dataVersion else { return true }
         dataVersion = version
         // Read after the version: an own commit visible in `version` was
         // counted before it became visible.
@@ -358,6 +404,7 @@ final class CommitWatch: @unchecked Sendable {
             checkedOwnCommits = ownCommitCount
             settleOnWriter()
         }
+        return true
     }
 
     /// Asks the writer whether another connection committed since it last

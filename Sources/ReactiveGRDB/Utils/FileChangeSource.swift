@@ -38,6 +38,9 @@ final class FileChangeSource: @unchecked Sendable {
     }
 
     private let source: any DispatchSourceRead
+    /// True while `suspend()` holds the events back. Only accessed on the
+    /// queue of the source, except in `deinit`.
+    private(set) var isSuspended = false
 
     /// Starts watching.
     ///
@@ -90,6 +93,24 @@ final class FileChangeSource: @unchecked Sendable {
     /// if any, returns.
     func cancel() {
         source.cancel()
+        // A suspended source can not be released: resume it, cancelled.
+        resume()
+    }
+
+    /// Holds the events back, in the kernel, until `resume()`: nothing
+    /// wakes up for them meanwhile. Call it on the source's queue.
+    func suspend() {
+        guard !isSuspended else { return }
+        isSuspended = true
+        source.suspend()
+    }
+
+    /// Reports the events held back, and the next ones. Call it on the
+    /// source's queue.
+    func resume() {
+        guard isSuspended else { return }
+        isSuspended = false
+        source.resume()
     }
 
     /// Reads the pending events, and returns what they tell about the files

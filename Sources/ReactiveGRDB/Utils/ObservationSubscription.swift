@@ -9,6 +9,16 @@ typealias ObservationStart<Value> = @Sendable (
     _ onChange: @escaping @Sendable (Value) -> Void)
 -> AnyDatabaseCancellable
 
+/// Starts a database observation again, after a commit of another process:
+/// an `ObservationStart` that also calls `onFetched` when a value is
+/// fetched, before it is scheduled, so that the time of the read does not
+/// include the wait for the subscriber's queue.
+typealias RestartStart<Value> = @Sendable (
+    _ onError: @escaping @Sendable (Error) -> Void,
+    _ onChange: @escaping @Sendable (Value) -> Void,
+    _ onFetched: @escaping @Sendable () -> Void)
+-> AnyDatabaseCancellable
+
 /// How an observation subscription sees the commits of other processes,
 /// which GRDB does not see.
 struct OtherProcessRefresh<Value>: Sendable {
@@ -19,7 +29,7 @@ struct OtherProcessRefresh<Value>: Sendable {
         /// once, and fetches on a reader of a pool, without waiting for the
         /// writer. The start must not be `.immediate`: it is called from
         /// the watch's queue.
-        case restart(ObservationStart<Value>)
+        case restart(RestartStart<Value>)
         /// Calls its argument once, asynchronously, with the value to
         /// emit: a region observation emits a connection from the
         /// writer's queue.
@@ -54,11 +64,14 @@ struct OtherProcessRefresh<Value>: Sendable {
 /// - The observation (and the database connection that its start closure
 ///   captures) is retained until the subscription is finished.
 /// - With an `OtherProcessRefresh`, a commit of another process refreshes
-///   the observation. Refreshes are coalesced: one runs at a time, and the
-///   commits seen meanwhile make one more, so that a burst of commits ends
-///   with the latest value and leaves no queue behind.
-// @unchecked Sendable: `state`, `cancellable`, `generation`, `refreshState`,
-// `busyRetries` and `registration` are only accessed with `lock` held.
+///   the observation. Refreshes are coalesced and paced by a `RefreshPacer`:
+///   one runs at a time, then the pause of `OtherProcessCommits.pacing`
+///   (none by default), and the commits seen meanwhile make one more, so
+///   that a burst of commits ends with the latest value and leaves no queue
+///   behind.
+// @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
+// `refreshStart`, `busyRetries` and `registration` are only accessed with
+// `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -75,13 +88,6 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         case finished
     }
 
-    private enum RefreshState {
-        case idle
-        case refreshing
-        /// Refreshing, and another process committed meanwhile.
-        case refreshingAndPending
-    }
-
     // The cancellable is not part of the state, because the state must be
     // `.observing` *before* the observation starts: an `.immediate`
     // observation delivers its first value, or an error, from `start`.
@@ -93,13 +99,19 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// Incremented by each restart: the values of a cancelled observation
     /// that were already scheduled are dropped.
     private var generation = 0
-    private var refreshState = RefreshState.idle
+    /// When refreshes run: one at a time, each followed by its pause.
+    private var pacer: RefreshPacer
+    /// When the refresh that runs started, including its retries.
+    private var refreshStart = DispatchTime.now()
+    /// When the value of the refresh that runs was fetched.
+    private var fetchStamp: FetchStamp?
     /// The number of refreshes that found the database locked in a row.
     private var busyRetries = 0
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
         self.otherProcesses = otherProcesses
+        pacer = RefreshPacer(pacing: otherProcesses?.commits.pacing ?? .none)
     }
 
     var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
@@ -169,11 +181,14 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         // more or cancel from `receive(_:)`.
         lock.synchronized {
             guard generation == self.generation else { return }
+            // The read ends as its value arrives: the subscriber's own work
+            // is not reading.
+            let arrival = DispatchTime.now()
             deliver(value)
             if case .restart = otherProcesses?.action {
                 // The first value of a restarted observation ends its refresh.
                 busyRetries = 0
-                refreshDidEnd()
+                refreshDidEnd(at: arrival)
             }
         }
     }
@@ -212,6 +227,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private func makeListener(_ commits: OtherProcessCommits) -> CommitWatch.Listener {
         CommitWatch.Listener(
             onCommit: { [weak self] in self?.otherProcessDidCommit() },
+            wantsCommits: { [weak self] in self?.wantsCommits ?? false },
             onFailure: { [weak self] error in
                 guard let self, let otherProcesses else { return }
                 let generation: Int = lock.synchronized { self.generation }
@@ -222,32 +238,62 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             onPollingFallback: commits.onPollingFallback)
     }
 
+    /// False while a commit waits for its refresh: the refresh reads all
+    /// the commits made until it starts.
+    private var wantsCommits: Bool {
+        lock.synchronized {
+            guard case .observing = state else { return false }
+            return !pacer.isPending
+        }
+    }
+
     private func otherProcessDidCommit() {
         lock.synchronized {
             guard case .observing = state else { return }
-            switch refreshState {
-            case .idle:
-                refreshState = .refreshing
-                refresh()
-            case .refreshing:
-                refreshState = .refreshingAndPending
-            case .refreshingAndPending:
-                break
+            if pacer.change() {
+                startRefresh()
             }
         }
     }
 
-    /// Ends a refresh, and starts the pending one. Called with the lock held.
-    private func refreshDidEnd() {
-        switch refreshState {
-        case .idle:
-            break
-        case .refreshing:
-            refreshState = .idle
-        case .refreshingAndPending:
-            refreshState = .refreshing
-            refresh()
+    /// Ends a refresh, and pauses before the pending one, if any. Called
+    /// with the lock held.
+    private func refreshDidEnd(at arrival: DispatchTime = .now()) {
+        // The read ends when its value is fetched, if known: the wait for
+        // the subscriber's queue is not reading.
+        let end = fetchStamp?.time ?? arrival
+        fetchStamp = nil
+        let seconds = Double(Int64(bitPattern: end.uptimeNanoseconds &- refreshStart.uptimeNanoseconds)) / 1e9
+        // Not refreshing: the first value of the observation, or a value
+        // published twice.
+        guard let pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
+        guard pause > 0 else {
+            pauseDidEnd()
+            return
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [weak self] in
+            guard let self else { return }
+            lock.synchronized {
+                guard case .observing = state else { return }
+                pauseDidEnd()
+            }
+        }
+    }
+
+    /// Starts the pending refresh, if any. Called with the lock held.
+    private func pauseDidEnd() {
+        if pacer.pauseDidEnd() {
+            // The refresh reads the commits made until now: the watch,
+            // which did not look while the commit waited, looks again.
+            registration?.listenerWantsCommits()
+            startRefresh()
+        }
+    }
+
+    /// Called with the lock held.
+    private func startRefresh() {
+        refreshStart = .now()
+        refresh()
     }
 
     /// Retries a refresh that found the database locked, or fails.
@@ -291,9 +337,14 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             let previous = cancellable
             cancellable = nil
             previous?.cancel()
+            // Stamped on the database's queue, without the lock, which the
+            // delivery of a value holds.
+            let fetchStamp = FetchStamp()
+            self.fetchStamp = fetchStamp
             let cancellable = start(
                 { [weak self] error in self?.refreshDidFail(error, generation: generation) },
-                { [weak self] value in self?.receive(value, generation: generation) })
+                { [weak self] value in self?.receive(value, generation: generation) },
+                { fetchStamp.stamp() })
             if case .observing = state, generation == self.generation {
                 self.cancellable = cancellable
             } else {
@@ -312,6 +363,22 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                     refreshDidEnd()
                 }
             }
+        }
+    }
+}
+
+/// When the value of a refresh was fetched: its first value only.
+// @unchecked Sendable: `_time` is only accessed with `lock` held.
+private final class FetchStamp: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _time: DispatchTime?
+
+    /// The time of the first call to `stamp()`.
+    var time: DispatchTime? { lock.withLock { _time } }
+
+    func stamp() {
+        lock.withLock {
+            if _time == nil { _time = .now() }
         }
     }
 }
