@@ -49,6 +49,18 @@ final class ViewerFollowTests: XCTestCase {
         XCTAssertEqual(ids.map { driver.state.table?.highlighter.rowHighlight(row: $0)?.kind }, [.added, .added])
     }
 
+    func testSearchMatchAwayFromTheEndStopsFollowing() throws {
+        driver = try ViewerDriver(path: path, table: "item")
+        try driver.type("F")
+        try driver.type("l/item 003")
+        _ = try driver.send(.key(.enter))
+        XCTAssertEqual(driver.selected(1), "item 003".databaseValue)
+        XCTAssertFalse(driver.state.table?.isFollowing ?? true)
+        XCTAssertNotEqual(driver.state.table?.observedRequest?.anchor, .last)
+        XCTAssertTrue(listLines.contains("3  item 003     30"), "\(listLines)")
+        XCTAssertFalse(driver.lines[0].contains("following"), driver.lines[0])
+    }
+
     func testFollowWithADescendingSortStaysAtTheEndOfThatOrdering() throws {
         driver = try ViewerDriver(path: path, table: "item", sort: "price", descending: true)
         try driver.type("F")

@@ -850,10 +850,15 @@ private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [Vi
     state.message = result.wrapped ? .notice("search wrapped") : nil
     let page = max(1, state.pageRows)
     table.pendingJump = nil
+    // A match away from the end: following stops, as with any move away.
+    let stopsFollowing = table.isFollowing
+    if stopsFollowing {
+        stopFollowing(&table)
+    }
     if let index = table.window?.positions.firstIndex(of: match) {
         place(&table, at: index, page: page)
         state.table = table
-        return needsWindow(table, page: page) ? observeWindow(&state) : []
+        return stopsFollowing || needsWindow(table, page: page) ? observeWindow(&state) : []
     }
     table.selected = match
     state.table = table
