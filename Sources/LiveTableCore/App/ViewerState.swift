@@ -258,7 +258,8 @@ public struct TableState: Equatable, Sendable {
     /// The exact row count, nil until counted.
     public var rowCount: Int?
     /// When the row count runs: one count at a time, each followed by a
-    /// pause (`ViewerPacing.count`), the same pacing as the window's reads.
+    /// pause (`ViewerPacing.count`): the same `RefreshPacer` as the
+    /// window's reads, with longer pauses.
     public var countPacer: RefreshPacer
     /// True while the observation delivers: false after it failed.
     public var isLive: Bool

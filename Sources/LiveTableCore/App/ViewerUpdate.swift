@@ -114,6 +114,7 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         if table.isRecovering {
             state.table = nil
             state.overlay = nil
+            state.prompt = nil
             return [.stopObserving, .listTables]
         }
         return []
@@ -214,8 +215,12 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         return []
 
     case .countFailed:
-        state.table?.countPacer = RefreshPacer(pacing: ViewerPacing.count)
-        return []
+        // Counted again after the pause: the count was asked for because
+        // the rows changed, and commits may have come meanwhile.
+        guard var table = state.table, table.countPacer.phase == .reading else { return [] }
+        let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: true)
+        state.table = table
+        return pause.map { [.pauseCounting(seconds: $0)] } ?? []
     }
 }
 
@@ -454,15 +459,30 @@ private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [View
     }
     table.viewed = viewed
     table.pendingSort?.isOpened = true
+    startsOtherRows(&table)
     if let filter, !keepsFilter {
         // The schema changed meanwhile: the filter is validated again on
         // it, before the sorted rows are observed (`.filtered`).
         table.pendingFilter = filter
+        table.observedRequest = nil
         state.table = table
         return [.filter(viewed, filter)]
     }
     state.table = table
     return observeWindow(&state)
+}
+
+/// What no longer holds once the rows are read in another order or
+/// through another filter: a search under way (its match is a position
+/// of the old rows), the mark of following stopped (its last row and
+/// count are of the old rows), and a pause (the user asked for the new
+/// rows: they show).
+private func startsOtherRows(_ table: inout TableState) {
+    table.pendingSearch = nil
+    if case .stopped? = table.follow {
+        table.follow = nil
+    }
+    table.paused = nil
 }
 
 /// The position, in the ordering of `viewed`, of row `index` of the
@@ -577,15 +597,26 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     if state.prompt != nil {
         return handlePrompt(key, &state)
     }
-    // Esc clears the filter before it quits.
-    if key == .escape, let table = state.table, table.viewed.source.filter != nil, table.pendingFilter != "" {
-        state.message = nil
-        return requestFilter(nil, &state)
+    let isTooSmall = ViewerLayout(width: state.width, height: state.height).isTooSmall
+    if key == .escape, !isTooSmall, var table = state.table {
+        if table.pendingFilter != nil {
+            // Esc while a filter is checked: the check is dropped, and the
+            // filter on screen stays.
+            table.pendingFilter = nil
+            state.table = table
+            state.message = .notice("filter cancelled")
+            return []
+        }
+        if table.viewed.source.filter != nil {
+            // Esc clears the filter before it quits.
+            state.message = nil
+            return requestFilter(nil, &state)
+        }
     }
     guard let action else { return [] }
     // A screen too small to show anything: only quit and suspend act, so
     // that nothing changes unseen.
-    if ViewerLayout(width: state.width, height: state.height).isTooSmall, action != .quit, action != .suspend {
+    if isTooSmall, action != .quit, action != .suspend {
         return []
     }
     state.message = nil
@@ -598,13 +629,13 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     case .quit:
         return [.quit]
     case .toggleHighlight:
-        state.highlightsChanges.toggle()
-        state.table?.highlighter.isEnabled = state.highlightsChanges
+        toggleHighlighting(&state)
         return []
     case .tables:
         guard state.table != nil else { return [] }
         state.table = nil
         state.pendingOpen = nil
+        state.prompt = nil
         return [.stopObserving, .listTables]
     default:
         break
@@ -615,14 +646,30 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     return handlePicker(action, &state)
 }
 
+/// `H`: change highlighting off, or on again, for the tables opened next too.
+private func toggleHighlighting(_ state: inout ViewerState) {
+    state.highlightsChanges.toggle()
+    state.table?.highlighter.isEnabled = state.highlightsChanges
+}
+
 private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table else { return [] }
     let page = max(1, state.pageRows)
+    let readsOtherRows: Set<ViewerAction> = [.sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter]
+    if table.paused != nil, readsOtherRows.contains(action) {
+        // The frozen rows are not the table's any more: sorting, searching
+        // or filtering them would show rows that are not there.
+        state.message = .notice("paused: Space shows the latest rows first")
+        return []
+    }
     switch action {
     case .follow:
         return toggleFollowing(&state)
     case .pause:
         return togglePause(&state)
+    case .jumpToLast where table.isFollowing:
+        // Following: at the end already.
+        return []
     case .jumpToLast where table.follow != nil && !table.isFollowing:
         // End resumes following, as F does.
         return toggleFollowing(&state)
@@ -850,6 +897,8 @@ private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [Vi
     state.message = result.wrapped ? .notice("search wrapped") : nil
     let page = max(1, state.pageRows)
     table.pendingJump = nil
+    // The match shows, even when paused since the search began.
+    table.paused = nil
     // A match away from the end: following stops, as with any move away.
     let stopsFollowing = table.isFollowing
     if stopsFollowing {
@@ -879,7 +928,13 @@ private func requestFilter(_ expression: String?, _ state: inout ViewerState) ->
 /// read the filtered source from now on.
 private func filtered(_ viewed: ViewedSource, scannedRows: RowCount?, _ state: inout ViewerState) -> [ViewerEffect] {
     guard var table = state.table, table.pendingFilter != nil, viewed.target == table.viewed.target else { return [] }
+    if viewed.ordering != table.viewed.ordering {
+        // Sorted while the filter was checked: checked again, in the order
+        // on screen.
+        return [.filter(table.viewed, viewed.source.filter)]
+    }
     table.pendingFilter = nil
+    startsOtherRows(&table)
     table.viewed = viewed
     table.filterScannedRows = scannedRows
     // Other rows: the old window's are not shown under the new filter
@@ -964,8 +1019,7 @@ private func handleRowOverlay(_ action: ViewerAction?, scroll: Int, _ state: ino
     case .suspend:
         return [.suspend]
     case .toggleHighlight:
-        state.highlightsChanges.toggle()
-        state.table?.highlighter.isEnabled = state.highlightsChanges
+        toggleHighlighting(&state)
         return []
     case .pause:
         // The row stays as it is while read.

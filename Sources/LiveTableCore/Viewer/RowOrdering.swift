@@ -192,6 +192,9 @@ public struct RowOrdering: Equatable, Sendable {
     /// does. `x < ? OR x IS NULL` is two ranges, so that each statement
     /// stays one index search.
     private func ranges(_ key: [DatabaseValue], after: Bool) -> [Range] {
+        // A key of another ordering (a position read before a sort): no
+        // place in this one, so the whole ordering.
+        guard key.count == keyColumns.count else { return all(forward: after) }
         var result: [Range] = []
         for position in keyColumns.indices.reversed() {
             let column = keyColumns[position]
