@@ -39,18 +39,7 @@ final class ViewerUpdateTests: XCTestCase {
     /// until no effect is left. Returns every effect.
     @discardableResult
     func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
-        var all: [ViewerEffect] = []
-        var queue = [message]
-        while !queue.isEmpty {
-            let effects = viewerUpdate(&state, queue.removeFirst())
-            all += effects
-            for effect in effects {
-                if let result = try perform(effect) {
-                    queue.append(result)
-                }
-            }
-        }
-        return all
+        try driveViewer(&state, message, perform: perform)
     }
 
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {

@@ -40,17 +40,7 @@ final class ViewerDriver {
     /// Sends a message, performs the effects, and sends their results.
     @discardableResult
     func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
-        var all: [ViewerEffect] = []
-        var queue = [message]
-        while !queue.isEmpty {
-            let effects = viewerUpdate(&state, queue.removeFirst())
-            all += effects
-            for effect in effects {
-                if let result = try perform(effect) {
-                    queue.append(result)
-                }
-            }
-        }
+        let all = try driveViewer(&state, message, perform: perform)
         effects += all
         return all
     }
@@ -91,6 +81,26 @@ final class ViewerDriver {
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
         try performViewerEffect(effect, on: database, now: now)
     }
+}
+
+/// Sends `message` to `state`, then performs its effects with `perform`
+/// and sends their results, until no effect is left, as the app loop
+/// would; returns every effect.
+func driveViewer(
+    _ state: inout ViewerState, _ message: ViewerMessage, perform: (ViewerEffect) throws -> ViewerMessage?
+) throws -> [ViewerEffect] {
+    var all: [ViewerEffect] = []
+    var queue = [message]
+    while !queue.isEmpty {
+        let effects = viewerUpdate(&state, queue.removeFirst())
+        all += effects
+        for effect in effects {
+            if let result = try perform(effect) {
+                queue.append(result)
+            }
+        }
+    }
+    return all
 }
 
 /// Performs a viewer effect as `ViewerProgram` does, synchronously, for
