@@ -11,12 +11,7 @@ final class ViewerDeletedRowsTests: XCTestCase {
     private var driver: ViewerDriver!
 
     override func setUpWithError() throws {
-        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
-        try ForeignFile.sqlite3(path, """
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
-            CREATE INDEX item_price ON item(price);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
-            INSERT INTO item(name, price) SELECT printf('item %02d', i), i * 10 FROM n;
+        path = try makeItemsFile(count: 30, extra: """
             CREATE VIEW cheap AS SELECT name, price FROM item WHERE price < 100;
             CREATE TABLE pair(a TEXT, b INTEGER, v, PRIMARY KEY(a, b)) WITHOUT ROWID;
             INSERT INTO pair VALUES ('x', 1, 'one'), ('x', 2, 'two'), ('y', 1, 'three');

@@ -13,12 +13,7 @@ final class ViewerHighlightTests: XCTestCase {
     private let start = ContinuousClock.now
 
     override func setUpWithError() throws {
-        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
-        try ForeignFile.sqlite3(path, """
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
-            INSERT INTO item(name, price) SELECT printf('item %02d', i), i * 10 FROM n;
-            """)
+        path = try makeItemsFile(count: 12, indexed: false)
         database = try ViewerDatabase.open(path: path)
     }
 

@@ -11,12 +11,7 @@ final class ViewerPauseTests: XCTestCase {
     private var driver: ViewerDriver!
 
     override func setUpWithError() throws {
-        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
-        try ForeignFile.sqlite3(path, """
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
-            INSERT INTO item(name, price) SELECT printf('item %03d', i), i * 10 FROM n;
-            """)
+        path = try makeItemsFile(count: 100, indexed: false)
         driver = try ViewerDriver(path: path, table: "item")
     }
 

@@ -13,14 +13,9 @@ final class ViewerUpdateTests: XCTestCase {
     var state: ViewerState!
 
     override func setUpWithError() throws {
-        path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
-        try ForeignFile.sqlite3(path, """
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
-            CREATE INDEX item_price ON item(price);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
-            INSERT INTO item(name, price) SELECT printf('item %03d', i), i * 10 FROM n;
-            CREATE TABLE other(x);
-            """)
+        path = try makeItemsFile(count: 100, extra: """
+                CREATE TABLE other(x);
+                """)
         database = try ViewerDatabase.open(path: path)
     }
 

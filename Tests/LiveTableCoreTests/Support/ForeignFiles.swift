@@ -64,3 +64,23 @@ struct FileSnapshot: Equatable {
         listing = try ForeignFile.listing(URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 }
+
+extension XCTestCase {
+    /// Makes, with the sqlite3 CLI, a file `items.sqlite` in a new temporary
+    /// directory (removed when the test ends), whose table `item(id INTEGER PRIMARY KEY, name, price)`
+    /// holds `count` rows named "item 001"… (as wide as `count`), priced
+    /// 10, 20…; with an index on price when `indexed`, and `extra` SQL
+    /// run after. Returns its path.
+    func makeItemsFile(count: Int, indexed: Bool = true, extra: String = "") throws -> String {
+        let path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
+        let digits = String(count).count
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER);
+            \(indexed ? "CREATE INDEX item_price ON item(price);" : "")
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO item(name, price) SELECT printf('item %0\(digits)d', i), i * 10 FROM n;
+            \(extra)
+            """)
+        return path
+    }
+}
