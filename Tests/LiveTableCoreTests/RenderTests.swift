@@ -287,7 +287,7 @@ final class RenderTests: XCTestCase {
             """)
     }
 
-    func testHelpOverlayIsCutOnSmallScreens() {
+    func testHelpOverlayOnSmallScreensSaysHowManyKeysAreLeftOut() {
         var state = makeLoadedState(width: 30, height: 9)
         _ = press(.character("?"), in: &state)
         XCTAssertEqual(render(state).text, """
@@ -296,7 +296,7 @@ final class RenderTests: XCTestCase {
             │ PgUp PgDn, Home End / g G  │
             │ n or +                     │
             │ e or Enter                 │
-            │ d or Delete                │
+            │ … 9 more: a taller termin… │
             │                            │
             │ Press any key to close     │
             └────────────────────────────┘

@@ -212,4 +212,15 @@ final class ViewerRenderTests: XCTestCase {
             XCTAssertTrue(text.contains(binding.description), binding.description)
         }
     }
+
+    func testHelpOverlayOnAShortScreenSaysHowManyKeysAreLeftOut() throws {
+        var state = try tableState(width: 70, height: 14)
+        _ = viewerUpdate(&state, .key(.character("?")))
+        let lines = viewerRender(state).text.components(separatedBy: "\n")
+        let shown = viewerKeyBindings.filter { binding in lines.contains { $0.contains(binding.description) } }.count
+        XCTAssertGreaterThan(shown, 0)
+        XCTAssertLessThan(shown, viewerKeyBindings.count)
+        XCTAssertTrue(lines.contains { $0.contains("… \(viewerKeyBindings.count - shown) more: a taller terminal shows them") },
+                      lines.joined(separator: "\n"))
+    }
 }

@@ -101,8 +101,17 @@ extension Screen {
             x: box.x, y: box.y, width: box.width, height: box.height,
             style: ChromeStyle.border, title: "Keys", titleStyle: ChromeStyle.boxTitle)
         let innerRows = box.height - 2
-        // The last inner row says how to close the overlay.
-        for (offset, row) in rows.prefix(max(0, innerRows - 2)).enumerated() {
+        // The last inner row says how to close the overlay. On a screen
+        // too short for every key, the last row that fits says how many
+        // are left out.
+        let room = max(0, innerRows - 2)
+        let shown = rows.count <= room ? rows.count : max(0, room - 1)
+        if shown < rows.count, room > 0 {
+            let more = "… \(rows.count - shown) more: a taller terminal shows them"
+            put(TextWidth.truncated(more, toWidth: box.width - 4), x: box.x + 2, y: box.y + 1 + shown,
+                style: ChromeStyle.hint)
+        }
+        for (offset, row) in rows.prefix(shown).enumerated() {
             let y = box.y + 1 + offset
             let x = box.x + 2
             let available = box.width - 4
