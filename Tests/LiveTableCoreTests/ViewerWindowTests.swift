@@ -38,14 +38,32 @@ final class ViewerWindowTests: XCTestCase {
         try database.read { db in try Row.fetchAll(db, sql: sql).map { Array($0.databaseValues) } }
     }
 
+    /// True while `assertWindowsMatch` checks the windows read as a scan
+    /// reads them: the ranges of a side in one statement.
+    private var scans = false
+
     private func fetch(_ source: RowSource, _ ordering: RowOrdering, _ anchor: RowAnchor, before: Int, after: Int) throws -> RowWindow {
-        try database.read { db in
-            try RowWindow.fetch(db, source, RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after))
+        try database.read { [scans] db in
+            try RowWindow.fetch(
+                db, source, RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after), scans: scans)
         }
     }
 
-    /// Checks every window of `source` in `ordering` against `referenceSQL`.
+    /// Checks every window of `source` in `ordering` against `referenceSQL`,
+    /// read range by range (as index searches are), then with the ranges
+    /// of each side in one statement (as a scan reads them).
     private func assertWindowsMatch(
+        _ source: RowSource, _ ordering: RowOrdering, _ referenceSQL: String,
+        file: StaticString = #filePath, line: UInt = #line) throws
+    {
+        for scans in [false, true] {
+            self.scans = scans
+            try assertWindowsMatchOnce(source, ordering, referenceSQL, file: file, line: line)
+        }
+        scans = false
+    }
+
+    private func assertWindowsMatchOnce(
         _ source: RowSource, _ ordering: RowOrdering, _ referenceSQL: String,
         file: StaticString = #filePath, line: UInt = #line) throws
     {

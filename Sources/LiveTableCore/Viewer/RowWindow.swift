@@ -110,8 +110,15 @@ public struct RowWindow: Equatable, Sendable {
     /// - parameter db: A database connection.
     /// - parameter source: The table, view or query.
     /// - parameter request: The window.
-    public static func fetch(_ db: Database, _ source: RowSource, _ request: RowWindowRequest) throws -> RowWindow {
-        let fetcher = Fetcher(db: db, source: source, ordering: request.ordering)
+    /// - parameter scans: True when no index serves the ordering
+    ///   (`WindowCost.scan`): the ranges on each side of the anchor are then
+    ///   read with one statement, so that a window scans the table once
+    ///   per side rather than once per range. With an index, each range is
+    ///   its own index search.
+    public static func fetch(
+        _ db: Database, _ source: RowSource, _ request: RowWindowRequest, scans: Bool = false) throws -> RowWindow
+    {
+        let fetcher = Fetcher(db: db, source: source, ordering: request.ordering, combinesRanges: scans)
         let before = max(0, request.before)
         let after = max(0, request.after)
 
@@ -184,15 +191,19 @@ private struct Fetcher {
     let db: Database
     let source: RowSource
     let ordering: RowOrdering
+    /// True when the ranges of a side are read with one statement (see
+    /// `RowWindow.fetch(_:_:_:scans:)`).
+    let combinesRanges: Bool
     /// Key expressions that are not columns of the source, selected after them.
     let extraExpressions: [String]
     /// For each key column, its index in the selected values.
     let keyIndices: [Int]
 
-    init(db: Database, source: RowSource, ordering: RowOrdering) {
+    init(db: Database, source: RowSource, ordering: RowOrdering, combinesRanges: Bool) {
         self.db = db
         self.source = source
         self.ordering = ordering
+        self.combinesRanges = combinesRanges
         var extra: [String] = []
         var indices: [Int] = []
         for column in ordering.keyColumns {
@@ -211,6 +222,16 @@ private struct Fetcher {
 
     /// Up to `limit` rows from `ranges`, in order.
     func rows(in ranges: [RowOrdering.Range], limit: Int) throws -> [FetchedRow] {
+        if combinesRanges, ranges.count > 1, let forward = ranges.first?.forward,
+            ranges.allSatisfy({ $0.forward == forward })
+        {
+            // The ranges are disjoint and follow each other in the order
+            // read: their union, in that order, gives the same rows.
+            let condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
+            return try rows(
+                in: [RowOrdering.Range(condition: condition, arguments: ranges.flatMap(\.arguments), forward: forward)],
+                limit: limit)
+        }
         var result: [FetchedRow] = []
         let columnCount = source.columnExpressions.count
         for range in ranges where result.count < limit {

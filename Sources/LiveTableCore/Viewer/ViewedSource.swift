@@ -149,12 +149,12 @@ public struct ViewerWindow: Equatable, Sendable {
         var request = request
         request.ordering = ordering
         guard case var .position(anchor) = request.anchor else {
-            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan), selection: nil)
         }
         guard anchor.key.count == ordering.keyColumns.count else {
             // The key changed shape with the schema: start again.
             request.anchor = .first
-            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+            return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan), selection: nil)
         }
         if let current = try currentPosition(of: anchor, viewed, db) {
             anchor = current
@@ -162,7 +162,7 @@ public struct ViewerWindow: Equatable, Sendable {
             // Gone: the row that now comes first from its place, or else
             // the last row.
             let next = try RowWindow.fetch(db, viewed.source, RowWindowRequest(
-                ordering: ordering, anchor: .position(anchor), before: 0, after: 1))
+                ordering: ordering, anchor: .position(anchor), before: 0, after: 1), scans: viewed.cost == .scan)
             if let position = next.positions.first {
                 anchor = position
             } else {
@@ -171,13 +171,14 @@ public struct ViewerWindow: Equatable, Sendable {
                 guard let position = last.positions.last else {
                     request.anchor = .first
                     return ViewerWindow(
-                        viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: nil)
+                        viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan),
+                        selection: nil)
                 }
                 anchor = position
             }
         }
         request.anchor = .position(anchor)
-        return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request), selection: anchor)
+        return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan), selection: anchor)
     }
 
     /// The current position of the row at `position`: found by its
