@@ -94,13 +94,21 @@ final class DemoTests: LiveTableTestCase {
         try session.send("Space")
         try session.waitForScreen(containing: "F: follow, like less +F: the view stays on the last row as new orders arrive")
         try session.send("Space")
-        try session.waitForScreen(containing: "F again stops; ← → to total, then ]: the whole table sorted by total")
+        try session.waitForScreen(containing: "Space pauses: the rows stay as they are while orders arrive")
         // The keys of the follow step: the whole row closed, then F: the
         // last row selected as the orders arrive.
         let following = try session.waitForScreen("the last row followed") { Self.followedRow($0) != nil }
         XCTAssertFalse(following.contains("┌ Row"), following)
         let last = try XCTUnwrap(Self.followedRow(following))
         try session.waitForScreen("a new last row followed", timeout: 10) { (Self.followedRow($0) ?? 0) > last }
+        try session.send("Space")
+        try session.waitForScreen(containing: "Space again shows the latest rows")
+        // The pause step's Space: the screen paused, the orders that keep
+        // arriving counted.
+        try session.waitForScreen(containing: "paused — ")
+        try session.send("Space")
+        try session.waitForScreen(containing: "F again stops; ← → to total, then ]: the whole table sorted by total")
+        try session.waitForScreen("the latest rows again") { Self.followedRow($0) != nil && !$0.contains("paused") }
         try session.send("Space")
         try session.waitForScreen(containing: "t: the table picker, with row counts")
         // The keys of the sort step: sorted by total, largest first.

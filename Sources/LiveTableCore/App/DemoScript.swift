@@ -181,6 +181,12 @@ public enum DemoScript {
             caption: "F: follow, like less +F: the view stays on the last row as new orders arrive",
             messages: [.key(.enter)] + viewerKeys("F")),
         DemoStep(
+            caption: "Space pauses: the rows stay as they are while orders arrive; the title counts the changes",
+            messages: viewerKeys(" ")),
+        DemoStep(
+            caption: "Space again shows the latest rows, what changed meanwhile highlighted",
+            messages: viewerKeys(" ")),
+        DemoStep(
             caption: "F again stops; ← → to total, then ]: the whole table sorted by total, largest first",
             messages: viewerKeys("F") + Array(repeating: .key(.left), count: 5)
                 + Array(repeating: .key(.right), count: 4) + viewerKeys("]")),
