@@ -41,6 +41,10 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
+        // The `sqlite3` command as another process that writes: for the
+        // benchmarks and the tests of other processes' commits.
+        .target(name: "SQLiteCommandLine"),
+
         // The benchmark harness of `livetable bench`: the app loop measured
         // in child processes, /proc figures, the report. Not in the app core.
         .target(
@@ -48,6 +52,7 @@ let package = Package(
             dependencies: [
                 "LiveTableCore",
                 "ReactiveGRDB",
+                "SQLiteCommandLine",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
 
@@ -67,6 +72,7 @@ let package = Package(
             name: "ReactiveGRDBTests",
             dependencies: [
                 "ReactiveGRDB",
+                "SQLiteCommandLine",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),

@@ -4,6 +4,7 @@ import GRDB
 import LiveTableCore
 import OpenCombine
 import ReactiveGRDB
+import SQLiteCommandLine
 
 /// The figures of one journal mode: how fast the commits of another
 /// process reach the app's Hall of Fame observation.
@@ -266,98 +267,6 @@ private final class Arrivals: @unchecked Sendable {
             }
         }
         return arrivals[count]!
-    }
-}
-
-/// The `sqlite3` command, its connection open between statements: another
-/// process that writes, for the benchmarks of other processes and the viewer.
-// @unchecked Sendable: `lines` is only accessed with `condition` locked;
-// the other properties are set in `init`.
-final class SQLiteCommand: @unchecked Sendable {
-    private let process = Process()
-    private let input: FileHandle
-    private let condition = NSCondition()
-    /// The lines printed by the command, and when they were read.
-    private var lines: [(text: String, time: UInt64)] = []
-    private var nextMarker = 0
-
-    init(path: String) throws {
-        let inputPipe = Pipe()
-        let outputPipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", "-batch", path]
-        process.standardInput = inputPipe
-        process.standardOutput = outputPipe
-        process.standardError = outputPipe
-        do {
-            try process.run()
-        } catch {
-            throw OtherProcessBenchmarkError("cannot run the sqlite3 command: \(error)")
-        }
-        input = inputPipe.fileHandleForWriting
-        let reader = outputPipe.fileHandleForReading
-        let thread = Thread { [self] in
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                let now = DispatchTime.now().uptimeNanoseconds
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let text = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    condition.lock()
-                    lines.append((text, now))
-                    condition.broadcast()
-                    condition.unlock()
-                }
-            }
-        }
-        thread.start()
-        _ = try run(".timeout 10000")
-    }
-
-    /// Runs `sql`, and returns when the command said it was done.
-    func run(_ sql: String, timeout: TimeInterval = 10) throws -> UInt64 {
-        try execute(sql, timeout: timeout).time
-    }
-
-    /// Runs `sql`, and returns what it printed, one line per row.
-    func output(_ sql: String, timeout: TimeInterval = 10) throws -> String {
-        try execute(sql, timeout: timeout).output
-    }
-
-    /// Runs `sql`, and returns what it printed and when the command said
-    /// it was done.
-    private func execute(_ sql: String, timeout: TimeInterval) throws -> (output: String, time: UInt64) {
-        let marker = "-- done \(nextMarker)"
-        nextMarker += 1
-        condition.lock()
-        let start = lines.count
-        condition.unlock()
-        input.write(Data("\(sql)\n.print '\(marker)'\n".utf8))
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            let printed = lines[start...]
-            if let done = printed.first(where: { $0.text == marker }) {
-                if let error = printed.first(where: { $0.text.hasPrefix("Error") || $0.text.hasPrefix("Runtime error") }) {
-                    throw OtherProcessBenchmarkError("sqlite3: \(error.text)")
-                }
-                let output = printed.prefix(while: { $0.text != marker }).map(\.text).joined(separator: "\n")
-                return (output, done.time)
-            }
-            guard condition.wait(until: deadline) else {
-                throw OtherProcessBenchmarkError("the sqlite3 command did not answer in \(Int(timeout)) s")
-            }
-        }
-    }
-
-    func close() {
-        guard process.isRunning else { return }
-        try? input.close()
-        process.waitUntilExit()
     }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import LiveTableCore
+import SQLiteCommandLine
 
 /// What one measurement of the viewer's screen found, on one table.
 public struct ViewerScreenFigures: Codable, Equatable, Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCombine
 @testable import ReactiveGRDB
+import SQLiteCommandLine
 import XCTest
 
 /// `includingOtherProcesses(_:)`: the publishers see the commits of another
@@ -654,11 +655,11 @@ final class OtherProcessCommitsTests: XCTestCase {
         _ journal: Journal,
         otherProcessStaysOpen: Bool = true,
         configuration: Configuration = Configuration(),
-        _ body: (any DatabaseReader, SQLiteProcess) throws -> Void) throws
+        _ body: (any DatabaseReader, SQLiteCommand) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("db.sqlite").path
-            let other = try SQLiteProcess(path: path)
+            let other = try SQLiteCommand(path: path)
             defer { other.close() }
             try other.execute("""
                 PRAGMA journal_mode = \(journal.rawValue);
