@@ -90,8 +90,11 @@ final class EditingTests: LiveTableTestCase {
         var isLocked = true
         defer { if isLocked { lock.release() } }
         try session.send("Enter")
-        let waiting = try session.waitForScreen(containing: "saving…")
-        XCTAssertTrue(waiting.contains("writing…"), waiting)
+        // The form's "saving…" and the status line's "writing…" are drawn
+        // by two updates: both show while the lock is held.
+        try session.waitForScreen("saving… in the form, writing… in the status line") {
+            $0.contains("saving…") && $0.contains("writing…")
+        }
         let failed = try session.waitForScreen(containing: "Save failed: ", timeout: 15)
         XCTAssertTrue(failed.contains("Edit player"), failed)
         XCTAssertTrue(failed.contains("Locked Out"), failed)

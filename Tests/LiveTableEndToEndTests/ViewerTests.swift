@@ -36,7 +36,10 @@ final class ViewerTests: LiveTableTestCase {
     /// is then closed again.
     private func selectedName(_ session: TmuxSession) throws -> String {
         try session.send("Enter")
-        let screen = try session.waitForScreen(containing: "┌ Row")
+        // The box and its name line: a capture can catch the overlay half drawn.
+        let screen = try session.waitForScreen("the whole row with its name") { screen in
+            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ name ") }
+        }
         try session.send("Enter")
         try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
         let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ name ") })
@@ -104,9 +107,11 @@ final class ViewerTests: LiveTableTestCase {
         let sha256 = try Shell.sha256(database)
         let session = try launch(["view", database.path])
         try session.waitForScreen(containing: "2 tables")
-        XCTAssertTrue(try session.screen().components(separatedBy: "\n").contains {
-            $0.split(separator: " ") == ["item", "table", "50"]
-        })
+        // The picker's row of the table, with its count (a capture can catch
+        // the list half drawn: waited for).
+        try session.waitForScreen("item, a table of 50 rows") { screen in
+            screen.components(separatedBy: "\n").contains { $0.split(separator: " ") == ["item", "table", "50"] }
+        }
         try session.send("Enter")
         try session.waitForScreen(containing: "row 1 of 50 · live")
         try session.send("G", "Enter")
