@@ -95,7 +95,9 @@ final class EditingTests: LiveTableTestCase {
         try session.waitForScreen("saving… in the form, writing… in the status line") {
             $0.contains("saving…") && $0.contains("writing…")
         }
-        let failed = try session.waitForScreen(containing: "Save failed: ", timeout: 15)
+        let failed = try session.waitForScreen("the failed save, in the form", timeout: 15) {
+            $0.contains("Save failed: ") && $0.contains("is locked") && $0.contains("Edit player")
+        }
         XCTAssertTrue(failed.contains("Edit player"), failed)
         XCTAssertTrue(failed.contains("Locked Out"), failed)
         XCTAssertTrue(failed.contains("Save failed: SQLite error 5: database"), failed)

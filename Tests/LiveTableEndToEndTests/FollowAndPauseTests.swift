@@ -80,8 +80,10 @@ final class FollowAndPauseTests: LiveTableTestCase {
         try waitForFollowed(session, row: 80, name: "new 030")
         // The whole row: the last one.
         try session.send("Enter")
-        let row = try session.waitForScreen(containing: "┌ Row 80")
-        XCTAssertTrue(row.contains("│ name   new 030"), row)
+        // Waited for whole: a capture can catch the overlay half drawn.
+        try session.waitForScreen("the whole row 80, new 030") {
+            $0.contains("┌ Row 80") && $0.contains("│ name   new 030")
+        }
         try session.send("Enter")
         try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
 

@@ -74,8 +74,9 @@ final class ViewerSortTests: LiveTableTestCase {
 
         // `]` on the unindexed column: the status line states the cost.
         try session.send("h", "]")
-        screen = try session.waitForScreen(containing: "each update scans 200 rows")
-        XCTAssertTrue(screen.contains("item · by name ↓"))
+        screen = try session.waitForScreen("sorted by name, its cost stated") {
+            $0.contains("each update scans 200 rows") && $0.contains("item · by name ↓")
+        }
         XCTAssertTrue(statusLine(screen).hasPrefix("sorted by an unindexed column: each update scans 200 rows"))
         try session.send("g")
         screen = try session.waitForScreen("the first rows by name, descending") { screen in
