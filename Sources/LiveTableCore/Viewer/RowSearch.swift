@@ -51,7 +51,7 @@ public struct RowSearch: Equatable, Sendable {
         let contains = "instr(lower(\(source.columnExpressions[column])), lower(?)) > 0"
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {
             for range in ranges {
-                let condition = [range.condition, contains].compactMap { $0 }.joined(separator: " AND ")
+                let condition = [range.condition, contains].compactMap { $0.map { "(\($0))" } }.joined(separator: " AND ")
                 let sql = source.selectSQL(
                     columns: ordering.keyColumns.map(\.expression), where: condition,
                     orderBy: ordering.orderBy(forward: range.forward), limit: true)
