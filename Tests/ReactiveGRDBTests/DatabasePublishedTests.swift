@@ -177,7 +177,9 @@ final class DatabasePublishedTests: XCTestCase {
             model = nil
             dbQueue = nil
             XCTAssertNil(weakProperty)
-            XCTAssertNil(weakDatabase)
+            // The observation releases the database on its queue.
+            let released = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in weakDatabase == nil }, object: nil)
+            waitFor([released], "retained after the owner is gone")
         }
     }
 
