@@ -62,8 +62,8 @@ extension DatabaseReader {
 
 extension DatabaseWriter {
     /// Reactive extensions of a database writer: `rx.read(observeOn:value:)`,
-    /// `rx.write(observeOn:updates:)` and
-    /// `rx.write(observeOn:updates:thenRead:)`.
+    /// `rx.write(observeOn:updates:)`, `rx.writeAndReturn(observeOn:updates:)`
+    /// and `rx.write(observeOn:updates:thenRead:)`.
     ///
     /// For example:
     ///
@@ -109,8 +109,8 @@ extension DatabaseRegionObservation {
 
 extension FetchRequest {
     /// Reactive extensions of a request: `rx.observeAll(in:scheduling:)`,
-    /// `rx.observeFirst(in:scheduling:)`, `rx.observeCount(in:scheduling:)`
-    /// and `rx.changes(in:)`.
+    /// `rx.observeFirst(in:scheduling:)`, `rx.observeCount(in:scheduling:)`,
+    /// their `observeOn:` forms, and `rx.changes(in:)`.
     ///
     /// For example:
     ///

@@ -286,8 +286,9 @@ extension DatabasePublishers {
     /// `SharedValueObservation`.
     ///
     /// You build one with `observation.rx.observe(in:scheduling:)`,
-    /// `observation.publisher(in:scheduling:)` or
-    /// `sharedObservation.publisher()`.
+    /// `observation.publisher(in:scheduling:)`,
+    /// `sharedObservation.publisher()`, a request's `rx.observeAll(in:)`
+    /// and its siblings, or `requestObservation.publisher(in:scheduling:)`.
     ///
     /// For example:
     ///
