@@ -220,17 +220,18 @@ final class RequestObservationTests: XCTestCase {
         }
     }
 
-    func testCombineFetchesBothValuesInOneDatabaseAccess() throws {
-        // A pool, whose writer commits while the observation reads: values
-        // fetched in two accesses would sometimes disagree.
+    func testCombinePublishesPairsOfOneDatabaseStateUnderConcurrentWrites() throws {
         try withTemporaryDirectory { directory in
             let dbPool = try DatabasePool(path: directory.appendingPathComponent("db.sqlite").path)
             try dbPool.write(Player.createTable)
             let recorder = ValueObservation.combine(Player.observationForCount(), Player.observationForAll())
                 .publisher(in: dbPool, scheduling: .async(onQueue: DispatchQueue(label: "values")))
                 .record()
-            for id in 1...200 {
-                try dbPool.write { db in try Player(id: Int64(id), name: "P\(id)", score: id).insert(db) }
+            wait(for: recorder, valueCount: 1)
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for id in stride(from: thread + 1, through: 200, by: 4) {
+                    try! dbPool.write { db in try Player(id: Int64(id), name: "P\(id)", score: id).insert(db) }
+                }
             }
             let recording = wait(for: recorder, until: { $0.values.last?.0 == 200 })
             for (count, players) in recording.values {
