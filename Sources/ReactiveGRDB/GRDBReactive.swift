@@ -41,6 +41,10 @@ public struct GRDBReactive<Base> {
     }
 }
 
+// A namespace of Sendable values (connections, observations, requests) can
+// be built in one task and used in another.
+extension GRDBReactive: Sendable where Base: Sendable { }
+
 // `rx` is declared on the protocols rather than on each concrete type, so that
 // it is reachable on `DatabaseQueue`, `DatabasePool`, `DatabaseSnapshot`, on
 // values of a generic type `R: DatabaseReader`, and on existentials. For a
