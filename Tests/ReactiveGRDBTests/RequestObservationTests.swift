@@ -180,8 +180,11 @@ final class RequestObservationTests: XCTestCase {
                 .observationForFirst().publisher(in: writer).record()
             let count = Team.filter(key: 1).including(all: Team.players)
                 .observationForCount().publisher(in: writer).record()
+            let teamPlayers = Team(id: 1, name: "Red").request(for: Team.players)
+                .observationForAll().publisher(in: writer).record()
             wait(for: info, valueCount: 1)
             wait(for: count, valueCount: 1)
+            wait(for: teamPlayers, valueCount: 1)
 
             try writer.write { db in
                 try db.execute(sql: "INSERT INTO player (id, name, teamId) VALUES (1, 'Arthur', 1)")
@@ -189,6 +192,7 @@ final class RequestObservationTests: XCTestCase {
             let recording = wait(for: info, valueCount: 2)
             XCTAssertEqual(recording.values.map { $0?.players.map(\.name) }, [[], ["Arthur"]], "\(kind)")
             XCTAssertEqual(count.values, [1], "\(kind)")
+            XCTAssertEqual(wait(for: teamPlayers, valueCount: 2).values.map { $0.map(\.name) }, [[], ["Arthur"]], "\(kind)")
         }
     }
 
