@@ -30,12 +30,18 @@ extension DatabasePublishers {
     ///     try Player.fetchCount(db)
     /// }
     /// ```
-    public struct Read<Output>: Publisher {
+    ///
+    /// It is `Sendable`: build it once, and subscribe from any task or
+    /// queue.
+    // @unchecked Sendable: `upstream` only wraps an immutable database
+    // access (a `@Sendable` closure) and its scheduler, which OpenCombine's
+    // contract lets any thread use.
+    public struct Read<Output>: Publisher, @unchecked Sendable {
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>
 
-        init(_ upstream: some Publisher<Output, Error>) {
+        init<Context>(_ upstream: DatabaseFuture<Output, Context>) {
             self.upstream = upstream.eraseToAnyPublisher()
         }
 
@@ -70,12 +76,18 @@ extension DatabasePublishers {
     ///     try Player(name: "Arthur", score: 100).insert(db)
     /// }
     /// ```
-    public struct Write<Output>: Publisher {
+    ///
+    /// It is `Sendable`: build it once, and subscribe from any task or
+    /// queue.
+    // @unchecked Sendable: `upstream` only wraps an immutable database
+    // access (a `@Sendable` closure) and its scheduler, which OpenCombine's
+    // contract lets any thread use.
+    public struct Write<Output>: Publisher, @unchecked Sendable {
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>
 
-        init(_ upstream: some Publisher<Output, Error>) {
+        init<Context>(_ upstream: DatabaseFuture<Output, Context>) {
             self.upstream = upstream.eraseToAnyPublisher()
         }
 

@@ -24,6 +24,41 @@ extension DatabaseRegionObservation {
     }
 }
 
+extension DatabaseRegionObservation {
+    /// Returns an observation of the database regions of requests: RxGRDB
+    /// 3's spelling of GRDB's `init(tracking:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observation = DatabaseRegionObservation.tracking(Player.all())
+    /// let changes = observation.rx.changes(in: dbQueue)
+    /// ```
+    ///
+    /// - parameter regions: Requests, tables, or regions to observe.
+    /// - returns: A `DatabaseRegionObservation`.
+    public static func tracking(_ regions: any DatabaseRegionConvertible...) -> Self {
+        Self(tracking: regions)
+    }
+
+    /// Returns an observation of the database regions of requests: RxGRDB
+    /// 3's spelling of GRDB's `init(tracking:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let regions: [any DatabaseRegionConvertible] = [Player.all(), Table("team")]
+    /// let observation = DatabaseRegionObservation.tracking(regions)
+    /// ```
+    ///
+    /// - parameter regions: An array of requests, tables, or regions to
+    ///   observe.
+    /// - returns: A `DatabaseRegionObservation`.
+    public static func tracking(_ regions: [any DatabaseRegionConvertible]) -> Self {
+        Self(tracking: regions)
+    }
+}
+
 extension GRDBReactive where Base == DatabaseRegionObservation {
     /// Returns a publisher that emits a database connection right after each
     /// committed transaction that has impacted the tracked region.
@@ -78,7 +113,10 @@ extension DatabasePublishers {
     ///     .tracking(Player.all())
     ///     .rx.changes(in: dbQueue)
     /// ```
-    public struct DatabaseRegion: Publisher {
+    ///
+    /// It is `Sendable`: build it once, and subscribe from any task or
+    /// queue.
+    public struct DatabaseRegion: Publisher, Sendable {
         public typealias Output = Database
         public typealias Failure = Error
 

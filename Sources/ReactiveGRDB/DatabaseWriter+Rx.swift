@@ -152,6 +152,37 @@ extension GRDBReactive where Base == any DatabaseWriter {
     }
 
     /// Returns a publisher that asynchronously writes into the database, in a
+    /// transaction, and then publishes the value that `updates` returns.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let newPlayerCount = dbQueue.rx.writeAndReturn { db -> Int in
+    ///     try Player(name: "Arthur", score: 100).insert(db)
+    ///     return try Player.fetchCount(db)
+    /// }
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `rx.write(observeOn:updates:)`, which
+    /// returns the same publisher: exactly one value, or an error, on the
+    /// main queue unless `scheduler` says otherwise. A new database access
+    /// starts on each subscription, at the first demand.
+    ///
+    /// - parameter scheduler: The scheduler that publishes the value or the
+    ///   error. By default, the main dispatch queue.
+    /// - parameter updates: A closure that writes in the database. If it
+    ///   throws, the transaction is rolled back and the publisher fails with
+    ///   the error.
+    /// - returns: A publisher of the result of `updates`.
+    public func writeAndReturn<Output>(
+        observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine,
+        updates: @escaping @Sendable (Database) throws -> Output)
+    -> DatabasePublishers.Write<Output>
+    {
+        base.writePublisher(receiveOn: scheduler, updates: updates)
+    }
+
+    /// Returns a publisher that asynchronously writes into the database, in a
     /// transaction, then reads from the database state left by the
     /// transaction, and publishes the read value.
     ///

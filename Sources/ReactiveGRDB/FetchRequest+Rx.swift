@@ -1,5 +1,6 @@
 import Dispatch
 import GRDB
+import OpenCombine
 
 // The request conveniences of RxGRDB 0.18: values publishers that filter out
 // identical consecutive values, and a changes publisher.
@@ -60,11 +61,7 @@ extension GRDBReactive where Base: FetchRequest {
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<Int>
     {
-        let request = UncheckedRequest(base)
-        return ValueObservation
-            .tracking { db in try request.base.fetchCount(db) }
-            .removeDuplicates()
-            .publisher(in: reader, scheduling: scheduler)
+        base.observationForCount().publisher(in: reader, scheduling: scheduler)
     }
 }
 
@@ -93,15 +90,7 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecor
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        let request = UncheckedRequest(base)
-        return ValueObservation
-            .tracking { db -> FetchedRows<[Base.RowDecoder]> in
-                let rows = try Row.fetchAll(db, request.base)
-                return try FetchedRows(rows: rows, value: rows.map { try Base.RowDecoder(row: $0) })
-            }
-            .removeDuplicates(by: { $0.rows == $1.rows })
-            .map(\.value)
-            .publisher(in: reader, scheduling: scheduler)
+        base.observationForAll().publisher(in: reader, scheduling: scheduler)
     }
 
     /// Returns a publisher of the first record fetched by the request,
@@ -128,15 +117,7 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecor
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<Base.RowDecoder?>
     {
-        let request = UncheckedRequest(base)
-        return ValueObservation
-            .tracking { db -> FetchedRows<Base.RowDecoder?> in
-                let row = try Row.fetchOne(db, request.base)
-                return try FetchedRows(rows: row.map { [$0] } ?? [], value: row.map { try Base.RowDecoder(row: $0) })
-            }
-            .removeDuplicates(by: { $0.rows == $1.rows })
-            .map(\.value)
-            .publisher(in: reader, scheduling: scheduler)
+        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
     }
 }
 
@@ -162,11 +143,7 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueC
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        let request = UncheckedRequest(base)
-        return ValueObservation
-            .tracking { db in try Base.RowDecoder.fetchAll(db, request.base) }
-            .removeDuplicates()
-            .publisher(in: reader, scheduling: scheduler)
+        base.observationForAll().publisher(in: reader, scheduling: scheduler)
     }
 
     /// Returns a publisher of the first value fetched by the request,
@@ -190,28 +167,164 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueC
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<Base.RowDecoder?>
     {
-        let request = UncheckedRequest(base)
-        return ValueObservation
-            .tracking { db in try Base.RowDecoder.fetchOne(db, request.base) }
-            .removeDuplicates()
-            .publisher(in: reader, scheduling: scheduler)
+        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
     }
 }
 
-/// Carries a request into the observation's `@Sendable` fetch closure.
-// @unchecked Sendable: GRDB requests are immutable values; the request types
-// that do not declare Sendable (such as `SQLRequest` with a non-Sendable
-// decoder type) only hold SQL, arguments and adapters.
-private struct UncheckedRequest<Request>: @unchecked Sendable {
-    let base: Request
-    init(_ base: Request) { self.base = base }
+// MARK: - observeOn: RxGRDB 0.18's scheduling argument
+
+extension GRDBReactive where Base: FetchRequest {
+    /// Returns a publisher of the number of results of the request, published
+    /// on `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let counts = Player.all().rx.observeCount(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `observeCount(in:scheduling:)`: the same
+    /// values, all published on `scheduler`, asynchronously, the initial one
+    /// included. Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of counts.
+    public func observeCount<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<Int>
+    {
+        observeCount(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
 }
 
-/// Fetched rows, and the value decoded from them, so that observations can
-/// compare rows.
-// @unchecked Sendable: fetched rows are copies that are never mutated. They
-// are compared on the observation's queue and delivered to one subscriber.
-private struct FetchedRows<Value>: @unchecked Sendable {
-    let rows: [Row]
-    let value: Value
+extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecord & Sendable {
+    /// Returns a publisher of the records fetched by the request, published on
+    /// `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `observeAll(in:scheduling:)`: the same
+    /// values, all published on `scheduler`, asynchronously, the initial one
+    /// included. Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of arrays of records.
+    public func observeAll<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<[Base.RowDecoder]>
+    {
+        observeAll(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
+
+    /// Returns a publisher of the first record fetched by the request,
+    /// published on `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let best = Player.order(Column("score").desc).rx.observeFirst(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `observeFirst(in:scheduling:)`: the same
+    /// values, all published on `scheduler`, asynchronously, the initial one
+    /// included. Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of optional records.
+    public func observeFirst<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        observeFirst(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
+}
+
+extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueConvertible & Equatable & Sendable {
+    /// Returns a publisher of the values fetched by the request, published on
+    /// `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "names")
+    /// let names = Player.select(Column("name"), as: String.self).rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `observeAll(in:scheduling:)`: the same
+    /// values, all published on `scheduler`, asynchronously, the initial one
+    /// included. Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of arrays of values.
+    public func observeAll<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<[Base.RowDecoder]>
+    {
+        observeAll(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
+
+    /// Returns a publisher of the first value fetched by the request,
+    /// published on `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "scores")
+    /// let maxScore = SQLRequest<Int>(sql: "SELECT MAX(score) FROM player").rx.observeFirst(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's spelling of `observeFirst(in:scheduling:)`: the same
+    /// values, all published on `scheduler`, asynchronously, the initial one
+    /// included. Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of optional values.
+    public func observeFirst<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        observeFirst(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
+}
+
+/// A `ValueObservationScheduler` that publishes values on an OpenCombine
+/// scheduler, as RxGRDB 0.18's `observeOn:` argument did with an RxSwift
+/// scheduler.
+// @unchecked Sendable: OpenCombine schedulers are called from any thread by
+// contract (operators such as `receive(on:)` do), and the dispatch and run
+// loop schedulers wrap thread-safe queues.
+struct SchedulerOfValues<S: OpenCombine.Scheduler>: ValueObservationScheduler, @unchecked Sendable {
+    let scheduler: S
+
+    init(_ scheduler: S) {
+        self.scheduler = scheduler
+    }
+
+    func immediateInitialValue() -> Bool { false }
+
+    func schedule(_ action: @escaping @Sendable () -> Void) {
+        scheduler.schedule(action)
+    }
 }

@@ -41,6 +41,10 @@ public struct GRDBReactive<Base> {
     }
 }
 
+// A namespace of Sendable values (connections, observations, requests) can
+// be built in one task and used in another.
+extension GRDBReactive: Sendable where Base: Sendable { }
+
 // `rx` is declared on the protocols rather than on each concrete type, so that
 // it is reachable on `DatabaseQueue`, `DatabasePool`, `DatabaseSnapshot`, on
 // values of a generic type `R: DatabaseReader`, and on existentials. For a
@@ -62,8 +66,8 @@ extension DatabaseReader {
 
 extension DatabaseWriter {
     /// Reactive extensions of a database writer: `rx.read(observeOn:value:)`,
-    /// `rx.write(observeOn:updates:)` and
-    /// `rx.write(observeOn:updates:thenRead:)`.
+    /// `rx.write(observeOn:updates:)`, `rx.writeAndReturn(observeOn:updates:)`
+    /// and `rx.write(observeOn:updates:thenRead:)`.
     ///
     /// For example:
     ///
@@ -109,8 +113,8 @@ extension DatabaseRegionObservation {
 
 extension FetchRequest {
     /// Reactive extensions of a request: `rx.observeAll(in:scheduling:)`,
-    /// `rx.observeFirst(in:scheduling:)`, `rx.observeCount(in:scheduling:)`
-    /// and `rx.changes(in:)`.
+    /// `rx.observeFirst(in:scheduling:)`, `rx.observeCount(in:scheduling:)`,
+    /// their `observeOn:` forms, and `rx.changes(in:)`.
     ///
     /// For example:
     ///

@@ -25,17 +25,79 @@ extension ValueObservation {
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<Reducer.Value>
     {
-        DatabasePublishers.Value(
-            start: { onError, onChange in
-                self.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
-            },
-            reader: reader,
-            schedule: { work in scheduler.schedule(work) },
-            restart: { onError, onChange, onFetched in
-                self.start(
-                    in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
-                    onError: onError, onChange: onChange)
-            })
+        DatabasePublishers.Value(self, in: reader, scheduling: scheduler, removingDuplicates: nil, output: { $0 })
+    }
+}
+
+extension ValueObservation {
+    /// Returns a publisher of observed values, that filters out identical
+    /// consecutive values, even after the commits of other processes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let counts = ValueObservation
+    ///     .tracking { db in try Player.fetchCount(db) }
+    ///     .removeDuplicates()
+    ///     .publisher(in: dbQueue)
+    ///     .includingOtherProcesses()
+    /// ```
+    ///
+    /// GRDB's `removeDuplicates()` compares the values of one observation.
+    /// After a commit of another process, `includingOtherProcesses(_:)`
+    /// starts the observation again: this publisher then compares its
+    /// fresh value with the previous one, with `==`, so that a commit to
+    /// another table publishes nothing. With `removeDuplicates(by:)`, the
+    /// fresh value is compared with `==` too, if the values are
+    /// `Equatable`; otherwise, add OpenCombine's `removeDuplicates(by:)`
+    /// after `includingOtherProcesses(_:)`.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
+    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - returns: A publisher of observed values.
+    public func publisher<Base>(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+    -> DatabasePublishers.Value<Reducer.Value>
+    where Reducer == ValueReducers.RemoveDuplicates<Base>, Reducer.Value: Equatable
+    {
+        DatabasePublishers.Value(self, in: reader, scheduling: scheduler, removingDuplicates: { $0 == $1 }, output: { $0 })
+    }
+}
+
+extension ValueObservation {
+    /// Returns an observation that fetches a fresh value whenever one of
+    /// the tracked regions is changed by a transaction: RxGRDB 0.18's
+    /// spelling of GRDB's `tracking(regions:fetch:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let observation = ValueObservation.tracking(Player.all(), fetch: { db -> ([Player], Int) in
+    ///     let players = try Player.order(Column("score").desc).limit(10).fetchAll(db)
+    ///     let count = try Player.fetchCount(db)
+    ///     return (players, count)
+    /// })
+    /// ```
+    ///
+    /// The tracked region is the union of the regions of the arguments, and
+    /// does not depend on what `fetch` reads.
+    ///
+    /// - parameter region: A request, table, or region to observe.
+    /// - parameter otherRegions: Other requests, tables, or regions.
+    /// - parameter fetch: A closure that fetches a value.
+    /// - returns: A `ValueObservation`.
+    @preconcurrency public static func tracking<Value>(
+        _ region: any DatabaseRegionConvertible,
+        _ otherRegions: any DatabaseRegionConvertible...,
+        fetch: @escaping @Sendable (Database) throws -> Value)
+    -> Self
+    where Reducer == ValueReducers.Fetch<Value>
+    {
+        // At least one region, so that `tracking { db in ... }` keeps
+        // calling GRDB's `tracking(_:)`.
+        tracking(regions: [region] + otherRegions, fetch: fetch)
     }
 }
 
@@ -108,6 +170,35 @@ extension GRDBReactive {
     {
         base.publisher(in: reader, scheduling: scheduler)
     }
+
+    /// Returns a publisher of observed values, that filters out identical
+    /// consecutive values, even after the commits of other processes.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let counts = ValueObservation
+    ///     .tracking { db in try Player.fetchCount(db) }
+    ///     .removeDuplicates()
+    ///     .rx.observe(in: dbQueue)
+    ///     .includingOtherProcesses()
+    /// ```
+    ///
+    /// See `ValueObservation.publisher(in:scheduling:)`.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
+    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer>(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+    -> DatabasePublishers.Value<ValueReducers.RemoveDuplicates<Reducer>.Value>
+    where Base == ValueObservation<ValueReducers.RemoveDuplicates<Reducer>>,
+          ValueReducers.RemoveDuplicates<Reducer>.Value: Equatable
+    {
+        base.publisher(in: reader, scheduling: scheduler)
+    }
 }
 
 extension SharedValueObservation {
@@ -129,7 +220,7 @@ extension SharedValueObservation {
     ///
     /// - returns: A publisher of observed values.
     public func publisher() -> DatabasePublishers.Value<Element> {
-        DatabasePublishers.Value(start: { onError, onChange in
+        DatabasePublishers.Value(shared: { onError, onChange in
             self.start(onError: onError, onChange: onChange)
         })
     }
@@ -185,7 +276,7 @@ extension SharedValueObservation {
         // The scheduler of a shared observation is not known: its default
         // is the main queue.
         return DatabasePublishers.Value(
-            start: start, reader: reader, schedule: { work in DispatchQueue.main.async(execute: work) },
+            shared: start, reader: reader, schedule: { work in DispatchQueue.main.async(execute: work) },
             otherProcesses: action, commits: commits)
     }
 }
@@ -195,8 +286,9 @@ extension DatabasePublishers {
     /// `SharedValueObservation`.
     ///
     /// You build one with `observation.rx.observe(in:scheduling:)`,
-    /// `observation.publisher(in:scheduling:)` or
-    /// `sharedObservation.publisher()`.
+    /// `observation.publisher(in:scheduling:)`,
+    /// `sharedObservation.publisher()`, a request's `rx.observeAll(in:)`
+    /// and its siblings, or `requestObservation.publisher(in:scheduling:)`.
     ///
     /// For example:
     ///
@@ -205,53 +297,105 @@ extension DatabasePublishers {
     ///     .tracking { db in try Player.fetchAll(db) }
     ///     .rx.observe(in: dbQueue)
     /// ```
-    public struct Value<Output>: Publisher {
+    ///
+    /// It is `Sendable`: build it once, and subscribe from any task or
+    /// queue.
+    public struct Value<Output>: Publisher, Sendable {
         public typealias Failure = Error
 
-        typealias Start = ObservationStart<Output>
-
-        private let start: Start
-        /// The observed database and how to start the observation again,
-        /// unless the observation is shared.
-        private let source: (
-            reader: any DatabaseReader,
-            action: OtherProcessRefresh<Output>.Action,
-            schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void)?
-        private let commits: OtherProcessCommits?
-
-        init(start: @escaping Start) {
-            self.start = start
-            self.source = nil
-            self.commits = nil
+        /// How a subscription is made.
+        struct Options: Sendable {
+            /// The commits of other processes that the subscription sees.
+            var commits: OtherProcessCommits?
+            /// Whether the initial value is fetched on subscription, with
+            /// the `.immediate` scheduler.
+            var fetchesOnSubscription = false
         }
 
-        init(
-            start: @escaping Start,
-            reader: any DatabaseReader,
-            schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
-            restart: @escaping RestartStart<Output>)
+        /// Attaches a subscriber.
+        typealias Subscribe = @Sendable (_ subscriber: AnySubscriber<Output, Error>, _ options: Options) -> Void
+
+        private let subscribe: Subscribe
+        private var options = Options()
+
+        /// A publisher of a value observation, whose fetched values are
+        /// turned into published values by `output`.
+        ///
+        /// With `isDuplicate`, a value that is a duplicate of the previous
+        /// published one is not published, even when the observation starts
+        /// again after a commit of another process: GRDB's reducer of
+        /// the restarted observation does not know the previous value.
+        init<Reducer>(
+            _ observation: ValueObservation<Reducer>,
+            in reader: any DatabaseReader,
+            scheduling scheduler: some ValueObservationScheduler,
+            removingDuplicates isDuplicate: (@Sendable (Reducer.Value, Reducer.Value) -> Bool)?,
+            output: @escaping @Sendable (Reducer.Value) -> Output)
         {
-            self.start = start
-            self.source = (reader, .restart(restart), schedule)
-            self.commits = nil
+            subscribe = { subscriber, options in
+                let downstream = ObservationDownstream(downstream: subscriber, isDuplicate: isDuplicate, output: output)
+                if options.fetchesOnSubscription {
+                    Self.subscribe(downstream, to: observation, in: reader, scheduling: .immediate, commits: options.commits)
+                } else {
+                    Self.subscribe(downstream, to: observation, in: reader, scheduling: scheduler, commits: options.commits)
+                }
+            }
         }
 
+        /// A publisher of a shared observation, which does not know its
+        /// database and scheduler.
+        init(shared start: @escaping ObservationStart<Output>) {
+            subscribe = { subscriber, _ in
+                let subscription = ObservationSubscription(start: start, downstream: subscriber)
+                subscriber.receive(subscription: subscription)
+            }
+        }
+
+        /// A publisher of a shared observation that sees the commits of
+        /// other processes.
         init(
-            start: @escaping Start,
+            shared start: @escaping ObservationStart<Output>,
             reader: any DatabaseReader,
             schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void,
             otherProcesses action: OtherProcessRefresh<Output>.Action,
             commits: OtherProcessCommits)
         {
-            self.start = start
-            self.source = (reader, action, schedule)
-            self.commits = commits
+            subscribe = { subscriber, options in
+                let otherProcesses = OtherProcessRefresh(
+                    reader: reader, commits: options.commits ?? commits, action: action, schedule: schedule)
+                let subscription = ObservationSubscription(
+                    start: start, otherProcesses: otherProcesses, downstream: subscriber)
+                subscriber.receive(subscription: subscription)
+            }
+            options.commits = commits
         }
 
-        private init(_ publisher: Self, commits: OtherProcessCommits) {
-            self.start = publisher.start
-            self.source = publisher.source
-            self.commits = commits
+        private static func subscribe<Reducer, Downstream>(
+            _ downstream: Downstream,
+            to observation: ValueObservation<Reducer>,
+            in reader: any DatabaseReader,
+            scheduling scheduler: some ValueObservationScheduler,
+            commits: OtherProcessCommits?)
+        where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Input == Reducer.Value,
+              Downstream.Failure == Error
+        {
+            let otherProcesses = commits.map { commits in
+                OtherProcessRefresh<Reducer.Value>(
+                    reader: reader, commits: commits,
+                    action: .restart { onError, onChange, onFetched in
+                        observation.start(
+                            in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
+                            onError: onError, onChange: onChange)
+                    },
+                    schedule: { work in scheduler.schedule(work) })
+            }
+            let subscription = ObservationSubscription(
+                start: { onError, onChange in
+                    observation.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
+                },
+                otherProcesses: otherProcesses,
+                downstream: downstream)
+            downstream.receive(subscription: subscription)
         }
 
         /// Returns a publisher that also sees the commits of other
@@ -309,7 +453,43 @@ extension DatabasePublishers {
         ///   is written.
         /// - returns: A publisher of observed values.
         public func includingOtherProcesses(_ commits: OtherProcessCommits = .fileEvents) -> Self {
-            Self(self, commits: commits)
+            var publisher = self
+            publisher.options.commits = commits
+            return publisher
+        }
+
+        /// Returns a publisher that fetches its initial value synchronously,
+        /// right on subscription, and publishes all its values on the main
+        /// queue.
+        ///
+        /// Without it, the values are published as the scheduler of the
+        /// publisher says: by default, all asynchronously on the main queue.
+        /// With it, the publisher uses GRDB's `.immediate` scheduler: the
+        /// subscription must happen on the main thread, or a fatal error is
+        /// raised.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let cancellable = Player.observationForAll()
+        ///     .publisher(in: dbQueue)
+        ///     .fetchOnSubscription()
+        ///     .sink(
+        ///         receiveCompletion: { completion in print(completion) },
+        ///         receiveValue: { (players: [Player]) in print("Fresh players: \(players)") })
+        /// // <- here "Fresh players" has been printed.
+        /// ```
+        ///
+        /// A shared observation's publisher keeps the scheduler given to
+        /// `shared(in:scheduling:extent:)`: share with `scheduling: .immediate`
+        /// instead.
+        ///
+        /// - returns: A publisher whose initial value is fetched on
+        ///   subscription.
+        public func fetchOnSubscription() -> Self {
+            var publisher = self
+            publisher.options.fetchesOnSubscription = true
+            return publisher
         }
 
         /// Attaches the specified subscriber to this publisher. The database
@@ -328,14 +508,56 @@ extension DatabasePublishers {
         public func receive<S>(subscriber: S)
         where S: Subscriber & GRDBSendableMetatype, S.Input == Output, S.Failure == Error
         {
-            var otherProcesses: OtherProcessRefresh<Output>?
-            if let commits, let source {
-                otherProcesses = OtherProcessRefresh(
-                    reader: source.reader, commits: commits, action: source.action, schedule: source.schedule)
-            }
-            let subscription = ObservationSubscription(start: start, otherProcesses: otherProcesses, downstream: subscriber)
-            subscriber.receive(subscription: subscription)
+            subscribe(AnySubscriber(subscriber), options)
         }
+    }
+}
+
+/// The subscriber of an observation subscription: it turns fetched values
+/// into published values, and drops a value identical to the previous
+/// published one, if asked to.
+///
+/// The subscription calls it one value at a time, with its lock held.
+private final class ObservationDownstream<Fetched, Downstream>: Subscriber
+where Downstream: Subscriber, Downstream.Failure == Error
+{
+    typealias Input = Fetched
+    typealias Failure = Error
+
+    private let downstream: Downstream
+    private let isDuplicate: (@Sendable (Fetched, Fetched) -> Bool)?
+    private let output: @Sendable (Fetched) -> Downstream.Input
+    private var previous: Fetched?
+
+    init(
+        downstream: Downstream,
+        isDuplicate: (@Sendable (Fetched, Fetched) -> Bool)?,
+        output: @escaping @Sendable (Fetched) -> Downstream.Input)
+    {
+        self.downstream = downstream
+        self.isDuplicate = isDuplicate
+        self.output = output
+    }
+
+    var combineIdentifier: CombineIdentifier { downstream.combineIdentifier }
+
+    func receive(subscription: any Subscription) {
+        downstream.receive(subscription: subscription)
+    }
+
+    func receive(_ input: Fetched) -> Subscribers.Demand {
+        if let isDuplicate {
+            if let previous, isDuplicate(previous, input) {
+                // The dropped value used one unit of demand: give it back.
+                return .max(1)
+            }
+            previous = input
+        }
+        return downstream.receive(output(input))
+    }
+
+    func receive(completion: Subscribers.Completion<Error>) {
+        downstream.receive(completion: completion)
     }
 }
 

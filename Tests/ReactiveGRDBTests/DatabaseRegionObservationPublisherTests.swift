@@ -52,6 +52,21 @@ final class DatabaseRegionObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testTrackingIsRxGRDBSpellingOfInitTracking() {
+        forEachSpellingAndWriter(setUp: setUpPlayersAndTeams) { spelling, writer, kind in
+            let players = spelling.changes(DatabaseRegionObservation.tracking(Player.all()), in: writer)
+                .tryMap { db in try Player.fetchCount(db) }
+                .record()
+            let both = spelling.changes(DatabaseRegionObservation.tracking([Player.all(), Table("team")]), in: writer)
+                .map { _ in "changed" }
+                .record()
+            try writer.write { db in try db.execute(sql: "INSERT INTO team (name) VALUES ('Red')") }
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            XCTAssertEqual(players.values, [1], "\(spelling), \(kind)")
+            XCTAssertEqual(both.values, ["changed", "changed"], "\(spelling), \(kind)")
+        }
+    }
+
     func testSubscriptionRetainsTheDatabaseUntilCancelled() throws {
         // GRDB's region observation does not retain its database: the
         // subscription does, as GRDB's own publisher does.

@@ -134,6 +134,56 @@ final class DatabaseWriterWritePublisherTests: XCTestCase {
         }
     }
 
+    // MARK: - writeAndReturn (RxGRDB 0.18)
+
+    func testWriteAndReturnPublishesTheResultOfUpdatesOnTheMainQueueThenFinishes() {
+        forEachWriter { writer, kind in
+            let onMainThread = Synchronized<[Bool]>([])
+            let recorder = Recorder<Int, Error>(onEvent: { _ in onMainThread.update { $0.append(Thread.isMainThread) } })
+            let publisher = writer.rx.writeAndReturn { db -> Int in
+                try Player(id: 1, name: "Arthur", score: 1000).insert(db)
+                return try Player.fetchCount(db)
+            }
+            subscribe(publisher, recorder, from: DispatchQueue.global())
+            let recording = waitForCompletion(of: recorder)
+            XCTAssertEqual(recording.values, [1], "\(kind)")
+            XCTAssertTrue(recording.isFinished, "\(kind)")
+            XCTAssertEqual(onMainThread.value, [true, true], "\(kind)")
+        }
+    }
+
+    func testWriteAndReturnObserveOnDeliversOnItsScheduler() {
+        forEachWriter { writer, kind in
+            let marker = QueueMarker(label: "custom")
+            let onCustomQueue = Synchronized<[Bool]>([])
+            let recorder = writer.rx
+                .writeAndReturn(observeOn: marker.queue.ocombine) { db -> String in
+                    try Player(id: 1, name: "Arthur", score: 1000).insert(db)
+                    return "done"
+                }
+                .record(onEvent: { _ in onCustomQueue.update { $0.append(marker.isCurrent) } })
+            let recording = waitForCompletion(of: recorder)
+            XCTAssertEqual(recording.values, ["done"], "\(kind)")
+            XCTAssertEqual(onCustomQueue.value, [true, true], "\(kind)")
+        }
+    }
+
+    func testWriteAndReturnErrorRollsBackTheTransaction() {
+        forEachWriter { writer, kind in
+            let recorder = writer.rx
+                .writeAndReturn { db -> Int in
+                    try Player(id: 1, name: "Arthur", score: 1000).insert(db)
+                    try db.execute(sql: "THIS IS NOT SQL")
+                    return 1
+                }
+                .record()
+            let recording = waitForCompletion(of: recorder)
+            XCTAssertTrue(recording.values.isEmpty, "\(kind)")
+            assertDatabaseError(recording.failure, resultCode: .SQLITE_ERROR, "\(kind)")
+            XCTAssertEqual(try writer.read(Player.fetchCount), 0, "\(kind)")
+        }
+    }
+
     // MARK: - write(updates:thenRead:)
 
     func testWriteThenReadPublishesTheReadValueThenFinishes() {

@@ -211,4 +211,53 @@ final class FetchRequestRxTests: XCTestCase {
             XCTAssertEqual(maxScore.values, [nil], "\(kind)")
         }
     }
+
+    func testObserveOnPublishesEveryValueOnTheScheduler() {
+        forEachWriter { writer, kind in
+            let marker = QueueMarker(label: "custom")
+            let onCustomQueue = Synchronized<[Bool]>([])
+            let mark: (Any) -> Void = { _ in onCustomQueue.update { $0.append(marker.isCurrent) } }
+            let scheduler = marker.queue.ocombine
+            let request = Player.order(Column("id"))
+            let count = Recorder<Int, Error>(onEvent: mark)
+            let all = Recorder<[Player], Error>(onEvent: mark)
+            let first = Recorder<Player?, Error>(onEvent: mark)
+            let names = Recorder<[String], Error>(onEvent: mark)
+            let maxScore = Recorder<Int?, Error>(onEvent: mark)
+            request.rx.observeCount(in: writer, observeOn: scheduler).subscribe(count)
+            request.rx.observeAll(in: writer, observeOn: scheduler).subscribe(all)
+            request.rx.observeFirst(in: writer, observeOn: scheduler).subscribe(first)
+            Player.select(Column("name"), as: String.self).order(Column("id"))
+                .rx.observeAll(in: writer, observeOn: scheduler).subscribe(names)
+            SQLRequest<Int>(sql: "SELECT MAX(score) FROM player")
+                .rx.observeFirst(in: writer, observeOn: scheduler).subscribe(maxScore)
+            wait(for: count, valueCount: 1)
+            wait(for: all, valueCount: 1)
+            wait(for: first, valueCount: 1)
+            wait(for: names, valueCount: 1)
+            wait(for: maxScore, valueCount: 1)
+
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            // Identical consecutive values are filtered out.
+            try writer.write { db in try db.execute(sql: "UPDATE player SET name = name") }
+            try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+            XCTAssertEqual(wait(for: count, valueCount: 3).values, [0, 1, 2], "\(kind)")
+            XCTAssertEqual(wait(for: all, valueCount: 3).values.map { $0.map(\.name) }, [[], ["Arthur"], ["Arthur", "Barbara"]], "\(kind)")
+            XCTAssertEqual(wait(for: first, valueCount: 2).values.map { $0?.name }, [nil, "Arthur"], "\(kind)")
+            XCTAssertEqual(wait(for: names, valueCount: 3).values, [[], ["Arthur"], ["Arthur", "Barbara"]], "\(kind)")
+            XCTAssertEqual(wait(for: maxScore, valueCount: 2).values, [nil, 1000], "\(kind)")
+            XCTAssertEqual(onCustomQueue.value.count, 13, "\(kind)")
+            XCTAssertTrue(onCustomQueue.value.allSatisfy { $0 }, "\(kind): \(onCustomQueue.value)")
+            for recorder in [count, all, first, names, maxScore] as [Cancellable] { recorder.cancel() }
+        }
+    }
+
+    func testObserveOnPublishesTheInitialValueAsynchronously() {
+        forEachWriter { writer, kind in
+            // Even on the main queue, subscribed from the main thread.
+            let recorder = Player.all().rx.observeCount(in: writer, observeOn: DispatchQueue.main.ocombine).record()
+            XCTAssertTrue(recorder.values.isEmpty, "\(kind)")
+            XCTAssertEqual(wait(for: recorder, valueCount: 1).values, [0], "\(kind)")
+        }
+    }
 }

@@ -239,6 +239,93 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    // MARK: - No change, no value
+
+    /// A publisher of player names, and a count of the selects of the player
+    /// table on the connections of the reader: the fetches of the
+    /// observation, that the tests wait for.
+    private typealias NoChangeCase = (
+        name: String,
+        subscribe: (any DatabaseReader) -> Recorder<[String], Error>)
+
+    /// The request conveniences and the request observations filter out
+    /// identical consecutive values: a commit of another process to another
+    /// table publishes nothing, although the observation fetches again.
+    func testCommitOfAnotherProcessToAnotherTablePublishesNoDuplicate() throws {
+        struct Name: Decodable, FetchableRecord, TableRecord, Sendable {
+            static let databaseTableName = "player"
+            var name: String
+        }
+        let names = Name.select(Column("name")).order(Column("id"))
+        let namesSQL = SQLRequest<String>(sql: "SELECT name FROM player ORDER BY id")
+        func strings<P: Publisher>(_ publisher: P, _ transform: @escaping (P.Output) -> [String]) -> Recorder<[String], Error>
+        where P.Failure == Error {
+            publisher.map(transform).record()
+        }
+        let cases: [NoChangeCase] = [
+            ("rx.observeAll, records", { strings(names.rx.observeAll(in: $0).includingOtherProcesses(), { $0.map(\.name) }) }),
+            ("rx.observeFirst, records", { strings(names.rx.observeFirst(in: $0).includingOtherProcesses(), { $0.map { [$0.name] } ?? [] }) }),
+            ("rx.observeAll, values", { strings(namesSQL.rx.observeAll(in: $0).includingOtherProcesses(), { $0 }) }),
+            ("rx.observeFirst, values", { strings(namesSQL.rx.observeFirst(in: $0).includingOtherProcesses(), { $0.map { [$0] } ?? [] }) }),
+            ("rx.observeCount", { strings(names.rx.observeCount(in: $0).includingOtherProcesses(), { ["\($0)"] }) }),
+            ("observationForAll()", { strings(names.observationForAll().publisher(in: $0).includingOtherProcesses(), { $0.map(\.name) }) }),
+            ("observationForFirst()", { strings(namesSQL.observationForFirst().publisher(in: $0).includingOtherProcesses(), { $0.map { [$0] } ?? [] }) }),
+            ("observationForCount()", { strings(names.observationForCount().publisher(in: $0).includingOtherProcesses(), { ["\($0)"] }) }),
+            ("ValueObservation.combine", { reader in
+                let observation = ValueObservation.combine(names.observationForCount(), namesSQL.observationForAll())
+                return strings(observation.publisher(in: reader).includingOtherProcesses(), { ["\($0.0)"] + $0.1 })
+            }),
+            ("ValueObservation.removeDuplicates()", { strings(self.names.publisher(in: $0).includingOtherProcesses(), { $0 }) }),
+            ("ValueObservation.removeDuplicates(), rx", { strings(self.names.rx.observe(in: $0).includingOtherProcesses(), { $0 }) }),
+            // The documented way for observations of values that are not
+            // Equatable: OpenCombine's removeDuplicates(by:).
+            ("removeDuplicates(by:), then OpenCombine's", { reader in
+                let observation = ValueObservation
+                    .tracking { db in try Name.fetchAll(db, names) }
+                    .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
+                return strings(
+                    observation.publisher(in: reader).includingOtherProcesses()
+                        .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) }),
+                    { $0.map(\.name) })
+            }),
+        ]
+        for connection in ConnectionKind.allCases {
+            for access in Access.allCases {
+                for (name, subscribe) in cases {
+                    let context = "\(name), \(connection), \(access)"
+                    let selects = Synchronized(0)
+                    var configuration = Configuration()
+                    configuration.prepareDatabase { db in
+                        db.trace(options: .statement) { event in
+                            if case let .statement(statement) = event, statement.sql.contains("FROM player") || statement.sql.contains("FROM \"player\"") {
+                                selects.increment()
+                            }
+                        }
+                    }
+                    try RecorderScope.run {
+                        try withDatabase(connection, access, .wal, configuration: configuration) { reader, other in
+                            let recorder = subscribe(reader)
+                            wait(for: recorder, valueCount: 1)
+                            for _ in 0..<3 {
+                                // The observation fetches again...
+                                let before = selects.value
+                                try other.execute("INSERT INTO team DEFAULT VALUES")
+                                wait(for: selects, until: { $0 > before })
+                            }
+                            // ... and publishes nothing until the players change.
+                            try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                            let recording = wait(for: recorder, valueCount: 2)
+                            // The initial value has no player, the second has one.
+                            XCTAssertEqual(recording.values.count, 2, "\(context): \(recording.values)")
+                            XCTAssertFalse(recording.values.first?.contains { $0 == "Arthur" || $0 == "1" } ?? true, "\(context): \(recording.values)")
+                            XCTAssertTrue(recording.values.last?.contains { $0 == "Arthur" || $0 == "1" } ?? false, "\(context): \(recording.values)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: - Bursts
 
     func testBurstOfCommitsEndsWithTheLastState() throws {
@@ -664,6 +751,7 @@ final class OtherProcessCommitsTests: XCTestCase {
             try other.execute("""
                 PRAGMA journal_mode = \(journal.rawValue);
                 CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE team(id INTEGER PRIMARY KEY);
                 """)
             if !otherProcessStaysOpen {
                 other.close()

@@ -218,6 +218,29 @@ final class ValueObservationPublisherTests: XCTestCase {
         }
     }
 
+    func testTrackingRequestsAndFetch() {
+        // RxGRDB 0.18's spelling: the regions of requests, and a fetch.
+        forEachSpellingAndWriter(setUp: { db in
+            try Player.createTable(db)
+            try db.create(table: "team") { t in t.autoIncrementedPrimaryKey("id") }
+        }) { spelling, writer, kind in
+            let observation = ValueObservation.tracking(Player.all(), fetch: { db -> ([String], Int) in
+                let names = try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
+                let teamCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM team")!
+                return (names, teamCount)
+            })
+            let recorder = spelling.observe(observation, in: writer).map { "\($0.0) \($0.1)" }.record()
+            // A pool publishes its initial value twice.
+            let initial = kind == .pool ? ["[] 0", "[] 0"] : ["[] 0"]
+            wait(for: recorder, valueCount: initial.count)
+            // The team table is read, not tracked: "[] 1" is never published.
+            try writer.write { db in try db.execute(sql: "INSERT INTO team DEFAULT VALUES") }
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            let recording = wait(for: recorder, valueCount: initial.count + 1)
+            XCTAssertEqual(recording.values, initial + ["[\"Arthur\"] 1"], "\(spelling), \(kind)")
+        }
+    }
+
     func testMap() {
         forEachSpellingAndWriter { spelling, writer, kind in
             let observation = playerCount.map { "\($0) players" }
