@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import GRDB
 
@@ -101,9 +102,40 @@ public struct RowSource: Equatable, Sendable {
             let wrapped = try db.makeStatement(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
             guard wrapped.isReadonly else { throw ViewerError.notReadOnly }
         } catch let error as DatabaseError {
+            if let denial = denial(error, in: db) {
+                throw queryError(denial)
+            }
             throw ViewerError.invalidQuery(reason: "only a SELECT can be viewed (\(error.message ?? "\(error.resultCode)"))")
         }
         return source
+    }
+
+    /// What the authorizer refused in the statement that failed with
+    /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
+    private static func denial(_ error: DatabaseError, in db: Database) -> ViewerAuthorizer.Denial? {
+        // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
+        // use function: …" (SQLITE_ERROR).
+        guard error.resultCode == .SQLITE_AUTH || error.message?.hasPrefix("not authorized") == true else {
+            return nil
+        }
+        return ViewerDatabase.lastDenial(in: db) ?? .write
+    }
+
+    /// The error of a query that the authorizer refused: a write (or a
+    /// PRAGMA that sets) is not read-only; a function off the list is named.
+    private static func queryError(_ denial: ViewerAuthorizer.Denial) -> ViewerError {
+        switch denial {
+        case .write, .pragma(_, _?): return .notReadOnly
+        case .function, .pragma: return .invalidQuery(reason: denial.reason)
+        }
+    }
+
+    /// The refusal of a statement with parameters (`?`, `?1`, `:name`,
+    /// `@name`, `$name`): nothing binds them, so it could only fail later,
+    /// with a count of missing arguments.
+    private static func parameterProblem(_ statement: Statement) -> String? {
+        guard sqlite3_bind_parameter_count(statement.sqliteStatement) > 0 else { return nil }
+        return "parameters (?, :name, @name, $name) have no value here: write the values in the SQL"
     }
 
     /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,
@@ -127,6 +159,9 @@ public struct RowSource: Equatable, Sendable {
             }
             statement = first
         } catch let error as DatabaseError {
+            if let denial = denial(error, in: db) {
+                throw queryError(denial)
+            }
             throw ViewerError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
         }
         // What follows the first statement is never run: compiling it
@@ -145,6 +180,9 @@ public struct RowSource: Equatable, Sendable {
         }
         guard statement.columnCount > 0 else {
             throw ViewerError.noResultColumns
+        }
+        if let problem = parameterProblem(statement) {
+            throw ViewerError.invalidQuery(reason: problem)
         }
         return statement
     }
@@ -241,8 +279,11 @@ public struct RowSource: Equatable, Sendable {
             guard statement.isReadonly else {
                 throw ViewerError.invalidFilter(reason: "not read-only")
             }
+            if let problem = Self.parameterProblem(statement) {
+                throw ViewerError.invalidFilter(reason: problem)
+            }
         } catch let error as DatabaseError {
-            throw ViewerError.invalidFilter(reason: error.message ?? "\(error.resultCode)")
+            throw ViewerError.invalidFilter(reason: Self.denial(error, in: db)?.reason ?? error.message ?? "\(error.resultCode)")
         }
         return source
     }

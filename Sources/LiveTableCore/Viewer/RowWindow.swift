@@ -147,7 +147,10 @@ public struct RowWindow: Equatable, Sendable {
             // `occurrence` first ones, then the rows after its key.
             let equal = try fetcher.rows(
                 in: ordering.equal(to: anchor.key, forward: true), limit: anchor.occurrence + after + 1)
-            let skipped = min(anchor.occurrence, equal.count)
+            // A position is never negative, whatever another window made of
+            // rows that changed between its statements (`random()` in a
+            // query).
+            let skipped = min(max(0, anchor.occurrence), equal.count)
             var from = Array(equal.dropFirst(skipped))
             if from.count <= after {
                 from += try fetcher.rows(in: ordering.after(anchor.key), limit: after + 1 - from.count)
@@ -298,10 +301,13 @@ private struct Fetcher {
             let isAnchorRun = index == 0 && anchor.map { sameKey($0.key, run.key) } == true
             let isCut = index == runs.count - 1 && !reachesStart
             let last: Int  // occurrence of the closest row of the run
+            // Never fewer rows than the window holds: a count can see fewer
+            // when the rows change between statements (a query on
+            // `random()`, a view of another process's rows).
             if isAnchorRun, let anchor {
-                last = anchor.occurrence - 1
+                last = max(anchor.occurrence, run.count) - 1
             } else if isCut {
-                last = try count(of: run.key) - 1
+                last = max(try count(of: run.key), run.count) - 1
             } else {
                 last = run.count - 1
             }
