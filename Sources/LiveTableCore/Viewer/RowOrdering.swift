@@ -160,6 +160,21 @@ public struct RowOrdering: Equatable, Sendable {
         var condition: String?
         var arguments: [DatabaseValue]
         var forward: Bool
+
+        init(condition: String?, arguments: [DatabaseValue], forward: Bool) {
+            self.condition = condition
+            self.arguments = arguments
+            self.forward = forward
+        }
+
+        /// The rows of any of `ranges`: `(c1) OR (c2) OR …`, each condition
+        /// in its own parentheses (`RowSource.selectSQL` puts the whole in
+        /// parentheses of its own).
+        init(union ranges: [Range], forward: Bool) {
+            condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
+            arguments = ranges.flatMap(\.arguments)
+            self.forward = forward
+        }
     }
 
     /// All rows, forwards or backwards.

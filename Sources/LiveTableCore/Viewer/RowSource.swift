@@ -330,7 +330,9 @@ public struct RowSource: Equatable, Sendable {
         extra: [String] = [], indexedBy index: String? = nil,
         where condition: String?, orderBy: String?, limit: Bool) -> String
     {
-        selectSQL(columns: columnExpressions + extra, indexedBy: index, where: condition, orderBy: orderBy, limit: limit)
+        selectSQL(
+            columns: columnExpressions + extra, indexedBy: index, where: [condition].compactMap { $0 },
+            orderBy: orderBy, limit: limit)
     }
 
     /// `[WITH …] SELECT columns FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`,
@@ -339,23 +341,37 @@ public struct RowSource: Equatable, Sendable {
         columns: [String], indexedBy index: String? = nil,
         where condition: String?, orderBy: String? = nil, limit: Bool = false) -> String
     {
+        selectSQL(
+            columns: columns, indexedBy: index, where: [condition].compactMap { $0 }, orderBy: orderBy, limit: limit)
+    }
+
+    /// Every statement of the viewer that is built from parts is built
+    /// here: `[WITH …] SELECT columns FROM source [INDEXED BY …]
+    /// [WHERE (filter) AND (c1) AND (c2)…] [ORDER BY …] [LIMIT ?]`.
+    ///
+    /// Each condition stands in its own parentheses, on lines of its own
+    /// (a `--` comment in it ends with its line), so that no part can bind
+    /// to its neighbour: a condition `a OR b` after the filter `f` reads
+    /// `(f) AND (a OR b)`, never `f AND a OR b`. The filter of a table or
+    /// view comes first; a query is filtered in its prefix.
+    func selectSQL(
+        columns: [String], indexedBy index: String? = nil,
+        where conditions: [String], orderBy: String? = nil, limit: Bool = false) -> String
+    {
         var sql = prefix + "SELECT " + columns.joined(separator: ", ") + " FROM " + from
         if let index { sql += " INDEXED BY " + index.quotedSQLIdentifier }
-        if let condition = whereCondition(condition) { sql += " WHERE " + condition }
+        if let condition = whereCondition(conditions) { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
         if limit { sql += " LIMIT ?" }
         return sql
     }
 
-    /// `condition` and the filter of a table or view (a query is filtered
-    /// in its prefix). The filter stands on lines of its own, so that a
-    /// `--` comment in it ends with its line.
-    func whereCondition(_ condition: String?) -> String? {
-        let filterCondition = querySQL == nil ? filter.map { "(\n\($0)\n)" } : nil
-        switch (filterCondition, condition) {
-        case let (filter?, condition?): return filter + " AND " + condition
-        case let (filter, condition): return filter ?? condition
-        }
+    /// The filter of a table or view and `conditions`, each in its own
+    /// parentheses, joined by `AND`; nil when there is none.
+    private func whereCondition(_ conditions: [String]) -> String? {
+        let all = (querySQL == nil ? [filter].compactMap { $0 } : []) + conditions
+        guard !all.isEmpty else { return nil }
+        return all.map { "(\n\($0)\n)" }.joined(separator: " AND ")
     }
 
     /// The SQL expression of the column named `name`.

@@ -230,10 +230,7 @@ private struct Fetcher {
         {
             // The ranges are disjoint and follow each other in the order
             // read: their union, in that order, gives the same rows.
-            let condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
-            return try rows(
-                in: [RowOrdering.Range(condition: condition, arguments: ranges.flatMap(\.arguments), forward: forward)],
-                limit: limit)
+            return try rows(in: [RowOrdering.Range(union: ranges, forward: forward)], limit: limit)
         }
         var result: [FetchedRow] = []
         let columnCount = source.columnExpressions.count
