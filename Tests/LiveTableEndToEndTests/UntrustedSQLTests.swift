@@ -19,8 +19,9 @@ final class UntrustedSQLTests: LiveTableTestCase {
 
     func testTokenizerPointerIsRefusedNotACrash() throws {
         // The first column replaces the "simple" tokenizer with the address
-        // 0x4141414141414141; the second searches with it: SIGSEGV (exit
-        // 139) while SQLite's "read-only" was the only check.
+        // 0x4141414141414141: the next statement that opens `ft` (a filter
+        // typed after it) jumped there, SIGSEGV (exit 139), while SQLite's
+        // "read-only" was the only check. Refused before it runs.
         let sha256 = try Shell.sha256(database)
         let result = try Shell.run(Self.binaryPath, [
             "view", database.path, "--format", "csv", "--query",
