@@ -25,6 +25,9 @@ public struct RowSource: Equatable, Sendable {
     public var identity: RowIdentity
     /// True for a query (false for a table or view).
     public var isQuery: Bool
+    /// The identity columns that the table's own order sorts in descending
+    /// order (`ViewerTable.descendingKeyColumns`).
+    public var descendingIdentityColumns: Set<String> = []
 
     /// The SQL expression that rows must satisfy (`livetable view`'s `f`),
     /// nil for all rows; set by `filtered(_:in:)`, which validates it.
@@ -56,6 +59,7 @@ public struct RowSource: Equatable, Sendable {
             columns: table.columns,
             identity: table.identity,
             isQuery: false,
+            descendingIdentityColumns: table.descendingKeyColumns,
             prefix: "",
             querySQL: nil,
             from: table.name.quotedSQLIdentifier,
