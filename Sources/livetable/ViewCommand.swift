@@ -130,13 +130,17 @@ struct ViewCommand: ParsableCommand {
             try live(database, opened: viewed)
         }
         let output = StandardOutput()
+        let summary: RowExport.Summary
         do {
-            try RowExport.export(database, viewed.source, format: format) { text in
+            summary = try RowExport.export(database, viewed.source, format: format) { text in
                 try output.write(text)
             }
             try output.flush()
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
+        }
+        if let warning = summary.warning {
+            FileHandle.standardError.write(Data("livetable: warning: \(warning)\n".utf8))
         }
     }
 

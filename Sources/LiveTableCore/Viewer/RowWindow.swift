@@ -244,8 +244,10 @@ private struct Fetcher {
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try cursor.next() {
                 let values = Array(row.databaseValues)
+                // What is shown, as stored (a NUL, invalid UTF-8); the key
+                // as GRDB reads and binds it back.
                 result.append(FetchedRow(
-                    values: Array(values.prefix(columnCount)),
+                    values: (0..<columnCount).map { DatabaseValue.stored(statement, column: $0) },
                     key: keyIndices.map { values[$0] }))
             }
         }
