@@ -36,6 +36,25 @@ final class UntrustedSQLTests: LiveTableTestCase {
         XCTAssertEqual(try Shell.sha256(database), sha256)
     }
 
+    func testFilterThatReplacesTheTokenizerIsRefusedAndSearchStillWorks() throws {
+        // The steps that crashed the live view: a filter that replaces the
+        // "simple" tokenizer, then one that searches the full-text table.
+        let sha256 = try Shell.sha256(database)
+        let session = try launch(["view", database.path, "item"])
+        try session.waitForScreen(containing: "row 1 of 2 · live")
+        try session.send("f")
+        try session.type("hex(fts3_tokenizer('simple', x'4141414141414141')) IS NOT NULL")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "the function fts3_tokenizer() is not allowed")
+        try session.send("f")
+        try session.type("(SELECT count(*) FROM ft WHERE ft MATCH 'hello') >= 0")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "where (SELECT count(*) FROM ft WHERE ft MATCH")
+        try session.send("q")
+        _ = try waitForExit(session, status: 0)
+        XCTAssertEqual(try Shell.sha256(database), sha256)
+    }
+
     func testParameterIsRefusedUpFront() throws {
         let result = try Shell.run(Self.binaryPath, [
             "view", database.path, "--format", "csv", "--query", "SELECT * FROM item WHERE id = :id",
