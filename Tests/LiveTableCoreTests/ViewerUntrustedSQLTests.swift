@@ -18,6 +18,7 @@ final class ViewerUntrustedSQLTests: XCTestCase {
             CREATE VIRTUAL TABLE ft USING fts3(body);
             INSERT INTO ft VALUES ('hello world'), ('goodbye');
             CREATE VIEW tokenizer AS SELECT hex(fts3_tokenizer('simple')) AS p;
+            CREATE VIEW hello AS SELECT body FROM ft WHERE ft MATCH 'hello';
             """)
         database = try ViewerDatabase.open(path: path)
     }
@@ -61,6 +62,18 @@ final class ViewerUntrustedSQLTests: XCTestCase {
     func testViewOfTheFileCannotCallTheTokenizer() throws {
         // The file's own SQL is untrusted too.
         XCTAssertThrowsError(try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM tokenizer") })
+    }
+
+    func testViewOfAFullTextTableIsRefusedWithAWayOut() throws {
+        // trusted_schema = OFF: SQLite does not let a view of the file read
+        // a virtual table that is not innocuous (FTS3, FTS5).
+        XCTAssertThrowsError(try database.read { db in try ViewerTable.named("hello", in: db) }) { error in
+            XCTAssertEqual(
+                "\(error)", #"cannot read "hello": unsafe use of virtual table "ft" in a view of the file, "#
+                    + "which livetable view does not trust: give the view's SELECT with --query")
+        }
+        let query = try query("SELECT body FROM ft WHERE ft MATCH 'hello'")
+        XCTAssertEqual(try database.read { db in try query.exactRowCount(db) }, 1)
     }
 
     func testEveryConnectionIsGuarded() throws {

@@ -115,8 +115,15 @@ public struct ViewerTable: Equatable, Sendable {
         do {
             return try describe(db, entry)
         } catch {
-            throw ViewerError.unreadableTable(
-                name: entry.name, reason: (error as? DatabaseError)?.message ?? "\(error)")
+            var reason = (error as? DatabaseError)?.message ?? "\(error)"
+            if reason.hasPrefix("unsafe use of") {
+                // trusted_schema = OFF (ViewerDatabase.guardConnection): a
+                // view may not read a virtual table that SQLite does not
+                // call innocuous (FTS), nor call a function with effects.
+                reason += " in a view of the file, which livetable view does not trust: "
+                    + "give the view's SELECT with --query"
+            }
+            throw ViewerError.unreadableTable(name: entry.name, reason: reason)
         }
     }
 
