@@ -161,6 +161,9 @@ final class ViewerSQLFuzzTests: XCTestCase {
                 }
             }
             _ = try database.read { db in try source.quickRowCount(db, limit: 1000) }
+            _ = try database.read { db in
+                try RowSearch(text: "e", column: 0, forward: true, from: window.positions.last).run(db, source, ordering)
+            }
         } catch is ViewerError {
         } catch is DatabaseError {
         }
