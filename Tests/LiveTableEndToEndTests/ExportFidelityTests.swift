@@ -53,6 +53,15 @@ final class ExportFidelityTests: LiveTableTestCase {
             "livetable: warning: 1 text value is not valid UTF-8: its invalid bytes are written as U+FFFD\n")
     }
 
+    func testNulAndInvalidUTF8AreShownEscaped() throws {
+        let session = try launch(["view", database.path, "odd"])
+        try session.waitForScreen(containing: "row 1 of 4 · live")
+        try session.waitForScreen(containing: #"admin\u{0}root"#)
+        try session.waitForScreen(containing: #"a\x{ff}b"#)
+        try session.send("q")
+        _ = try waitForExit(session, status: 0)
+    }
+
     func testDuplicateNamesKeepEveryJSONKey() throws {
         let result = try Shell.run(Self.binaryPath, [
             "view", database.path, "--query", "SELECT id, id, v FROM odd WHERE id = 1", "--format", "json",
