@@ -21,12 +21,13 @@ extension ViewerDatabase {
     ///   PRAGMAs, and denies everything else;
     /// - `SQLITE_DBCONFIG_DEFENSIVE` (no writing of the schema or of shadow
     ///   tables even through a bug), `trusted_schema = OFF` (a view or a
-    ///   trigger of the file may only call functions SQLite marks
-    ///   innocuous), the two-argument `fts3_tokenizer` and
-    ///   `load_extension` off.
+    ///   trigger of the file may only call functions and read virtual
+    ///   tables that SQLite marks innocuous: not an FTS table), the
+    ///   two-argument `fts3_tokenizer` and `load_extension` off.
     ///
     /// Called from `Configuration.prepareDatabase`, when the connection
-    /// opens and before it reads anything.
+    /// opens and before it reads anything: every connection the viewer
+    /// opens must be prepared with it, as `open(path:)` prepares its two.
     ///
     /// - throws: A `DatabaseError` when an option can not be set.
     static func guardConnection(_ db: Database) throws {
@@ -70,7 +71,7 @@ extension ViewerDatabase {
 /// An allow-list rather than a deny-list: a SQLite built with more
 /// functions (`fts3_tokenizer`, `sqlite_dbpage`-like debugging functions,
 /// `rtreenode`) gets nothing new.
-// @unchecked Sendable: `lastDenial` is only accessed with `lock` held.
+// @unchecked Sendable: `denial` is only accessed with `lock` held.
 final class ViewerAuthorizer: @unchecked Sendable {
     /// What the authorizer refused.
     enum Denial: Equatable {
