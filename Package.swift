@@ -22,6 +22,13 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
 
+        // SQLite's C API, for what GRDB does not wrap: the viewer's guards
+        // against the SQL a user types (an authorizer, sqlite3_db_config).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
         // The reactive layer: GRDB + OpenCombine, no terminal, no app.
         .target(
             name: "ReactiveGRDB",
@@ -36,6 +43,7 @@ let package = Package(
             name: "LiveTableCore",
             dependencies: [
                 "ReactiveGRDB",
+                "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),

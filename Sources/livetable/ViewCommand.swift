@@ -27,15 +27,17 @@ struct ViewCommand: ParsableCommand {
 
             Formats:
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \
-            a comma, a double quote, CR or LF. NULL is an empty field, empty text is "", \
-            a BLOB is its bytes in lowercase hexadecimal.
+            a comma, a double quote, CR or LF. NULL is an empty field, empty text and an \
+            empty BLOB are "", a BLOB is its bytes in lowercase hexadecimal.
               tsv   a header line, LF line ends; backslash, tab, LF and CR in values are \
             written \\\\, \\t, \\n, \\r; NULL is \\N; a BLOB is lowercase hexadecimal.
-              json  an array of objects keyed by column name: numbers, strings, null; a \
-            BLOB is a base64 string.
+              json  an array of objects keyed by column name (a repeated name numbered: \
+            id, id:1): numbers, strings, null; a BLOB is a base64 string.
+            Text is written whole; a byte that is not UTF-8 as U+FFFD, with a warning.
 
             A --query must be one read-only statement (sqlite3_stmt_readonly) that returns \
-            rows: anything else is refused before it runs.
+            rows, without parameters, calling only built-in functions that read: anything \
+            else is refused before it runs.
 
             Keys:
             \(keyTable)
@@ -130,13 +132,17 @@ struct ViewCommand: ParsableCommand {
             try live(database, opened: viewed)
         }
         let output = StandardOutput()
+        let summary: RowExport.Summary
         do {
-            try RowExport.export(database, viewed.source, format: format) { text in
+            summary = try RowExport.export(database, viewed.source, format: format) { text in
                 try output.write(text)
             }
             try output.flush()
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
+        }
+        if let warning = summary.warning {
+            FileHandle.standardError.write(Data("livetable: warning: \(warning)\n".utf8))
         }
     }
 

@@ -385,8 +385,8 @@ final class KeysetPagingTests: XCTestCase {
                     XCTAssertTrue(plan.contains {
                         $0.contains("USING COVERING INDEX player_on_")
                             || ($0 == "SEARCH player USING INTEGER PRIMARY KEY (rowid=?)"
-                                && (sql.hasPrefix("SELECT score, name, id FROM player WHERE id IS ")
-                                    || sql.hasPrefix("SELECT name, score, id FROM player WHERE id IS ")))
+                                && (sql.hasPrefix("SELECT score, name, id FROM player WHERE (\nid IS ")
+                                    || sql.hasPrefix("SELECT name, score, id FROM player WHERE (\nid IS ")))
                     }, "\(plan) for \(sql)")
                 }
             }

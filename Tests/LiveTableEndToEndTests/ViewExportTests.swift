@@ -143,7 +143,8 @@ final class ViewExportTests: LiveTableTestCase {
         let csv = try view([database.path, "--query", "SELECT name, v FROM item WHERE id IN (2, 3, 4, 7, 8, 9)", "--format", "csv"])
         XCTAssertEqual(csv.standardOutput, [
             "name,v", "\"a,b\",-7", "\"say \"\"hi\"\"\",2.5", "\"two\nlines\",1e+300",
-            "back\\slash,", "\"\",", ",text", "",
+            // An empty BLOB is quoted, as empty text is: an empty field is NULL.
+            "back\\slash,\"\"", "\"\",", ",text", "",
         ].joined(separator: "\r\n"))
         let json = try view([database.path, "--query", "SELECT v FROM item WHERE id IN (1, 3, 6, 8, 10)", "--format", "json"])
         XCTAssertEqual(json.standardOutput, """

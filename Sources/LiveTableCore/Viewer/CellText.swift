@@ -107,13 +107,19 @@ public struct CellText: Equatable, Sendable {
     }
 
     /// `text` with the characters that could act on the terminal escaped:
-    /// control characters (C0, DEL, C1: ESC, newline, tab…), and the
-    /// bidirectional controls that reorder what follows them.
+    /// control characters (C0, DEL, C1: ESC, newline, tab, NUL…), and the
+    /// bidirectional controls that reorder what follows them; and each
+    /// byte of invalid UTF-8 as `\x{ff}` (see `StoredText`).
     static func escaped(_ text: String) -> String {
         let escaped = text.escapingControlCharacters
-        guard escaped.unicodeScalars.contains(where: isBidiControl) else { return escaped }
+        guard escaped.unicodeScalars.contains(where: { isBidiControl($0) || StoredText.invalidByte($0) != nil }) else {
+            return escaped
+        }
         return escaped.unicodeScalars.map { scalar in
-            isBidiControl(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            if let byte = StoredText.invalidByte(scalar) {
+                return "\\x{\(String(byte, radix: 16))}"
+            }
+            return isBidiControl(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }.joined()
     }
 

@@ -5,8 +5,8 @@ import GRDB
 public enum ExportFormat: String, CaseIterable, Sendable {
     /// RFC 4180: a header line, fields separated by commas, lines ended by
     /// CRLF; a field holding a comma, a double quote, CR or LF is quoted,
-    /// its quotes doubled. NULL is an empty field, empty text is `""`,
-    /// a BLOB is its bytes in lowercase hexadecimal.
+    /// its quotes doubled. NULL is an empty field, empty text and an empty
+    /// BLOB are `""`, a BLOB is its bytes in lowercase hexadecimal.
     case csv
     /// Tab-separated: a header line, lines ended by LF; backslash, tab, LF
     /// and CR in values are written `\\`, `\t`, `\n`, `\r` (as PostgreSQL's
@@ -14,7 +14,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case tsv
     /// One JSON array of objects, one per line, keyed by column name:
     /// integers and reals are numbers (infinities `1e999` and `-1e999`),
-    /// text is a string, NULL is `null`, a BLOB is a base64 string.
+    /// text is a string, NULL is `null`, a BLOB is a base64 string. A name
+    /// that an earlier column has is numbered, so that no key is lost: the
+    /// columns of `SELECT id, id` are `"id"` and `"id:1"`.
     case json
 }
 
@@ -47,10 +49,16 @@ public enum RowExport {
     /// - parameter source: The table, view or query.
     /// - parameter format: The format.
     /// - parameter pageSize: The number of rows per read.
+    /// Text is written whole, NUL bytes included; a byte that is not UTF-8
+    /// is written as U+FFFD (every format is UTF-8 text), and the summary
+    /// counts the values that held one, for the command to say so.
+    ///
     /// - parameter write: Called with consecutive pieces of the output.
+    /// - returns: What was written.
+    @discardableResult
     public static func export(
         _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat,
-        pageSize: Int = pageSize, write: (String) throws -> Void) throws
+        pageSize: Int = pageSize, write: (String) throws -> Void) throws -> Summary
     {
         let ordering = try RowOrdering(source)
         let names = source.columnNames
@@ -62,10 +70,13 @@ public enum RowExport {
             let sql = source.querySQL
                 ?? source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false)
             try database.read { db in
-                let cursor = try Row.fetchCursor(db, sql: sql)
+                let statement = try db.makeStatement(sql: sql)
+                let columns = 0..<statement.columnCount
+                let cursor = try Row.fetchCursor(statement)
                 var text = ""
-                while let row = try cursor.next() {
-                    text += encoder.record(Array(row.databaseValues))
+                while try cursor.next() != nil {
+                    // Read as stored: a NUL does not end the text.
+                    text += encoder.record(columns.map { DatabaseValue.stored(statement, column: $0) })
                     if text.utf8.count >= 1 << 16 {
                         try write(text)
                         text = ""
@@ -86,6 +97,32 @@ public enum RowExport {
             }
         }
         try write(encoder.footer())
+        return Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
+    }
+
+    /// What an export wrote.
+    public struct Summary: Equatable, Sendable {
+        /// The number of rows.
+        public var rowCount: Int
+        /// The number of text values that held bytes that are not UTF-8,
+        /// written as U+FFFD.
+        public var invalidTextCount: Int
+
+        /// A one-line warning about what the output could not keep, or nil.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let summary = RowExport.Summary(rowCount: 10, invalidTextCount: 2)
+        /// summary.warning // "2 text values are not valid UTF-8: their invalid bytes are written as U+FFFD"
+        /// ```
+        public var warning: String? {
+            switch invalidTextCount {
+            case 0: return nil
+            case 1: return "1 text value is not valid UTF-8: its invalid bytes are written as U+FFFD"
+            default: return "\(invalidTextCount) text values are not valid UTF-8: their invalid bytes are written as U+FFFD"
+            }
+        }
     }
 }
 
@@ -105,11 +142,39 @@ public struct RowEncoder: Sendable {
     public let columnNames: [String]
     /// The number of records encoded so far.
     public private(set) var recordCount = 0
+    /// The number of text values encoded so far that held bytes of invalid
+    /// UTF-8 (see `StoredText`), written as U+FFFD.
+    public private(set) var invalidTextCount = 0
+    /// The keys of a JSON object: the column names, each name that an
+    /// earlier column has numbered (`id`, `id:1`, `id:2`).
+    private let jsonKeys: [String]
 
     /// Creates an encoder.
     public init(format: ExportFormat, columnNames: [String]) {
         self.format = format
         self.columnNames = columnNames
+        self.jsonKeys = Self.uniqueKeys(columnNames)
+    }
+
+    /// `names`, each one that comes again numbered from 1 (`id`, `id:1`),
+    /// skipping a number that another column's name already takes.
+    static func uniqueKeys(_ names: [String]) -> [String] {
+        var taken = Set(names)
+        var seen: Set<String> = []
+        var keys: [String] = []
+        for name in names {
+            guard seen.contains(name) else {
+                seen.insert(name)
+                keys.append(name)
+                continue
+            }
+            var number = 1
+            while taken.contains("\(name):\(number)") { number += 1 }
+            let key = "\(name):\(number)"
+            taken.insert(key)
+            keys.append(key)
+        }
+        return keys
     }
 
     /// What comes before the first record.
@@ -124,13 +189,24 @@ public struct RowEncoder: Sendable {
     /// One record.
     public mutating func record(_ values: [DatabaseValue]) -> String {
         defer { recordCount += 1 }
+        var values = values
+        for index in values.indices {
+            // A stand-in for a byte of invalid UTF-8 is U+10FF80 or above,
+            // whose UTF-8 starts with 0xF4: rare, and cheap to look for.
+            if case let .string(text) = values[index].storage, text.utf8.contains(0xF4),
+                StoredText.holdsInvalidBytes(text)
+            {
+                invalidTextCount += 1
+                values[index] = StoredText.replacingInvalidBytes(text).databaseValue
+            }
+        }
         switch format {
         case .csv:
             return values.map(Self.csvValue).joined(separator: ",") + "\r\n"
         case .tsv:
             return values.map(Self.tsvValue).joined(separator: "\t") + "\n"
         case .json:
-            let members = zip(columnNames, values).map { name, value in
+            let members = zip(jsonKeys, values).map { name, value in
                 Self.jsonString(name) + ": " + Self.jsonValue(value)
             }
             return (recordCount == 0 ? "\n" : ",\n") + "{" + members.joined(separator: ", ") + "}"
@@ -151,6 +227,8 @@ public struct RowEncoder: Sendable {
         switch value.storage {
         case .null: return ""
         case let .string(text): return text.isEmpty ? "\"\"" : csvField(text)
+        // Quoted, as empty text is: an empty field is NULL.
+        case let .blob(data) where data.isEmpty: return "\"\""
         default: return plainText(value)
         }
     }

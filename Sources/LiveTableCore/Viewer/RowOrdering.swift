@@ -137,8 +137,21 @@ public struct RowOrdering: Equatable, Sendable {
         if source.identity != .none {
             notNull.formUnion(source.identityExpressions)
         }
-        self.keyColumns = expressions.map {
-            KeyColumn(expression: $0, descending: descending, isNotNull: notNull.contains($0))
+        // The tiebreakers of a WITHOUT ROWID table keep the directions of
+        // its primary key (`PRIMARY KEY(b DESC, a)`) relative to the
+        // direction of the walk: the order of its primary key index, and
+        // of the entries of its other indexes, which end with the primary
+        // key. A sort on a column of the key declared DESC walks the key's
+        // index backwards when it is ascending.
+        let reversed = Set(source.descendingIdentityColumns.map(\.quotedSQLIdentifier))
+        let sortsReversedKey = sortColumnName != nil && expressions.first.map(reversed.contains) == true
+        let walksBackwards = descending != sortsReversedKey
+        self.keyColumns = expressions.enumerated().map { index, expression in
+            let isSortColumn = index == 0 && sortColumnName != nil
+            return KeyColumn(
+                expression: expression,
+                descending: isSortColumn ? descending : walksBackwards != reversed.contains(expression),
+                isNotNull: notNull.contains(expression))
         }
         self.isUnique = source.identity != .none
         self.sortColumn = sortColumnName
@@ -160,6 +173,21 @@ public struct RowOrdering: Equatable, Sendable {
         var condition: String?
         var arguments: [DatabaseValue]
         var forward: Bool
+
+        init(condition: String?, arguments: [DatabaseValue], forward: Bool) {
+            self.condition = condition
+            self.arguments = arguments
+            self.forward = forward
+        }
+
+        /// The rows of any of `ranges`: `(c1) OR (c2) OR …`, each condition
+        /// in its own parentheses (`RowSource.selectSQL` puts the whole in
+        /// parentheses of its own).
+        init(union ranges: [Range], forward: Bool) {
+            condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
+            arguments = ranges.flatMap(\.arguments)
+            self.forward = forward
+        }
     }
 
     /// All rows, forwards or backwards.
@@ -246,13 +274,40 @@ public struct RowOrdering: Equatable, Sendable {
                 db, sql: "EXPLAIN QUERY PLAN " + sql,
                 arguments: StatementArguments(range.arguments + [DatabaseValue(value: 1 as Int64)!]))
                 .map { (($0["detail"] as String?) ?? "").uppercased() }
-            if details.contains(where: { $0.hasPrefix("SCAN") || $0.contains("TEMP B-TREE") }) {
+            if Self.isScan(plan: details) {
                 return .scan
             }
         }
         return .indexSearch
     }
 
+    /// Whether a query plan (the `detail` lines of `EXPLAIN QUERY PLAN`,
+    /// uppercased) reads a number of rows that grows with the table, under
+    /// a `LIMIT`: a scan (`SCAN t`), or a sort of all the rows that a range
+    /// search found (`USE TEMP B-TREE FOR ORDER BY` after `SEARCH t USING
+    /// INDEX i (x>?)`).
+    ///
+    /// A temporary B-tree is not always a scan:
+    /// - a sort of the right part of the order (`… FOR RIGHT PART OF ORDER
+    ///   BY`, `… FOR LAST TERM OF ORDER BY`) sorts the rows of one value of
+    ///   the left part at a time, along an index walk that stops at the
+    ///   limit;
+    /// - a sort after searches by equality only (`(x=?)`) sorts the rows of
+    ///   one key: one row of a unique index, or its NULLs.
+    static func isScan(plan: [String]) -> Bool {
+        let searches = plan.filter { $0.hasPrefix("SEARCH") }
+        let searchesByEquality = !searches.isEmpty && searches.allSatisfy { line in
+            guard let open = line.lastIndex(of: "(") else { return false }
+            let constraints = line[open...]
+            return !constraints.contains(">") && !constraints.contains("<")
+        }
+        return plan.contains { line in
+            if line.hasPrefix("SCAN") { return true }
+            guard line.contains("TEMP B-TREE") else { return false }
+            if line.contains("RIGHT PART OF ORDER BY") || line.contains("LAST TERM OF ORDER BY") { return false }
+            return !searchesByEquality
+        }
+    }
 }
 
 /// What a window costs.

@@ -51,9 +51,8 @@ public struct RowSearch: Equatable, Sendable {
         let contains = "instr(lower(\(source.columnExpressions[column])), lower(?)) > 0"
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {
             for range in ranges {
-                let condition = [range.condition, contains].compactMap { $0.map { "(\($0))" } }.joined(separator: " AND ")
                 let sql = source.selectSQL(
-                    columns: ordering.keyColumns.map(\.expression), where: condition,
+                    columns: ordering.keyColumns.map(\.expression), where: [range.condition, contains].compactMap { $0 },
                     orderBy: ordering.orderBy(forward: range.forward), limit: true)
                 let arguments = StatementArguments(range.arguments + [text.databaseValue, 1.databaseValue])
                 if let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) {

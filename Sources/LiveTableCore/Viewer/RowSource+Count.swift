@@ -130,8 +130,7 @@ extension RowSource {
     /// ```
     public func quickRowCount(_ db: Database, limit: Int = quickCountLimit) throws -> RowCount {
         let counted = try Int.fetchOne(
-            db, sql: prefix + "SELECT COUNT(*) FROM (SELECT 1 FROM " + from
-                + (whereCondition(nil).map { " WHERE " + $0 } ?? "") + " LIMIT ?)",
+            db, sql: "SELECT COUNT(*) FROM (" + selectSQL(columns: ["1"], where: [], limit: true) + ")",
             arguments: [limit]) ?? 0
         if counted < limit {
             return .exact(counted)

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import GRDB
 
@@ -24,6 +25,9 @@ public struct RowSource: Equatable, Sendable {
     public var identity: RowIdentity
     /// True for a query (false for a table or view).
     public var isQuery: Bool
+    /// The identity columns that the table's own order sorts in descending
+    /// order (`ViewerTable.descendingKeyColumns`).
+    public var descendingIdentityColumns: Set<String> = []
 
     /// The SQL expression that rows must satisfy (`livetable view`'s `f`),
     /// nil for all rows; set by `filtered(_:in:)`, which validates it.
@@ -55,6 +59,7 @@ public struct RowSource: Equatable, Sendable {
             columns: table.columns,
             identity: table.identity,
             isQuery: false,
+            descendingIdentityColumns: table.descendingKeyColumns,
             prefix: "",
             querySQL: nil,
             from: table.name.quotedSQLIdentifier,
@@ -101,9 +106,40 @@ public struct RowSource: Equatable, Sendable {
             let wrapped = try db.makeStatement(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
             guard wrapped.isReadonly else { throw ViewerError.notReadOnly }
         } catch let error as DatabaseError {
+            if let denial = denial(error, in: db) {
+                throw queryError(denial)
+            }
             throw ViewerError.invalidQuery(reason: "only a SELECT can be viewed (\(error.message ?? "\(error.resultCode)"))")
         }
         return source
+    }
+
+    /// What the authorizer refused in the statement that failed with
+    /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
+    private static func denial(_ error: DatabaseError, in db: Database) -> ViewerAuthorizer.Denial? {
+        // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
+        // use function: …" (SQLITE_ERROR).
+        guard error.resultCode == .SQLITE_AUTH || error.message?.hasPrefix("not authorized") == true else {
+            return nil
+        }
+        return ViewerDatabase.lastDenial(in: db) ?? .write
+    }
+
+    /// The error of a query that the authorizer refused: a write (or a
+    /// PRAGMA that sets) is not read-only; a function off the list is named.
+    private static func queryError(_ denial: ViewerAuthorizer.Denial) -> ViewerError {
+        switch denial {
+        case .write, .pragma(_, _?): return .notReadOnly
+        case .function, .pragma: return .invalidQuery(reason: denial.reason)
+        }
+    }
+
+    /// The refusal of a statement with parameters (`?`, `?1`, `:name`,
+    /// `@name`, `$name`): nothing binds them, so it could only fail later,
+    /// with a count of missing arguments.
+    private static func parameterProblem(_ statement: Statement) -> String? {
+        guard sqlite3_bind_parameter_count(statement.sqliteStatement) > 0 else { return nil }
+        return "parameters (?, :name, @name, $name) have no value here: write the values in the SQL"
     }
 
     /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,
@@ -127,6 +163,9 @@ public struct RowSource: Equatable, Sendable {
             }
             statement = first
         } catch let error as DatabaseError {
+            if let denial = denial(error, in: db) {
+                throw queryError(denial)
+            }
             throw ViewerError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
         }
         // What follows the first statement is never run: compiling it
@@ -145,6 +184,9 @@ public struct RowSource: Equatable, Sendable {
         }
         guard statement.columnCount > 0 else {
             throw ViewerError.noResultColumns
+        }
+        if let problem = parameterProblem(statement) {
+            throw ViewerError.invalidQuery(reason: problem)
         }
         return statement
     }
@@ -241,8 +283,11 @@ public struct RowSource: Equatable, Sendable {
             guard statement.isReadonly else {
                 throw ViewerError.invalidFilter(reason: "not read-only")
             }
+            if let problem = Self.parameterProblem(statement) {
+                throw ViewerError.invalidFilter(reason: problem)
+            }
         } catch let error as DatabaseError {
-            throw ViewerError.invalidFilter(reason: error.message ?? "\(error.resultCode)")
+            throw ViewerError.invalidFilter(reason: Self.denial(error, in: db)?.reason ?? error.message ?? "\(error.resultCode)")
         }
         return source
     }
@@ -289,7 +334,9 @@ public struct RowSource: Equatable, Sendable {
         extra: [String] = [], indexedBy index: String? = nil,
         where condition: String?, orderBy: String?, limit: Bool) -> String
     {
-        selectSQL(columns: columnExpressions + extra, indexedBy: index, where: condition, orderBy: orderBy, limit: limit)
+        selectSQL(
+            columns: columnExpressions + extra, indexedBy: index, where: [condition].compactMap { $0 },
+            orderBy: orderBy, limit: limit)
     }
 
     /// `[WITH …] SELECT columns FROM source [INDEXED BY …] [WHERE …] [ORDER BY …] [LIMIT ?]`,
@@ -298,23 +345,37 @@ public struct RowSource: Equatable, Sendable {
         columns: [String], indexedBy index: String? = nil,
         where condition: String?, orderBy: String? = nil, limit: Bool = false) -> String
     {
+        selectSQL(
+            columns: columns, indexedBy: index, where: [condition].compactMap { $0 }, orderBy: orderBy, limit: limit)
+    }
+
+    /// Every statement of the viewer that is built from parts is built
+    /// here: `[WITH …] SELECT columns FROM source [INDEXED BY …]
+    /// [WHERE (filter) AND (c1) AND (c2)…] [ORDER BY …] [LIMIT ?]`.
+    ///
+    /// Each condition stands in its own parentheses, on lines of its own
+    /// (a `--` comment in it ends with its line), so that no part can bind
+    /// to its neighbour: a condition `a OR b` after the filter `f` reads
+    /// `(f) AND (a OR b)`, never `f AND a OR b`. The filter of a table or
+    /// view comes first; a query is filtered in its prefix.
+    func selectSQL(
+        columns: [String], indexedBy index: String? = nil,
+        where conditions: [String], orderBy: String? = nil, limit: Bool = false) -> String
+    {
         var sql = prefix + "SELECT " + columns.joined(separator: ", ") + " FROM " + from
         if let index { sql += " INDEXED BY " + index.quotedSQLIdentifier }
-        if let condition = whereCondition(condition) { sql += " WHERE " + condition }
+        if let condition = whereCondition(conditions) { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
         if limit { sql += " LIMIT ?" }
         return sql
     }
 
-    /// `condition` and the filter of a table or view (a query is filtered
-    /// in its prefix). The filter stands on lines of its own, so that a
-    /// `--` comment in it ends with its line.
-    func whereCondition(_ condition: String?) -> String? {
-        let filterCondition = querySQL == nil ? filter.map { "(\n\($0)\n)" } : nil
-        switch (filterCondition, condition) {
-        case let (filter?, condition?): return filter + " AND " + condition
-        case let (filter, condition): return filter ?? condition
-        }
+    /// The filter of a table or view and `conditions`, each in its own
+    /// parentheses, joined by `AND`; nil when there is none.
+    private func whereCondition(_ conditions: [String]) -> String? {
+        let all = (querySQL == nil ? [filter].compactMap { $0 } : []) + conditions
+        guard !all.isEmpty else { return nil }
+        return all.map { "(\n\($0)\n)" }.joined(separator: " AND ")
     }
 
     /// The SQL expression of the column named `name`.

@@ -147,7 +147,10 @@ public struct RowWindow: Equatable, Sendable {
             // `occurrence` first ones, then the rows after its key.
             let equal = try fetcher.rows(
                 in: ordering.equal(to: anchor.key, forward: true), limit: anchor.occurrence + after + 1)
-            let skipped = min(anchor.occurrence, equal.count)
+            // A position is never negative, whatever another window made of
+            // rows that changed between its statements (`random()` in a
+            // query).
+            let skipped = min(max(0, anchor.occurrence), equal.count)
             var from = Array(equal.dropFirst(skipped))
             if from.count <= after {
                 from += try fetcher.rows(in: ordering.after(anchor.key), limit: after + 1 - from.count)
@@ -227,10 +230,7 @@ private struct Fetcher {
         {
             // The ranges are disjoint and follow each other in the order
             // read: their union, in that order, gives the same rows.
-            let condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
-            return try rows(
-                in: [RowOrdering.Range(condition: condition, arguments: ranges.flatMap(\.arguments), forward: forward)],
-                limit: limit)
+            return try rows(in: [RowOrdering.Range(union: ranges, forward: forward)], limit: limit)
         }
         var result: [FetchedRow] = []
         let columnCount = source.columnExpressions.count
@@ -244,8 +244,10 @@ private struct Fetcher {
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try cursor.next() {
                 let values = Array(row.databaseValues)
+                // What is shown, as stored (a NUL, invalid UTF-8); the key
+                // as GRDB reads and binds it back.
                 result.append(FetchedRow(
-                    values: Array(values.prefix(columnCount)),
+                    values: (0..<columnCount).map { DatabaseValue.stored(statement, column: $0) },
                     key: keyIndices.map { values[$0] }))
             }
         }
@@ -298,10 +300,13 @@ private struct Fetcher {
             let isAnchorRun = index == 0 && anchor.map { sameKey($0.key, run.key) } == true
             let isCut = index == runs.count - 1 && !reachesStart
             let last: Int  // occurrence of the closest row of the run
+            // Never fewer rows than the window holds: a count can see fewer
+            // when the rows change between statements (a query on
+            // `random()`, a view of another process's rows).
             if isAnchorRun, let anchor {
-                last = anchor.occurrence - 1
+                last = max(anchor.occurrence, run.count) - 1
             } else if isCut {
-                last = try count(of: run.key) - 1
+                last = max(try count(of: run.key), run.count) - 1
             } else {
                 last = run.count - 1
             }

@@ -5,7 +5,10 @@ import GRDB
 ///
 /// The viewer never writes: its connections are opened with
 /// `SQLITE_OPEN_READONLY` (GRDB's `Configuration.readonly`), so SQLite
-/// itself refuses any write, and nothing changes the journal mode. A
+/// itself refuses any write, and nothing changes the journal mode. Each
+/// connection runs only reads and the built-in functions they need
+/// (`guardConnection(_:)`): a filter, a query or a view of the file is
+/// untrusted SQL. A
 /// rollback-journal file gets no `-wal` file. Every read is one short
 /// transaction (one `read`), so that a writer of a rollback-journal file is
 /// never kept waiting for longer than one fetch.
@@ -61,6 +64,8 @@ public struct ViewerDatabase: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .callback(retryEveryMillisecond)
+        // What a user types and what the file holds is untrusted SQL.
+        configuration.prepareDatabase { db in try guardConnection(db) }
         do {
             // Opening runs one read (GRDB checks that the file is a
             // database): a locked, encrypted or garbage file fails here.

@@ -52,13 +52,21 @@ public struct ViewerTable: Equatable, Sendable {
     public var columns: [ViewerColumn]
     /// How a row is identified.
     public var identity: RowIdentity
+    /// The columns of the primary key of a `WITHOUT ROWID` table that its
+    /// declaration sorts in descending order (`PRIMARY KEY(b DESC, a)`):
+    /// the table's own order, which the natural order of the viewer follows.
+    public var descendingKeyColumns: Set<String>
 
     /// Creates a table description; `all(_:)` and `named(_:in:)` read them.
-    public init(name: String, kind: Kind, columns: [ViewerColumn], identity: RowIdentity) {
+    public init(
+        name: String, kind: Kind, columns: [ViewerColumn], identity: RowIdentity,
+        descendingKeyColumns: Set<String> = [])
+    {
         self.name = name
         self.kind = kind
         self.columns = columns
         self.identity = identity
+        self.descendingKeyColumns = descendingKeyColumns
     }
 
     /// The names of the columns.
@@ -107,8 +115,15 @@ public struct ViewerTable: Equatable, Sendable {
         do {
             return try describe(db, entry)
         } catch {
-            throw ViewerError.unreadableTable(
-                name: entry.name, reason: (error as? DatabaseError)?.message ?? "\(error)")
+            var reason = (error as? DatabaseError)?.message ?? "\(error)"
+            if reason.hasPrefix("unsafe use of") {
+                // trusted_schema = OFF (ViewerDatabase.guardConnection): a
+                // view may not read a virtual table that SQLite does not
+                // call innocuous (FTS), nor call a function with effects.
+                reason += " in a view of the file, which livetable view does not trust: "
+                    + "give the view's SELECT with --query"
+            }
+            throw ViewerError.unreadableTable(name: entry.name, reason: reason)
         }
     }
 
@@ -141,6 +156,11 @@ public struct ViewerTable: Equatable, Sendable {
         default: kind = entry.withoutRowid ? .withoutRowidTable : .table
         }
         let indexed = kind == .view || kind == .virtual ? [] : try indexedColumns(db, table: entry.name)
+        // The index of the primary key, when it has one: always for a
+        // WITHOUT ROWID table; for a rowid table, only when the key is not
+        // the rowid.
+        let primaryKeyIndex = kind == .view || kind == .virtual ? nil : try String.fetchOne(
+            db, sql: "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", arguments: [entry.name])
         // hidden: 0 normal, 1 hidden column of a virtual table (not in
         // SELECT *), 2 and 3 generated columns (in SELECT *).
         let rows = try Row.fetchAll(
@@ -153,9 +173,12 @@ public struct ViewerTable: Equatable, Sendable {
             let type: String = row["type"] ?? ""
             let isPrimaryKey = (row["pk"] as Int? ?? 0) > 0
             // The primary key of a WITHOUT ROWID table is NOT NULL, and an
-            // INTEGER PRIMARY KEY is the rowid.
+            // INTEGER PRIMARY KEY is the rowid; but for a quirk of SQLite,
+            // `id INTEGER PRIMARY KEY DESC` is not: an ordinary column,
+            // which may hold NULL, with an index of its own (the only sign
+            // of it in the schema).
             let isRowidAlias = kind == .table && isPrimaryKey && primaryKeyCount == 1
-                && type.uppercased() == "INTEGER"
+                && type.uppercased() == "INTEGER" && primaryKeyIndex == nil
             return ViewerColumn(
                 name: name,
                 declaredType: type,
@@ -180,7 +203,16 @@ public struct ViewerTable: Equatable, Sendable {
         case .table, .virtual, .shadow:
             identity = try rowidIdentity(db, table: entry.name, columns: rows.compactMap { $0["name"] })
         }
-        let table = ViewerTable(name: entry.name, kind: kind, columns: columns, identity: identity)
+        var descendingKeyColumns: Set<String> = []
+        if kind == .withoutRowidTable, let primaryKeyIndex {
+            let descending = try Row.fetchAll(
+                db, sql: "SELECT name FROM pragma_index_xinfo(?) WHERE key = 1 AND \"desc\" = 1",
+                arguments: [primaryKeyIndex])
+            descendingKeyColumns = Set(descending.compactMap { $0["name"] as String? })
+        }
+        let table = ViewerTable(
+            name: entry.name, kind: kind, columns: columns, identity: identity,
+            descendingKeyColumns: descendingKeyColumns)
         // A virtual table of a missing module fails here, not above.
         _ = try db.makeStatement(sql: "SELECT * FROM \(table.name.quotedSQLIdentifier) LIMIT 0")
         return table
@@ -207,7 +239,7 @@ public struct ViewerTable: Equatable, Sendable {
     private static func indexedColumns(_ db: Database, table: String) throws -> Set<String> {
         var names: Set<String> = []
         let indexes = try Row.fetchAll(
-            db, sql: "SELECT name, partial FROM pragma_index_list(?)", arguments: [table])
+            db, sql: "SELECT name, partial, origin FROM pragma_index_list(?)", arguments: [table])
         for index in indexes where (index["partial"] as Int?) != 1 {
             guard let indexName = index["name"] as String? else { continue }
             let leading = try String.fetchOne(
@@ -216,10 +248,13 @@ public struct ViewerTable: Equatable, Sendable {
                 names.insert(leading.lowercased())
             }
         }
-        // An INTEGER PRIMARY KEY is the rowid: its own index.
+        // An INTEGER PRIMARY KEY is the rowid: its own index. A primary key
+        // with an index of its own (`INTEGER PRIMARY KEY DESC`) is not.
         let pk = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [table])
             .filter { (($0["pk"] as Int?) ?? 0) > 0 }
-        if pk.count == 1, let name = pk[0]["name"] as String?, (pk[0]["type"] as String?)?.uppercased() == "INTEGER" {
+        if pk.count == 1, let name = pk[0]["name"] as String?, (pk[0]["type"] as String?)?.uppercased() == "INTEGER",
+            !indexes.contains(where: { ($0["origin"] as String?) == "pk" })
+        {
             names.insert(name.lowercased())
         }
         return names
