@@ -60,7 +60,9 @@ import OpenCombine
 ///
 /// An owner that has a `@Published` property needs no declaration: the
 /// `objectWillChange` that OpenCombine synthesizes for it is stored in its
-/// `@Published` properties.
+/// `@Published` properties. A `@MainActor` owner declares a main-actor
+/// conformance, `@MainActor ObservableObject`, since
+/// `ObservableObjectPublisher` is not `Sendable`.
 ///
 /// - important: Create and read the property on the main queue, and give it
 ///   a publisher that publishes on the main queue (the default of
