@@ -41,6 +41,29 @@ import OpenCombine
 /// `@Observable` class too (where the property is `@ObservationIgnored`,
 /// since the macro cannot rewrite a wrapped property).
 ///
+/// When the owner is an `ObservableObject` whose `objectWillChange` is a
+/// stored `ObservableObjectPublisher`, the owner's `objectWillChange` fires
+/// before each change too, from the first time the property is read
+/// through its owner:
+///
+/// ```swift
+/// final class PlayerList: ObservableObject {
+///     let objectWillChange = ObservableObjectPublisher()
+///
+///     @DatabasePublished(Player.observationForAll().publisher(in: dbQueue))
+///     var players: Result<[Player], Error>
+///
+///     @DatabasePublished(Player.observationForCount().publisher(in: dbQueue))
+///     var playerCount: Result<Int, Error>
+/// }
+/// ```
+///
+/// An owner that has a `@Published` property needs no declaration: the
+/// `objectWillChange` that OpenCombine synthesizes for it is stored in its
+/// `@Published` properties. A `@MainActor` owner declares a main-actor
+/// conformance, `@MainActor ObservableObject`, since
+/// `ObservableObjectPublisher` is not `Sendable`.
+///
 /// - important: Create and read the property on the main queue, and give it
 ///   a publisher that publishes on the main queue (the default of
 ///   `publisher(in:)`). In Swift 6, declare the owner `@MainActor` if it is
@@ -55,15 +78,17 @@ public final class DatabasePublished<Value: Sendable>: Publisher, ObservableObje
     /// For example:
     ///
     /// ```swift
-    /// final class PlayerList: ObservableObject {
-    ///     @DatabasePublished(Player.observationForAll().publisher(in: dbQueue))
-    ///     var players: Result<[Player], Error>
-    ///
-    ///     // The owner changes when its property changes.
-    ///     var objectWillChange: ObservableObjectPublisher { $players.objectWillChange }
+    /// let cancellable = list.$players.objectWillChange.sink {
+    ///     print("Players will change")
     /// }
     /// ```
     public let objectWillChange = ObservableObjectPublisher()
+
+    /// Sends the owner's `objectWillChange`, if the owner is an
+    /// `ObservableObject`. Nil until the owner is known.
+    private var ownerWillChange: (() -> Void)?
+    /// Whether the property has been read through its owner.
+    private var knowsOwner = false
 
     private let registrar = ObservationRegistrar()
     /// The values of `$property`. Nil until the initial value is fetched.
@@ -130,6 +155,41 @@ public final class DatabasePublished<Value: Sendable>: Publisher, ObservableObje
         return result!
     }
 
+    /// The property, read through its owner: the wrapper learns its owner,
+    /// whose `objectWillChange` then fires before each change, if the owner
+    /// is an `ObservableObject` with an `ObservableObjectPublisher`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let players: [Player] = try list.players.get()
+    /// ```
+    ///
+    /// The compiler calls this subscript when the owner is a class; you do
+    /// not call it.
+    ///
+    /// - parameter owner: The owner of the property.
+    /// - parameter wrappedKeyPath: The key path of the property.
+    /// - parameter storageKeyPath: The key path of the wrapper.
+    // OpenCombine's synthesized `objectWillChange` only looks for the
+    // `@Published` properties of an object (it finds them by reflection,
+    // through a protocol that is private to OpenCombine): this is how the
+    // wrapper reaches its owner instead.
+    public static subscript<Owner: AnyObject>(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: KeyPath<Owner, Result<Value, Error>>,
+        storage storageKeyPath: KeyPath<Owner, DatabasePublished<Value>>
+    ) -> Result<Value, Error> {
+        let wrapper = owner[keyPath: storageKeyPath]
+        if !wrapper.knowsOwner {
+            wrapper.knowsOwner = true
+            if let owner = owner as? any ObservableObject {
+                wrapper.ownerWillChange = wrapper.willChange(of: owner)
+            }
+        }
+        return wrapper.wrappedValue
+    }
+
     /// The property wrapper itself: `$property` is a publisher of the
     /// property's values, and an `ObservableObject`.
     ///
@@ -172,7 +232,24 @@ public final class DatabasePublished<Value: Sendable>: Publisher, ObservableObje
             })
     }
 
+    /// Returns a function that sends the `objectWillChange` of the owner,
+    /// unless it is not an `ObservableObjectPublisher`, or is the wrapper's
+    /// own (`var objectWillChange { $players.objectWillChange }`).
+    private func willChange<Owner: ObservableObject>(of owner: Owner) -> (() -> Void)? {
+        guard Owner.ObjectWillChangePublisher.self == ObservableObjectPublisher.self else { return nil }
+        return { [weak owner, objectWillChange] in
+            // An owner without a stored publisher nor a `@Published`
+            // property gets a fresh publisher from OpenCombine on each
+            // access, with no subscriber: sending it does nothing.
+            guard let publisher = owner?.objectWillChange as? ObservableObjectPublisher,
+                  publisher !== objectWillChange
+            else { return }
+            publisher.send()
+        }
+    }
+
     private func update(_ result: Result<Value, Error>) {
+        ownerWillChange?()
         objectWillChange.send()
         registrar.withMutation(of: self, keyPath: \.wrappedValue) {
             self.result = result

@@ -145,6 +145,52 @@ extension ValueObservation where Reducer == ValueReducers.Fetch<Never> {
             return FetchedValue(value: (a.value, b.value, c.value), key: CombinedKey(keys: [a.key, b.key, c.key]))
         }
     }
+
+    // GRDB 4's `ValueObservation.combine` also took the observations of
+    // `ValueObservation.tracking`. GRDB 7 keeps the fetch of a
+    // `ValueObservation` internal: two of them can't be fetched in one
+    // database access. These overloads, chosen for any other arguments than
+    // request observations, turn the compiler's "generic parameter could
+    // not be inferred" into the way to write it.
+
+    /// Unavailable: `ValueObservation.combine` takes request observations.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Instead of ValueObservation.combine(players, count):
+    /// let observation = ValueObservation.tracking { db in
+    ///     (try Player.fetchAll(db), try Player.fetchCount(db))
+    /// }
+    /// ```
+    ///
+    /// - parameter first: An observation.
+    /// - parameter second: An observation.
+    /// - returns: Nothing: it can't be called.
+    @available(*, unavailable, message: "ValueObservation.combine takes request observations (observationForAll(), observationForFirst(), observationForCount()): GRDB 7's ValueObservation hides its fetch, so two of them can't share one database access. Fetch the values in one observation instead: ValueObservation.tracking { db in (try fetchA(db), try fetchB(db)) }")
+    public static func combine<A, B>(_ first: A, _ second: B) -> Self {
+        fatalError("unavailable")
+    }
+
+    /// Unavailable: `ValueObservation.combine` takes request observations.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Instead of ValueObservation.combine(players, count, teams):
+    /// let observation = ValueObservation.tracking { db in
+    ///     (try Player.fetchAll(db), try Player.fetchCount(db), try Team.fetchAll(db))
+    /// }
+    /// ```
+    ///
+    /// - parameter first: An observation.
+    /// - parameter second: An observation.
+    /// - parameter third: An observation.
+    /// - returns: Nothing: it can't be called.
+    @available(*, unavailable, message: "ValueObservation.combine takes request observations (observationForAll(), observationForFirst(), observationForCount()): GRDB 7's ValueObservation hides its fetch, so two of them can't share one database access. Fetch the values in one observation instead: ValueObservation.tracking { db in (try fetchA(db), try fetchB(db), try fetchC(db)) }")
+    public static func combine<A, B, C>(_ first: A, _ second: B, _ third: C) -> Self {
+        fatalError("unavailable")
+    }
 }
 
 /// A fetched value, and what is compared to detect duplicates: the fetched

@@ -199,6 +199,61 @@ extension GRDBReactive {
     {
         base.publisher(in: reader, scheduling: scheduler)
     }
+
+    /// Returns a publisher of observed values, that publishes all its
+    /// values on an OpenCombine scheduler: RxGRDB 0.18's `observeOn:`
+    /// argument.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let publisher = ValueObservation
+    ///     .tracking { db in try Player.fetchAll(db) }
+    ///     .rx.observe(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// The initial value too is published asynchronously on the scheduler.
+    /// See `observe(in:scheduling:)`.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler of all values.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer, S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<Reducer.Value>
+    where Base == ValueObservation<Reducer>
+    {
+        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
+
+    /// Returns a publisher of observed values, that filters out identical
+    /// consecutive values, even after the commits of other processes, and
+    /// publishes all its values on an OpenCombine scheduler.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "counts")
+    /// let counts = ValueObservation
+    ///     .tracking { db in try Player.fetchCount(db) }
+    ///     .removeDuplicates()
+    ///     .rx.observe(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: The OpenCombine scheduler of all values.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer, S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<ValueReducers.RemoveDuplicates<Reducer>.Value>
+    where Base == ValueObservation<ValueReducers.RemoveDuplicates<Reducer>>,
+          ValueReducers.RemoveDuplicates<Reducer>.Value: Equatable
+    {
+        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler))
+    }
 }
 
 extension SharedValueObservation {

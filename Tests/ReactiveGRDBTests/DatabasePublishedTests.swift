@@ -42,6 +42,34 @@ final class DatabasePublishedTests: XCTestCase {
         }
     }
 
+    /// An owner of several properties, which declares its publisher.
+    private final class DeclaredPublisherModel: ObservableObject {
+        let objectWillChange = ObservableObjectPublisher()
+
+        @DatabasePublished<[Player]>
+        var players: Result<[Player], Error>
+
+        @DatabasePublished<Int>
+        var playerCount: Result<Int, Error>
+
+        init(_ writer: any DatabaseWriter) {
+            _players = DatabasePublished(Player.order(Column("id")).observationForAll().publisher(in: writer))
+            _playerCount = DatabasePublished(Player.observationForCount().publisher(in: writer))
+        }
+    }
+
+    /// An owner with a `@Published` property, and nothing else to declare.
+    private final class PublishedPropertyModel: ObservableObject {
+        @Published var selection: Int?
+
+        @DatabasePublished<[Player]>
+        var players: Result<[Player], Error>
+
+        init(_ publisher: DatabasePublishers.Value<[Player]>) {
+            _players = DatabasePublished(publisher)
+        }
+    }
+
     @Observable
     final class ObservableModel {
         @ObservationIgnored
@@ -130,6 +158,45 @@ final class DatabasePublishedTests: XCTestCase {
             wait(for: model.$players.record(), until: { $0.values.last?.count == 1 })
             try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
             wait(for: seen, until: { $0.count == 2 })
+            XCTAssertEqual(seen.value, [[], ["Arthur"]], "\(kind)")
+            cancellable.cancel()
+        }
+    }
+
+    func testOwnerPublisherFiresBeforeEachChangeOfEachProperty() {
+        forEachWriter { writer, kind in
+            let model = DeclaredPublisherModel(writer)
+            // Read through the owner: the properties know their owner.
+            XCTAssertEqual(names(model.players), [], "\(kind)")
+            XCTAssertEqual(try model.playerCount.get(), 0, "\(kind)")
+            // The player count and the number of players when
+            // objectWillChange fires.
+            let seen = Synchronized<[[Int]]>([])
+            let cancellable = model.objectWillChange.sink { [unowned model] in
+                seen.update { $0.append([(try? model.players.get())?.count ?? -1, (try? model.playerCount.get()) ?? -1]) }
+            }
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            wait(for: model.$players.record(), until: { $0.values.last?.count == 1 })
+            wait(for: model.$playerCount.record(), until: { $0.values.last == 1 })
+            // Once before each property changes, in any order.
+            XCTAssertEqual(seen.value.count, 2, "\(kind): \(seen.value)")
+            XCTAssertEqual(seen.value.first, [0, 0], "\(kind)")
+            XCTAssertTrue(seen.value.last.map { [[1, 0], [0, 1]].contains($0) } ?? false, "\(kind): \(seen.value)")
+            cancellable.cancel()
+        }
+    }
+
+    func testOwnerWithAPublishedPropertyNeedsNoDeclaration() {
+        forEachWriter { writer, kind in
+            let model = PublishedPropertyModel(Player.order(Column("id")).observationForAll().publisher(in: writer))
+            XCTAssertEqual(names(model.players), [], "\(kind)")
+            let seen = Synchronized<[[String]?]>([])
+            let cancellable = model.objectWillChange.sink { [unowned model] in
+                seen.update { $0.append(self.names(model.players)) }
+            }
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            wait(for: model.$players.record(), until: { $0.values.last?.count == 1 })
+            model.selection = 1
             XCTAssertEqual(seen.value, [[], ["Arthur"]], "\(kind)")
             cancellable.cancel()
         }

@@ -132,6 +132,28 @@ final class FetchRequestRxTests: XCTestCase {
         }
     }
 
+    /// RxGRDB 0.18: "When tracking values, make sure to ask for optionals
+    /// when database may contain NULL".
+    func testObserveAllOptionalValuesOfSQLRequest() {
+        forEachWriter(setUp: { db in
+            try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, email TEXT)")
+        }) { writer, kind in
+            let request: SQLRequest<String?> = "SELECT email FROM player ORDER BY id"
+            let recorder = request.rx.observeAll(in: writer).record()
+            wait(for: recorder, until: { $0.values.count == 1 })
+
+            try writer.write { db in
+                try db.execute(sql: "INSERT INTO player(id, email) VALUES (1, 'arthur@example.com'), (2, NULL)")
+            }
+            wait(for: recorder, until: { $0.values.count == 2 })
+            // A NULL that stays NULL does not change the values.
+            try writer.write { db in try db.execute(sql: "UPDATE player SET email = NULL WHERE id = 2") }
+            try writer.write { db in try db.execute(sql: "UPDATE player SET email = 'b@example.com' WHERE id = 2") }
+            let recording = wait(for: recorder, until: { $0.values.count == 3 })
+            XCTAssertEqual(recording.values, [[], ["arthur@example.com", nil], ["arthur@example.com", "b@example.com"]], "\(kind)")
+        }
+    }
+
     // MARK: - observeFirst
 
     func testObserveFirstRecord() {

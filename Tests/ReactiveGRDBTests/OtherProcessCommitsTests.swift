@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import OpenCombineDispatch
 @testable import ReactiveGRDB
 import SQLiteCommandLine
 import XCTest
@@ -277,6 +278,9 @@ final class OtherProcessCommitsTests: XCTestCase {
             }),
             ("ValueObservation.removeDuplicates()", { strings(self.names.publisher(in: $0).includingOtherProcesses(), { $0 }) }),
             ("ValueObservation.removeDuplicates(), rx", { strings(self.names.rx.observe(in: $0).includingOtherProcesses(), { $0 }) }),
+            ("ValueObservation.removeDuplicates(), rx observeOn:", {
+                strings(self.names.rx.observe(in: $0, observeOn: DispatchQueue.main.ocombine).includingOtherProcesses(), { $0 })
+            }),
             // The documented way for observations of values that are not
             // Equatable: OpenCombine's removeDuplicates(by:).
             ("removeDuplicates(by:), then OpenCombine's", { reader in

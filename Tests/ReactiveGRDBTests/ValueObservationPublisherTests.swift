@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import OpenCombineDispatch
 import ReactiveGRDB
 import XCTest
 
@@ -138,6 +139,32 @@ final class ValueObservationPublisherTests: XCTestCase {
             // value may be on its way while the recording is read.
             XCTAssertTrue(onCustomQueue.value.allSatisfy { $0 }, "\(spelling), \(kind)")
             XCTAssertGreaterThanOrEqual(onCustomQueue.value.count, recording.values.count, "\(spelling), \(kind)")
+        }
+    }
+
+    /// RxGRDB 0.18: "All elements are emitted on the main queue by default,
+    /// unless you provide a specific scheduler to the `observeOn` argument."
+    func testObserveOnDeliversEveryValueOnTheScheduler() {
+        forEachWriter { writer, kind in
+            let marker = QueueMarker(label: "custom")
+            let onCustomQueue = Synchronized<[Bool]>([])
+            let recorder = playerCount
+                .rx.observe(in: writer, observeOn: marker.queue.ocombine)
+                .record(onEvent: { _ in onCustomQueue.update { $0.append(marker.isCurrent) } })
+            let distinct = playerCount
+                .removeDuplicates()
+                .rx.observe(in: writer, observeOn: marker.queue.ocombine)
+                .record(onEvent: { _ in onCustomQueue.update { $0.append(marker.isCurrent) } })
+            wait(for: recorder, valueCount: 1)
+            wait(for: distinct, valueCount: 1)
+
+            try insertOneThenTwoPlayers(writer)
+            let recording = wait(for: recorder, until: { $0.values.last == 3 })
+            XCTAssertTrue(isValueObservationRecording(recording.values, matching: [0, 1, 3]), "\(kind): \(recording.values)")
+            let distinctValues = wait(for: distinct, until: { $0.values.last == 3 }).values
+            XCTAssertTrue(isValueObservationRecording(distinctValues, matching: [0, 1, 3]), "\(kind): \(distinctValues)")
+            XCTAssertFalse(zip(distinctValues, distinctValues.dropFirst()).contains { $0 == $1 }, "\(kind): \(distinctValues)")
+            XCTAssertTrue(onCustomQueue.value.allSatisfy { $0 }, "\(kind)")
         }
     }
 
