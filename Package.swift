@@ -57,6 +57,7 @@ let package = Package(
                 "ReactiveGRDB",
                 "SQLiteCommandLine",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ]),
 
         // The terminal app: ncurses runtime, input, signals, command line.
