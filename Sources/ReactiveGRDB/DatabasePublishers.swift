@@ -31,6 +31,8 @@ extension DatabasePublishers {
     /// }
     /// ```
     public struct Read<Output>: Publisher {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>
@@ -71,6 +73,8 @@ extension DatabasePublishers {
     /// }
     /// ```
     public struct Write<Output>: Publisher {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>

@@ -79,7 +79,11 @@ extension DatabasePublishers {
     ///     .rx.changes(in: dbQueue)
     /// ```
     public struct DatabaseRegion: Publisher {
+        /// The publisher publishes the database connection that has just
+        /// committed: use it right away, on the queue it is published on.
         public typealias Output = Database
+        /// The publisher fails with the error of the observation: a
+        /// `DatabaseError`, or a `DatabaseFileChangedError`.
         public typealias Failure = Error
 
         let observation: DatabaseRegionObservation

@@ -217,6 +217,8 @@ extension DatabasePublishers {
     ///     .rx.observe(in: dbQueue)
     /// ```
     public struct Value<Output>: Publisher {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         typealias Start = ObservationStart<Output>
