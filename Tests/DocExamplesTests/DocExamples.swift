@@ -33,10 +33,33 @@ private func example_ReactiveGRDB_md_39() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:85: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
+// Docs/ReactiveGRDB.md:68
+private func example_ReactiveGRDB_md_68() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 68)
+    // GRDBReactive<any DatabaseWriter>
+    let reactive = dbQueue.rx
+    let players = reactive.read { db in try Player.fetchAll(db) }
+    let writer: any DatabaseWriter = reactive.base
+#sourceLocation()
+}
 
-// Docs/ReactiveGRDB.md:122
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 122)
+// Docs/ReactiveGRDB.md:78
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 78)
+
+
+
+extension GRDBReactive where Base == any DatabaseWriter {
+    /// A publisher of the number of players.
+    func playerCount() -> DatabasePublishers.Read<Int> {
+        read { db in try Player.fetchCount(db) }
+    }
+}
+#sourceLocation()
+
+// Docs/ReactiveGRDB.md:116: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
+
+// Docs/ReactiveGRDB.md:153
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 153)
 
 
 
@@ -61,9 +84,9 @@ let dbQueue = try! DatabaseQueue(path: "/tmp/players.sqlite")
 let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:173
-private func example_ReactiveGRDB_md_173() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 173)
+// Docs/ReactiveGRDB.md:204
+private func example_ReactiveGRDB_md_204() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 204)
     // DatabasePublishers.Read<[Player]>
     let players = dbQueue.rx.read { db in
         try Player.fetchAll(db)
@@ -76,9 +99,9 @@ private func example_ReactiveGRDB_md_173() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:199
-private func example_ReactiveGRDB_md_199() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 199)
+// Docs/ReactiveGRDB.md:230
+private func example_ReactiveGRDB_md_230() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 230)
     // DatabasePublishers.Write<Void>
     let write = dbQueue.rx.write { db in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -92,9 +115,9 @@ private func example_ReactiveGRDB_md_199() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:222
-private func example_ReactiveGRDB_md_222() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 222)
+// Docs/ReactiveGRDB.md:253
+private func example_ReactiveGRDB_md_253() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 253)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbPool.rx.write(
         updates: { db in try Player(name: "Arthur", score: 100).insert(db) },
@@ -107,9 +130,9 @@ private func example_ReactiveGRDB_md_222() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:266
-private func example_ReactiveGRDB_md_266() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 266)
+// Docs/ReactiveGRDB.md:297
+private func example_ReactiveGRDB_md_297() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 297)
     let observation = ValueObservation.tracking { db in
         try Player.fetchAll(db)
     }
@@ -120,9 +143,9 @@ private func example_ReactiveGRDB_md_266() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:288
-private func example_ReactiveGRDB_md_288() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 288)
+// Docs/ReactiveGRDB.md:319
+private func example_ReactiveGRDB_md_319() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 319)
     // The tracked region is inferred from the fetch, and may vary
     ValueObservation.tracking { db in try Player.fetchAll(db) }
 
@@ -144,9 +167,9 @@ private func example_ReactiveGRDB_md_288() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:317
-private func example_ReactiveGRDB_md_317() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 317)
+// Docs/ReactiveGRDB.md:348
+private func example_ReactiveGRDB_md_348() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 348)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -159,9 +182,9 @@ private func example_ReactiveGRDB_md_317() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:344
-private func example_ReactiveGRDB_md_344() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 344)
+// Docs/ReactiveGRDB.md:375
+private func example_ReactiveGRDB_md_375() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 375)
     // DatabasePublishers.DatabaseRegion, a publisher of Database
     let cancellable = DatabaseRegionObservation(tracking: Player.all())
         .rx.changes(in: dbQueue)
@@ -181,9 +204,9 @@ private func example_ReactiveGRDB_md_344() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:374
-private func example_ReactiveGRDB_md_374() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 374)
+// Docs/ReactiveGRDB.md:405
+private func example_ReactiveGRDB_md_405() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 405)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -195,9 +218,9 @@ private func example_ReactiveGRDB_md_374() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:394
-private func example_ReactiveGRDB_md_394() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 394)
+// Docs/ReactiveGRDB.md:425
+private func example_ReactiveGRDB_md_425() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 425)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -212,9 +235,9 @@ private func example_ReactiveGRDB_md_394() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:440
-private func example_ReactiveGRDB_md_440() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 440)
+// Docs/ReactiveGRDB.md:471
+private func example_ReactiveGRDB_md_471() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 471)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -246,9 +269,9 @@ private func example_ReactiveGRDB_md_440() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:523
-private func example_ReactiveGRDB_md_523() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 523)
+// Docs/ReactiveGRDB.md:554
+private func example_ReactiveGRDB_md_554() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 554)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -256,9 +279,9 @@ private func example_ReactiveGRDB_md_523() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:635
-private func example_ReactiveGRDB_md_635() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 635)
+// Docs/ReactiveGRDB.md:666
+private func example_ReactiveGRDB_md_666() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 666)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -266,9 +289,9 @@ private func example_ReactiveGRDB_md_635() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:689
-private func example_ReactiveGRDB_md_689() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 689)
+// Docs/ReactiveGRDB.md:720
+private func example_ReactiveGRDB_md_720() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 720)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -284,9 +307,9 @@ private func example_ReactiveGRDB_md_689() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:717
-private func example_ReactiveGRDB_md_717() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 717)
+// Docs/ReactiveGRDB.md:748
+private func example_ReactiveGRDB_md_748() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 748)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -303,8 +326,8 @@ private func example_ReactiveGRDB_md_717() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:744
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 744)
+// Docs/ReactiveGRDB.md:775
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 775)
 
 
 
@@ -330,8 +353,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:784
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 784)
+// Docs/ReactiveGRDB.md:815
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 815)
 
 
 
@@ -350,9 +373,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:833
-private func example_ReactiveGRDB_md_833() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 833)
+// Docs/ReactiveGRDB.md:864
+private func example_ReactiveGRDB_md_864() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 864)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -362,9 +385,9 @@ private func example_ReactiveGRDB_md_833() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:881
-private func example_ReactiveGRDB_md_881() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 881)
+// Docs/ReactiveGRDB.md:912
+private func example_ReactiveGRDB_md_912() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 912)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -402,9 +425,9 @@ private func example_ReactiveGRDB_md_881() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:978
-private func example_ReactiveGRDB_md_978() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 978)
+// Docs/ReactiveGRDB.md:1009
+private func example_ReactiveGRDB_md_1009() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1009)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
