@@ -289,9 +289,9 @@ private func example_ReactiveGRDB_md_666() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:720
-private func example_ReactiveGRDB_md_720() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 720)
+// Docs/ReactiveGRDB.md:721
+private func example_ReactiveGRDB_md_721() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 721)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -307,9 +307,9 @@ private func example_ReactiveGRDB_md_720() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:748
-private func example_ReactiveGRDB_md_748() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 748)
+// Docs/ReactiveGRDB.md:749
+private func example_ReactiveGRDB_md_749() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 749)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -326,8 +326,8 @@ private func example_ReactiveGRDB_md_748() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:775
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 775)
+// Docs/ReactiveGRDB.md:776
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 776)
 
 
 
@@ -353,8 +353,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:815
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 815)
+// Docs/ReactiveGRDB.md:816
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 816)
 
 
 
@@ -373,9 +373,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:864
-private func example_ReactiveGRDB_md_864() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 864)
+// Docs/ReactiveGRDB.md:865
+private func example_ReactiveGRDB_md_865() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 865)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -385,9 +385,9 @@ private func example_ReactiveGRDB_md_864() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:912
-private func example_ReactiveGRDB_md_912() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 912)
+// Docs/ReactiveGRDB.md:913
+private func example_ReactiveGRDB_md_913() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 913)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -425,9 +425,9 @@ private func example_ReactiveGRDB_md_912() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1009
-private func example_ReactiveGRDB_md_1009() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1009)
+// Docs/ReactiveGRDB.md:1010
+private func example_ReactiveGRDB_md_1010() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1010)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in

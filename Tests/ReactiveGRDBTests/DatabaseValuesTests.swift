@@ -90,6 +90,40 @@ final class DatabaseValuesTests: XCTestCase {
         }
     }
 
+    func testReadOnlyDatabasePoolKeepsRefreshing() throws {
+        try withDatabase(.readOnly, journal: "wal", pool: true) { reader, other, _ in
+            let received = Synchronized<[Int]>([])
+            // A pool may publish its first value twice (see the guide's
+            // Linux notes).
+            let observation = ValueObservation
+                .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+                .removeDuplicates()
+            try runBlockingMainThread {
+                for try await count in observation.rx.values(in: reader).includingOtherProcesses() {
+                    received.update { $0.append(count) }
+                    if count == 2 { break }
+                    try other.execute(self.insertPlayer)
+                }
+            }
+            XCTAssertEqual(received.value, [0, 1, 2])
+        }
+    }
+
+    func testEachKindOfDatabaseEndsOnItsLastTransaction() throws {
+        forEachWriter { writer, kind in
+            let received = Synchronized<[Int]>([])
+            try runBlockingMainThread {
+                for try await count in Player.all().rx.valuesOfCount(in: writer) {
+                    received.update { $0.append(count) }
+                    if count == 0 { try insertOneThenTwoPlayers(writer) }
+                    if count == 3 { break }
+                }
+            }
+            XCTAssertEqual(received.value.first, 0, "\(kind)")
+            XCTAssertEqual(received.value.last, 3, "\(kind)")
+        }
+    }
+
     func testWithoutOtherProcessesOwnCommitsAreSeen() throws {
         try withTemporaryDirectory { directory in
             let dbQueue = try DatabaseQueue(path: directory.appendingPathComponent("db.sqlite").path)
@@ -243,11 +277,12 @@ final class DatabaseValuesTests: XCTestCase {
     private enum Access { case readWrite, readOnly }
 
     /// Runs `body` with a database made by the `sqlite3` command, which
-    /// stays open, and a connection to it: a `DatabaseQueue`, read-only
-    /// when asked (the file of mode 0444).
+    /// stays open, and a connection to it: a `DatabaseQueue`, or a
+    /// `DatabasePool`, read-only when asked (the file of mode 0444).
     private func withDatabase(
         _ access: Access,
         journal: String,
+        pool: Bool = false,
         _ body: (any DatabaseReader, SQLiteCommand, String) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
@@ -263,7 +298,9 @@ final class DatabaseValuesTests: XCTestCase {
                 configuration.readonly = true
                 XCTAssertEqual(chmod(path, 0o444), 0)
             }
-            let reader = try DatabaseQueue(path: path, configuration: configuration)
+            let reader: any DatabaseReader = pool
+                ? try DatabasePool(path: path, configuration: configuration)
+                : try DatabaseQueue(path: path, configuration: configuration)
             try body(reader, other, path)
         }
     }

@@ -14,8 +14,9 @@ import OpenCombine
 ///   keeps only the newest value that the consumer has not taken yet
 ///   (`.bufferingNewest(1)`): after the last commit, the next value it gets
 ///   is the latest state.
-/// - It needs no main queue: values are delivered on a queue of its own, in
-///   an `async` main as in a server.
+/// - It needs no main queue: values go straight from the database
+///   observation to the task that iterates, in an `async` main as in a
+///   server.
 /// - With `includingOtherProcesses(_:)`, it sees the commits of other
 ///   processes, on a read-only connection too, where GRDB's own
 ///   `values(in:)` fetches once.
@@ -49,7 +50,7 @@ public struct DatabaseValues<Element: Sendable>: AsyncSequence, Sendable {
     /// with `scheduler`, and includes the commits of other processes when
     /// `commits` is not nil.
     typealias MakePublisher = @Sendable (
-        _ scheduler: AsyncValueObservationScheduler,
+        _ scheduler: StreamScheduler,
         _ commits: OtherProcessCommits?)
     -> DatabasePublishers.Value<Element>
 
@@ -104,9 +105,6 @@ public struct DatabaseValues<Element: Sendable>: AsyncSequence, Sendable {
     ///
     /// - returns: An iterator of observed values.
     public func makeAsyncIterator() -> Iterator {
-        // One serial queue per iteration: the values of one observation
-        // reach the stream in order, and no consumer waits for another.
-        let queue = DispatchQueue(label: "ReactiveGRDB.DatabaseValues")
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Element.self, throwing: Error.self, bufferingPolicy: bufferingPolicy)
         let subscription = IterationSubscription()
@@ -118,7 +116,7 @@ public struct DatabaseValues<Element: Sendable>: AsyncSequence, Sendable {
         }
         // Unlimited demand: the publisher drops nothing, and the stream's
         // buffering policy decides what the consumer gets.
-        let cancellable = makePublisher(.async(onQueue: queue), commits).sink(
+        let cancellable = makePublisher(StreamScheduler(), commits).sink(
             receiveCompletion: { completion in
                 switch completion {
                 case .finished:
@@ -170,6 +168,24 @@ public struct DatabaseValues<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async throws -> Element? {
             try await base.next()
         }
+    }
+}
+
+/// The scheduler of the values of an async sequence: each value is put in
+/// the sequence's stream where GRDB produces it, without a hop to another
+/// queue, since the consuming task runs on the concurrency pool anyway.
+///
+/// GRDB schedules the values of an observation one after the other, in
+/// order (from the writer's queue, or the serial queue where a pool's
+/// observation reduces its values); the stream only buffers them, so the
+/// database queue is held for microseconds. The initial value is never
+/// immediate: the observation starts asynchronously, and never waits for
+/// a database queue.
+struct StreamScheduler: ValueObservationScheduler {
+    func immediateInitialValue() -> Bool { false }
+
+    func schedule(_ action: @escaping @Sendable () -> Void) {
+        action()
     }
 }
 

@@ -29,8 +29,8 @@ extension GRDBReactive {
     /// three ways: it keeps the newest value only by default, so that a slow
     /// consumer ends on the latest state; it can include the commits of
     /// other processes; and with them, it keeps refreshing on a read-only
-    /// connection. Values are delivered on a queue of the sequence's own:
-    /// no main queue is needed.
+    /// connection. Values go from the database observation to the task
+    /// that iterates: no main queue is needed.
     ///
     /// The observation starts when the iteration starts, and stops when the
     /// task is cancelled or the loop is left.
