@@ -168,6 +168,24 @@ public struct DatabaseValues<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async throws -> Element? {
             try await base.next()
         }
+
+        /// Returns the next observed value, as `next()` does, without
+        /// leaving the actor of the caller: a `for try await` loop in
+        /// `@MainActor` code waits on the main actor, with no hop to
+        /// another executor and back.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let players = try await iterator.next(isolation: #isolation)
+        /// ```
+        ///
+        /// - parameter actor: The actor of the caller.
+        /// - returns: The next value, or nil at the end.
+        /// - throws: The error of the observation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Element? {
+            try await base.next(isolation: actor)
+        }
     }
 }
 
