@@ -10,7 +10,7 @@ import OpenCombine
 import ReactiveGRDB
 
 // Docs/ReactiveGRDB.md:39
-private func example_ReactiveGRDB_md_39() throws {
+@MainActor private func example_ReactiveGRDB_md_39() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 39)
 
 
@@ -34,7 +34,7 @@ private func example_ReactiveGRDB_md_39() throws {
 }
 
 // Docs/ReactiveGRDB.md:68
-private func example_ReactiveGRDB_md_68() throws {
+@MainActor private func example_ReactiveGRDB_md_68() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 68)
     // GRDBReactive<any DatabaseWriter>
     let reactive = dbQueue.rx
@@ -85,7 +85,7 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 
 // Docs/ReactiveGRDB.md:204
-private func example_ReactiveGRDB_md_204() throws {
+@MainActor private func example_ReactiveGRDB_md_204() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 204)
     // DatabasePublishers.Read<[Player]>
     let players = dbQueue.rx.read { db in
@@ -100,7 +100,7 @@ private func example_ReactiveGRDB_md_204() throws {
 }
 
 // Docs/ReactiveGRDB.md:230
-private func example_ReactiveGRDB_md_230() throws {
+@MainActor private func example_ReactiveGRDB_md_230() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 230)
     // DatabasePublishers.Write<Void>
     let write = dbQueue.rx.write { db in
@@ -116,7 +116,7 @@ private func example_ReactiveGRDB_md_230() throws {
 }
 
 // Docs/ReactiveGRDB.md:253
-private func example_ReactiveGRDB_md_253() throws {
+@MainActor private func example_ReactiveGRDB_md_253() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 253)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbPool.rx.write(
@@ -131,7 +131,7 @@ private func example_ReactiveGRDB_md_253() throws {
 }
 
 // Docs/ReactiveGRDB.md:297
-private func example_ReactiveGRDB_md_297() throws {
+@MainActor private func example_ReactiveGRDB_md_297() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 297)
     let observation = ValueObservation.tracking { db in
         try Player.fetchAll(db)
@@ -144,7 +144,7 @@ private func example_ReactiveGRDB_md_297() throws {
 }
 
 // Docs/ReactiveGRDB.md:319
-private func example_ReactiveGRDB_md_319() throws {
+@MainActor private func example_ReactiveGRDB_md_319() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 319)
     // The tracked region is inferred from the fetch, and may vary
     ValueObservation.tracking { db in try Player.fetchAll(db) }
@@ -168,7 +168,7 @@ private func example_ReactiveGRDB_md_319() throws {
 }
 
 // Docs/ReactiveGRDB.md:348
-private func example_ReactiveGRDB_md_348() throws {
+@MainActor private func example_ReactiveGRDB_md_348() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 348)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -183,14 +183,16 @@ private func example_ReactiveGRDB_md_348() throws {
 }
 
 // Docs/ReactiveGRDB.md:375
-private func example_ReactiveGRDB_md_375() throws {
+@MainActor private func example_ReactiveGRDB_md_375() throws {
 #sourceLocation(file: "Docs/ReactiveGRDB.md", line: 375)
-    // DatabasePublishers.DatabaseRegion, a publisher of Database
+    // DatabasePublishers.DatabaseRegion, a publisher of Database.
+    // The closures are called on the writer's queue: @Sendable, so that they do
+    // not trap in @MainActor code (see "@MainActor code" in Scheduling).
     let cancellable = DatabaseRegionObservation(tracking: Player.all())
         .rx.changes(in: dbQueue)
         .sink(
-            receiveCompletion: { completion in /* ... */ },
-            receiveValue: { (db: Database) in print("Players have changed.") })
+            receiveCompletion: { @Sendable completion in /* ... */ },
+            receiveValue: { @Sendable (db: Database) in print("Players have changed.") })
 
     try dbQueue.write { db in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -204,23 +206,23 @@ private func example_ReactiveGRDB_md_375() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:405
-private func example_ReactiveGRDB_md_405() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 405)
+// Docs/ReactiveGRDB.md:410
+@MainActor private func example_ReactiveGRDB_md_410() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 410)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
             .rx.changes(in: dbQueue)
             .prepend(db)
-            .tryMap { db in try Player.fetchCount(db) }
-            .sink(receiveCompletion: { _ in }, receiveValue: { print($0) })
+            .tryMap { @Sendable db in try Player.fetchCount(db) }
+            .sink(receiveCompletion: { @Sendable _ in }, receiveValue: { @Sendable count in print(count) })
     }
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:425
-private func example_ReactiveGRDB_md_425() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 425)
+// Docs/ReactiveGRDB.md:430
+@MainActor private func example_ReactiveGRDB_md_430() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 430)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -235,9 +237,9 @@ private func example_ReactiveGRDB_md_425() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:471
-private func example_ReactiveGRDB_md_471() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 471)
+// Docs/ReactiveGRDB.md:476
+@MainActor private func example_ReactiveGRDB_md_476() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 476)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -269,9 +271,9 @@ private func example_ReactiveGRDB_md_471() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:554
-private func example_ReactiveGRDB_md_554() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 554)
+// Docs/ReactiveGRDB.md:559
+@MainActor private func example_ReactiveGRDB_md_559() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 559)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -279,9 +281,9 @@ private func example_ReactiveGRDB_md_554() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:666
-private func example_ReactiveGRDB_md_666() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 666)
+// Docs/ReactiveGRDB.md:671
+@MainActor private func example_ReactiveGRDB_md_671() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 671)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -289,9 +291,9 @@ private func example_ReactiveGRDB_md_666() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:721
-private func example_ReactiveGRDB_md_721() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 721)
+// Docs/ReactiveGRDB.md:726
+@MainActor private func example_ReactiveGRDB_md_726() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 726)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -307,9 +309,9 @@ private func example_ReactiveGRDB_md_721() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:749
-private func example_ReactiveGRDB_md_749() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 749)
+// Docs/ReactiveGRDB.md:754
+@MainActor private func example_ReactiveGRDB_md_754() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 754)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -326,8 +328,8 @@ private func example_ReactiveGRDB_md_749() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:776
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 776)
+// Docs/ReactiveGRDB.md:781
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 781)
 
 
 
@@ -353,8 +355,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:816
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 816)
+// Docs/ReactiveGRDB.md:821
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 821)
 
 
 
@@ -373,9 +375,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:865
-private func example_ReactiveGRDB_md_865() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 865)
+// Docs/ReactiveGRDB.md:870
+@MainActor private func example_ReactiveGRDB_md_870() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 870)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -385,9 +387,9 @@ private func example_ReactiveGRDB_md_865() throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:913
-private func example_ReactiveGRDB_md_913() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 913)
+// Docs/ReactiveGRDB.md:918
+@MainActor private func example_ReactiveGRDB_md_918() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 918)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -425,9 +427,9 @@ private func example_ReactiveGRDB_md_913() async throws {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1010
-private func example_ReactiveGRDB_md_1010() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1010)
+// Docs/ReactiveGRDB.md:1015
+@MainActor private func example_ReactiveGRDB_md_1015() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1015)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -440,7 +442,7 @@ private func example_ReactiveGRDB_md_1010() throws {
 }
 
 // README.md:609
-private func example_README_md_609() async throws {
+@MainActor private func example_README_md_609() async throws {
 #sourceLocation(file: "README.md", line: 609)
 
 
@@ -471,7 +473,7 @@ private func example_README_md_609() async throws {
 }
 
 // README.md:664
-private func example_README_md_664() throws {
+@MainActor private func example_README_md_664() throws {
 #sourceLocation(file: "README.md", line: 664)
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
