@@ -241,19 +241,43 @@ final class DatabaseValuesTests: XCTestCase {
     // MARK: - Shared observations
 
     func testSharedObservationSeesAnotherProcessWithoutTheMainQueue() throws {
-        try withDatabase(.readOnly, journal: "wal") { reader, other, _ in
+        // Writable: GRDB is told to notify its observations; read-only: the
+        // shared observation is subscribed again.
+        for access in [Access.readWrite, .readOnly] {
+            try withDatabase(access, journal: "wal") { reader, other, _ in
+                let shared = ValueObservation
+                    .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+                    .shared(in: reader, scheduling: .async(onQueue: DispatchQueue(label: "shared")))
+                let received = Synchronized<[Int]>([])
+                try runBlockingMainThread {
+                    for try await count in shared.values(includingOtherProcessesIn: reader) {
+                        received.update { $0.append(count) }
+                        if count == 2 { break }
+                        try other.execute(self.insertPlayer)
+                    }
+                }
+                XCTAssertEqual(received.value, [0, 1, 2], "\(access)")
+            }
+        }
+    }
+
+    func testSharedObservationThrowsTheDeletedFileWithoutTheMainQueue() throws {
+        try withDatabase(.readOnly, journal: "delete") { reader, _, path in
             let shared = ValueObservation
                 .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
                 .shared(in: reader, scheduling: .async(onQueue: DispatchQueue(label: "shared")))
-            let received = Synchronized<[Int]>([])
+            let thrown = Synchronized<Error?>(nil)
             try runBlockingMainThread {
-                for try await count in shared.values(includingOtherProcessesIn: reader) {
-                    received.update { $0.append(count) }
-                    if count == 2 { break }
-                    try other.execute(self.insertPlayer)
+                do {
+                    for try await _ in shared.values(includingOtherProcessesIn: reader) {
+                        try FileManager.default.removeItem(atPath: path)
+                    }
+                    XCTFail("The loop ended without an error")
+                } catch {
+                    thrown.update { $0 = error }
                 }
             }
-            XCTAssertEqual(received.value, [0, 1, 2])
+            XCTAssertEqual((thrown.value as? DatabaseFileChangedError)?.reason, .deleted)
         }
     }
 
