@@ -16,10 +16,13 @@ let package = Package(
     // Each target declares every module it imports, even one that another
     // dependency already brings in.
     targets: [
-        // ncurses, for the executable only.
+        // ncurses, for the executable only. Its module map links ncursesw
+        // and tinfo, and its shim asks for the wide-character API: no
+        // pkg-config, whose -D_DEFAULT_SOURCE and -D_XOPEN_SOURCE=600 SwiftPM
+        // drops with a "prohibited flag(s)" warning in every build of a
+        // package that depends on this one.
         .systemLibrary(
             name: "CNcurses",
-            pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]),
 
         // SQLite's C API, for what GRDB does not wrap: the viewer's guards
@@ -62,6 +65,7 @@ let package = Package(
                 "ReactiveGRDB",
                 "SQLiteCommandLine",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ]),
 
         // The terminal app: ncurses runtime, input, signals, command line.
@@ -86,6 +90,20 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The Swift code blocks of Docs/ReactiveGRDB.md and of the README's
+        // ReactiveGRDB section, extracted by scripts/doc-examples.py and
+        // compiled in the language mode of the library's users (Swift 6).
+        // Examples declare values they never use: their warnings are noise,
+        // their errors fail the build.
+        .testTarget(
+            name: "DocExamplesTests",
+            dependencies: [
+                "ReactiveGRDB",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ],
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         .testTarget(
             name: "LiveTableCoreTests",
             dependencies: [

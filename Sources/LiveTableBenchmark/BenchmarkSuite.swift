@@ -33,6 +33,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// How fast the commits of another process reach the app, per journal
     /// mode (see `OtherProcessBenchmark`), nil when not measured.
     public var other_processes: [OtherProcessFigures]?
+    /// The async form of an observation of other processes' commits beside
+    /// its publisher, per journal mode (see `AsyncValuesBenchmark`), nil
+    /// when not measured.
+    public var async_values: [AsyncValuesFigures]?
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
     public var viewer: [ViewerScreenFigures]?
@@ -149,6 +153,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let other_processes {
             lines.append("")
             lines += OtherProcessFigures.table(other_processes)
+        }
+        if let async_values {
+            lines.append("")
+            lines += AsyncValuesFigures.table(async_values)
         }
         if let viewer {
             lines.append("")

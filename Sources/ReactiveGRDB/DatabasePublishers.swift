@@ -37,6 +37,8 @@ extension DatabasePublishers {
     // access (a `@Sendable` closure) and its scheduler, which OpenCombine's
     // contract lets any thread use.
     public struct Read<Output>: Publisher, @unchecked Sendable {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>
@@ -83,6 +85,8 @@ extension DatabasePublishers {
     // access (a `@Sendable` closure) and its scheduler, which OpenCombine's
     // contract lets any thread use.
     public struct Write<Output>: Publisher, @unchecked Sendable {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         fileprivate let upstream: AnyPublisher<Output, Error>

@@ -117,7 +117,11 @@ extension DatabasePublishers {
     /// It is `Sendable`: build it once, and subscribe from any task or
     /// queue.
     public struct DatabaseRegion: Publisher, Sendable {
+        /// The publisher publishes the database connection that has just
+        /// committed: use it right away, on the queue it is published on.
         public typealias Output = Database
+        /// The publisher fails with the error of the observation: a
+        /// `DatabaseError`, or a `DatabaseFileChangedError`.
         public typealias Failure = Error
 
         let observation: DatabaseRegionObservation

@@ -122,8 +122,8 @@ public struct OtherProcessCommits: Sendable {
     ///
     /// ```swift
     /// // A viewer of a file that another process writes without pause.
-    /// let rows = ValueObservation
-    ///     .tracking { db in try Row.fetchAll(db, sql: "SELECT * FROM item LIMIT 50") }
+    /// let firstPlayers = ValueObservation
+    ///     .tracking { db in try Player.limit(50).fetchAll(db) }
     ///     .publisher(in: dbQueue)
     ///     .includingOtherProcesses(.fileEvents.paced(.dutyCycle(0.1, minimumPause: 0.005)))
     /// ```

@@ -318,6 +318,19 @@ extension SharedValueObservation {
         _ commits: OtherProcessCommits = .fileEvents)
     -> DatabasePublishers.Value<Element>
     {
+        // The scheduler of a shared observation is not known: its default
+        // is the main queue.
+        publisher(includingOtherProcessesIn: reader, commits, schedule: { work in DispatchQueue.main.async(execute: work) })
+    }
+
+    /// `publisher(includingOtherProcessesIn:_:)`, whose errors of the watch
+    /// are delivered by `schedule`.
+    func publisher(
+        includingOtherProcessesIn reader: any DatabaseReader,
+        _ commits: OtherProcessCommits,
+        schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
+    -> DatabasePublishers.Value<Element>
+    {
         let start: ObservationStart<Element> = { onError, onChange in
             self.start(onError: onError, onChange: onChange)
         }
@@ -328,10 +341,8 @@ extension SharedValueObservation {
         } else {
             action = .restart { onError, onChange, _ in start(onError, onChange) }
         }
-        // The scheduler of a shared observation is not known: its default
-        // is the main queue.
         return DatabasePublishers.Value(
-            shared: start, reader: reader, schedule: { work in DispatchQueue.main.async(execute: work) },
+            shared: start, reader: reader, schedule: schedule,
             otherProcesses: action, commits: commits)
     }
 }
@@ -356,6 +367,8 @@ extension DatabasePublishers {
     /// It is `Sendable`: build it once, and subscribe from any task or
     /// queue.
     public struct Value<Output>: Publisher, Sendable {
+        /// The publisher fails with the error of the database access:
+        /// a `DatabaseError`, or any error thrown by your closures.
         public typealias Failure = Error
 
         /// How a subscription is made.

@@ -139,6 +139,10 @@ struct BenchCommand: ParsableCommand {
             let otherProcesses = try OtherProcessBenchmark(directory: suite.directory).run(log: Self.log)
             report.other_processes = otherProcesses
             report.targets += otherProcesses.flatMap(\.targets)
+            let asyncValues = try AsyncValuesBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-async"))
+                .run(log: Self.log)
+            report.async_values = asyncValues
+            report.targets += asyncValues.flatMap(\.targets)
         }
         if sections.contains(.viewer) {
             let viewerSuite = ViewerScreenSuite(
@@ -229,7 +233,8 @@ extension BenchmarkMode: ExpressibleByArgument { }
 enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The Hall of Fame's two observations, on each size of `--rows`.
     case hallOfFame = "hall-of-fame"
-    /// The commits of another process, in WAL and DELETE journal modes.
+    /// The commits of another process, in WAL and DELETE journal modes,
+    /// to the app's observation, and to the async form beside the publisher.
     case otherProcesses = "other-processes"
     /// The viewer, on each size of `--viewer-rows`.
     case viewer

@@ -151,6 +151,14 @@ final class CommitWatch: @unchecked Sendable {
         }
     }
 
+    /// Whether a watch of the database of `reader` runs: the tests check
+    /// that the last subscription releases it.
+    static func isWatching(_ reader: any DatabaseReader) -> Bool {
+        registryLock.withLock {
+            registry.keys.contains { $0.reader == ObjectIdentifier(reader) }
+        }
+    }
+
     /// The directory and the names of the files that other processes write
     /// when they change the database at `path`, or nil for a database in
     /// memory or opened from a `file:` URI.
