@@ -271,6 +271,11 @@ final class FetchRequestRxTests: XCTestCase {
             wait(for: maxScore, valueCount: 1)
 
             try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            // A pool may coalesce the values of consecutive transactions:
+            // wait for each value before the next write.
+            wait(for: count, valueCount: 2)
+            wait(for: all, valueCount: 2)
+            wait(for: names, valueCount: 2)
             // Identical consecutive values are filtered out.
             try writer.write { db in try db.execute(sql: "UPDATE player SET name = name") }
             try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
