@@ -33,8 +33,7 @@ extension DispatchQueue {
 }
 
 /// The key of a value that only the main queue holds.
-// nonisolated(unsafe): set once, on initialization, then only read.
-private nonisolated(unsafe) let mainQueueKey: DispatchSpecificKey<Bool> = {
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
     let key = DispatchSpecificKey<Bool>()
     DispatchQueue.main.setSpecific(key: key, value: true)
     return key
