@@ -97,6 +97,47 @@ extension GRDBReactive where Base == DatabaseRegionObservation {
     public func changes(in writer: any DatabaseWriter) -> DatabasePublishers.DatabaseRegion {
         base.publisher(in: writer)
     }
+
+    /// Returns a publisher that emits a database connection right after each
+    /// committed transaction that has impacted the tracked region, and, if
+    /// `startImmediately` is true, right on subscription: RxGRDB 0.18's
+    /// spelling.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Prints the current player count, then the count after each
+    /// // transaction that changes the player table.
+    /// let cancellable = DatabaseRegionObservation
+    ///     .tracking(Player.all())
+    ///     .rx.changes(in: dbQueue, startImmediately: true)
+    ///     .tryMap { db in try Player.fetchCount(db) }
+    ///     .sink(
+    ///         receiveCompletion: { completion in ... },
+    ///         receiveValue: { count in print(count) })
+    /// ```
+    ///
+    /// If `startImmediately` is true, the first connection is emitted
+    /// synchronously, during the subscription (at the first demand, which
+    /// `sink` makes on subscription), from the writer's queue, in the same
+    /// database access that starts the observation: no transaction can
+    /// happen between the first element and the observation of the next
+    /// ones. It can be subscribed from any thread, and from inside a
+    /// database access. If `startImmediately` is false, the publisher is
+    /// the one of `changes(in:)`, without an initial element.
+    ///
+    /// `changes(in:)`, without this argument, is RxGRDB 3's spelling, which
+    /// has no initial element, where RxGRDB 0.18's default was true.
+    ///
+    /// - parameter writer: A database writer.
+    /// - parameter startImmediately: Whether a connection is emitted on
+    ///   subscription.
+    /// - returns: A publisher of database connections.
+    public func changes(in writer: any DatabaseWriter, startImmediately: Bool) -> DatabasePublishers.DatabaseRegion {
+        var publisher = base.publisher(in: writer)
+        publisher.startsImmediately = startImmediately
+        return publisher
+    }
 }
 
 extension DatabasePublishers {
@@ -127,6 +168,8 @@ extension DatabasePublishers {
         let observation: DatabaseRegionObservation
         let writer: any DatabaseWriter
         var commits: OtherProcessCommits?
+        /// Whether a connection is emitted on subscription.
+        var startsImmediately = false
 
         /// Returns a publisher that also emits after each commit of another
         /// process.
@@ -187,6 +230,7 @@ extension DatabasePublishers {
         {
             let observation = observation
             let writer = writer
+            let startsImmediately = startsImmediately
             let otherProcesses = commits.map { commits in
                 OtherProcessRefresh<Database>(
                     reader: writer, commits: commits,
@@ -200,7 +244,16 @@ extension DatabasePublishers {
             // it can start from inside a database access too.
             let subscription = ObservationSubscription(
                 start: { onError, onChange in
-                    observation.start(in: writer, onError: onError, onChange: onChange)
+                    guard startsImmediately else {
+                        return observation.start(in: writer, onError: onError, onChange: onChange)
+                    }
+                    // The first connection, and the start, in one database
+                    // access: no transaction can happen in between.
+                    return writer.unsafeReentrantWrite { db in
+                        let cancellable = observation.start(in: writer, onError: onError, onChange: onChange)
+                        onChange(db)
+                        return cancellable
+                    }
                 },
                 otherProcesses: otherProcesses,
                 downstream: subscriber)

@@ -3,7 +3,8 @@ import GRDB
 import OpenCombine
 
 // The request conveniences of RxGRDB 0.18: values publishers that filter out
-// identical consecutive values, and a changes publisher.
+// identical consecutive values, and a changes publisher, with its
+// `startImmediately:` and `observeOn:` arguments.
 //
 // Records are compared through their fetched rows, so that a record type need
 // not be Equatable for its duplicates to be filtered out: this is how RxGRDB
@@ -15,7 +16,7 @@ import OpenCombine
 extension GRDBReactive where Base: FetchRequest {
     /// Returns a publisher that emits a database connection right after each
     /// committed transaction that has modified the tables and columns fetched
-    /// by the request.
+    /// by the request, and, by default, right on subscription.
     ///
     /// For example:
     ///
@@ -27,18 +28,26 @@ extension GRDBReactive where Base: FetchRequest {
     ///     })
     /// ```
     ///
-    /// It is `DatabaseRegionObservation(tracking: request).rx.changes(in:)`:
+    /// It is `DatabaseRegionObservation(tracking: request).rx.changes(in:startImmediately:)`:
     /// connections are emitted on the writer's queue, serialized with all
-    /// database updates, and never for a rolled back transaction.
+    /// database updates, and never for a rolled back transaction. If
+    /// `startImmediately` is true (the default, as in RxGRDB 0.18), the
+    /// first connection is emitted synchronously, during the subscription
+    /// (at the first demand, which `sink` makes on subscription), from
+    /// the writer's queue, before any other write can happen.
     ///
     /// - parameter writer: A database writer.
+    /// - parameter startImmediately: Whether a connection is emitted on
+    ///   subscription. The default is true.
     /// - returns: A publisher of database connections.
-    public func changes(in writer: any DatabaseWriter) -> DatabasePublishers.DatabaseRegion {
-        DatabaseRegionObservation(tracking: base).rx.changes(in: writer)
+    public func changes(in writer: any DatabaseWriter, startImmediately: Bool = true) -> DatabasePublishers.DatabaseRegion {
+        DatabaseRegionObservation(tracking: base).rx.changes(in: writer, startImmediately: startImmediately)
     }
+}
 
-    /// Returns a publisher of the number of results of the request, fetched
-    /// initially and after each transaction that changes it.
+extension GRDBReactive where Base: FetchRequest {
+    /// Returns a publisher of the number of results of the request,
+    /// fetched initially and after each transaction that changes it.
     ///
     /// For example:
     ///
@@ -52,22 +61,87 @@ extension GRDBReactive where Base: FetchRequest {
     ///
     /// Identical consecutive values are filtered out.
     ///
+    /// If `startImmediately` is true (the default), the first value is
+    /// published from the current database state, synchronously during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription) if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue. If `startImmediately` is false, the initial value is fetched
+    /// but not published: only a transaction that changes it publishes.
+    /// All later values, and the error, are published asynchronously on
+    /// the main queue.
+    ///
     /// - parameter reader: A database reader.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
-    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - returns: A publisher of counts.
     public func observeCount(
         in reader: any DatabaseReader,
-        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+        startImmediately: Bool = true)
+    -> DatabasePublishers.Value<Int>
+    {
+        base.observationForCount().publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of the number of results of the request, fetched
+    /// initially and after each transaction that changes it, published as
+    /// `scheduler` says.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let publisher = Player.all().rx.observeCount(in: dbQueue, scheduling: .async(onQueue: queue))
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`, such as
+    ///   `.async(onQueue:)` or `.immediate`.
+    /// - returns: A publisher of counts.
+    public func observeCount(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler)
     -> DatabasePublishers.Value<Int>
     {
         base.observationForCount().publisher(in: reader, scheduling: scheduler)
     }
-}
 
+    /// Returns a publisher of the number of results of the request, published
+    /// on `scheduler`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let counts = Player.all().rx.observeCount(in: dbQueue, observeOn: queue.ocombine)
+    /// ```
+    ///
+    /// It is RxGRDB 0.18's `observeOn:` argument: all values, the initial
+    /// one too, and the error, are published asynchronously on
+    /// `scheduler`, even the main queue's. If `startImmediately` is false,
+    /// the initial value is fetched but not published. Identical
+    /// consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
+    /// - parameter scheduler: The OpenCombine scheduler that publishes the
+    ///   values and the error.
+    /// - returns: A publisher of counts.
+    public func observeCount<S: OpenCombine.Scheduler>(
+        in reader: any DatabaseReader,
+        startImmediately: Bool = true,
+        observeOn scheduler: S)
+    -> DatabasePublishers.Value<Int>
+    {
+        base.observationForCount().publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
+    }
+}
 extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecord & Sendable {
-    /// Returns a publisher of the records fetched by the request, initially
-    /// and after each transaction that changes them.
+    /// Returns a publisher of the records fetched by the request, fetched
+    /// initially and after each transaction that changes it.
     ///
     /// For example:
     ///
@@ -81,127 +155,53 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecor
     ///
     /// Identical consecutive values are filtered out.
     ///
+    /// If `startImmediately` is true (the default), the first value is
+    /// published from the current database state, synchronously during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription) if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue. If `startImmediately` is false, the initial value is fetched
+    /// but not published: only a transaction that changes it publishes.
+    /// All later values, and the error, are published asynchronously on
+    /// the main queue.
+    ///
     /// - parameter reader: A database reader.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
-    ///   values are dispatched asynchronously on the main dispatch queue.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - returns: A publisher of arrays of records.
     public func observeAll(
         in reader: any DatabaseReader,
-        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
+        startImmediately: Bool = true)
     -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        base.observationForAll().publisher(in: reader, scheduling: scheduler)
+        base.observationForAll().publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
     }
 
-    /// Returns a publisher of the first record fetched by the request,
-    /// initially and after each transaction that changes it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cancellable = Player.order(Column("score").desc).rx
-    ///     .observeFirst(in: dbQueue)
-    ///     .sink(receiveCompletion: { _ in }, receiveValue: { (player: Player?) in
-    ///         print("Fresh best player: \(player)")
-    ///     })
-    /// ```
-    ///
-    /// Identical consecutive values are filtered out.
-    ///
-    /// - parameter reader: A database reader.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
-    ///   values are dispatched asynchronously on the main dispatch queue.
-    /// - returns: A publisher of optional records.
-    public func observeFirst(
-        in reader: any DatabaseReader,
-        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
-    -> DatabasePublishers.Value<Base.RowDecoder?>
-    {
-        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
-    }
-}
-
-extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueConvertible & Equatable & Sendable {
-    /// Returns a publisher of the values fetched by the request, initially
-    /// and after each transaction that changes them.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let request = Player.select(Column("name"), as: String.self)
-    /// let names = request.rx.observeAll(in: dbQueue) // publisher of [String]
-    /// ```
-    ///
-    /// Identical consecutive values are filtered out.
-    ///
-    /// - parameter reader: A database reader.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
-    ///   values are dispatched asynchronously on the main dispatch queue.
-    /// - returns: A publisher of arrays of values.
-    public func observeAll(
-        in reader: any DatabaseReader,
-        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
-    -> DatabasePublishers.Value<[Base.RowDecoder]>
-    {
-        base.observationForAll().publisher(in: reader, scheduling: scheduler)
-    }
-
-    /// Returns a publisher of the first value fetched by the request,
-    /// initially and after each transaction that changes it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let request = SQLRequest<Int>(sql: "SELECT MAX(score) FROM player")
-    /// let maxScore = request.rx.observeFirst(in: dbQueue) // publisher of Int?
-    /// ```
-    ///
-    /// Identical consecutive values are filtered out.
-    ///
-    /// - parameter reader: A database reader.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default, fresh
-    ///   values are dispatched asynchronously on the main dispatch queue.
-    /// - returns: A publisher of optional values.
-    public func observeFirst(
-        in reader: any DatabaseReader,
-        scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
-    -> DatabasePublishers.Value<Base.RowDecoder?>
-    {
-        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
-    }
-}
-
-// MARK: - observeOn: RxGRDB 0.18's scheduling argument
-
-extension GRDBReactive where Base: FetchRequest {
-    /// Returns a publisher of the number of results of the request, published
-    /// on `scheduler`.
+    /// Returns a publisher of the records fetched by the request, fetched
+    /// initially and after each transaction that changes it, published as
+    /// `scheduler` says.
     ///
     /// For example:
     ///
     /// ```swift
     /// let queue = DispatchQueue(label: "players")
-    /// let counts = Player.all().rx.observeCount(in: dbQueue, observeOn: queue.ocombine)
+    /// let publisher = Player.all().rx.observeAll(in: dbQueue, scheduling: .async(onQueue: queue))
     /// ```
     ///
-    /// It is RxGRDB 0.18's spelling of `observeCount(in:scheduling:)`: the same
-    /// values, all published on `scheduler`, asynchronously, the initial one
-    /// included. Identical consecutive values are filtered out.
+    /// Identical consecutive values are filtered out.
     ///
     /// - parameter reader: A database reader.
-    /// - parameter scheduler: The OpenCombine scheduler that publishes the
-    ///   values and the error.
-    /// - returns: A publisher of counts.
-    public func observeCount<S: OpenCombine.Scheduler>(
+    /// - parameter scheduler: A `ValueObservationScheduler`, such as
+    ///   `.async(onQueue:)` or `.immediate`.
+    /// - returns: A publisher of arrays of records.
+    public func observeAll(
         in reader: any DatabaseReader,
-        observeOn scheduler: S)
-    -> DatabasePublishers.Value<Int>
+        scheduling scheduler: some ValueObservationScheduler)
+    -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        observeCount(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.observationForAll().publisher(in: reader, scheduling: scheduler)
     }
-}
 
-extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecord & Sendable {
     /// Returns a publisher of the records fetched by the request, published on
     /// `scheduler`.
     ///
@@ -212,20 +212,87 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecor
     /// let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
-    /// It is RxGRDB 0.18's spelling of `observeAll(in:scheduling:)`: the same
-    /// values, all published on `scheduler`, asynchronously, the initial one
-    /// included. Identical consecutive values are filtered out.
+    /// It is RxGRDB 0.18's `observeOn:` argument: all values, the initial
+    /// one too, and the error, are published asynchronously on
+    /// `scheduler`, even the main queue's. If `startImmediately` is false,
+    /// the initial value is fetched but not published. Identical
+    /// consecutive values are filtered out.
     ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler that publishes the
     ///   values and the error.
     /// - returns: A publisher of arrays of records.
     public func observeAll<S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        observeAll(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.observationForAll().publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of the first record fetched by the request, fetched
+    /// initially and after each transaction that changes it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = Player.order(Column("score").desc).rx
+    ///     .observeFirst(in: dbQueue)
+    ///     .sink(receiveCompletion: { _ in }, receiveValue: { (player: Player?) in
+    ///         print("Fresh best player: \(String(describing: player))")
+    ///     })
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// If `startImmediately` is true (the default), the first value is
+    /// published from the current database state, synchronously during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription) if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue. If `startImmediately` is false, the initial value is fetched
+    /// but not published: only a transaction that changes it publishes.
+    /// All later values, and the error, are published asynchronously on
+    /// the main queue.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
+    /// - returns: A publisher of optional records.
+    public func observeFirst(
+        in reader: any DatabaseReader,
+        startImmediately: Bool = true)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        base.observationForFirst().publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of the first record fetched by the request, fetched
+    /// initially and after each transaction that changes it, published as
+    /// `scheduler` says.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let publisher = Player.order(Column("score").desc).rx.observeFirst(in: dbQueue, scheduling: .async(onQueue: queue))
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`, such as
+    ///   `.async(onQueue:)` or `.immediate`.
+    /// - returns: A publisher of optional records.
+    public func observeFirst(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
     }
 
     /// Returns a publisher of the first record fetched by the request,
@@ -238,24 +305,87 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: FetchableRecor
     /// let best = Player.order(Column("score").desc).rx.observeFirst(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
-    /// It is RxGRDB 0.18's spelling of `observeFirst(in:scheduling:)`: the same
-    /// values, all published on `scheduler`, asynchronously, the initial one
-    /// included. Identical consecutive values are filtered out.
+    /// It is RxGRDB 0.18's `observeOn:` argument: all values, the initial
+    /// one too, and the error, are published asynchronously on
+    /// `scheduler`, even the main queue's. If `startImmediately` is false,
+    /// the initial value is fetched but not published. Identical
+    /// consecutive values are filtered out.
     ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler that publishes the
     ///   values and the error.
     /// - returns: A publisher of optional records.
     public func observeFirst<S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<Base.RowDecoder?>
     {
-        observeFirst(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.observationForFirst().publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
     }
 }
-
 extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueConvertible & Equatable & Sendable {
+    /// Returns a publisher of the values fetched by the request, fetched
+    /// initially and after each transaction that changes it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = Player.select(Column("name"), as: String.self)
+    /// let names = request.rx.observeAll(in: dbQueue) // publisher of [String]
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// If `startImmediately` is true (the default), the first value is
+    /// published from the current database state, synchronously during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription) if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue. If `startImmediately` is false, the initial value is fetched
+    /// but not published: only a transaction that changes it publishes.
+    /// All later values, and the error, are published asynchronously on
+    /// the main queue.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
+    /// - returns: A publisher of arrays of values.
+    public func observeAll(
+        in reader: any DatabaseReader,
+        startImmediately: Bool = true)
+    -> DatabasePublishers.Value<[Base.RowDecoder]>
+    {
+        base.observationForAll().publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of the values fetched by the request, fetched
+    /// initially and after each transaction that changes it, published as
+    /// `scheduler` says.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let publisher = Player.select(Column("name"), as: String.self).rx.observeAll(in: dbQueue, scheduling: .async(onQueue: queue))
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`, such as
+    ///   `.async(onQueue:)` or `.immediate`.
+    /// - returns: A publisher of arrays of values.
+    public func observeAll(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler)
+    -> DatabasePublishers.Value<[Base.RowDecoder]>
+    {
+        base.observationForAll().publisher(in: reader, scheduling: scheduler)
+    }
+
     /// Returns a publisher of the values fetched by the request, published on
     /// `scheduler`.
     ///
@@ -266,24 +396,88 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueC
     /// let names = Player.select(Column("name"), as: String.self).rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
-    /// It is RxGRDB 0.18's spelling of `observeAll(in:scheduling:)`: the same
-    /// values, all published on `scheduler`, asynchronously, the initial one
-    /// included. Identical consecutive values are filtered out.
+    /// It is RxGRDB 0.18's `observeOn:` argument: all values, the initial
+    /// one too, and the error, are published asynchronously on
+    /// `scheduler`, even the main queue's. If `startImmediately` is false,
+    /// the initial value is fetched but not published. Identical
+    /// consecutive values are filtered out.
     ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler that publishes the
     ///   values and the error.
     /// - returns: A publisher of arrays of values.
     public func observeAll<S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<[Base.RowDecoder]>
     {
-        observeAll(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.observationForAll().publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
     }
 
-    /// Returns a publisher of the first value fetched by the request,
-    /// published on `scheduler`.
+    /// Returns a publisher of the first value fetched by the request, fetched
+    /// initially and after each transaction that changes it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = SQLRequest<Int>(sql: "SELECT MAX(score) FROM player")
+    /// let maxScore = request.rx.observeFirst(in: dbQueue) // publisher of Int?
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// If `startImmediately` is true (the default), the first value is
+    /// published from the current database state, synchronously during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription) if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue. If `startImmediately` is false, the initial value is fetched
+    /// but not published: only a transaction that changes it publishes.
+    /// All later values, and the error, are published asynchronously on
+    /// the main queue.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
+    /// - returns: A publisher of optional values.
+    public func observeFirst(
+        in reader: any DatabaseReader,
+        startImmediately: Bool = true)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        base.observationForFirst().publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of the first value fetched by the request, fetched
+    /// initially and after each transaction that changes it, published as
+    /// `scheduler` says.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let queue = DispatchQueue(label: "players")
+    /// let publisher = SQLRequest<Int>(sql: "SELECT MAX(score) FROM player").rx.observeFirst(in: dbQueue, scheduling: .async(onQueue: queue))
+    /// ```
+    ///
+    /// Identical consecutive values are filtered out.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter scheduler: A `ValueObservationScheduler`, such as
+    ///   `.async(onQueue:)` or `.immediate`.
+    /// - returns: A publisher of optional values.
+    public func observeFirst(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler)
+    -> DatabasePublishers.Value<Base.RowDecoder?>
+    {
+        base.observationForFirst().publisher(in: reader, scheduling: scheduler)
+    }
+
+    /// Returns a publisher of the first value fetched by the request, published
+    /// on `scheduler`.
     ///
     /// For example:
     ///
@@ -292,20 +486,25 @@ extension GRDBReactive where Base: FetchRequest, Base.RowDecoder: DatabaseValueC
     /// let maxScore = SQLRequest<Int>(sql: "SELECT MAX(score) FROM player").rx.observeFirst(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
-    /// It is RxGRDB 0.18's spelling of `observeFirst(in:scheduling:)`: the same
-    /// values, all published on `scheduler`, asynchronously, the initial one
-    /// included. Identical consecutive values are filtered out.
+    /// It is RxGRDB 0.18's `observeOn:` argument: all values, the initial
+    /// one too, and the error, are published asynchronously on
+    /// `scheduler`, even the main queue's. If `startImmediately` is false,
+    /// the initial value is fetched but not published. Identical
+    /// consecutive values are filtered out.
     ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler that publishes the
     ///   values and the error.
     /// - returns: A publisher of optional values.
     public func observeFirst<S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<Base.RowDecoder?>
     {
-        observeFirst(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.observationForFirst().publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
     }
 }
 

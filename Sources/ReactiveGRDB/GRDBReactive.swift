@@ -81,7 +81,8 @@ extension DatabaseWriter {
 
 extension ValueObservation {
     /// Reactive extensions of a value observation:
-    /// `rx.observe(in:scheduling:)`.
+    /// `rx.observe(in:scheduling:)`, and RxGRDB 0.18's
+    /// `rx.observe(in:startImmediately:observeOn:)`.
     ///
     /// For example:
     ///
@@ -97,7 +98,8 @@ extension ValueObservation {
 
 extension DatabaseRegionObservation {
     /// Reactive extensions of a database region observation:
-    /// `rx.changes(in:)`.
+    /// `rx.changes(in:)`, and RxGRDB 0.18's
+    /// `rx.changes(in:startImmediately:)`.
     ///
     /// For example:
     ///
@@ -112,9 +114,11 @@ extension DatabaseRegionObservation {
 }
 
 extension FetchRequest {
-    /// Reactive extensions of a request: `rx.observeAll(in:scheduling:)`,
-    /// `rx.observeFirst(in:scheduling:)`, `rx.observeCount(in:scheduling:)`,
-    /// their `observeOn:` forms, and `rx.changes(in:)`.
+    /// Reactive extensions of a request: RxGRDB 0.18's
+    /// `rx.observeAll(in:startImmediately:observeOn:)`,
+    /// `rx.observeFirst(in:startImmediately:observeOn:)`,
+    /// `rx.observeCount(in:startImmediately:observeOn:)`, their
+    /// `scheduling:` forms, and `rx.changes(in:startImmediately:)`.
     ///
     /// For example:
     ///

@@ -67,12 +67,24 @@ public struct RequestObservation<Value: Sendable>: Sendable {
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<Value>
     {
+        publisher(in: reader, scheduling: scheduler, startImmediately: true)
+    }
+
+    /// The publisher of `publisher(in:scheduling:)`, that publishes its
+    /// initial value only if `startImmediately` is true: RxGRDB 0.18's
+    /// `startImmediately:` argument.
+    func publisher(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler,
+        startImmediately: Bool)
+    -> DatabasePublishers.Value<Value>
+    {
         let fetch = fetch
         let observation = ValueObservation
             .tracking { db in try fetch(db) }
             .removeDuplicates(by: FetchedValue.isDuplicate)
         return DatabasePublishers.Value(
-            observation, in: reader, scheduling: scheduler,
+            observation, in: reader, scheduling: scheduler, startImmediately: startImmediately,
             removingDuplicates: FetchedValue.isDuplicate,
             output: \.value)
     }

@@ -200,6 +200,92 @@ extension GRDBReactive {
         base.publisher(in: reader, scheduling: scheduler)
     }
 
+    /// Returns a publisher of observed values, with RxGRDB 0.18's
+    /// scheduling: the initial value is published synchronously when the
+    /// observation starts on the main queue.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // On the main queue
+    /// let cancellable = ValueObservation
+    ///     .tracking { db in try Player.fetchAll(db) }
+    ///     .rx.observe(in: dbQueue, startImmediately: true)
+    ///     .sink(
+    ///         receiveCompletion: { completion in ... },
+    ///         receiveValue: { (players: [Player]) in print("Fresh players: \(players)") })
+    /// // <- here "Fresh players" has been printed.
+    /// ```
+    ///
+    /// If `startImmediately` is true, the first value is published from
+    /// the current database state. It is published synchronously, during
+    /// the subscription (at the first demand, which `sink` makes on
+    /// subscription), if and only if the subscription happens on the main
+    /// queue, on the main thread; otherwise, asynchronously on the main
+    /// queue: after `dispatchMain()` or in an `async` main, where the main
+    /// queue is drained on another thread than the main thread, it is
+    /// published asynchronously, and nothing traps.
+    ///
+    /// If `startImmediately` is false, the initial value is fetched but not
+    /// published: only the values fetched after a transaction has changed
+    /// the observed region are. GRDB's `ValueObservation` may publish
+    /// consecutive identical values: a `DatabasePool` may publish the
+    /// initial state once more, as its first change. Filter them out with
+    /// `ValueObservation.removeDuplicates()`.
+    ///
+    /// All later values, and the error, are published asynchronously on the
+    /// main queue.
+    ///
+    /// `observe(in:)`, without this argument, is RxGRDB 3's spelling: its
+    /// initial value is published asynchronously on the main queue. See
+    /// `observe(in:scheduling:)`.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer>(
+        in reader: any DatabaseReader,
+        startImmediately: Bool)
+    -> DatabasePublishers.Value<Reducer.Value>
+    where Base == ValueObservation<Reducer>
+    {
+        base.publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
+    /// Returns a publisher of observed values, that filters out identical
+    /// consecutive values, even after the commits of other processes, with
+    /// RxGRDB 0.18's scheduling: the initial value is published
+    /// synchronously when the observation starts on the main queue.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // Publishes the player count after each change, not the current one
+    /// let counts = ValueObservation
+    ///     .tracking { db in try Player.fetchCount(db) }
+    ///     .removeDuplicates()
+    ///     .rx.observe(in: dbQueue, startImmediately: false)
+    /// ```
+    ///
+    /// With `startImmediately` false, a change that publishes the same
+    /// value as the unpublished initial one is filtered out too. See
+    /// `observe(in:startImmediately:)` for the scheduling.
+    ///
+    /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published.
+    /// - returns: A publisher of observed values.
+    public func observe<Reducer>(
+        in reader: any DatabaseReader,
+        startImmediately: Bool)
+    -> DatabasePublishers.Value<ValueReducers.RemoveDuplicates<Reducer>.Value>
+    where Base == ValueObservation<ValueReducers.RemoveDuplicates<Reducer>>,
+          ValueReducers.RemoveDuplicates<Reducer>.Value: Equatable
+    {
+        base.publisher(in: reader, scheduling: MainQueueScheduler(), startImmediately: startImmediately)
+    }
+
     /// Returns a publisher of observed values, that publishes all its
     /// values on an OpenCombine scheduler: RxGRDB 0.18's `observeOn:`
     /// argument.
@@ -213,19 +299,25 @@ extension GRDBReactive {
     ///     .rx.observe(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
-    /// The initial value too is published asynchronously on the scheduler.
-    /// See `observe(in:scheduling:)`.
+    /// All values, the initial one too, and the error, are published
+    /// asynchronously on the scheduler, even the main queue's. If
+    /// `startImmediately` is false, the initial value is fetched but not
+    /// published: only the changes are. See
+    /// `observe(in:startImmediately:)`.
     ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler of all values.
     /// - returns: A publisher of observed values.
     public func observe<Reducer, S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<Reducer.Value>
     where Base == ValueObservation<Reducer>
     {
-        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
     }
 
     /// Returns a publisher of observed values, that filters out identical
@@ -242,17 +334,51 @@ extension GRDBReactive {
     ///     .rx.observe(in: dbQueue, observeOn: queue.ocombine)
     /// ```
     ///
+    /// See `observe(in:startImmediately:observeOn:)`.
+    ///
     /// - parameter reader: A database reader.
+    /// - parameter startImmediately: Whether the initial value is
+    ///   published. The default is true.
     /// - parameter scheduler: The OpenCombine scheduler of all values.
     /// - returns: A publisher of observed values.
     public func observe<Reducer, S: OpenCombine.Scheduler>(
         in reader: any DatabaseReader,
+        startImmediately: Bool = true,
         observeOn scheduler: S)
     -> DatabasePublishers.Value<ValueReducers.RemoveDuplicates<Reducer>.Value>
     where Base == ValueObservation<ValueReducers.RemoveDuplicates<Reducer>>,
           ValueReducers.RemoveDuplicates<Reducer>.Value: Equatable
     {
-        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler))
+        base.publisher(in: reader, scheduling: SchedulerOfValues(scheduler), startImmediately: startImmediately)
+    }
+}
+
+extension ValueObservation {
+    /// The publisher of `publisher(in:scheduling:)`, that publishes its
+    /// initial value only if `startImmediately` is true.
+    func publisher(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler,
+        startImmediately: Bool)
+    -> DatabasePublishers.Value<Reducer.Value>
+    {
+        DatabasePublishers.Value(
+            self, in: reader, scheduling: scheduler, startImmediately: startImmediately,
+            removingDuplicates: nil, output: { $0 })
+    }
+
+    /// The publisher of `publisher(in:scheduling:)` for `removeDuplicates()`,
+    /// that publishes its initial value only if `startImmediately` is true.
+    func publisher<Base>(
+        in reader: any DatabaseReader,
+        scheduling scheduler: some ValueObservationScheduler,
+        startImmediately: Bool)
+    -> DatabasePublishers.Value<Reducer.Value>
+    where Reducer == ValueReducers.RemoveDuplicates<Base>, Reducer.Value: Equatable
+    {
+        DatabasePublishers.Value(
+            self, in: reader, scheduling: scheduler, startImmediately: startImmediately,
+            removingDuplicates: { $0 == $1 }, output: { $0 })
     }
 }
 
@@ -393,15 +519,22 @@ extension DatabasePublishers {
         /// published one is not published, even when the observation starts
         /// again after a commit of another process: GRDB's reducer of
         /// the restarted observation does not know the previous value.
+        ///
+        /// With `startImmediately` false, the initial value is fetched but
+        /// not published: it is the reference of the duplicates filter,
+        /// and only the changes are published.
         init<Reducer>(
             _ observation: ValueObservation<Reducer>,
             in reader: any DatabaseReader,
             scheduling scheduler: some ValueObservationScheduler,
+            startImmediately: Bool = true,
             removingDuplicates isDuplicate: (@Sendable (Reducer.Value, Reducer.Value) -> Bool)?,
             output: @escaping @Sendable (Reducer.Value) -> Output)
         {
             subscribe = { subscriber, options in
-                let downstream = ObservationDownstream(downstream: subscriber, isDuplicate: isDuplicate, output: output)
+                let downstream = ObservationDownstream(
+                    downstream: subscriber, dropsInitialValue: !startImmediately,
+                    isDuplicate: isDuplicate, output: output)
                 if options.fetchesOnSubscription {
                     Self.subscribe(downstream, to: observation, in: reader, scheduling: .immediate, commits: options.commits)
                 } else {
@@ -596,13 +729,17 @@ where Downstream: Subscriber, Downstream.Failure == Error
     private let isDuplicate: (@Sendable (Fetched, Fetched) -> Bool)?
     private let output: @Sendable (Fetched) -> Downstream.Input
     private var previous: Fetched?
+    /// Whether the next value is the initial one, not to be published.
+    private var dropsInitialValue: Bool
 
     init(
         downstream: Downstream,
+        dropsInitialValue: Bool = false,
         isDuplicate: (@Sendable (Fetched, Fetched) -> Bool)?,
         output: @escaping @Sendable (Fetched) -> Downstream.Input)
     {
         self.downstream = downstream
+        self.dropsInitialValue = dropsInitialValue
         self.isDuplicate = isDuplicate
         self.output = output
     }
@@ -614,6 +751,12 @@ where Downstream: Subscriber, Downstream.Failure == Error
     }
 
     func receive(_ input: Fetched) -> Subscribers.Demand {
+        if dropsInitialValue {
+            // Not published, but compared with the next value.
+            dropsInitialValue = false
+            if isDuplicate != nil { previous = input }
+            return .max(1)
+        }
         if let isDuplicate {
             if let previous, isDuplicate(previous, input) {
                 // The dropped value used one unit of demand: give it back.

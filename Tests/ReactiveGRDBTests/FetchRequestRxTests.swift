@@ -22,7 +22,7 @@ final class FetchRequestRxTests: XCTestCase {
     func testChanges() {
         forEachWriter { writer, kind in
             let recorder = Player.all().rx
-                .changes(in: writer)
+                .changes(in: writer, startImmediately: false)
                 .tryMap { db in try Player.fetchCount(db) }
                 .record()
             XCTAssertTrue(recorder.values.isEmpty, "\(kind)")
@@ -48,7 +48,7 @@ final class FetchRequestRxTests: XCTestCase {
             try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
             try writer.write { db in try db.execute(sql: "UPDATE player SET name = 'Barbara'") }
             try writer.write { db in try db.execute(sql: "UPDATE player SET score = 750") }
-            XCTAssertEqual(recorder.values, [1000, 750], "\(kind)")
+            XCTAssertEqual(recorder.values, [nil, 1000, 750], "\(kind)")
         }
     }
 
@@ -194,23 +194,34 @@ final class FetchRequestRxTests: XCTestCase {
 
     // MARK: - Scheduling
 
-    func testConveniencesDeliverAsynchronouslyOnTheMainQueueByDefault() {
-        forEachWriter { writer, kind in
+    func testConveniencesPublishTheirInitialValueSynchronouslyOnTheMainQueueByDefault() {
+        forEachReader { reader, kind in
             let onMainThread = Synchronized<[Bool]>([])
             let markMain: (Any) -> Void = { _ in onMainThread.update { $0.append(Thread.isMainThread) } }
             let request = Player.all()
             let countRecorder = Recorder<Int, Error>(onEvent: markMain)
             let allRecorder = Recorder<[Player], Error>(onEvent: markMain)
             let firstRecorder = Recorder<Player?, Error>(onEvent: markMain)
-            request.rx.observeCount(in: writer).subscribe(countRecorder)
-            request.rx.observeAll(in: writer).subscribe(allRecorder)
-            request.rx.observeFirst(in: writer).subscribe(firstRecorder)
-            XCTAssertTrue(countRecorder.values.isEmpty && allRecorder.values.isEmpty && firstRecorder.values.isEmpty, "\(kind)")
+            request.rx.observeCount(in: reader).subscribe(countRecorder)
+            request.rx.observeAll(in: reader).subscribe(allRecorder)
+            request.rx.observeFirst(in: reader).subscribe(firstRecorder)
 
-            XCTAssertEqual(wait(for: countRecorder, valueCount: 1).values, [0], "\(kind)")
-            XCTAssertEqual(wait(for: allRecorder, valueCount: 1).values, [[]], "\(kind)")
-            XCTAssertEqual(wait(for: firstRecorder, valueCount: 1).values, [nil], "\(kind)")
+            // Synchronously, during the subscription.
+            XCTAssertEqual(countRecorder.values, [0], "\(kind)")
+            XCTAssertEqual(allRecorder.values, [[]], "\(kind)")
+            XCTAssertEqual(firstRecorder.values, [nil], "\(kind)")
             XCTAssertEqual(onMainThread.value, [true, true, true], "\(kind)")
+
+            guard let writer = reader as? any DatabaseWriter else { return }
+            // Changes are published asynchronously, on the main queue.
+            try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            XCTAssertEqual(countRecorder.values, [0], "\(kind)")
+            wait(for: countRecorder, until: { $0.values.last == 1 })
+            try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+            XCTAssertEqual(wait(for: countRecorder, until: { $0.values.last == 2 }).values, [0, 1, 2], "\(kind)")
+            wait(for: allRecorder, until: { $0.values.last?.count == 2 })
+            wait(for: firstRecorder, until: { $0.values.last??.id == 1 })
+            XCTAssertTrue(onMainThread.value.allSatisfy { $0 }, "\(kind)")
         }
     }
 
@@ -260,6 +271,11 @@ final class FetchRequestRxTests: XCTestCase {
             wait(for: maxScore, valueCount: 1)
 
             try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+            // A pool may coalesce the values of consecutive transactions:
+            // wait for each value before the next write.
+            wait(for: count, valueCount: 2)
+            wait(for: all, valueCount: 2)
+            wait(for: names, valueCount: 2)
             // Identical consecutive values are filtered out.
             try writer.write { db in try db.execute(sql: "UPDATE player SET name = name") }
             try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }

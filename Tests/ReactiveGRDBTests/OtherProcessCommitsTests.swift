@@ -20,6 +20,44 @@ final class OtherProcessCommitsTests: XCTestCase {
         super.tearDown()
     }
 
+    // MARK: - startImmediately: false
+
+    func testStartImmediatelyFalsePublishesOnlyTheChangesOfAnotherProcess() throws {
+        for connection in ConnectionKind.allCases {
+            for access in Access.allCases {
+                let context = "\(connection), \(access)"
+                try RecorderScope.run {
+                    try withDatabase(connection, access, .wal) { reader, other in
+                        // Subscribed on the main queue: the initial count is
+                        // fetched synchronously, and not published.
+                        let counts = Table("player").all().rx
+                            .observeCount(in: reader, startImmediately: false)
+                            .includingOtherProcesses()
+                            .record()
+                        let names = names.rx
+                            .observe(in: reader, startImmediately: false)
+                            .includingOtherProcesses()
+                            .record()
+                        XCTAssertEqual(counts.values, [], context)
+                        XCTAssertEqual(names.values, [], context)
+
+                        try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                        wait(for: counts, until: { $0.values.last == 1 })
+                        wait(for: names, until: { $0.values.last == ["Arthur"] })
+                        // Does not change the count.
+                        try other.execute("UPDATE player SET name = 'Craig'")
+                        wait(for: names, until: { $0.values.last == ["Craig"] })
+                        try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
+                        XCTAssertEqual(wait(for: counts, until: { $0.values.last == 2 }).values, [1, 2], context)
+                        XCTAssertEqual(
+                            wait(for: names, until: { $0.values.last == ["Craig", "Barbara"] }).values,
+                            [["Arthur"], ["Craig"], ["Craig", "Barbara"]], context)
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: - The matrix
 
     func testCommitsOfAnotherProcessAreObserved() throws {

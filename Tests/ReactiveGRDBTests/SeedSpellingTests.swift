@@ -55,7 +55,8 @@ final class SeedSpellingTests: XCTestCase {
                 receiveValue: { (players: [Player]) in
                     names.update { $0.append(players.map { $0.name }) }
                 })
-        wait(for: names, until: { $0 == [["Arthur"]] })
+        // On the main queue: the initial value is published synchronously.
+        XCTAssertEqual(names.value, [["Arthur"]])
         try dbQueue.write { db in
             try Player.deleteAll(db)
             try Player(id: 1, name: "Arthur", score: 1000).insert(db)
@@ -64,6 +65,33 @@ final class SeedSpellingTests: XCTestCase {
         // Eventually prints "[Arthur, Barbara]"
         wait(for: names, until: { $0.last == ["Arthur", "Barbara"] })
         cancellable.cancel()
+
+        // On the main queue
+        let counts = Synchronized<[Int]>([])
+        let countCancellable = Player.all().rx.observeCount(in: dbQueue)
+            .sink(receiveCompletion: { _ in }, receiveValue: { (count: Int) in
+                counts.update { $0.append(count) }
+            })
+        // <- here "Fresh player count" has been printed.
+        XCTAssertEqual(counts.value, [2])
+        countCancellable.cancel()
+
+        // FetchRequest.rx.changes(in:startImmediately:), true by default:
+        // the first element is emitted right upon subscription.
+        let playerChanges = Player.all().rx.changes(in: dbQueue).tryMap { db in try Player.fetchCount(db) }.record()
+        XCTAssertEqual(playerChanges.values, [2])
+        try dbQueue.write { db in
+            _ = try Player.deleteAll(db)
+        }
+        XCTAssertEqual(playerChanges.values, [2, 0])
+        try dbQueue.write { db in
+            try Player(id: 1, name: "Arthur", score: 1000).insert(db)
+            try Player(id: 2, name: "Barbara", score: 750).insert(db)
+        }
+        XCTAssertEqual(playerChanges.values, [2, 0, 2])
+        let immediateChanges = DatabaseRegionObservation(tracking: Player.all())
+            .rx.changes(in: dbQueue, startImmediately: true).map { _ in "changed" }.record()
+        XCTAssertEqual(immediateChanges.values, ["changed"])
 
         let maxScoreRequest: SQLRequest<Int> = "SELECT MAX(score) FROM player"
         let maxScore = maxScoreRequest.rx.observeFirst(in: dbQueue).record()
