@@ -10,9 +10,9 @@ import Observation
 import OpenCombine
 import ReactiveGRDB
 
-// Docs/ReactiveGRDB.md:42
-@MainActor private func example_ReactiveGRDB_md_42() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 42)
+// Docs/ReactiveGRDB.md:44
+@MainActor private func example_ReactiveGRDB_md_44() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 44)
 
 
 
@@ -34,9 +34,9 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:71
-@MainActor private func example_ReactiveGRDB_md_71() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 71)
+// Docs/ReactiveGRDB.md:73
+@MainActor private func example_ReactiveGRDB_md_73() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 73)
     // GRDBReactive<any DatabaseWriter>
     let reactive = dbQueue.rx
     let players = reactive.read { db in try Player.fetchAll(db) }
@@ -44,8 +44,8 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:81
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 81)
+// Docs/ReactiveGRDB.md:83
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 83)
 
 
 
@@ -57,10 +57,10 @@ extension GRDBReactive where Base == any DatabaseWriter {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:119: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
+// Docs/ReactiveGRDB.md:121: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
 
-// Docs/ReactiveGRDB.md:156
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 156)
+// Docs/ReactiveGRDB.md:158
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 158)
 
 
 
@@ -85,9 +85,9 @@ let dbQueue = try! DatabaseQueue(path: "/tmp/players.sqlite")
 let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:208
-@MainActor private func example_ReactiveGRDB_md_208() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 208)
+// Docs/ReactiveGRDB.md:210
+@MainActor private func example_ReactiveGRDB_md_210() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 210)
     // DatabasePublishers.Read<[Player]>
     let players = dbQueue.rx.read { db in
         try Player.fetchAll(db)
@@ -100,9 +100,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:234
-@MainActor private func example_ReactiveGRDB_md_234() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 234)
+// Docs/ReactiveGRDB.md:236
+@MainActor private func example_ReactiveGRDB_md_236() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 236)
     // DatabasePublishers.Write<Void>
     let write = dbQueue.rx.write { db in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -116,9 +116,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:256
-@MainActor private func example_ReactiveGRDB_md_256() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 256)
+// Docs/ReactiveGRDB.md:258
+@MainActor private func example_ReactiveGRDB_md_258() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 258)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbQueue.rx.writeAndReturn { db -> Int in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -127,9 +127,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:271
-@MainActor private func example_ReactiveGRDB_md_271() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 271)
+// Docs/ReactiveGRDB.md:273
+@MainActor private func example_ReactiveGRDB_md_273() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 273)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbPool.rx.write(
         updates: { db in try Player(name: "Arthur", score: 100).insert(db) },
@@ -142,9 +142,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:317
-@MainActor private func example_ReactiveGRDB_md_317() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 317)
+// Docs/ReactiveGRDB.md:319
+@MainActor private func example_ReactiveGRDB_md_319() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 319)
     let observation = ValueObservation.tracking { db in
         try Player.fetchAll(db)
     }
@@ -155,9 +155,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:339
-@MainActor private func example_ReactiveGRDB_md_339() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 339)
+// Docs/ReactiveGRDB.md:341
+@MainActor private func example_ReactiveGRDB_md_341() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 341)
     // The tracked region is inferred from the fetch, and may vary
     ValueObservation.tracking { db in try Player.fetchAll(db) }
 
@@ -187,9 +187,30 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:376
-@MainActor private func example_ReactiveGRDB_md_376() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 376)
+// Docs/ReactiveGRDB.md:374
+@MainActor private func example_ReactiveGRDB_md_374() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 374)
+    let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
+
+    // On the main queue
+    let cancellable = observation.rx
+        .observe(in: dbQueue, startImmediately: true)
+        .sink(receiveCompletion: { _ in }, receiveValue: { players in print("Fresh players") })
+    // <- here "Fresh players" has been printed.
+
+    // Only the changes: the current state is fetched, not published
+    let changes = observation.rx.observe(in: dbQueue, startImmediately: false)
+
+    // All values on an OpenCombine scheduler, asynchronously
+    let queue = DispatchQueue(label: "players")
+    let players = observation.rx.observe(in: dbQueue, observeOn: queue.ocombine)
+    let playerChanges = observation.rx.observe(in: dbQueue, startImmediately: false, observeOn: queue.ocombine)
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:415
+@MainActor private func example_ReactiveGRDB_md_415() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 415)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -202,9 +223,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:403
-@MainActor private func example_ReactiveGRDB_md_403() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 403)
+// Docs/ReactiveGRDB.md:442
+@MainActor private func example_ReactiveGRDB_md_442() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 442)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -226,9 +247,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:438
-@MainActor private func example_ReactiveGRDB_md_438() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 438)
+// Docs/ReactiveGRDB.md:477
+@MainActor private func example_ReactiveGRDB_md_477() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 477)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -240,9 +261,22 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:462
-@MainActor private func example_ReactiveGRDB_md_462() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 462)
+// Docs/ReactiveGRDB.md:496
+@MainActor private func example_ReactiveGRDB_md_496() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 496)
+    // Prints the current player count, then the count after each transaction
+    let cancellable = DatabaseRegionObservation
+        .tracking(Player.all())
+        .rx.changes(in: dbQueue, startImmediately: true)
+        .tryMap { db in try Player.fetchCount(db) }
+        .sink(receiveCompletion: { _ in }, receiveValue: { print($0) })
+    // <- here the current count has been printed.
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:524
+@MainActor private func example_ReactiveGRDB_md_524() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 524)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -257,17 +291,33 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:489
-@MainActor private func example_ReactiveGRDB_md_489() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 489)
-    let queue = DispatchQueue(label: "players")
-    let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
+// Docs/ReactiveGRDB.md:554
+@MainActor private func example_ReactiveGRDB_md_554() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 554)
+    // On the main queue
+    let cancellable = Player.all().rx
+        .observeAll(in: dbQueue)
+        .sink(receiveCompletion: { _ in }, receiveValue: { (players: [Player]) in
+            print("Fresh players: \(players)")
+        })
+    // <- here "Fresh players" has been printed.
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:506
-@MainActor private func example_ReactiveGRDB_md_506() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 506)
+// Docs/ReactiveGRDB.md:571
+@MainActor private func example_ReactiveGRDB_md_571() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 571)
+    let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
+    let queue = DispatchQueue(label: "players")
+    let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
+    let playerChanges = Player.all().rx.observeAll(in: dbQueue, startImmediately: false, observeOn: queue.ocombine)
+    let asynchronous = Player.all().rx.observeAll(in: dbQueue, scheduling: .async(onQueue: .main))
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:601
+@MainActor private func example_ReactiveGRDB_md_601() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 601)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -284,9 +334,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:529
-@MainActor private func example_ReactiveGRDB_md_529() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 529)
+// Docs/ReactiveGRDB.md:624
+@MainActor private func example_ReactiveGRDB_md_624() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 624)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -297,9 +347,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:544
-@MainActor private func example_ReactiveGRDB_md_544() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 544)
+// Docs/ReactiveGRDB.md:639
+@MainActor private func example_ReactiveGRDB_md_639() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 639)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -309,9 +359,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:562
-@MainActor private func example_ReactiveGRDB_md_562() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 562)
+// Docs/ReactiveGRDB.md:657
+@MainActor private func example_ReactiveGRDB_md_657() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 657)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -321,9 +371,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:578
-@MainActor private func example_ReactiveGRDB_md_578() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 578)
+// Docs/ReactiveGRDB.md:673
+@MainActor private func example_ReactiveGRDB_md_673() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 673)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -337,9 +387,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:622
-@MainActor private func example_ReactiveGRDB_md_622() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 622)
+// Docs/ReactiveGRDB.md:717
+@MainActor private func example_ReactiveGRDB_md_717() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 717)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -352,23 +402,21 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:647
-@MainActor private func example_ReactiveGRDB_md_647() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 647)
+// Docs/ReactiveGRDB.md:743
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 743)
 
 
-    @Observable
-    final class PlayerCountModel {
-        @ObservationIgnored
-        @DatabasePublished(Player.observationForCount().publisher(in: dbQueue))
-        var playerCount: Result<Int, Error>
-    }
-#sourceLocation()
+@Observable
+final class ObservablePlayerCount {
+    @ObservationIgnored
+    @DatabasePublished(Player.observationForCount().publisher(in: dbQueue))
+    var playerCount: Result<Int, Error>
 }
+#sourceLocation()
 
-// Docs/ReactiveGRDB.md:679
-@MainActor private func example_ReactiveGRDB_md_679() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 679)
+// Docs/ReactiveGRDB.md:775
+@MainActor private func example_ReactiveGRDB_md_775() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 775)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -400,9 +448,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:752
-@MainActor private func example_ReactiveGRDB_md_752() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 752)
+// Docs/ReactiveGRDB.md:848
+@MainActor private func example_ReactiveGRDB_md_848() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 848)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -412,9 +460,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:779
-@MainActor private func example_ReactiveGRDB_md_779() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 779)
+// Docs/ReactiveGRDB.md:875
+@MainActor private func example_ReactiveGRDB_md_875() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 875)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -422,9 +470,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:891
-@MainActor private func example_ReactiveGRDB_md_891() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 891)
+// Docs/ReactiveGRDB.md:987
+@MainActor private func example_ReactiveGRDB_md_987() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 987)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -432,9 +480,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:946
-@MainActor private func example_ReactiveGRDB_md_946() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 946)
+// Docs/ReactiveGRDB.md:1042
+@MainActor private func example_ReactiveGRDB_md_1042() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1042)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -450,9 +498,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:974
-@MainActor private func example_ReactiveGRDB_md_974() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 974)
+// Docs/ReactiveGRDB.md:1070
+@MainActor private func example_ReactiveGRDB_md_1070() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1070)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -469,8 +517,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1001
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1001)
+// Docs/ReactiveGRDB.md:1097
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1097)
 
 
 
@@ -496,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1041
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1041)
+// Docs/ReactiveGRDB.md:1137
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1137)
 
 
 
@@ -516,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1090
-@MainActor private func example_ReactiveGRDB_md_1090() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1090)
+// Docs/ReactiveGRDB.md:1187
+@MainActor private func example_ReactiveGRDB_md_1187() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1187)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -528,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1105
-@MainActor private func example_ReactiveGRDB_md_1105() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1105)
+// Docs/ReactiveGRDB.md:1202
+@MainActor private func example_ReactiveGRDB_md_1202() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1202)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -538,9 +586,26 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1147
-@MainActor private func example_ReactiveGRDB_md_1147() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1147)
+// Docs/ReactiveGRDB.md:1221
+@MainActor private func example_ReactiveGRDB_md_1221() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1221)
+    // On the main queue
+    let cancellable = Player.all().rx
+        .observeAll(in: dbQueue)
+        .sink(receiveCompletion: { _ in }, receiveValue: { players in print("Fresh players") })
+    // <- here "Fresh players" has been printed.
+
+    // On any other queue, or with a scheduler, even the main queue's
+    let otherCancellable = Player.all().rx
+        .observeAll(in: dbQueue, observeOn: DispatchQueue.main.ocombine)
+        .sink(receiveCompletion: { _ in }, receiveValue: { players in print("Fresh players") })
+    // <- here "Fresh players" may not be printed yet.
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:1272
+@MainActor private func example_ReactiveGRDB_md_1272() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1272)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -578,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1244
-@MainActor private func example_ReactiveGRDB_md_1244() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1244)
+// Docs/ReactiveGRDB.md:1369
+@MainActor private func example_ReactiveGRDB_md_1369() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1369)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
