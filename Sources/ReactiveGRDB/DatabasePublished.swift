@@ -70,7 +70,9 @@ import OpenCombine
 ///   used from actor-isolated code.
 @propertyWrapper
 public final class DatabasePublished<Value: Sendable>: Publisher, ObservableObject, Observable {
+    /// The wrapper publishes the values of the observation.
     public typealias Output = Value
+    /// The wrapper fails with the error of the observation.
     public typealias Failure = Error
 
     /// A publisher that emits before each change of the property.
