@@ -226,6 +226,9 @@ public struct TableState: Equatable, Sendable {
     public var viewed: ViewedSource
     /// The latest window, nil until the first one arrives.
     public var window: RowWindow?
+    /// The number of rows before the window's first, when known
+    /// (`ViewerWindow.rowsBefore`): the title's position.
+    public var rowsBeforeWindow: Int?
     /// The window last asked for, nil when no observation runs.
     public var observedRequest: RowWindowRequest?
     /// True until the current observation delivers its first window: its
@@ -282,6 +285,10 @@ public struct TableState: Equatable, Sendable {
     /// The search that runs, nil when none does: `n` and `N` wait for it,
     /// and a new search (`/`) replaces it.
     public var pendingSearch: RowSearch?
+    /// The `n` (true) and `N` (false) typed while a search runs, in order:
+    /// each searches on from the match of the one before, so that `n n n`
+    /// typed quickly moves three matches.
+    public var queuedSearchSteps: [Bool] = []
     /// The filter being validated, while it is (`f`).
     public var pendingFilter: String?
     /// With a filter that SQLite reads with a scan, the number of rows
@@ -317,6 +324,7 @@ public struct TableState: Equatable, Sendable {
         paused = nil
         search = nil
         pendingSearch = nil
+        queuedSearchSteps = []
         pendingFilter = nil
         filterScannedRows = nil
     }

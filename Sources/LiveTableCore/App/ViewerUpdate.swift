@@ -186,6 +186,7 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
     case let .searchFailed(error):
         guard state.table?.pendingSearch != nil else { return [] }
         state.table?.pendingSearch = nil
+        state.table?.queuedSearchSteps = []
         state.message = .error(error)
         return []
 
@@ -338,9 +339,16 @@ private func show(
         // Other columns: cells of the old window mean other values.
         table.highlighter.reset()
     }
+    // The rows on screen before this window: only those, when they
+    // leave, are deletions the user saw ("2 rows deleted"), not the rows
+    // of the window read beyond the screen.
+    let shownRows = table.highlighter.window.map { previous in
+        Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, state.pageRows)).map(\.id))
+    } ?? []
     table.viewed = value.viewed
     let window = value.window
     table.window = window
+    table.rowsBeforeWindow = value.rowsBefore
     table.isLive = true
     table.isRecovering = false
     if table.pendingSort?.isOpened == true {
@@ -353,8 +361,9 @@ private func show(
     // Rows that left from within the window were deleted, or moved out by
     // an update: the lookup by identity tells. A row of a view or a query
     // has no identity (a changed row departs as well): not looked up.
-    if !diff.departedRows.isEmpty, value.identifiesRows {
-        effects.append(.findDeletedRows(value.viewed.source, diff.departedRows))
+    let departedFromScreen = diff.departedRows.filter(shownRows.contains)
+    if !departedFromScreen.isEmpty, value.identifiesRows {
+        effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
     }
 
     let page = max(1, state.pageRows)
@@ -479,6 +488,7 @@ private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [View
 /// rows: they show).
 private func startsOtherRows(_ table: inout TableState) {
     table.pendingSearch = nil
+    table.queuedSearchSteps = []
     if case .stopped? = table.follow {
         table.follow = nil
     }
@@ -711,7 +721,11 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             state.message = .notice("no search yet: / searches the current column")
             return []
         }
-        guard table.pendingSearch == nil else { return [] }
+        guard table.pendingSearch == nil else {
+            // Kept for when the search that runs has found its match.
+            state.table?.queuedSearchSteps.append(action == .searchNext)
+            return []
+        }
         return startSearch(search, forward: action == .searchNext, &state)
     case .moveUp, .moveDown, .pageUp, .pageDown:
         guard let window = table.window, let index = table.selectedIndex else { return [] }
@@ -860,6 +874,8 @@ private func handlePrompt(_ key: Key, _ state: inout ViewerState) -> [ViewerEffe
         switch prompt.kind {
         case .search:
             guard !prompt.text.isEmpty, let table = state.table else { return [] }
+            // A new search: the `n` typed for the previous one are dropped.
+            state.table?.queuedSearchSteps = []
             return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true, &state)
         case .filter:
             return requestFilter(prompt.text, &state)
@@ -884,12 +900,26 @@ private func startSearch(_ search: TableSearch, forward: Bool, _ state: inout Vi
     return [.search(table.viewed, request)]
 }
 
+/// Selects the match, then runs the next search that `n` or `N` asked
+/// for meanwhile, from it.
+private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard let request = state.table?.pendingSearch, result.search == request else { return [] }
+    var effects = select(result, &state)
+    if result.match != nil, var table = state.table, let search = table.search, !table.queuedSearchSteps.isEmpty {
+        let forward = table.queuedSearchSteps.removeFirst()
+        state.table = table
+        effects += startSearch(search, forward: forward, &state)
+    }
+    return effects
+}
+
 /// Selects the match: at once when the window holds it, or in a window
 /// anchored on it.
-private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table, let request = table.pendingSearch, result.search == request else { return [] }
+private func select(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, let request = table.pendingSearch else { return [] }
     table.pendingSearch = nil
     guard let match = result.match else {
+        table.queuedSearchSteps = []
         state.table = table
         state.message = .notice("not found: \(RowDetail.oneLine(request.text))")
         return []
