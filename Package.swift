@@ -37,6 +37,8 @@ let package = Package(
             dependencies: [
                 "ReactiveGRDB",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the export's raw statements.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
