@@ -243,6 +243,10 @@ public struct TableState: Equatable, Sendable {
     public var scrollTop: Int
     /// A jump to the first or last row that waits for its window.
     var pendingJump: JumpTarget?
+    /// The rows that ↑ ↓ PgUp PgDn asked to move beyond the window, while
+    /// it was read or past its edge (positive: down): applied when the next
+    /// window arrives, so that no key is lost.
+    public var pendingMove = 0
     /// The index, in the source's columns, of the first scrolling column
     /// shown (sideways scrolling; the key columns are frozen on the left).
     /// `viewerUpdate` moves it only as far as the column cursor needs to
@@ -341,6 +345,12 @@ public struct TableState: Equatable, Sendable {
     /// came since the last one. The title then shows `~`.
     public var rowCountIsApproximate: Bool {
         (isCounting && !isCountPaused) || countIsStale
+    }
+
+    /// True while the window asked for is read, with an older one on
+    /// screen: moves wait for it rather than start another read.
+    public var isReadingWindow: Bool {
+        awaitsFirstWindow && observedRequest != nil && window != nil
     }
 
     /// The index of the selected row in the window, if there.

@@ -400,6 +400,10 @@ private func show(
     }
     if let index {
         place(&table, at: index, page: page)
+        if table.pendingMove != 0 {
+            // The moves made while the window was read.
+            move(&table, by: table.pendingMove, page: page)
+        }
     } else {
         table.selected = nil
         table.scrollTop = 0
@@ -488,6 +492,7 @@ private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [View
 /// rows: they show).
 private func startsOtherRows(_ table: inout TableState) {
     table.pendingSearch = nil
+    table.pendingMove = 0
     table.queuedSearchSteps = []
     if case .stopped? = table.follow {
         table.follow = nil
@@ -526,6 +531,24 @@ private func setHighlightTimer(_ state: inout ViewerState) -> [ViewerEffect] {
     guard deadline != state.highlightTimer else { return [] }
     state.highlightTimer = deadline
     return [.highlightTimer(at: deadline)]
+}
+
+/// Moves the selection `delta` rows in the window: a page move keeps its
+/// screen row, a shorter one moves on the screen. What goes past an edge
+/// of the window that is not the edge of the table waits in
+/// `pendingMove` for the next window (a paused screen's frozen window has
+/// no next one).
+private func move(_ table: inout TableState, by delta: Int, page: Int) {
+    guard let window = table.window, let index = table.selectedIndex, !window.rows.isEmpty else { return }
+    let wanted = index + delta
+    let target = min(max(0, wanted), window.rows.count - 1)
+    if abs(delta) < max(1, page) {
+        table.selectedRow += target - index
+    }
+    place(&table, at: target, page: page)
+    let rest = wanted - target
+    let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
+    table.pendingMove = rest == 0 || isTableEdge || table.paused != nil ? 0 : rest
 }
 
 /// Selects row `index` of the window, keeping the selection's screen row
@@ -696,6 +719,8 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             return []
         }
         table.pendingJump = action == .jumpToFirst ? .first : .last
+        // The moves before the jump are left behind.
+        table.pendingMove = 0
         state.table = table
         return observeWindow(&state)
     case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
@@ -728,21 +753,28 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
         }
         return startSearch(search, forward: action == .searchNext, &state)
     case .moveUp, .moveDown, .pageUp, .pageDown:
-        guard let window = table.window, let index = table.selectedIndex else { return [] }
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
-        let target = min(max(0, index + delta), window.rows.count - 1)
+        if table.pendingJump != nil, table.paused == nil {
+            // Home or End waits for its window: the move starts from there.
+            table.pendingMove += delta
+            state.table = table
+            return []
+        }
+        guard table.selectedIndex != nil else { return [] }
         let stopsFollowing = table.isFollowing && delta < 0
         if stopsFollowing {
             stopFollowing(&table)
         }
-        if abs(delta) == 1 {
-            table.selectedRow += target - index
-        }
-        place(&table, at: target, page: page)
+        move(&table, by: table.pendingMove + delta, page: page)
         state.table = table
         // Paused, the selection moves in the frozen window. Following
         // stopped: the window now follows the selection.
         guard table.paused == nil else { return [] }
+        if table.isReadingWindow, !stopsFollowing {
+            // One read at a time: the moves made meanwhile are applied when
+            // it ends, and the window they need is asked for then.
+            return []
+        }
         return stopsFollowing || needsWindow(table, page: page) ? observeWindow(&state) : []
     default:
         return []
@@ -815,6 +847,7 @@ private func toggleFollowing(_ state: inout ViewerState) -> [ViewerEffect] {
     } else {
         table.follow = .on
         table.pendingJump = nil
+        table.pendingMove = 0
         if var paused = table.paused, !paused.isResuming {
             paused.isResuming = true
             table.paused = paused
@@ -927,6 +960,7 @@ private func select(_ result: RowSearchResult, _ state: inout ViewerState) -> [V
     state.message = result.wrapped ? .notice("search wrapped") : nil
     let page = max(1, state.pageRows)
     table.pendingJump = nil
+    table.pendingMove = 0
     // The match shows, even when paused since the search began.
     table.paused = nil
     // A match away from the end: following stops, as with any move away.

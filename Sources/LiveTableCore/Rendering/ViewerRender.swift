@@ -324,6 +324,12 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
             left = ("checking the filter…", Style.status)
         } else if let table = state.table, table.pendingSearch != nil {
             left = ("searching…", Style.status)
+        } else if let table = state.table, table.isReadingWindow,
+            table.viewed.cost == .scan || table.filterScannedRows != nil
+        {
+            // A window that scans: seconds on millions of rows. The keys
+            // pressed meanwhile are applied when it arrives.
+            left = ("reading…", Style.status)
         } else if let table = state.table, let notes = tableNotes(table) {
             left = (notes, Style.status)
         } else if let table = state.table, let scanned = table.filterScannedRows {
