@@ -86,7 +86,7 @@ public enum RowExport {
                 ?? source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false)
             try database.read { db in
                 let statement = try db.makeStatement(sql: sql)
-                _ = try encodeRows(of: statement, arguments: [], columnCount: source.columnNames.count,
+                _ = try encodeRows(of: statement, arguments: [], limit: nil, columnCount: source.columnNames.count,
                                    keyIndices: [], encoder: &encoder, output: &output)
             }
             try output.flush()
@@ -111,7 +111,7 @@ public enum RowExport {
                             orderBy: ordering.orderBy(forward: true), limit: true))
                         let arguments = StatementArguments(range.arguments + [Int64(remaining).databaseValue])
                         let (count, key) = try encodeRows(
-                            of: statement, arguments: arguments, columnCount: columnCount,
+                            of: statement, arguments: arguments, limit: remaining, columnCount: columnCount,
                             keyIndices: keyIndices, encoder: &encoder, output: &output)
                         remaining -= count
                         if let key { lastKey = key }
@@ -126,11 +126,12 @@ public enum RowExport {
         try output.flush(encoder.footer().utf8)
     }
 
-    /// Encodes the rows of `statement` (its first `columnCount` columns)
-    /// into `output`; returns their number and the key (the values at
-    /// `keyIndices`) of the last one.
+    /// Encodes the rows of `statement` (its first `columnCount` columns,
+    /// `limit` rows at most) into `output`; returns their number and, when
+    /// they reach the limit, the key (the values at `keyIndices`) of the
+    /// last one: where the next page starts.
     private static func encodeRows(
-        of statement: Statement, arguments: StatementArguments, columnCount: Int, keyIndices: [Int],
+        of statement: Statement, arguments: StatementArguments, limit: Int?, columnCount: Int, keyIndices: [Int],
         encoder: inout RowEncoder, output: inout ExportOutput) throws -> (Int, [DatabaseValue]?)
     {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -147,7 +148,8 @@ public enum RowExport {
             }
             encoder.endRecord(into: &output.bytes)
             count += 1
-            if !keyIndices.isEmpty {
+            if count == limit, !keyIndices.isEmpty {
+                // The last row of the page: its key only, not every row's.
                 key = keyIndices.map { DatabaseValue(sqliteStatement: sqliteStatement, index: CInt($0)) }
             }
             if output.bytes.count >= RowExport.bufferSize {
