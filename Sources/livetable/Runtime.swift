@@ -111,7 +111,7 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
     /// it names, then holds the main thread for ten minutes.
     private static func stallForTests() {
         guard let marker = ProcessInfo.processInfo.environment["LIVETABLE_TEST_STALL_MARKER"] else { return }
-        FileManager.default.createFile(atPath: marker, contents: Data())
+        _ = FileManager.default.createFile(atPath: marker, contents: Data())
         sleep(600)
     }
     #endif
