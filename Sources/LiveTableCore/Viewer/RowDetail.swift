@@ -111,9 +111,10 @@ enum RowDetail {
     }
 
     /// A query or a filter on one line: control characters escaped, line
-    /// breaks and tabs made spaces.
+    /// breaks and tabs made spaces; cut as a cell's text is, so that a
+    /// long query costs each screen no more than a short one.
     static func oneLine(_ text: String) -> String {
-        let spaced = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
+        let spaced = CellText.cut(text, toLength: CellText.maximumLength).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
             .joined(separator: " ")
         return CellText.escaped(spaced)
     }
