@@ -84,6 +84,18 @@ extension ViewerUpdateTests {
         XCTAssertTrue(viewerRender(state).lines[0].contains("row 84 of 100"), viewerRender(state).lines[0])
     }
 
+    func testMovesTypedBeforeAJumpArrivesStartFromWhereItLands() throws {
+        try start(.table("item"))
+        let end = viewerUpdate(&state, .key(.end))
+        guard case let .observe(viewed, request)? = end.first else { return XCTFail("\(end)") }
+        XCTAssertEqual(viewerUpdate(&state, .key(.pageUp)), [])
+        XCTAssertEqual(viewerUpdate(&state, .key(.pageUp)), [])
+        XCTAssertEqual(viewerUpdate(&state, .key(.up)), [])
+        try send(.window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }))
+        XCTAssertEqual(selectedName, "item 087", "End, then two pages and a row up")
+        XCTAssertEqual(state.table?.pendingMove, 0)
+    }
+
     func testKeysTypedWhileASearchRunsAreEachApplied() throws {
         try start(.table("item"))
         try send(.key(.right))
