@@ -90,7 +90,32 @@ final class ViewerNavigationDuringReadTests: XCTestCase {
             let expected = try id(ofRow: 11 * page + 1)
             XCTAssertTrue(waitUntil("eleven pages down", timeout: 60) {
                 loop.state.table?.awaitsFirstWindow == false && selectedID(loop) == expected
-            }, "selected \(String(describing: selectedID(loop))), expected \(expected)")
+            }, "selected \(String(describing: selectedID(loop))), expected \(expected), pending \(String(describing: loop.state.table?.pendingMove)), index \(String(describing: loop.state.table?.selectedIndex)) of \(String(describing: loop.state.table?.window?.rows.count)), row \(String(describing: loop.state.table?.selectedRow))")
+        }
+    }
+}
+
+extension ViewerNavigationDuringReadTests {
+    func testMixedMovesAtUnevenIntervalsAllCount() throws {
+        try MainActor.assumeIsolated {
+            let (loop, _) = try startLoop()
+            defer { loop.stop() }
+            let page = loop.state.pageRows
+            // Six pages down first, so that no move reaches the start; then
+            // a fixed mix of moves at intervals from none to longer than a read.
+            let mix: [Key] = [.down, .pageUp, .down, .down, .pageDown, .up, .pageUp, .pageDown, .down, .pageUp]
+            let keys: [Key] = Array(repeating: .pageDown, count: 6) + Array(repeating: mix, count: 3).flatMap { $0 }
+            let intervals: [TimeInterval] = [0, 0.005, 0.02, 0.06, 0, 0.15, 0.01]
+            var row = 0
+            for (index, key) in keys.enumerated() {
+                loop.send(.key(key))
+                row += [Key.down: 1, .up: -1, .pageDown: page, .pageUp: -page][key] ?? 0
+                _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: intervals[index % intervals.count]))
+            }
+            let expected = try id(ofRow: row + 1)
+            XCTAssertTrue(waitUntil("every move applied", timeout: 60) {
+                loop.state.table?.awaitsFirstWindow == false && selectedID(loop) == expected
+            }, "selected \(String(describing: selectedID(loop))), expected \(expected) (row \(row + 1))")
         }
     }
 }

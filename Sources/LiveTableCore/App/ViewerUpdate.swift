@@ -545,10 +545,16 @@ private func move(_ table: inout TableState, by delta: Int, page: Int) {
     if abs(delta) < max(1, page) {
         table.selectedRow += target - index
     }
+    let screenRow = table.selectedRow
     place(&table, at: target, page: page)
     let rest = wanted - target
     let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
     table.pendingMove = rest == 0 || isTableEdge || table.paused != nil ? 0 : rest
+    if table.pendingMove != 0 {
+        // Cut at the window's edge for now: the selection takes its screen
+        // row back when the rest of the move is applied.
+        table.selectedRow = screenRow
+    }
 }
 
 /// Selects row `index` of the window, keeping the selection's screen row
@@ -760,7 +766,15 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             state.table = table
             return []
         }
-        guard table.selectedIndex != nil else { return [] }
+        guard table.selectedIndex != nil else {
+            if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
+                // The selection is in the window being read (the one on
+                // screen is anchored elsewhere): the move applies there.
+                table.pendingMove += delta
+                state.table = table
+            }
+            return []
+        }
         let stopsFollowing = table.isFollowing && delta < 0
         if stopsFollowing {
             stopFollowing(&table)
