@@ -250,7 +250,7 @@ private enum QuittingExit {
 
     /// How long the main thread has to begin the exit that a signal asked
     /// for, before the signal's queue exits without it.
-    static let deadline: TimeInterval = 0.05
+    static let deadline: TimeInterval = 0.09
 
     /// Set once the exit has begun, by the main thread or by the signal's
     /// queue: only one of them restores the terminal.
