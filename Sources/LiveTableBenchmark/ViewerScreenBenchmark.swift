@@ -61,6 +61,9 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     public var filter_count_ms: Double
     /// The number of rows that the filter keeps.
     public var filter_rows: Int
+    /// `livetable view FILE item --format csv` beside `sqlite3 -csv`, nil
+    /// when not measured (see `ExportBenchmark`).
+    public var export: ExportBenchmark.Figures?
 
     /// Creates figures.
     ///
@@ -151,6 +154,12 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
                 name: "viewer: peak RSS ≤ 64 MB at \(size) rows",
                 measured: figure(peak_rss_mb, " MB"), met: peak_rss_mb <= 64))
         }
+        if let export {
+            targets.append(BenchmarkTarget(
+                name: "export: livetable --format csv no slower than sqlite3 -csv at \(size) rows",
+                measured: String(format: "%.2f s (sqlite3 %.2f s)", export.livetable_csv_s, export.sqlite3_csv_s),
+                met: export.livetable_csv_s <= export.sqlite3_csv_s))
+        }
         targets.append(BenchmarkTarget(
             name: "viewer: a writer keeps ≥ 50% of its commits/s with the viewer open at \(size) rows",
             measured: String(format: "%.0f%% (%.1f of %.1f commits/s)",
@@ -211,6 +220,20 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
                 String(format: "%.1f", figure.filter_count_ms), figure.filter_rows.formatted(),
             ]
             lines.append(zip(cells, searchWidths).map { pad($0, $1) }.joined())
+        }
+        let exports = figures.compactMap { figure in figure.export.map { (figure.rows, $0) } }
+        if !exports.isEmpty {
+            let exportWidths = [12, 22, 18, 22]
+            lines.append("the export, livetable view FILE item --format csv beside sqlite3 -csv, to /dev/null")
+            lines.append(zip(["rows", "livetable csv s", "sqlite3 csv s", "livetable peak RSS MB"], exportWidths)
+                .map { pad($0, $1) }.joined())
+            for (rows, export) in exports {
+                let cells = [
+                    rows.formatted(), String(format: "%.2f", export.livetable_csv_s),
+                    String(format: "%.2f", export.sqlite3_csv_s), String(format: "%.1f", export.livetable_peak_rss_mb),
+                ]
+                lines.append(zip(cells, exportWidths).map { pad($0, $1) }.joined())
+            }
         }
         return lines
     }

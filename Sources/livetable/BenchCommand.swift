@@ -36,7 +36,8 @@ struct BenchCommand: ParsableCommand {
             column from the key to the screen of the sorted window, the same update latency while \
             sorted by the unindexed column, / (search) to a far match and n, f (filter) to its \
             first rows and to its exact count, the commits per second of that command alone and \
-            while the viewer is open, and the peak memory. --only runs one section; --directory \
+            while the viewer is open, and the peak memory; then the table printed by livetable view \
+            --format csv beside sqlite3 -csv (wall-clock time, to /dev/null). --only runs one section; --directory \
             /dev/shm puts the files in memory, where a commit costs no disk sync. Build in \
             release mode for meaningful figures:
 
@@ -148,8 +149,13 @@ struct BenchCommand: ParsableCommand {
             let viewerSuite = ViewerScreenSuite(
                 sizes: large ? viewerRows + [10_000_000] : viewerRows,
                 directory: URL(fileURLWithPath: suite.directory.path + "-viewer"))
+            let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             let viewer: [ViewerScreenFigures] = try viewerSuite.run(log: Self.log) { path in
-                try Self.measureInChildProcess(arguments: ["--measure-viewer"], database: path, name: "the viewer")
+                var figures: ViewerScreenFigures = try Self.measureInChildProcess(
+                    arguments: ["--measure-viewer"], database: path, name: "the viewer")
+                // The same table printed by the real command, beside sqlite3's.
+                figures.export = try ExportBenchmark(path: path, executable: executable).run(log: Self.log)
+                return figures
             }
             report.viewer = viewer
             report.targets += viewer.flatMap(\.targets)

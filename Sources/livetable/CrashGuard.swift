@@ -40,6 +40,15 @@ enum CrashGuard {
         crashIsArmed = true
     }
 
+    /// Restores the terminal as the crash handler does, from any thread:
+    /// for an exit that can not wait for the main thread (`endwin` must
+    /// not run beside it). Does nothing once disarmed (the terminal
+    /// restored already).
+    static func restoreTerminalNow() {
+        guard crashIsArmed else { return }
+        restoreTerminalModes()
+    }
+
     /// Puts the previous handlers back, once the terminal is restored.
     @MainActor
     static func disarm() {
@@ -64,13 +73,17 @@ nonisolated(unsafe) private let crashPreviousActions: UnsafeMutablePointer<sigac
     return actions
 }()
 
-private func crashHandler(_ signal: Int32) {
+private func restoreTerminalModes() {
     if let bytes = crashResetBytes {
         _ = write(STDOUT_FILENO, bytes, crashResetCount)
     }
     if crashHasTerminalModes {
         _ = tcsetattr(STDIN_FILENO, TCSANOW, crashTerminalModes)
     }
+}
+
+private func crashHandler(_ signal: Int32) {
+    restoreTerminalModes()
     // The previous handler (the default action, or Swift's backtracer)
     // handles the signal once this one returns.
     sigaction(signal, crashPreviousActions + Int(signal), nil)

@@ -76,7 +76,7 @@ extension LiveTable {
                 exit(status: code.rawValue)
             }
             fail(CommandFailure(
-                "\(message(for: error)) (see 'livetable --help')",
+                "\(message(for: error)) (see '\(helpCommand(CommandLine.arguments))')",
                 status: exitCode(for: error).rawValue))
         }
         if (command as? TerminalCommand)?.usesTerminal != true {
@@ -98,6 +98,15 @@ extension LiveTable {
             fail(CommandFailure(error.oneLineDescription, status: 1))
         }
         exit(status: 0)
+    }
+
+    /// The help that explains a command-line error: the subcommand's,
+    /// when the first argument names one (`livetable view --help`).
+    static func helpCommand(_ arguments: [String]) -> String {
+        guard let first = arguments.dropFirst().first,
+            subcommands.contains(where: { $0._commandName == first })
+        else { return "livetable --help" }
+        return "livetable \(first) --help"
     }
 
     private static func fail(_ failure: CommandFailure) -> Never {

@@ -68,6 +68,9 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
                 if self.input?.data == 0 {
                     exit(status: 128 + SIGHUP)
                 }
+                #if DEBUG
+                Self.stallForTests()
+                #endif
                 let keys = terminal.readKeys()
                 if let keyHandler {
                     keys.forEach(keyHandler)
@@ -82,8 +85,15 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         sources += SignalSources.observe([SIGWINCH, SIGCONT]) { [unowned self] _ in
             redraw()
         }
-        sources += SignalSources.observe([SIGINT, SIGTERM, SIGHUP, SIGQUIT]) { [unowned self] signal in
-            exit(status: 128 + signal)
+        // Off the main thread: the signals that end the app act within
+        // `QuittingExit.deadline` even while the main thread is busy.
+        sources += SignalSources.observe([SIGINT, SIGTERM, SIGHUP, SIGQUIT], on: QuittingExit.signalQueue) { [unowned self] signal in
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { () -> Void in
+                    self.exit(status: 128 + signal)
+                }
+            }
+            QuittingExit.exitAtDeadline(status: 128 + signal)
         }
         sources += SignalSources.observe([SIGTSTP]) { [unowned self] _ in
             suspend()
@@ -93,6 +103,18 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         // The first resize starts the observation.
         loop.send(.resize(width: terminal.width, height: terminal.height))
     }
+
+    #if DEBUG
+    /// A long job on the main thread, for the tests of what must act
+    /// meanwhile (the signals that end the app): with
+    /// `LIVETABLE_TEST_STALL_MARKER` set, the first key creates the file
+    /// it names, then holds the main thread for ten minutes.
+    private static func stallForTests() {
+        guard let marker = ProcessInfo.processInfo.environment["LIVETABLE_TEST_STALL_MARKER"] else { return }
+        _ = FileManager.default.createFile(atPath: marker, contents: Data())
+        sleep(600)
+    }
+    #endif
 
     /// Stops this runtime's loop, and runs `next` on the same terminal
     /// from now on: its keys, resizes, signals and screens. At exit, this
@@ -176,6 +198,11 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
     /// Stops the loop, restores the terminal, closes the database and
     /// exits the process.
     func exit(status: Int32) -> Never {
+        guard QuittingExit.claim.claim() else {
+            // The signal's queue exits the process, having found the main
+            // thread busy: nothing more to do here.
+            while true { pause() }
+        }
         // The refreshes of a stress test that have not started yet are
         // skipped; the other writes in flight are the user's, and end.
         loop.stop()
@@ -184,5 +211,59 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         // user of SQLite tools expects from a clean exit.
         close()
         Foundation.exit(status)
+    }
+}
+
+/// Who begins the exit first: the main thread or the queue of a signal.
+private final class ExitClaim: @unchecked Sendable {  // The state is guarded by `condition`.
+    private let condition = NSCondition()
+    private var isClaimed = false
+
+    /// Claims the exit; false when it was claimed already.
+    func claim() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClaimed else { return false }
+        isClaimed = true
+        condition.broadcast()
+        return true
+    }
+
+    /// Waits until the exit is claimed, for at most `timeout` seconds;
+    /// true when it is.
+    func waitForClaim(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !isClaimed {
+            if !condition.wait(until: deadline) { return isClaimed }
+        }
+        return true
+    }
+}
+
+/// The exit that a signal asks for, which must happen even while the
+/// main thread is busy.
+private enum QuittingExit {
+    /// Where the signals that end the app are handled.
+    static let signalQueue = DispatchQueue(label: "livetable.signals")
+
+    /// How long the main thread has to begin the exit that a signal asked
+    /// for, before the signal's queue exits without it.
+    static let deadline: TimeInterval = 0.09
+
+    /// Set once the exit has begun, by the main thread or by the signal's
+    /// queue: only one of them restores the terminal.
+    static let claim = ExitClaim()
+
+    /// Waits up to `deadline` for the main thread to begin the exit; when
+    /// it is busy (a long job, a stuck main queue), restores the terminal
+    /// as the crash handler does and exits the process from here, with
+    /// `status`. The writes in flight are cut short, as by a kill: SQLite
+    /// keeps the file consistent.
+    static func exitAtDeadline(status: Int32) {
+        guard !claim.waitForClaim(timeout: deadline), claim.claim() else { return }
+        CrashGuard.restoreTerminalNow()
+        _exit(status)
     }
 }

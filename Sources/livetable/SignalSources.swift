@@ -62,4 +62,25 @@ enum SignalSources {
             return source
         }
     }
+
+    /// Starts a source for each signal whose handler runs on `queue`, off
+    /// the main thread: it acts even while the main thread is busy. The
+    /// sources must be kept alive.
+    ///
+    /// Each signal's default action is replaced by `SIG_IGN` first, as with
+    /// `observe(_:handler:)`.
+    static func observe(
+        _ signals: [Int32], on queue: DispatchQueue,
+        handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal]
+    {
+        signals.map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                handler(signalNumber)
+            }
+            source.resume()
+            return source
+        }
+    }
 }

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import LiveTableCore
 
@@ -131,13 +134,12 @@ struct ViewCommand: ParsableCommand {
             }
             try live(database, opened: viewed)
         }
-        let output = StandardOutput()
         let summary: RowExport.Summary
         do {
-            summary = try RowExport.export(database, viewed.source, format: format) { text in
-                try output.write(text)
+            // The export buffers: each piece goes straight out.
+            summary = try RowExport.export(database, viewed.source, format: format) { bytes in
+                try StandardOutput.write(bytes)
             }
-            try output.flush()
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
         }
@@ -167,7 +169,6 @@ struct ViewCommand: ParsableCommand {
     /// Prints the tables and views, one a line: name, kind, row count
     /// (`~` when estimated, `+` when counting stopped).
     private func printTables(_ database: ViewerDatabase) throws {
-        let output = StandardOutput()
         do {
             let lines = try database.read { db in
                 try ViewerTable.all(db).map { table -> String in
@@ -181,8 +182,8 @@ struct ViewCommand: ParsableCommand {
                         .joined(separator: "\t") + "\n"
                 }
             }
-            try output.write(lines.joined())
-            try output.flush()
+            var text = lines.joined()
+            try text.withUTF8 { try StandardOutput.write(UnsafeRawBufferPointer($0)) }
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
         }
@@ -191,30 +192,19 @@ struct ViewCommand: ParsableCommand {
 
 extension ExportFormat: ExpressibleByArgument {}
 
-/// Standard output, written a buffer at a time, not a row at a time.
-private final class StandardOutput {
-    private var buffer: [UInt8] = []
-    private let capacity = 1 << 16
-
-    init() {
-        buffer.reserveCapacity(capacity)
-    }
-
-    func write(_ text: String) throws {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= capacity {
-            try flush()
+/// Standard output, written with `write(2)`: a failure says what the
+/// system said, in one line ("No space left on device").
+private enum StandardOutput {
+    static func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let written = Glibc.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(description: "cannot write the output: \(String(cString: strerror(errno)))")
+            }
+            offset += written
         }
-    }
-
-    func flush() throws {
-        guard !buffer.isEmpty else { return }
-        do {
-            try FileHandle.standardOutput.write(contentsOf: buffer)
-        } catch {
-            throw WriteError(description: "cannot write the output: \(error.oneLineDescription)")
-        }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     struct WriteError: Error, CustomStringConvertible {

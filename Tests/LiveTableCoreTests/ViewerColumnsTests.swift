@@ -182,6 +182,22 @@ final class ViewerColumnsTests: XCTestCase {
         XCTAssertEqual(state.table?.firstColumn, 4, "moving right scrolls by one column to show c5 whole")
     }
 
+    func testNarrowerColumnsScrollBackRatherThanLeaveTheScreenPartEmpty() throws {
+        try open()
+        try type("llllllll")
+        XCTAssertEqual(current, "c6")
+        XCTAssertEqual(state.table?.firstColumn, 5, "c4")
+        try type("<")
+        XCTAssertEqual(columns, """
+             id  c3     c4     c5     c6
+              1  ccccc  ddddd  eeeee  ff…
+              2  CCCCC  DDDDD  EEEEE  FF…
+            """, "c3 fills the room c6 left")
+        try send(.resize(width: 80, height: 6))
+        XCTAssertEqual(state.table?.firstColumn, 0, "a wider screen shows every column")
+        XCTAssertEqual(status, "")
+    }
+
     func testNarrowerScreenScrollsToKeepTheCursorWhole() throws {
         try open()
         try type("lll")

@@ -41,6 +41,16 @@ final class ViewerDeletedRowsTests: XCTestCase {
         XCTAssertEqual(statusLine, "")
     }
 
+    func testOnlyRowsDeletedFromTheScreenAreCounted() throws {
+        driver = try ViewerDriver(path: path, table: "item")
+        // Rows 1 to 6 on screen; the window reads on beyond them.
+        XCTAssertTrue(driver.lines[2].contains("item 01"), driver.lines.joined(separator: "\n"))
+        XCTAssertGreaterThan(try XCTUnwrap(driver.state.table?.window).rows.count, 12)
+        let effects = try driver.commit("DELETE FROM item WHERE id IN (2, 3, 10, 11, 12)")
+        XCTAssertEqual(lookups(effects), [[StoredKey([2.databaseValue]), StoredKey([3.databaseValue])]])
+        XCTAssertEqual(statusLine, "2 rows deleted")
+    }
+
     func testWithoutRowidTableIsLookedUpByItsPrimaryKey() throws {
         driver = try ViewerDriver(path: path, table: "pair")
         try driver.commit("DELETE FROM pair WHERE a = 'x' AND b = 2")

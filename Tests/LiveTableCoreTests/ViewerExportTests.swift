@@ -70,8 +70,8 @@ final class ViewerExportTests: XCTestCase {
         // Between two writes, a writer that does not wait commits: no read
         // lasts longer than one page.
         var pieces: [String] = []
-        try RowExport.export(database, table, format: .tsv, pageSize: 10) { text in
-            pieces.append(text)
+        try RowExport.export(database, table, format: .tsv, pageSize: 10) { bytes in
+            pieces.append(String(decoding: bytes, as: UTF8.self))
             try ForeignFile.sqlite3(path, ".timeout 0\nUPDATE t SET v = v WHERE id = 1;")
         }
         let expected = "id\tv\n" + (1...25).map { "\($0)\t\($0 * 10)\n" }.joined()
@@ -81,7 +81,43 @@ final class ViewerExportTests: XCTestCase {
         // A view of equal rows: all of them, none skipped.
         let view = try database.read { db in RowSource.table(try ViewerTable.named("same", in: db)) }
         var output = ""
-        try RowExport.export(database, view, format: .csv, pageSize: 10) { output += $0 }
+        try RowExport.export(database, view, format: .csv, pageSize: 10) { output += String(decoding: $0, as: UTF8.self) }
         XCTAssertEqual(output, "one\r\n" + String(repeating: "1\r\n", count: 25))
+    }
+
+    func testExportOfAMultiColumnKeyPagesLikeTheSQLiteCommand() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("pairs.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE pair(a TEXT, b INTEGER, v, w REAL, PRIMARY KEY(a, b)) WITHOUT ROWID;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 95)
+            INSERT INTO pair SELECT char(65 + i % 7), i, CASE WHEN i % 5 = 0 THEN NULL ELSE 'v' || i END, i * 1.5 FROM n;
+            INSERT INTO pair VALUES ('Z', -9223372036854775808, 'min', 0.25);
+            """)
+        let database = try ViewerDatabase.open(path: path)
+        let table = try database.read { db in RowSource.table(try ViewerTable.named("pair", in: db)) }
+        var output = ""
+        try RowExport.export(database, table, format: .csv, pageSize: 4) { output += String(decoding: $0, as: UTF8.self) }
+        let expected = try ForeignFile.sqlite3(path, ".headers on\n.mode csv\nSELECT * FROM pair ORDER BY a, b;")
+        XCTAssertEqual(output, expected)
+        XCTAssertEqual(output.components(separatedBy: "\r\n").count, 98)
+    }
+
+    func testInvalidUTF8IsRepairedAndTheOutputIsValid() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("bytes.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
+            INSERT INTO t VALUES (1, CAST(X'61FF62' AS TEXT)), (2, 'é,"');
+            """)
+        let database = try ViewerDatabase.open(path: path)
+        let table = try database.read { db in RowSource.table(try ViewerTable.named("t", in: db)) }
+        var bytes: [UInt8] = []
+        try RowExport.export(database, table, format: .json) { bytes += $0 }
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), """
+            [
+            {"id": 1, "v": "a\u{FFFD}b"},
+            {"id": 2, "v": "é,\\""}
+            ]
+
+            """)
     }
 }

@@ -35,9 +35,9 @@ final class ViewerFidelityTests: XCTestCase {
     }
 
     private func export(_ target: ViewerTarget, _ format: ExportFormat) throws -> (text: String, summary: RowExport.Summary) {
-        var text = ""
-        let summary = try RowExport.export(database, try source(target), format: format) { text += $0 }
-        return (text, summary)
+        var bytes: [UInt8] = []
+        let summary = try RowExport.export(database, try source(target), format: format) { bytes += $0 }
+        return (String(decoding: bytes, as: UTF8.self), summary)
     }
 
     // MARK: - NUL

@@ -121,6 +121,62 @@ final class ViewerRenderTests: XCTestCase {
             """)
     }
 
+    func testWholeRowShowsLineBreaksAsLineBreaks() {
+        let lines = RowDetail.lines(
+            names: ["note"], values: ["first line\nsecond\r\n\tthird \u{1B}[2J".databaseValue], width: 40)
+        XCTAssertEqual(lines.map(\.value), ["first line", "second", "    third \\u{1b}[2J"])
+        XCTAssertEqual(lines.map(\.name), ["note", "", ""])
+    }
+
+    func testWholeRowOfAHugeValueShowsItsStartAndHowManyBytesAreLeft() throws {
+        // 100 KB: on one line, a wrap that measured the rest of the text
+        // for each line read it 1,300 times (seconds; 10 MB took minutes).
+        let value = String(repeating: "abcdefghi ", count: 10_000) + "é"
+        // Lines of 80 cells: the name (4), its gap (2) and the margins (4) beside them.
+        let lines = RowDetail.lines(names: ["note"], values: [value.databaseValue], width: 90)
+        XCTAssertEqual(lines.count, RowDetail.maximumBytes / 80 + 2, "\(lines.count) lines")
+        XCTAssertEqual(lines[0].value, String(repeating: "abcdefghi ", count: 8))
+        XCTAssertEqual(lines.last?.value, "… \(100_002 - RowDetail.maximumBytes) more bytes")
+        // Cut between two characters, never inside one.
+        let (shown, more) = RowDetail.prefix("aé", bytes: 2)
+        XCTAssertEqual(shown, "a")
+        XCTAssertEqual(more, 2)
+    }
+
+    func testCellOfAHugeValueIsCutBeforeItIsEscapedOrMeasured() {
+        // 10 MB of line breaks: escaped whole, 50 MB of text to measure on
+        // each refresh.
+        let cell = CellText(String(repeating: "\n", count: 10_000_000).databaseValue)
+        XCTAssertEqual(cell.text.unicodeScalars.count, CellText.maximumLength * 5 + 1)
+        XCTAssertTrue(cell.text.hasSuffix("\\u{a}…"))
+        XCTAssertEqual(cell.fitted(toWidth: 12), "\\u{a}\\u{a}\\…")
+        XCTAssertEqual(CellText(String(repeating: "x", count: CellText.maximumLength).databaseValue).text.count,
+                       CellText.maximumLength, "a text that fits is not cut")
+    }
+
+    func testEstimatedCountBelowThePositionIsNotShown() throws {
+        var state = try tableState(width: 50, height: 9)
+        _ = viewerUpdate(&state, .key(.down))
+        _ = viewerUpdate(&state, .key(.down))
+        // A count of 2, stale: commits came since.
+        state.table?.rowCount = 2
+        _ = state.table?.countPacer.change()
+        XCTAssertEqual(state.table?.rowCountIsApproximate, true)
+        XCTAssertEqual(viewerRender(state).lines[0], " odd.sqlite — odd               row 3 of 4 · live ")
+    }
+
+    func testNamesWithALineBreakAndWithASpaceLookDifferentInThePicker() throws {
+        var state = ViewerState.initial(fileName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
+        _ = viewerUpdate(&state, .resize(width: 40, height: 7))
+        _ = viewerUpdate(&state, .tablesListed([
+            PickerEntry(name: "new\nline", kind: .table, count: .exact(1)),
+            PickerEntry(name: "new line", kind: .table, count: .exact(2)),
+        ]))
+        let lines = viewerRender(state).lines
+        XCTAssertEqual(lines[2].trimmingCharacters(in: .whitespaces), #"new\u{a}line               table     1"#)
+        XCTAssertEqual(lines[3].trimmingCharacters(in: .whitespaces), "new line                   table     2")
+    }
+
     func testPickerListsTablesWithCounts() throws {
         var state = ViewerState.initial(fileName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
         XCTAssertEqual(viewerUpdate(&state, .resize(width: 40, height: 7)), [.listTables])

@@ -71,6 +71,50 @@ extension ViewerUpdateTests {
         XCTAssertEqual(selectedName, "item 091")
     }
 
+    func testEachSearchJumpKeepsThePositionInTheTitle() throws {
+        try start(.table("item"))
+        try send(.key(.right))
+        try prompt("/", "item 040")
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 40 of 100"), viewerRender(state).lines[0])
+        try prompt("/", "item 090")
+        XCTAssertEqual(selectedName, "item 090")
+        XCTAssertEqual(state.table?.window?.reachesStart, false)
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 90 of 100"), viewerRender(state).lines[0])
+        try send(.key(.pageUp))
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 84 of 100"), viewerRender(state).lines[0])
+    }
+
+    func testMovesTypedBeforeAJumpArrivesStartFromWhereItLands() throws {
+        try start(.table("item"))
+        let end = viewerUpdate(&state, .key(.end))
+        guard case let .observe(viewed, request)? = end.first else { return XCTFail("\(end)") }
+        XCTAssertEqual(viewerUpdate(&state, .key(.pageUp)), [])
+        XCTAssertEqual(viewerUpdate(&state, .key(.pageUp)), [])
+        XCTAssertEqual(viewerUpdate(&state, .key(.up)), [])
+        try send(.window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }))
+        XCTAssertEqual(selectedName, "item 087", "End, then two pages and a row up")
+        XCTAssertEqual(state.table?.pendingMove, 0)
+    }
+
+    func testKeysTypedWhileASearchRunsAreEachApplied() throws {
+        try start(.table("item"))
+        try send(.key(.right))
+        try prompt("/", "item 09")
+        XCTAssertEqual(selectedName, "item 090")
+        // n n n N typed before the first search comes back.
+        let first = viewerUpdate(&state, .key(.character("n")))
+        guard case let .search(viewed, request)? = first.first else { return XCTFail("\(first)") }
+        for key: Character in ["n", "n", "N"] {
+            XCTAssertEqual(viewerUpdate(&state, .key(.character(key))), [])
+        }
+        XCTAssertEqual(viewerRender(state).lines[9].trimmingCharacters(in: .whitespaces), "searching…")
+        let result = try database.read { db in try request.run(db, viewed.source, viewed.ordering) }
+        try send(.searched(result))
+        XCTAssertEqual(selectedName, "item 092", "three matches on, then one back")
+        XCTAssertEqual(state.table?.queuedSearchSteps, [])
+        XCTAssertNil(state.table?.pendingSearch)
+    }
+
     func testSearchInAnotherOrderingFollowsThatOrdering() throws {
         try start(.table("item"), sort: "price", descending: true)
         try send(.key(.left))  // the name column: the cursor starts on the sort column

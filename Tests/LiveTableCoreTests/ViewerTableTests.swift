@@ -112,9 +112,19 @@ final class ViewerTableTests: XCTestCase {
             }
             XCTAssertEqual(name, "items")
             XCTAssertTrue(tables.contains("item"))
-            XCTAssertTrue("\(error)".hasPrefix(#"no table or view "items": the file has "cheap", "doc", "#), "\(error)")
+            // More than ten tables: the ten nearest the name first, and how many more.
+            XCTAssertTrue("\(error)".hasPrefix(#"no table or view "items": the file has "item", "cheap", "doc", "#), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix(" and \(tables.count - 10) more"), "\(error)")
         }
         XCTAssertEqual(try table("ITEM").name, "item", "names are case-insensitive, as in SQL")
+    }
+
+    func testMissingTableAmongThousandsListsAFewNamesNearestFirst() throws {
+        let names = (1...20_000).map { "t\($0)" } + ["items_archive"]
+        let error = ViewerError.noSuchTable(name: "items", tables: names)
+        XCTAssertEqual("\(error)", #"no table or view "items": the file has "items_archive", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9" and 19991 more"#)
+        let long = ViewerError.noSuchColumn(name: "x", source: "t", columns: [String(repeating: "c", count: 100_000)])
+        XCTAssertLessThan("\(long)".count, 200, "\(long)")
     }
 
     func testVirtualTableOfAMissingModuleIsLeftOutAndExplained() throws {

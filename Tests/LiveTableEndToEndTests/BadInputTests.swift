@@ -79,7 +79,7 @@ final class BadInputTests: LiveTableTestCase {
             XCTAssertEqual(status, 64, "\(arguments)")
             XCTAssertEqual(
                 message,
-                "livetable: error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615 (see 'livetable --help')\n",
+                "livetable: error: The value '\(arguments.last!)' is invalid for '--seed <n>': the seed must be a whole number from 0 to 18446744073709551615 (see '\(arguments[0] == "demo" ? "livetable demo --help" : "livetable --help")')\n",
                 "\(arguments)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
         }
@@ -104,12 +104,15 @@ final class BadInputTests: LiveTableTestCase {
     func testInvalidSubcommandValueIsOneLineAndStatus64() throws {
         let (status, message) = try runOneLineError(["demo", "--speed", "0"])
         XCTAssertEqual(status, 64)
-        XCTAssertEqual(message, "livetable: error: --speed must be a positive number. (see 'livetable --help')\n")
+        XCTAssertEqual(message, "livetable: error: --speed must be a positive number. (see 'livetable demo --help')\n")
         XCTAssertEqual(try runOneLineError(["bench", "--rows", "0"]).status, 64)
         let viewerRows = try runOneLineError(["bench", "--viewer-rows", "0"])
         XCTAssertEqual(viewerRows.status, 64)
-        XCTAssertEqual(viewerRows.message, "livetable: error: --viewer-rows takes positive numbers of rows. (see 'livetable --help')\n")
+        XCTAssertEqual(viewerRows.message, "livetable: error: --viewer-rows takes positive numbers of rows. (see 'livetable bench --help')\n")
         XCTAssertEqual(try runOneLineError(["bench", "--only", "everything"]).status, 64)
+        let view = try runOneLineError(["view", "app.sqlite", "--desc"])
+        XCTAssertEqual(view.status, 64)
+        XCTAssertEqual(view.message, "livetable: error: --desc needs --sort COLUMN. (see 'livetable view --help')\n")
     }
 
     // MARK: - Errors while running (exit status 1)

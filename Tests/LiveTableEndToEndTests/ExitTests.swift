@@ -55,6 +55,18 @@ final class ExitTests: LiveTableTestCase {
         try assertSignalRestoresTheTerminal(SIGTERM, status: 128 + SIGTERM)
     }
 
+    func testSIGTERMDuringALongMainThreadJobExitsPromptlyAndRestoresTheTerminal() throws {
+        let marker = directory.appendingPathComponent("stalled")
+        let (session, _) = try startApp(environment: ["LIVETABLE_TEST_STALL_MARKER": marker.path])
+        // A key starts a job that holds the main thread for ten minutes.
+        try session.send("j")
+        try waitUntil("the main thread to be busy") { FileManager.default.fileExists(atPath: marker.path) }
+        let pid = try session.childProcessID(named: "livetable")
+        XCTAssertEqual(kill(pid, SIGTERM), 0)
+        let screen = try waitForExit(session, status: 128 + SIGTERM, timeout: 3)
+        XCTAssertFalse(screen.contains("Hall of Fame"), screen)
+    }
+
     func testSIGHUPRestoresTheTerminal() throws {
         try assertSignalRestoresTheTerminal(SIGHUP, status: 128 + SIGHUP)
     }

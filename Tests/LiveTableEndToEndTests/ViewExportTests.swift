@@ -235,6 +235,13 @@ final class ViewExportTests: LiveTableTestCase {
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM item"), "2500")
     }
 
+    func testFullDiskSaysSoInOneLine() throws {
+        let command = [Self.binaryPath, "view", database.path, "item", "--format", "csv"].map(Shell.quote).joined(separator: " ")
+        let result = try Shell.run("/bin/sh", ["-c", "exec \(command) > /dev/full"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.standardError, "livetable: error: cannot write the output: No space left on device\n")
+    }
+
     func testNotADatabase() throws {
         let text = directory.appendingPathComponent("notes.txt")
         try Data(String(repeating: "not a database\n", count: 20).utf8).write(to: text)

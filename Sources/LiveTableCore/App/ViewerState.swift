@@ -226,6 +226,9 @@ public struct TableState: Equatable, Sendable {
     public var viewed: ViewedSource
     /// The latest window, nil until the first one arrives.
     public var window: RowWindow?
+    /// The number of rows before the window's first, when known
+    /// (`ViewerWindow.rowsBefore`): the title's position.
+    public var rowsBeforeWindow: Int?
     /// The window last asked for, nil when no observation runs.
     public var observedRequest: RowWindowRequest?
     /// True until the current observation delivers its first window: its
@@ -240,6 +243,10 @@ public struct TableState: Equatable, Sendable {
     public var scrollTop: Int
     /// A jump to the first or last row that waits for its window.
     var pendingJump: JumpTarget?
+    /// The rows that ↑ ↓ PgUp PgDn asked to move beyond the window, while
+    /// it was read or past its edge (positive: down): applied when the next
+    /// window arrives, so that no key is lost.
+    public var pendingMove = 0
     /// The index, in the source's columns, of the first scrolling column
     /// shown (sideways scrolling; the key columns are frozen on the left).
     /// `viewerUpdate` moves it only as far as the column cursor needs to
@@ -282,6 +289,10 @@ public struct TableState: Equatable, Sendable {
     /// The search that runs, nil when none does: `n` and `N` wait for it,
     /// and a new search (`/`) replaces it.
     public var pendingSearch: RowSearch?
+    /// The `n` (true) and `N` (false) typed while a search runs, in order:
+    /// each searches on from the match of the one before, so that `n n n`
+    /// typed quickly moves three matches.
+    public var queuedSearchSteps: [Bool] = []
     /// The filter being validated, while it is (`f`).
     public var pendingFilter: String?
     /// With a filter that SQLite reads with a scan, the number of rows
@@ -317,6 +328,7 @@ public struct TableState: Equatable, Sendable {
         paused = nil
         search = nil
         pendingSearch = nil
+        queuedSearchSteps = []
         pendingFilter = nil
         filterScannedRows = nil
     }
@@ -333,6 +345,12 @@ public struct TableState: Equatable, Sendable {
     /// came since the last one. The title then shows `~`.
     public var rowCountIsApproximate: Bool {
         (isCounting && !isCountPaused) || countIsStale
+    }
+
+    /// True while the window asked for is read, with an older one on
+    /// screen: moves wait for it rather than start another read.
+    public var isReadingWindow: Bool {
+        awaitsFirstWindow && observedRequest != nil && window != nil
     }
 
     /// The index of the selected row in the window, if there.

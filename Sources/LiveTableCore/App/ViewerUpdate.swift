@@ -186,6 +186,7 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
     case let .searchFailed(error):
         guard state.table?.pendingSearch != nil else { return [] }
         state.table?.pendingSearch = nil
+        state.table?.queuedSearchSteps = []
         state.message = .error(error)
         return []
 
@@ -338,9 +339,16 @@ private func show(
         // Other columns: cells of the old window mean other values.
         table.highlighter.reset()
     }
+    // The rows on screen before this window: only those, when they
+    // leave, are deletions the user saw ("2 rows deleted"), not the rows
+    // of the window read beyond the screen.
+    let shownRows = table.highlighter.window.map { previous in
+        Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, state.pageRows)).map(\.id))
+    } ?? []
     table.viewed = value.viewed
     let window = value.window
     table.window = window
+    table.rowsBeforeWindow = value.rowsBefore
     table.isLive = true
     table.isRecovering = false
     if table.pendingSort?.isOpened == true {
@@ -353,8 +361,9 @@ private func show(
     // Rows that left from within the window were deleted, or moved out by
     // an update: the lookup by identity tells. A row of a view or a query
     // has no identity (a changed row departs as well): not looked up.
-    if !diff.departedRows.isEmpty, value.identifiesRows {
-        effects.append(.findDeletedRows(value.viewed.source, diff.departedRows))
+    let departedFromScreen = diff.departedRows.filter(shownRows.contains)
+    if !departedFromScreen.isEmpty, value.identifiesRows {
+        effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
     }
 
     let page = max(1, state.pageRows)
@@ -391,6 +400,10 @@ private func show(
     }
     if let index {
         place(&table, at: index, page: page)
+        if table.pendingMove != 0 {
+            // The moves made while the window was read.
+            move(&table, by: table.pendingMove, page: page)
+        }
     } else {
         table.selected = nil
         table.scrollTop = 0
@@ -479,6 +492,8 @@ private func sorted(_ viewed: ViewedSource, _ state: inout ViewerState) -> [View
 /// rows: they show).
 private func startsOtherRows(_ table: inout TableState) {
     table.pendingSearch = nil
+    table.pendingMove = 0
+    table.queuedSearchSteps = []
     if case .stopped? = table.follow {
         table.follow = nil
     }
@@ -516,6 +531,30 @@ private func setHighlightTimer(_ state: inout ViewerState) -> [ViewerEffect] {
     guard deadline != state.highlightTimer else { return [] }
     state.highlightTimer = deadline
     return [.highlightTimer(at: deadline)]
+}
+
+/// Moves the selection `delta` rows in the window: a page move keeps its
+/// screen row, a shorter one moves on the screen. What goes past an edge
+/// of the window that is not the edge of the table waits in
+/// `pendingMove` for the next window (a paused screen's frozen window has
+/// no next one).
+private func move(_ table: inout TableState, by delta: Int, page: Int) {
+    guard let window = table.window, let index = table.selectedIndex, !window.rows.isEmpty else { return }
+    let wanted = index + delta
+    let target = min(max(0, wanted), window.rows.count - 1)
+    if abs(delta) < max(1, page) {
+        table.selectedRow += target - index
+    }
+    let screenRow = table.selectedRow
+    place(&table, at: target, page: page)
+    let rest = wanted - target
+    let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
+    table.pendingMove = rest == 0 || isTableEdge || table.paused != nil ? 0 : rest
+    if table.pendingMove != 0 {
+        // Cut at the window's edge for now: the selection takes its screen
+        // row back when the rest of the move is applied.
+        table.selectedRow = screenRow
+    }
 }
 
 /// Selects row `index` of the window, keeping the selection's screen row
@@ -686,6 +725,8 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             return []
         }
         table.pendingJump = action == .jumpToFirst ? .first : .last
+        // The moves before the jump are left behind.
+        table.pendingMove = 0
         state.table = table
         return observeWindow(&state)
     case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
@@ -711,24 +752,43 @@ private func handleTable(_ action: ViewerAction, _ state: inout ViewerState) -> 
             state.message = .notice("no search yet: / searches the current column")
             return []
         }
-        guard table.pendingSearch == nil else { return [] }
+        guard table.pendingSearch == nil else {
+            // Kept for when the search that runs has found its match.
+            state.table?.queuedSearchSteps.append(action == .searchNext)
+            return []
+        }
         return startSearch(search, forward: action == .searchNext, &state)
     case .moveUp, .moveDown, .pageUp, .pageDown:
-        guard let window = table.window, let index = table.selectedIndex else { return [] }
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
-        let target = min(max(0, index + delta), window.rows.count - 1)
+        if table.pendingJump != nil, table.paused == nil {
+            // Home or End waits for its window: the move starts from there.
+            table.pendingMove += delta
+            state.table = table
+            return []
+        }
+        guard table.selectedIndex != nil else {
+            if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
+                // The selection is in the window being read (the one on
+                // screen is anchored elsewhere): the move applies there.
+                table.pendingMove += delta
+                state.table = table
+            }
+            return []
+        }
         let stopsFollowing = table.isFollowing && delta < 0
         if stopsFollowing {
             stopFollowing(&table)
         }
-        if abs(delta) == 1 {
-            table.selectedRow += target - index
-        }
-        place(&table, at: target, page: page)
+        move(&table, by: table.pendingMove + delta, page: page)
         state.table = table
         // Paused, the selection moves in the frozen window. Following
         // stopped: the window now follows the selection.
         guard table.paused == nil else { return [] }
+        if table.isReadingWindow, !stopsFollowing {
+            // One read at a time: the moves made meanwhile are applied when
+            // it ends, and the window they need is asked for then.
+            return []
+        }
         return stopsFollowing || needsWindow(table, page: page) ? observeWindow(&state) : []
     default:
         return []
@@ -801,6 +861,7 @@ private func toggleFollowing(_ state: inout ViewerState) -> [ViewerEffect] {
     } else {
         table.follow = .on
         table.pendingJump = nil
+        table.pendingMove = 0
         if var paused = table.paused, !paused.isResuming {
             paused.isResuming = true
             table.paused = paused
@@ -860,6 +921,8 @@ private func handlePrompt(_ key: Key, _ state: inout ViewerState) -> [ViewerEffe
         switch prompt.kind {
         case .search:
             guard !prompt.text.isEmpty, let table = state.table else { return [] }
+            // A new search: the `n` typed for the previous one are dropped.
+            state.table?.queuedSearchSteps = []
             return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true, &state)
         case .filter:
             return requestFilter(prompt.text, &state)
@@ -884,12 +947,26 @@ private func startSearch(_ search: TableSearch, forward: Bool, _ state: inout Vi
     return [.search(table.viewed, request)]
 }
 
+/// Selects the match, then runs the next search that `n` or `N` asked
+/// for meanwhile, from it.
+private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard let request = state.table?.pendingSearch, result.search == request else { return [] }
+    var effects = select(result, &state)
+    if result.match != nil, var table = state.table, let search = table.search, !table.queuedSearchSteps.isEmpty {
+        let forward = table.queuedSearchSteps.removeFirst()
+        state.table = table
+        effects += startSearch(search, forward: forward, &state)
+    }
+    return effects
+}
+
 /// Selects the match: at once when the window holds it, or in a window
 /// anchored on it.
-private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table, let request = table.pendingSearch, result.search == request else { return [] }
+private func select(_ result: RowSearchResult, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, let request = table.pendingSearch else { return [] }
     table.pendingSearch = nil
     guard let match = result.match else {
+        table.queuedSearchSteps = []
         state.table = table
         state.message = .notice("not found: \(RowDetail.oneLine(request.text))")
         return []
@@ -897,6 +974,7 @@ private func found(_ result: RowSearchResult, _ state: inout ViewerState) -> [Vi
     state.message = result.wrapped ? .notice("search wrapped") : nil
     let page = max(1, state.pageRows)
     table.pendingJump = nil
+    table.pendingMove = 0
     // The match shows, even when paused since the search began.
     table.paused = nil
     // A match away from the end: following stops, as with any move away.

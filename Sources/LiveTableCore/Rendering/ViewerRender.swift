@@ -112,7 +112,7 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
             screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
         }
         screen.put(
-            line(oneLine(entries[index].name), entries[index].kind.word, counts[index]),
+            line(RowDetail.name(entries[index].name), entries[index].kind.word, counts[index]),
             x: 0, y: y, style: isSelected ? Style.selection : .plain)
     }
 }
@@ -133,7 +133,7 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     let plan = table.columnPlan(texts: texts, width: layout.width)
     let columns = plan.layout(firstColumn: table.firstColumn)
     for column in columns.shown {
-        let name = oneLine(source.columnNames[column.index])
+        let name = RowDetail.name(source.columnNames[column.index])
         let alignRight = texts.contains { $0.indices.contains(column.index) && $0[column.index].alignment == .trailing }
         let cut = TextWidth.truncated(name, toWidth: column.width)
         let pad = String(repeating: " ", count: max(0, column.width - TextWidth.width(of: cut)))
@@ -236,9 +236,9 @@ extension String {
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
-    var title = " \(oneLine(state.fileName)) — \(oneLine(source.name))"
+    var title = " \(oneLine(state.fileName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
     if let column = table.viewed.ordering.sortColumn {
-        title += " · by \(oneLine(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
+        title += " · by \(RowDetail.name(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }
     // Not live after a failure; before the first window, loading. Live,
     // the screen may be paused, or follow the end.
@@ -251,7 +251,11 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         live = table.isFollowing ? "following" : "live"
     }
     let count: String
-    if let rowCount = table.rowCount {
+    if let rowCount = table.rowCount, table.rowCountIsApproximate, let known = knownRowCount(table), known > rowCount {
+        // An estimate below the rows on screen ("row 57 of ~54"): what is
+        // known for sure is said instead.
+        count = grouped(known) + (table.window?.reachesEnd == true ? "" : "+")
+    } else if let rowCount = table.rowCount {
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
     } else {
         count = "…"
@@ -320,6 +324,12 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
             left = ("checking the filter…", Style.status)
         } else if let table = state.table, table.pendingSearch != nil {
             left = ("searching…", Style.status)
+        } else if let table = state.table, table.isReadingWindow,
+            table.viewed.cost == .scan || table.filterScannedRows != nil
+        {
+            // A window that scans: seconds on millions of rows. The keys
+            // pressed meanwhile are applied when it arrives.
+            left = ("reading…", Style.status)
         } else if let table = state.table, let notes = tableNotes(table) {
             left = (notes, Style.status)
         } else if let table = state.table, let scanned = table.filterScannedRows {
@@ -420,16 +430,28 @@ private func oneLine(_ text: String) -> String {
 }
 
 /// The number of the selected row in the ordering, from 1, when it is
-/// known: the window reaches the start, or it reaches the end and the row
-/// count is exact (following, after End).
+/// known: the window reaches the start, the rows before it were counted
+/// (`ViewerWindow.rowsBefore`), or it reaches the end and the row count is
+/// exact (following, after End).
 private func selectedRowNumber(_ table: TableState) -> Int? {
     guard let index = table.selectedIndex, let window = table.window else { return nil }
     if window.reachesStart {
         return index + 1
     }
+    if let before = table.rowsBeforeWindow {
+        return before + index + 1
+    }
     guard window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate else { return nil }
     let row = rowCount - (window.rows.count - 1 - index)
     return row >= 1 ? row : nil
+}
+
+/// The fewest rows there are, from the window: its rows and those
+/// counted before it, when known.
+private func knownRowCount(_ table: TableState) -> Int? {
+    guard let window = table.window else { return nil }
+    if window.reachesStart { return window.rows.count }
+    return table.rowsBeforeWindow.map { $0 + window.rows.count }
 }
 
 /// The lines of the selected row in the whole-row overlay.

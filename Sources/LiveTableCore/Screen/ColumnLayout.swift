@@ -48,7 +48,7 @@ struct ColumnPlan: Equatable {
         self.screenWidth = max(0, screenWidth)
         let names = source.columnNames
         let maximum = max(Self.minimumWidth, self.screenWidth - 2)
-        var natural = names.map { TextWidth.width(of: RowDetail.oneLine($0)) }
+        var natural = names.map { TextWidth.width(of: RowDetail.name($0)) }
         for row in texts {
             for (index, cell) in row.enumerated() where natural.indices.contains(index) {
                 natural[index] = max(natural[index], cell.width)
@@ -112,6 +112,11 @@ struct ColumnPlan: Equatable {
     /// it is to the left, and one column at a time while it is cut or out
     /// of sight on the right. A frozen column is always on screen; a
     /// column too wide for the screen comes first, cut.
+    ///
+    /// The screen is never left part empty while columns are scrolled
+    /// off to the left: when the columns from the one before the first to
+    /// the last would all fit whole (after `<`, `-` or `=`, or a wider
+    /// screen), the scroll comes back.
     func firstColumn(showing column: Int, from firstColumn: Int) -> Int {
         guard !scrolling.isEmpty else { return firstColumn }
         var first = position(of: firstColumn)
@@ -119,6 +124,9 @@ struct ColumnPlan: Equatable {
         first = min(first, target)
         while first < target, !layout(fromPosition: first).isWhole(column) {
             first += 1
+        }
+        while first > 0, case let before = layout(fromPosition: first - 1), before.hiddenRight == 0, !before.isLastCut {
+            first -= 1
         }
         return scrolling[first]
     }

@@ -10,6 +10,10 @@ import GRDB
 /// it, to tell it from the text "NULL"), a BLOB shows its size, and text
 /// has its control characters escaped (`ESC [2J` becomes `\u{1b}[2J`).
 ///
+/// Text longer than any screen is cut before it is escaped and measured,
+/// ending with "…" (`maximumLength`): a value of 10 MB costs a refresh
+/// no more than a short one.
+///
 /// For example:
 ///
 /// ```swift
@@ -42,6 +46,11 @@ public struct CellText: Equatable, Sendable {
     /// The words for NULL.
     public static let nullText = "NULL"
 
+    /// The most characters (Unicode scalars) of a text that a cell keeps:
+    /// more than any terminal is wide. The rest is never escaped nor
+    /// measured; the text ends with "…".
+    public static let maximumLength = 512
+
     /// What the value is.
     public var kind: Kind
     /// One line of text, safe to print.
@@ -61,7 +70,7 @@ public struct CellText: Equatable, Sendable {
             text = Self.text(of: double)
         case let .string(string):
             kind = .text
-            text = Self.escaped(string)
+            text = Self.escaped(Self.cut(string, toLength: Self.maximumLength))
         case let .blob(data):
             kind = .blob
             text = data.count == 1 ? "<1 byte>" : "<\(data.count) bytes>"
@@ -104,6 +113,18 @@ public struct CellText: Equatable, Sendable {
         }
         if double.isNaN { return "NaN" } // SQLite stores NaN as NULL; kept for safety.
         return "\(double)"
+    }
+
+    /// `text` cut to its first `length` scalars, ending with "…" when
+    /// something was cut off: only the scalars kept are read.
+    static func cut(_ text: String, toLength length: Int) -> String {
+        var end = text.unicodeScalars.startIndex
+        for _ in 0..<max(0, length) {
+            guard end < text.unicodeScalars.endIndex else { return text }
+            end = text.unicodeScalars.index(after: end)
+        }
+        guard end < text.unicodeScalars.endIndex else { return text }
+        return String(text.unicodeScalars[..<end]) + TextWidth.ellipsis
     }
 
     /// `text` with the characters that could act on the terminal escaped:

@@ -1,9 +1,13 @@
+import Foundation
 import GRDB
 
 /// The whole of one row, as the viewer's row overlay shows it: each
-/// column's name, then its full value wrapped to the width of the overlay
-/// (a BLOB: its size, then its bytes in hexadecimal, the first 1,024 of
-/// them).
+/// column's name, then its value wrapped to the width of the overlay, its
+/// line breaks kept (a BLOB: its size, then its bytes in hexadecimal).
+///
+/// A long value shows its first `maximumBytes` bytes, then "… N more
+/// bytes": the overlay costs the same for a value of 10 MB as for one of
+/// 16 KB, and each value is wrapped in one pass.
 ///
 /// For example:
 ///
@@ -19,6 +23,9 @@ enum RowDetail {
         var isNull: Bool
     }
 
+    /// The most bytes of a text (UTF-8) or of a BLOB that the overlay shows.
+    static let maximumBytes = 16_384
+
     /// The number of lines the overlay shows at once, on a screen of `height` rows.
     static func page(height: Int) -> Int {
         max(1, height - 4)
@@ -26,53 +33,119 @@ enum RowDetail {
 
     /// The lines of a row on a screen `width` cells wide.
     static func lines(names: [String], values: [DatabaseValue], width: Int) -> [Line] {
-        let names = names.map(oneLine)
+        let names = names.map(name)
         let inner = max(1, width - 4)
         let nameWidth = min(names.map { TextWidth.width(of: $0) }.max() ?? 0, max(1, inner / 3))
         let valueWidth = max(1, inner - nameWidth - 2)
         var lines: [Line] = []
         for (column, value) in values.enumerated() where column < names.count {
-            let cell = CellText(value)
-            var text = cell.text
-            if case let .blob(data) = value.storage, !data.isEmpty {
-                let shown = data.prefix(1024).map { byte in
-                    let hex = String(byte, radix: 16)
-                    return byte < 16 ? "0" + hex : hex
-                }.joined()
-                text += " " + shown + (data.count > 1024 ? "…" : "")
-            }
-            for (offset, part) in wrapped(text, toWidth: valueWidth).enumerated() {
+            let isNull = value.isNull
+            for (offset, part) in valueLines(value).flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
                 lines.append(Line(
                     name: offset == 0 ? TextWidth.padded(names[column], toWidth: nameWidth) : "",
-                    value: part, isNull: cell.kind == .null))
+                    value: part, isNull: isNull))
             }
         }
         return lines
     }
 
-    /// A name or a query on one line: control characters escaped, line
-    /// breaks and tabs made spaces.
+    /// The lines of a value before they are wrapped: a text's own lines,
+    /// each with its control characters escaped (a tab is four spaces),
+    /// and "… N more bytes" after its first `maximumBytes`.
+    private static func valueLines(_ value: DatabaseValue) -> [String] {
+        switch value.storage {
+        case let .string(string):
+            let (shown, more) = prefix(string, bytes: maximumBytes)
+            // Split by scalar: "\r\n" is one Character, which a split by
+            // Character would not cut.
+            var lines = shown.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                var line = line
+                if line.last == "\r" { line = line.dropLast() }  // "\r\n" is one line break.
+                return CellText.escaped(String(line).replacingOccurrences(of: "\t", with: "    "))
+            }
+            if more > 0 {
+                lines.append(moreBytes(more))
+            }
+            return lines
+        case let .blob(data) where !data.isEmpty:
+            let shown = data.prefix(maximumBytes / 2).map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
+            var lines = [CellText(value).text + " " + shown]
+            if data.count > maximumBytes / 2 {
+                lines.append(moreBytes(data.count - maximumBytes / 2))
+            }
+            return lines
+        default:
+            return [CellText(value).text]
+        }
+    }
+
+    private static func moreBytes(_ count: Int) -> String {
+        "… \(count) more \(count == 1 ? "byte" : "bytes")"
+    }
+
+    /// The first `bytes` bytes of `text` (UTF-8), cut between two
+    /// characters, and the number of bytes after them: only the bytes
+    /// kept are read.
+    static func prefix(_ text: String, bytes: Int) -> (String, more: Int) {
+        let total = text.utf8.count
+        guard total > bytes else { return (text, 0) }
+        var end = text.unicodeScalars.startIndex
+        var used = 0
+        while end < text.unicodeScalars.endIndex {
+            let length = UTF8.width(text.unicodeScalars[end])
+            guard used + length <= bytes else { break }
+            used += length
+            end = text.unicodeScalars.index(after: end)
+        }
+        return (String(text.unicodeScalars[..<end]), total - used)
+    }
+
+    /// A table's or a column's name on one line: its control characters
+    /// escaped visibly, line breaks too, so that `new\nline` and
+    /// `new line` are told apart; cut as a cell's text is.
+    static func name(_ text: String) -> String {
+        CellText.escaped(CellText.cut(text, toLength: CellText.maximumLength))
+    }
+
+    /// A query or a filter on one line: control characters escaped, line
+    /// breaks and tabs made spaces; cut as a cell's text is, so that a
+    /// long query costs each screen no more than a short one.
     static func oneLine(_ text: String) -> String {
-        let spaced = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
+        let spaced = CellText.cut(text, toLength: CellText.maximumLength).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
             .joined(separator: " ")
         return CellText.escaped(spaced)
     }
 
     /// `text` in lines of at most `width` cells, cut after a space where
-    /// there is one (a unit wider than `width` gets a line of its own).
-    private static func wrapped(_ text: String, toWidth width: Int) -> [String] {
+    /// there is one (a unit wider than `width` gets a line of its own),
+    /// measured once: each unit is read once, and again at most once when
+    /// a line goes back to its last space.
+    static func wrapped(_ text: String, toWidth width: Int) -> [String] {
+        let units = TextWidth.units(of: text)
+        guard !units.isEmpty else { return [""] }
+        let width = max(1, width)
         var lines: [String] = []
-        var rest = text
-        repeat {
-            var (line, after) = TextWidth.split(rest, atWidth: width)
-            if line.isEmpty {
-                let first = TextWidth.units(of: rest)[0].text
-                line = first
-                after = String(rest.dropFirst(first.count))
+        var start = 0
+        while start < units.count {
+            var end = start
+            var used = 0
+            var lastSpace: Int?
+            while end < units.count, used + units[end].width <= width {
+                used += units[end].width
+                if units[end].text == " " { lastSpace = end }
+                end += 1
             }
-            lines.append(line)
-            rest = after
-        } while !rest.isEmpty
+            if end == start {
+                end = start + 1  // Wider than the line: alone on it.
+            } else if end < units.count, let lastSpace {
+                end = lastSpace + 1
+            }
+            lines.append(units[start..<end].map(\.text).joined())
+            start = end
+        }
         return lines
     }
 }

@@ -126,12 +126,22 @@ public struct ViewerWindow: Equatable, Sendable {
     /// when it is gone; nil for a window anchored on the first or last row,
     /// or when no row is left.
     public var selection: RowPosition?
+    /// The number of rows before the first of the window: 0 when it
+    /// reaches the start; counted, up to `rankLimit`, when the ordering is
+    /// an index search; nil when not known.
+    public var rowsBefore: Int?
+
+    /// The most rows counted before a window, so that the title can say
+    /// "row 5,210 of 20,000" after a search or a few pages: at the cost of
+    /// reading that many index entries at most, once per window.
+    public static let rankLimit = 10_000
 
     /// Creates a value; `fetch(_:_:_:)` fetches one.
-    public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?) {
+    public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
         self.viewed = viewed
         self.window = window
         self.selection = selection
+        self.rowsBefore = rowsBefore ?? (window.reachesStart ? 0 : nil)
     }
 
     /// Fetches a window in one read: reads the source again if the schema
@@ -144,6 +154,19 @@ public struct ViewerWindow: Equatable, Sendable {
     /// - parameter request: The window; its ordering is replaced by the
     ///   ordering of the source as currently read.
     public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
+        var value = try fetchRows(db, viewed, request)
+        // Counted only where an index reads the rows before: never a scan
+        // (an unindexed order, a view, a filter that SQLite may scan for).
+        if value.rowsBefore == nil, value.viewed.cost == .indexSearch, value.viewed.source.filter == nil, !value.viewed.source.isQuery,
+            let first = value.window.positions.first
+        {
+            let count = try value.viewed.ordering.countRows(db, in: value.viewed.source, before: first, limit: rankLimit)
+            value.rowsBefore = count < rankLimit ? count : nil
+        }
+        return value
+    }
+
+    private static func fetchRows(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
         let viewed = try viewed.current(db)
         let ordering = viewed.ordering
         var request = request

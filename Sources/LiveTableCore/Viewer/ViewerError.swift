@@ -72,11 +72,11 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
             return "cannot read \(quoted(path)): a writer stopped in the middle of a transaction, "
                 + "and a read-only reader cannot roll it back (the next writer will)"
         case let .noSuchTable(name, tables):
-            let list = tables.isEmpty ? "no tables" : tables.map(quoted).joined(separator: ", ")
+            let list = tables.isEmpty ? "no tables" : namesList(tables, near: name)
             return "no table or view \(quoted(name)): the file has \(list)"
         case let .noSuchColumn(name, source, columns):
             return "no column \(quoted(name)) in \(quoted(source)): its columns are "
-                + columns.map(quoted).joined(separator: ", ")
+                + namesList(columns, near: name)
         case let .unreadableTable(name, reason):
             return "cannot read \(quoted(name)): \(reason.escapingControlCharacters)"
         case .emptyQuery:
@@ -150,4 +150,37 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
 /// A name in double quotes, control characters escaped.
 private func quoted(_ name: String) -> String {
     "\"" + name.escapingControlCharacters + "\""
+}
+
+/// A name of a list in double quotes, control characters escaped, cut
+/// after `maximumNameLength` characters.
+private func quotedListed(_ name: String) -> String {
+    quoted(CellText.cut(name, toLength: maximumNameLength))
+}
+
+/// The most characters of a name that an error quotes.
+private let maximumNameLength = 64
+
+/// The most names that an error lists: a file of 20,000 tables gets a
+/// line, not a page.
+private let maximumListedNames = 10
+
+/// Names for an error, at most `maximumListedNames`: all of them in
+/// their order when they are few; otherwise those that look like `name`
+/// first (the same but for case, or one holding the other),
+/// then the others in their order, and how many more there are.
+private func namesList(_ names: [String], near name: String) -> String {
+    guard names.count > maximumListedNames else { return names.map(quotedListed).joined(separator: ", ") }
+    let wanted = name.lowercased()
+    let isNear = { (candidate: String) -> Bool in
+        let candidate = candidate.lowercased()
+        return !wanted.isEmpty && !candidate.isEmpty && (candidate.contains(wanted) || wanted.contains(candidate))
+    }
+    var listed = Array(names.lazy.filter(isNear).prefix(maximumListedNames))
+    if listed.count < maximumListedNames {
+        listed += Array(names.lazy.filter { !isNear($0) }.prefix(maximumListedNames - listed.count))
+    }
+    let list = listed.map(quotedListed).joined(separator: ", ")
+    let more = names.count - listed.count
+    return more > 0 ? list + " and \(more) more" : list
 }
