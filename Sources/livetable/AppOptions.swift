@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LiveTableCore
 
 /// The options of `livetable` that `livetable demo` shares.
 ///
@@ -29,6 +31,33 @@ struct AppOptions: ParsableArguments {
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
+
+    // Unconditional: `--poll -1` says what is wrong with -1.
+    @Option(
+        name: .customLong("poll"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also check the file for other processes' commits every this many seconds (0.02 to 60).",
+            discussion: """
+                Besides inotify, on any file system: for a file that another machine writes \
+                behind a file system livetable does not recognise. Files on NFS, SMB, FUSE \
+                (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
+                0.1 s without it. The title or status line says "polled every 0.1 s: fuse".
+                """,
+            valueName: "seconds"),
+        transform: { text in
+            do {
+                return try CommitPolling.interval(parsing: text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var poll: TimeInterval?
+
+    /// The checks at an interval that `--poll` asks for.
+    var polling: CommitPolling {
+        CommitPolling(interval: poll)
+    }
 
     /// An empty `--database` would open a temporary database, or fail with
     /// an error about WAL mode: say what is wrong instead.

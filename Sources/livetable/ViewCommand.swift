@@ -19,6 +19,11 @@ struct ViewCommand: ParsableCommand {
             it is recounted) and whether the view is live. Without TABLE, a picker lists \
             the tables and views with their row counts ("~" when estimated).
 
+            Another machine's commits make no inotify event: a file on NFS, SMB, FUSE \
+            (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like is checked every \
+            0.1 s too, and the title says so ("polled every 0.1 s: nfs"). --poll SECONDS \
+            checks any file at that interval, besides inotify.
+
             With --format, the rows are printed and the command exits (no terminal \
             needed), in constant memory, in the order of their rowid, their primary key \
             (WITHOUT ROWID tables) or all their columns (views); the rows of a --query in \
@@ -49,6 +54,7 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite orders --sort total --desc
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
+              livetable view /mnt/replica/app.sqlite orders --poll 0.5
             """)
 
     /// The viewer's key table, as the help overlay shows it.
@@ -79,6 +85,28 @@ struct ViewCommand: ParsableCommand {
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
+
+    // Unconditional: `--poll -1` says what is wrong with -1.
+    @Option(
+        name: .customLong("poll"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also check the file for other processes' commits every this many seconds (0.02 to 60).",
+            discussion: """
+                Besides inotify, on any file system: for a file that another machine writes \
+                behind a file system livetable does not recognise. Files on NFS, SMB, FUSE \
+                (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
+                0.1 s without it. The title or status line says "polled every 0.1 s: fuse".
+                """,
+            valueName: "seconds"),
+        transform: { text in
+            do {
+                return try CommitPolling.interval(parsing: text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var poll: TimeInterval?
 
     func validate() throws {
         if table != nil && query != nil {
@@ -148,7 +176,7 @@ struct ViewCommand: ParsableCommand {
         try launch.run(
             { terminal in
                 AppLoop(
-                    program: ViewerProgram(database: database),
+                    program: ViewerProgram(database: database, polling: CommitPolling(interval: poll)),
                     state: .initial(
                         fileName: fileName, opened: opened,
                         width: terminal.width, height: terminal.height, useColor: terminal.usesColor))

@@ -21,6 +21,16 @@ import Glibc
 /// each write that inotify reports on the database, `-wal` and `-journal`
 /// files, or at a fixed interval when it polls.
 ///
+/// ## Other machines
+///
+/// inotify sees the writes made through this machine's kernel only. On a
+/// file system where other machines write (a `RemoteFileSystem`: NFS, SMB,
+/// FUSE, 9p, Ceph...), the `.fileEvents` watch asks at an interval too
+/// (`OtherProcessCommits.fallbackPollingInterval`), and says why through
+/// `onPollingFallback`. Each check is one `PRAGMA data_version`: on such a
+/// file system, a round trip to the server for the file's header and its
+/// shared lock. A local file costs nothing while nothing is written.
+///
 /// A write event comes before its commit is visible: a WAL commit writes
 /// the `-wal` file, syncs it, then publishes the commit in the WAL index,
 /// which is mapped in memory and makes no event; a rollback-journal commit
@@ -199,7 +209,10 @@ final class CommitWatch: @unchecked Sendable {
     private var fallbackReason: String?
 
     private var source: FileChangeSource?
+    /// The checks after a write (`deadlines`).
     private var timer: (any DispatchSourceTimer)?
+    /// The checks at an interval, when the watch polls.
+    private var pollTimer: (any DispatchSourceTimer)?
     private var dataVersion: Int
     private var checkedOwnCommits = 0
     private var isSettling = false
@@ -248,19 +261,40 @@ final class CommitWatch: @unchecked Sendable {
         timer.resume()
         self.timer = timer
 
+        let askedInterval: TimeInterval?
         switch mode {
-        case .fileEvents:
-            do {
-                source = try Self.makeFileChangeSource(files.directory, files.names, queue) { [weak self] events in
-                    self?.filesDidChange(events)
-                }
-            } catch {
-                fallbackReason = "\(error); checking every \(Self.format(OtherProcessCommits.fallbackPollingInterval)) instead"
-                startPolling(every: OtherProcessCommits.fallbackPollingInterval)
-            }
         case let .polling(interval):
             startPolling(every: interval)
+            return
+        case .fileEvents:
+            askedInterval = nil
+        case let .fileEventsAndPolling(interval):
+            askedInterval = interval
         }
+        let interval = askedInterval ?? OtherProcessCommits.fallbackPollingInterval
+        do {
+            source = try Self.makeFileChangeSource(files.directory, files.names, queue) { [weak self] events in
+                self?.filesDidChange(events)
+            }
+        } catch {
+            fallbackReason = "\(error); checking every \(Self.format(interval)) instead"
+            startPolling(every: interval)
+            return
+        }
+        // inotify reports this machine's writes at once; the checks at an
+        // interval catch the others'.
+        if let fileSystem = Self.remoteFileSystem(path) {
+            fallbackReason = fileSystem.description
+            startPolling(every: interval)
+        } else if askedInterval != nil {
+            startPolling(every: interval)
+        }
+    }
+
+    /// Finds the file system of a database file, if other machines can
+    /// write it without inotify seeing it.
+    static func remoteFileSystem(_ path: String) -> RemoteFileSystem? {
+        RemoteFileSystem(containingFileAt: path)
     }
 
     private func addListener(_ listener: Listener) -> Registration {
@@ -305,6 +339,8 @@ final class CommitWatch: @unchecked Sendable {
             source = nil
             timer?.cancel()
             timer = nil
+            pollTimer?.cancel()
+            pollTimer = nil
         }
         try? checker.close()
     }
@@ -341,17 +377,24 @@ final class CommitWatch: @unchecked Sendable {
         }
     }
 
+    /// Checks every `interval`, besides the checks after the writes
+    /// inotify reports, if any. Called in `init`.
     private func startPolling(every interval: Double) {
         pollingInterval = interval
-        timer?.schedule(deadline: .now() + interval, repeating: interval)
+        let pollTimer = DispatchSource.makeTimerSource(queue: queue)
+        pollTimer.setEventHandler { [weak self] in self?.pollTimerDidFire() }
+        // Leeway: the system may gather the wake-ups of several timers.
+        pollTimer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 50)))
+        pollTimer.resume()
+        self.pollTimer = pollTimer
+    }
+
+    private func pollTimerDidFire() {
+        checkFileIdentity()
+        check()
     }
 
     private func timerDidFire() {
-        if pollingInterval != nil {
-            checkFileIdentity()
-            check()
-            return
-        }
         let now = DispatchTime.now()
         deadlines.removeAll { $0 <= now }
         if check() {
@@ -361,7 +404,6 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func armTimer() {
-        guard pollingInterval == nil else { return }
         timer?.schedule(deadline: deadlines.first ?? .distantFuture)
     }
 
@@ -467,6 +509,8 @@ final class CommitWatch: @unchecked Sendable {
         source = nil
         timer?.cancel()
         timer = nil
+        pollTimer?.cancel()
+        pollTimer = nil
         for listener in listeners {
             listener.onFailure(error)
         }
