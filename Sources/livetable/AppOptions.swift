@@ -32,6 +32,36 @@ struct AppOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
+    @OptionGroup var pollOption: PollOption
+
+    /// The checks at an interval that `--poll` asks for.
+    var polling: CommitPolling {
+        pollOption.polling
+    }
+
+    /// An empty `--database` would open a temporary database, or fail with
+    /// an error about WAL mode: say what is wrong instead.
+    func validate() throws {
+        if databasePath?.isEmpty == true {
+            throw ValidationError("--database needs the path of a file, not an empty string")
+        }
+    }
+
+    /// A seed: a whole number from 0 to 2^64 - 1.
+    private static func parseSeed(_ text: String) throws -> UInt64 {
+        guard let seed = UInt64(text) else {
+            throw ValidationError("the seed must be a whole number from 0 to \(UInt64.max)")
+        }
+        return seed
+    }
+}
+
+/// `--poll SECONDS`, of `livetable`, `livetable demo` and `livetable view`.
+///
+/// One group that the commands share: ArgumentParser parses it once,
+/// wherever it stands on the command line, and hands the same value to
+/// each command that declares it.
+struct PollOption: ParsableArguments {
     // Unconditional: `--poll -1` says what is wrong with -1.
     @Option(
         name: .customLong("poll"),
@@ -57,21 +87,5 @@ struct AppOptions: ParsableArguments {
     /// The checks at an interval that `--poll` asks for.
     var polling: CommitPolling {
         CommitPolling(interval: poll)
-    }
-
-    /// An empty `--database` would open a temporary database, or fail with
-    /// an error about WAL mode: say what is wrong instead.
-    func validate() throws {
-        if databasePath?.isEmpty == true {
-            throw ValidationError("--database needs the path of a file, not an empty string")
-        }
-    }
-
-    /// A seed: a whole number from 0 to 2^64 - 1.
-    private static func parseSeed(_ text: String) throws -> UInt64 {
-        guard let seed = UInt64(text) else {
-            throw ValidationError("the seed must be a whole number from 0 to \(UInt64.max)")
-        }
-        return seed
     }
 }

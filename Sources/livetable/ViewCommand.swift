@@ -86,27 +86,7 @@ struct ViewCommand: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
-    // Unconditional: `--poll -1` says what is wrong with -1.
-    @Option(
-        name: .customLong("poll"),
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Also check the file for other processes' commits every this many seconds (0.02 to 60).",
-            discussion: """
-                Besides inotify, on any file system: for a file that another machine writes \
-                behind a file system livetable does not recognise. Files on NFS, SMB, FUSE \
-                (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
-                0.1 s without it. The title or status line says "polled every 0.1 s: fuse".
-                """,
-            valueName: "seconds"),
-        transform: { text in
-            do {
-                return try CommitPolling.interval(parsing: text)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        })
-    var poll: TimeInterval?
+    @OptionGroup var pollOption: PollOption
 
     func validate() throws {
         if table != nil && query != nil {
@@ -176,7 +156,7 @@ struct ViewCommand: ParsableCommand {
         try launch.run(
             { terminal in
                 AppLoop(
-                    program: ViewerProgram(database: database, polling: CommitPolling(interval: poll)),
+                    program: ViewerProgram(database: database, polling: pollOption.polling),
                     state: .initial(
                         fileName: fileName, opened: opened,
                         width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
