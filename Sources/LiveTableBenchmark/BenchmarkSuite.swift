@@ -33,6 +33,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// How fast the commits of another process reach the app, per journal
     /// mode (see `OtherProcessBenchmark`), nil when not measured.
     public var other_processes: [OtherProcessFigures]?
+    /// How fast the writes of another machine (behind a FUSE mount) reach
+    /// the subscriber and the viewer's screen, and what polling costs (see
+    /// `RemoteFileBenchmark`), nil when not measured.
+    public var remote_files: RemoteFileFigures?
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
     public var viewer: [ViewerScreenFigures]?
@@ -149,6 +153,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let other_processes {
             lines.append("")
             lines += OtherProcessFigures.table(other_processes)
+        }
+        if let remote_files {
+            lines.append("")
+            lines += remote_files.table
         }
         if let viewer {
             lines.append("")
