@@ -34,6 +34,32 @@ public struct RemoteFileFigures: Codable, Equatable, Sendable {
     /// on a local file.
     public var local_idle_cpu_ms: Double
 
+    /// Creates figures; the FUSE ones are nil when the FUSE part is skipped.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let figures = RemoteFileFigures(
+    ///     fuse_skipped: nil, interval_ms: 100, subscriber_p50_ms: 50, subscriber_p90_ms: 90,
+    ///     screen_p50_ms: 55, screen_p90_ms: 95, samples: 40, fuse_idle_cpu_ms: 3, local_idle_cpu_ms: 0.01)
+    /// ```
+    public init(
+        fuse_skipped: String?, interval_ms: Double,
+        subscriber_p50_ms: Double? = nil, subscriber_p90_ms: Double? = nil,
+        screen_p50_ms: Double? = nil, screen_p90_ms: Double? = nil,
+        samples: Int, fuse_idle_cpu_ms: Double? = nil, local_idle_cpu_ms: Double)
+    {
+        self.fuse_skipped = fuse_skipped
+        self.interval_ms = interval_ms
+        self.subscriber_p50_ms = subscriber_p50_ms
+        self.subscriber_p90_ms = subscriber_p90_ms
+        self.screen_p50_ms = screen_p50_ms
+        self.screen_p90_ms = screen_p90_ms
+        self.samples = samples
+        self.fuse_idle_cpu_ms = fuse_idle_cpu_ms
+        self.local_idle_cpu_ms = local_idle_cpu_ms
+    }
+
     /// The targets: the screen within the interval + 20 ms (p90), polling
     /// costs at most 5 ms of CPU a second, a local file nothing.
     public var targets: [BenchmarkTarget] {
