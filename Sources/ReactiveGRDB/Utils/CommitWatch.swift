@@ -28,8 +28,8 @@ import Glibc
 /// FUSE, 9p, Ceph...), the `.fileEvents` watch asks at an interval too
 /// (`OtherProcessCommits.fallbackPollingInterval`), and says why through
 /// `onPollingFallback`. Each check is one `PRAGMA data_version`: on such a
-/// file system, a round trip to the server for the file's header and its
-/// shared lock. A local file costs nothing while nothing is written.
+/// file system, round trips to the server for the file's shared lock and
+/// its header. A local file costs nothing while nothing is written.
 ///
 /// A write event comes before its commit is visible: a WAL commit writes
 /// the `-wal` file, syncs it, then publishes the commit in the WAL index,
@@ -63,7 +63,8 @@ final class CommitWatch: @unchecked Sendable {
         /// The file is no longer the one the database opened: no commit
         /// will be seen anymore.
         var onFailure: @Sendable (Error) -> Void
-        /// inotify is not available: the watch polls instead.
+        /// The watch polls, and why: inotify is not available, or does not
+        /// see other machines' writes (a `RemoteFileSystem`).
         var onPollingFallback: (@Sendable (String) -> Void)?
     }
 
@@ -285,18 +286,12 @@ final class CommitWatch: @unchecked Sendable {
         }
         // inotify reports this machine's writes at once; the checks at an
         // interval catch the others'.
-        if let fileSystem = Self.remoteFileSystem(path) {
+        if let fileSystem = RemoteFileSystem(containingFileAt: path) {
             fallbackReason = fileSystem.description
             startPolling(every: interval)
         } else if askedInterval != nil {
             startPolling(every: interval)
         }
-    }
-
-    /// Finds the file system of a database file, if other machines can
-    /// write it without inotify seeing it.
-    static func remoteFileSystem(_ path: String) -> RemoteFileSystem? {
-        RemoteFileSystem(containingFileAt: path)
     }
 
     private func addListener(_ listener: Listener) -> Registration {
