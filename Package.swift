@@ -32,10 +32,15 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // Linux's statfs(2), which Swift's Glibc module lacks: the file
+        // system type of a database file, for ReactiveGRDB.
+        .systemLibrary(name: "CFileSystem"),
+
         // The reactive layer: GRDB + OpenCombine, no terminal, no app.
         .target(
             name: "ReactiveGRDB",
             dependencies: [
+                "CFileSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
@@ -52,8 +57,9 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
-        // The `sqlite3` command as another process that writes: for the
-        // benchmarks and the tests of other processes' commits.
+        // The `sqlite3` command as another process that writes, and a FUSE
+        // mount as another machine: for the benchmarks and the tests of
+        // other processes' commits.
         .target(name: "SQLiteCommandLine"),
 
         // The benchmark harness of `livetable bench`: the app loop measured
@@ -125,7 +131,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",
-            dependencies: ["livetable"],
+            dependencies: ["livetable", "SQLiteCommandLine"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )

@@ -37,6 +37,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// its publisher, per journal mode (see `AsyncValuesBenchmark`), nil
     /// when not measured.
     public var async_values: [AsyncValuesFigures]?
+    /// How fast the writes of another machine (behind a FUSE mount) reach
+    /// the subscriber and the viewer's screen, and what polling costs (see
+    /// `RemoteFileBenchmark`), nil when not measured.
+    public var remote_files: RemoteFileFigures?
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
     public var viewer: [ViewerScreenFigures]?
@@ -157,6 +161,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let async_values {
             lines.append("")
             lines += AsyncValuesFigures.table(async_values)
+        }
+        if let remote_files {
+            lines.append("")
+            lines += remote_files.table
         }
         if let viewer {
             lines.append("")

@@ -28,6 +28,9 @@ public struct OtherProcessCommits: Sendable {
     enum Mode: Sendable, Hashable {
         case fileEvents
         case polling(TimeInterval)
+        /// File events, and a check at the interval whatever the file
+        /// system.
+        case fileEventsAndPolling(TimeInterval)
     }
 
     let mode: Mode
@@ -42,7 +45,8 @@ public struct OtherProcessCommits: Sendable {
     }
 
     /// The interval of the checks when inotify is not available (the
-    /// system's limit of inotify instances or watches is reached): 0.1 s.
+    /// system's limit of inotify instances or watches is reached), or can
+    /// not see the writes of other machines (a `RemoteFileSystem`): 0.1 s.
     ///
     /// For example:
     ///
@@ -57,7 +61,10 @@ public struct OtherProcessCommits: Sendable {
     ///
     /// Nothing runs while nothing is written. If inotify is not available
     /// (the system's limit of inotify instances or watches is reached), the
-    /// database is checked every `fallbackPollingInterval` instead.
+    /// database is checked every `fallbackPollingInterval` instead. On a
+    /// file system where other machines write without inotify seeing it (a
+    /// `RemoteFileSystem`: NFS, SMB, FUSE, 9p, Ceph...), the database is
+    /// checked every `fallbackPollingInterval` too, besides the file events.
     ///
     /// For example:
     ///
@@ -69,9 +76,11 @@ public struct OtherProcessCommits: Sendable {
     public static let fileEvents = OtherProcessCommits(mode: .fileEvents, onPollingFallback: nil)
 
     /// Watches the database files with Linux's inotify, as `fileEvents`
-    /// does, and calls `onPollingFallback` with a one-line reason if inotify
-    /// is not available and the database is polled every
-    /// `fallbackPollingInterval` instead.
+    /// does, and calls `onPollingFallback` with a one-line reason when the
+    /// database is polled every `fallbackPollingInterval`: inotify is not
+    /// available, or the file is on a `RemoteFileSystem` (the reason is
+    /// then its description: "network file system (nfs)", "FUSE file
+    /// system (fuse)").
     ///
     /// For example:
     ///
@@ -84,9 +93,36 @@ public struct OtherProcessCommits: Sendable {
     /// ```
     ///
     /// - parameter onPollingFallback: Called once per subscription, on an
-    ///   unspecified queue, when inotify is not available.
+    ///   unspecified queue, when the database is polled.
     public static func fileEvents(onPollingFallback: @escaping @Sendable (_ reason: String) -> Void) -> Self {
         OtherProcessCommits(mode: .fileEvents, onPollingFallback: onPollingFallback)
+    }
+
+    /// Watches the database files with Linux's inotify, as `fileEvents`
+    /// does, and asks SQLite whether another connection committed every
+    /// `interval` seconds too, whatever the file system: for a file that
+    /// other machines write behind a file system that `RemoteFileSystem`
+    /// does not know. On a `RemoteFileSystem`, the checks come every
+    /// `interval` instead of every `fallbackPollingInterval`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let players = Player.all().rx
+    ///     .observeAll(in: dbQueue)
+    ///     .includingOtherProcesses(.fileEvents(checkingEvery: 0.5))
+    /// ```
+    ///
+    /// - parameter interval: The interval between two checks, in seconds.
+    ///   Values below 1 ms are raised to 1 ms.
+    /// - parameter onPollingFallback: Called once per subscription, on an
+    ///   unspecified queue, with a one-line reason, when inotify is not
+    ///   available or the file is on a `RemoteFileSystem`.
+    public static func fileEvents(
+        checkingEvery interval: TimeInterval,
+        onPollingFallback: (@Sendable (_ reason: String) -> Void)? = nil) -> Self
+    {
+        OtherProcessCommits(mode: .fileEventsAndPolling(max(interval, 0.001)), onPollingFallback: onPollingFallback)
     }
 
     /// Asks SQLite whether another connection committed every `interval`

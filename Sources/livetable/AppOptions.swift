@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LiveTableCore
 
 /// The options of `livetable` that `livetable demo` shares.
 ///
@@ -30,6 +32,13 @@ struct AppOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
+    @OptionGroup var pollOption: PollOption
+
+    /// The checks at an interval that `--poll` asks for.
+    var polling: CommitPolling {
+        pollOption.polling
+    }
+
     /// An empty `--database` would open a temporary database, or fail with
     /// an error about WAL mode: say what is wrong instead.
     func validate() throws {
@@ -44,5 +53,39 @@ struct AppOptions: ParsableArguments {
             throw ValidationError("the seed must be a whole number from 0 to \(UInt64.max)")
         }
         return seed
+    }
+}
+
+/// `--poll SECONDS`, of `livetable`, `livetable demo` and `livetable view`.
+///
+/// One group that the commands share: ArgumentParser parses it once,
+/// wherever it stands on the command line, and hands the same value to
+/// each command that declares it.
+struct PollOption: ParsableArguments {
+    // Unconditional: `--poll -1` says what is wrong with -1.
+    @Option(
+        name: .customLong("poll"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also check the file for other processes' commits every this many seconds (0.02 to 60).",
+            discussion: """
+                Besides inotify, on any file system: for a file that another machine writes \
+                behind a file system livetable does not recognise. Files on NFS, SMB, FUSE \
+                (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
+                0.1 s without it. The title or status line says "polled every 0.1 s: fuse".
+                """,
+            valueName: "seconds"),
+        transform: { text in
+            do {
+                return try CommitPolling.interval(parsing: text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var poll: TimeInterval?
+
+    /// The checks at an interval that `--poll` asks for.
+    var polling: CommitPolling {
+        CommitPolling(interval: poll)
     }
 }

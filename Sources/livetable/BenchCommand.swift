@@ -28,6 +28,11 @@ struct BenchCommand: ParsableCommand {
             Then, on 100,000 players in WAL and in DELETE journal mode, the latency from a commit of \
             another process (the sqlite3 command, its connection kept open) to the app's \
             observation, the CPU used while no process writes, and a burst of 10,000 commits. \
+            Then a file that another machine writes: the sqlite3 command writes it behind a FUSE \
+            mount (bindfs; skipped, with the reason, when bindfs or /dev/fuse is missing) while the \
+            app reads it through the mount, polled every 0.1 s without any option: the latency to \
+            the subscriber and to the viewer's screen (p50, p90), the CPU of polling while nothing \
+            is written, and the same on a local file, where nothing runs. \
             Then the viewer (livetable view) on a generated rollback-journal table of 2,000,000 \
             rows (--viewer-rows picks sizes; --large adds 10,000,000), in its own process per \
             size: the time from opening the file to the first rows on screen, End and Home from \
@@ -145,6 +150,13 @@ struct BenchCommand: ParsableCommand {
             report.async_values = asyncValues
             report.targets += asyncValues.flatMap(\.targets)
         }
+        if sections.contains(.remoteFiles) {
+            let remoteFiles = try MainActor.assumeIsolated {
+                try RemoteFileBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-remote")).run(log: Self.log)
+            }
+            report.remote_files = remoteFiles
+            report.targets += remoteFiles.targets
+        }
         if sections.contains(.viewer) {
             let viewerSuite = ViewerScreenSuite(
                 sizes: large ? viewerRows + [10_000_000] : viewerRows,
@@ -242,6 +254,9 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The commits of another process, in WAL and DELETE journal modes,
     /// to the app's observation, and to the async form beside the publisher.
     case otherProcesses = "other-processes"
+    /// The writes of another machine, behind a FUSE mount, and the cost of
+    /// polling.
+    case remoteFiles = "remote-files"
     /// The viewer, on each size of `--viewer-rows`.
     case viewer
 }

@@ -82,7 +82,7 @@ struct Demo: ParsableCommand {
         }
         let stepDuration = Self.stepDuration / speed
         let steps = DemoScript.steps(playerCount: playerCount)
-        try launch.start(database: database, close: { shop.close() }) { runtime in
+        try launch.start(database: database, polling: options.polling, close: { shop.close() }) { runtime in
             let demo = DemoPlayer(part: .hallOfFame(steps: steps), stepDuration: stepDuration) { runtime in
                 Self.playViewer(after: runtime, shop: shop, database: viewer, viewed: viewed, stepDuration: stepDuration)
             }

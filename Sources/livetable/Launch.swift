@@ -75,13 +75,14 @@ struct Launch {
     ///   demo starts there.
     func start(
         database: AppDatabase,
+        polling: CommitPolling = CommitPolling(),
         close: @escaping @MainActor () -> Void = {},
         started: @MainActor (Runtime<HallOfFameProgram>) -> Void = { _ in }) throws -> Never
     {
         try run(
             { terminal in
                 AppLoop(
-                    program: HallOfFameProgram(database: database),
+                    program: HallOfFameProgram(database: database, polling: polling),
                     state: .initial(width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
             },
             close: {

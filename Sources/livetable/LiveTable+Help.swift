@@ -12,7 +12,10 @@ extension LiveTable {
             one database observation: they are redrawn together each time the database \
             changes, and always agree. Changes written by other processes (another \
             livetable, sqlite3) show too, highlighted for about two seconds (H turns \
-            highlighting off and on).
+            highlighting off and on). A file on a network or FUSE file system (NFS, SMB, \
+            sshfs, LiteFS, 9p...) is checked every 0.1 s for other machines' commits, and \
+            the status line says so ("polled every 0.1 s: nfs"); --poll SECONDS checks any \
+            file at that interval.
 
             Keys:
             \(keys.joined(separator: "\n"))

@@ -22,6 +22,6 @@ struct LiveTable: ParsableCommand {
         let database = try Launch.openDatabase(path: path, seed: options.seed) { database in
             try database.createRandomPlayersIfEmpty()
         }
-        try launch.start(database: database)
+        try launch.start(database: database, polling: options.polling)
     }
 }

@@ -22,6 +22,11 @@ struct ViewCommand: ParsableCommand {
             it is recounted) and whether the view is live. Without TABLE, a picker lists \
             the tables and views with their row counts ("~" when estimated).
 
+            Another machine's commits make no inotify event: a file on NFS, SMB, FUSE \
+            (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like is checked every \
+            0.1 s too, and the title says so ("polled every 0.1 s: nfs"). --poll SECONDS \
+            checks any file at that interval, besides inotify.
+
             With --format, the rows are printed and the command exits (no terminal \
             needed), in constant memory, in the order of their rowid, their primary key \
             (WITHOUT ROWID tables) or all their columns (views); the rows of a --query in \
@@ -54,6 +59,7 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite orders --sort total --desc
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
+              livetable view /mnt/replica/app.sqlite orders --poll 0.5
             """)
 
     /// The viewer's key table, as the help overlay shows it.
@@ -84,6 +90,8 @@ struct ViewCommand: ParsableCommand {
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
+
+    @OptionGroup var pollOption: PollOption
 
     func validate() throws {
         if table != nil && query != nil {
@@ -156,7 +164,7 @@ struct ViewCommand: ParsableCommand {
         try launch.run(
             { terminal in
                 AppLoop(
-                    program: ViewerProgram(database: database),
+                    program: ViewerProgram(database: database, polling: pollOption.polling),
                     state: .initial(
                         fileName: fileName, opened: opened,
                         width: terminal.width, height: terminal.height, useColor: terminal.usesColor))

@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:987
-@MainActor private func example_ReactiveGRDB_md_987() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 987)
+// Docs/ReactiveGRDB.md:1011
+@MainActor private func example_ReactiveGRDB_md_1011() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1011)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1042
-@MainActor private func example_ReactiveGRDB_md_1042() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1042)
+// Docs/ReactiveGRDB.md:1066
+@MainActor private func example_ReactiveGRDB_md_1066() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1066)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1070
-@MainActor private func example_ReactiveGRDB_md_1070() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1070)
+// Docs/ReactiveGRDB.md:1094
+@MainActor private func example_ReactiveGRDB_md_1094() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1094)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1097
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1097)
+// Docs/ReactiveGRDB.md:1121
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1121)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1137
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1137)
+// Docs/ReactiveGRDB.md:1161
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1161)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1187
-@MainActor private func example_ReactiveGRDB_md_1187() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1187)
+// Docs/ReactiveGRDB.md:1211
+@MainActor private func example_ReactiveGRDB_md_1211() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1211)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1202
-@MainActor private func example_ReactiveGRDB_md_1202() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1202)
+// Docs/ReactiveGRDB.md:1226
+@MainActor private func example_ReactiveGRDB_md_1226() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1226)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1221
-@MainActor private func example_ReactiveGRDB_md_1221() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1221)
+// Docs/ReactiveGRDB.md:1245
+@MainActor private func example_ReactiveGRDB_md_1245() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1245)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1272
-@MainActor private func example_ReactiveGRDB_md_1272() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1272)
+// Docs/ReactiveGRDB.md:1296
+@MainActor private func example_ReactiveGRDB_md_1296() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1296)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1369
-@MainActor private func example_ReactiveGRDB_md_1369() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1369)
+// Docs/ReactiveGRDB.md:1393
+@MainActor private func example_ReactiveGRDB_md_1393() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1393)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,20 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:624
-@MainActor private func example_README_md_624() async throws {
-#sourceLocation(file: "README.md", line: 624)
+// Docs/ReactiveGRDB.md:1449
+@MainActor private func example_ReactiveGRDB_md_1449() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1449)
+    let players = Player.all().rx
+        .observeAll(in: dbQueue)
+        .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
+            print("polled: \(reason)") // polled: network file system (nfs)
+        }))
+#sourceLocation()
+}
+
+// README.md:660
+@MainActor private func example_README_md_660() async throws {
+#sourceLocation(file: "README.md", line: 660)
 
 
 
@@ -688,9 +699,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:679
-@MainActor private func example_README_md_679() throws {
-#sourceLocation(file: "README.md", line: 679)
+// README.md:715
+@MainActor private func example_README_md_715() throws {
+#sourceLocation(file: "README.md", line: 715)
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .publisher(in: dbPool)                      // or .rx.observe(in: dbPool)
@@ -699,6 +710,6 @@ struct PlayerWatcher {
 
     let remote = Player.all().rx
         .observeAll(in: dbQueue)
-        .includingOtherProcesses(.polling(every: 1)) // network file systems: inotify sees no other machine
+        .includingOtherProcesses(.fileEvents(checkingEvery: 1)) // and a check every second, whatever the file system
 #sourceLocation()
 }

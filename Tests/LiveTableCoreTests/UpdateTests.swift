@@ -387,12 +387,16 @@ final class UpdateTests: XCTestCase {
         XCTAssertNil(state.status.error)
     }
 
-    func testUnwatchableExternalChangesAreShownAndObservationGoesOn() {
+    func testPolledExternalChangesAreShownAndObservationGoesOn() {
         var state = makeLoadedState()
         let request = state.observedRequest
-        XCTAssertEqual(update(&state, .externalChangesUnavailable("too many open files")), [])
-        XCTAssertEqual(state.status.error, "Changes of other processes are polled: too many open files")
+        XCTAssertEqual(update(&state, .externalChangesPolled(note: "polled every 0.1 s: fuse", reason: "FUSE file system (fuse)")), [])
+        XCTAssertEqual(state.status.error, "Changes of other processes are polled: FUSE file system (fuse)")
+        XCTAssertEqual(state.status.polling, "polled every 0.1 s: fuse")
         XCTAssertEqual(state.observedRequest, request)
+        _ = press(.down, in: &state)
+        XCTAssertNil(state.status.error)
+        XCTAssertEqual(state.status.polling, "polled every 0.1 s: fuse", "the note stays")
     }
 
     func testObservationFailureIsShownAndRefreshObservesAgain() {

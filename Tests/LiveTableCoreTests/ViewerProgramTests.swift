@@ -48,6 +48,28 @@ final class ViewerProgramTests: XCTestCase {
             XCTAssertNil(loop.state.table)
         }
     }
+
+    func testPollingAskedForIsInTheTitle() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("polled.sqlite").path
+        try ForeignFile.sqlite3(path, "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item(name) VALUES ('a');")
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let viewed = try database.read { db in
+                try ViewedSource.open(.table("item"), sortColumn: nil, descending: false, in: db)
+            }
+            let loop = AppLoop(
+                program: ViewerProgram(database: database, polling: CommitPolling(interval: 0.5)),
+                state: .initial(fileName: "polled.sqlite", opened: viewed, width: 60, height: 10))
+            loop.start(host: SilentHost())
+            defer { loop.stop() }
+            loop.send(.resize(width: 60, height: 10))
+            XCTAssertTrue(waitUntil("the first window") { loop.state.table?.window?.rows.count == 1 })
+            XCTAssertEqual(loop.state.polling, "polled every 0.5 s")
+            XCTAssertNil(loop.state.message, "asked for: no notice")
+            let title = loop.program.render(loop.state).lines[0]
+            XCTAssertTrue(title.hasSuffix(" · live · polled every 0.5 s "), title)
+        }
+    }
 }
 
 /// A host that draws nothing.

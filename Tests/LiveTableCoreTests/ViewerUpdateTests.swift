@@ -274,14 +274,23 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(try send(.key(.character("q"))), [.quit])
     }
 
-    func testPollingFallbackIsSaidOnce() throws {
+    func testPollingFallbackIsSaidOnceAndStaysInTheTitle() throws {
         try start(.table("item"))
-        XCTAssertEqual(try send(.commitsPolled("no inotify watch left")), [])
+        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left")), [])
         XCTAssertEqual(state.message, .notice("other processes' commits are polled: no inotify watch left"))
+        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
         try send(.key(.down))
         XCTAssertNil(state.message)
-        try send(.commitsPolled("no inotify watch left"))
+        try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left"))
         XCTAssertNil(state.message)
+        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
+    }
+
+    func testPollingAskedForIsInTheTitleWithoutANotice() throws {
+        try start(.table("item"))
+        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.5 s", reason: nil)), [])
+        XCTAssertNil(state.message)
+        XCTAssertEqual(state.polling, "polled every 0.5 s")
     }
 
     func testControlKeysActEverywhere() throws {

@@ -179,6 +179,9 @@ public struct StatusLine: Equatable, Sendable {
     /// The writes asked for that have not ended yet: the status line says
     /// "writing…" while one waits, for example for another process's lock.
     var pendingWrites: Int
+    /// "polled every 0.1 s: fuse" while other processes' commits are
+    /// polled (`CommitPolling`), on the right of the line.
+    public var polling: String?
 
     /// Creates a status line.
     ///

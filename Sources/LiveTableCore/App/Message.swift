@@ -37,10 +37,11 @@ public enum Message: Equatable, Sendable {
     /// back. The runtime sends it once for each write effect
     /// (``Effect/isWrite``).
     case writeFinished(Effect, error: String?)
-    /// The files of the database can not be watched (the limit of inotify
-    /// watches is reached): the changes that other processes commit are
-    /// polled, and show a little later.
-    case externalChangesUnavailable(String)
+    /// The changes that other processes commit are polled: the status
+    /// line's note ("polled every 0.1 s: fuse"), and ReactiveGRDB's reason
+    /// (the file system, or inotify's limit), nil when the polling was
+    /// asked for (`--poll`).
+    case externalChangesPolled(note: String, reason: String?)
     /// The stress test has completed `completed` of `total` refreshes.
     case stressProgress(completed: Int, total: Int)
     /// The stress test is over: `failed` refreshes of `total` failed, the

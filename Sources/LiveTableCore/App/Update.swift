@@ -99,8 +99,12 @@ extension AppState {
             }
             return []
 
-        case let .externalChangesUnavailable(error):
-            status.error = "Changes of other processes are polled: \(error)"
+        case let .externalChangesPolled(note, reason):
+            guard status.polling != note else { return [] }
+            status.polling = note
+            if let reason {
+                status.error = "Changes of other processes are polled: \(reason)"
+            }
             return []
 
         case let .stressProgress(completed, total):

@@ -150,9 +150,10 @@ public struct ViewerState: Equatable, Sendable {
     public var message: ViewerStatusMessage?
     /// True once the first resize has started the screen's reads.
     public var isStarted: Bool
-    /// True once the status line said that other processes' commits are
-    /// polled (inotify is not available): it says so once.
-    public var isPolling: Bool
+    /// The title's note when other processes' commits are polled, and
+    /// why: "polled every 0.1 s: fuse" (`CommitPolling`); nil while
+    /// inotify's file events are enough.
+    public var polling: String?
     /// The source being opened, whose `.opened` or `.openFailed` is
     /// awaited: a result that comes after `t` left it is dropped.
     public var pendingOpen: ViewerTarget?
@@ -175,7 +176,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: nil, isStarted: false, isPolling: false, pendingOpen: nil,
+            overlay: nil, message: nil, isStarted: false, polling: nil, pendingOpen: nil,
             highlightsChanges: true, highlightTimer: nil, prompt: nil)
     }
 
@@ -576,9 +577,10 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case filtered(ViewedSource, scannedRows: RowCount?)
     /// A filter is invalid: SQLite's message, in one line.
     case filterFailed(String)
-    /// inotify is not available, for this reason: other processes'
-    /// commits are polled, and show a little later.
-    case commitsPolled(String)
+    /// Other processes' commits are polled: the title's note ("polled
+    /// every 0.1 s: fuse"), and ReactiveGRDB's reason, nil when the
+    /// polling was asked for (`--poll`).
+    case commitsPolled(note: String, reason: String?)
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.

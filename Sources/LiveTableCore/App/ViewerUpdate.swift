@@ -209,10 +209,14 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         state.table = table
         return observeWindow(&state) + recount(&state)
 
-    case let .commitsPolled(reason):
-        guard !state.isPolling else { return [] }
-        state.isPolling = true
-        state.message = .notice("other processes' commits are polled: \(reason)")
+    case let .commitsPolled(note, reason):
+        // Each window's observation reports it: the status line says it
+        // once, the title all along.
+        guard state.polling != note else { return [] }
+        state.polling = note
+        if let reason {
+            state.message = .notice("other processes' commits are polled: \(reason)")
+        }
         return []
 
     case .countFailed:

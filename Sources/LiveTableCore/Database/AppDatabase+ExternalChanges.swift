@@ -28,17 +28,23 @@ extension AppDatabase {
     ///     receiveValue: { hallOfFame in print(hallOfFame.playerCount) })
     /// ```
     ///
+    /// - parameter polling: The checks at an interval asked for, if any,
+    ///   besides inotify's file events.
     /// - parameter onPollingFallback: Called once, on an unspecified
-    ///   queue, with a one-line reason, if inotify is not available and the
-    ///   database is checked every `OtherProcessCommits.fallbackPollingInterval`
-    ///   instead.
+    ///   queue, with a one-line reason, if the database is checked every
+    ///   `OtherProcessCommits.fallbackPollingInterval` (or the interval of
+    ///   `polling`): inotify is not available, or the file is on a network
+    ///   or FUSE file system (`RemoteFileSystem`).
     /// - returns: A cancellable that stops applying to new observations
     ///   when it is cancelled or deinitialized.
-    public func observeExternalChanges(onPollingFallback: (@Sendable (String) -> Void)? = nil) -> AnyCancellable {
+    public func observeExternalChanges(
+        polling: CommitPolling = CommitPolling(),
+        onPollingFallback: (@Sendable (String) -> Void)? = nil) -> AnyCancellable
+    {
         // Each window of the Hall of Fame is a new subscription, which
         // would report the fallback again.
         let isReported = LockedValue(false)
-        let commits = OtherProcessCommits.fileEvents(onPollingFallback: { reason in
+        let commits = polling.commits(path: writer.path, onPolled: { _, reason in
             let isFirst = isReported.withLock { isReported in
                 defer { isReported = true }
                 return !isReported

@@ -25,6 +25,8 @@ import ReactiveGRDB
 public struct HallOfFameProgram: AppProgram {
     /// The database the effects run against.
     let database: AppDatabase
+    /// The checks at an interval asked for (`--poll`), if any.
+    let polling: CommitPolling
 
     /// The observation of a window of players: by default the app's own,
     /// `AppDatabase.observeHallOfFame(_:scheduling:)`. The benchmark puts
@@ -34,16 +36,19 @@ public struct HallOfFameProgram: AppProgram {
     /// Creates the program of the Hall of Fame on a database.
     ///
     /// - parameter database: The database to observe and change.
-    public init(database: AppDatabase) {
+    /// - parameter polling: The checks at an interval asked for
+    ///   (`--poll`), if any.
+    public init(database: AppDatabase, polling: CommitPolling = CommitPolling()) {
         self.database = database
+        self.polling = polling
         self.observation = { request in database.observeHallOfFame(request) }
     }
 
     // MARK: - AppProgram
 
     /// Watches the changes of other processes, before the first
-    /// observation starts so that it misses none. When they can not be
-    /// watched, says so with `.externalChangesUnavailable`.
+    /// observation starts so that it misses none. When they are polled,
+    /// says so with `.externalChangesPolled`.
     public func start() -> [AppCommand<Message>] {
         [.observe(slot: "externalChanges", watchExternalChanges())]
     }
@@ -127,20 +132,27 @@ public struct HallOfFameProgram: AppProgram {
     }
 
     /// Watches the writes of other processes until cancelled. It sends no
-    /// message, unless the files can not be watched and the database is
-    /// polled instead.
+    /// message, unless the database is polled: asked for, or because the
+    /// file system or inotify's limits require it.
     private func watchExternalChanges() -> AnyPublisher<Message, Never> {
         let database = self.database
+        let polling = self.polling
         return Deferred { () -> AnyPublisher<Message, Never> in
             // nonisolated(unsafe): the subject is subscribed to, and sent
-            // its one message, on the main queue only.
+            // its messages, on the main queue only.
             nonisolated(unsafe) let fallback = PassthroughSubject<Message, Never>()
-            let watch = database.observeExternalChanges(onPollingFallback: { reason in
+            let path = database.writer.path
+            let watch = database.observeExternalChanges(polling: polling, onPollingFallback: { reason in
                 DispatchQueue.main.async {
-                    fallback.send(.externalChangesUnavailable(reason))
+                    fallback.send(.externalChangesPolled(note: polling.note(path: path, reason: reason), reason: reason))
                 }
             })
+            // Asked for: said at once, even on a local file, where
+            // ReactiveGRDB reports nothing.
+            let asked = polling.interval == nil ? []
+                : [Message.externalChangesPolled(note: polling.note(path: path, reason: nil), reason: nil)]
             return fallback
+                .prepend(asked)
                 .handleEvents(receiveCancel: { watch.cancel() })
                 .eraseToAnyPublisher()
         }

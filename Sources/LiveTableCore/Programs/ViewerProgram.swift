@@ -31,9 +31,11 @@ public struct ViewerProgram: AppProgram {
     /// The file the effects read.
     public let database: ViewerDatabase
     /// How the window observation sees other processes' commits; nil for
-    /// inotify's file events, with `.commitsPolled` when inotify is not
-    /// available and the file is polled instead.
+    /// inotify's file events, and checks at the interval of `polling`
+    /// (`.commitsPolled`) when asked, or where the events are not enough.
     public var commits: OtherProcessCommits?
+    /// The checks at an interval asked for (`--poll`), if any.
+    public var polling: CommitPolling
 
     /// Where the window observations report that they poll.
     private let pollingReports = PollingReports()
@@ -43,17 +45,26 @@ public struct ViewerProgram: AppProgram {
     /// - parameter database: The file to read.
     /// - parameter commits: How other processes' commits are detected:
     ///   nil for inotify's file events, the polling fallback reported.
-    public init(database: ViewerDatabase, commits: OtherProcessCommits? = nil) {
+    /// - parameter polling: The checks at an interval asked for, if any.
+    public init(database: ViewerDatabase, commits: OtherProcessCommits? = nil, polling: CommitPolling = CommitPolling()) {
         self.database = database
         self.commits = commits
+        self.polling = polling
     }
 
     // MARK: - AppProgram
 
-    /// Listens to the polling fallback of the window observations; the
-    /// first resize starts the reads.
+    /// Listens to the polling fallback of the window observations, and
+    /// says the polling asked for; the first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage>] {
-        [.observe(slot: "pollingReports", pollingReports.subject.eraseToAnyPublisher())]
+        var commands: [AppCommand<ViewerMessage>] = [
+            .observe(slot: "pollingReports", pollingReports.subject.eraseToAnyPublisher()),
+        ]
+        if polling.interval != nil {
+            let note = polling.note(path: database.path, reason: nil)
+            commands.append(.perform(Just(ViewerMessage.commitsPolled(note: note, reason: nil)).eraseToAnyPublisher()))
+        }
+        return commands
     }
 
     /// Applies `message` with `viewerUpdate(_:_:)`.
@@ -83,8 +94,8 @@ public struct ViewerProgram: AppProgram {
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
             let reports = pollingReports
-            let commits = (self.commits ?? .fileEvents(onPollingFallback: { reason in
-                DispatchQueue.main.async { reports.subject.send(.commitsPolled(reason)) }
+            let commits = (self.commits ?? polling.commits(path: database.path, onPolled: { note, reason in
+                DispatchQueue.main.async { reports.subject.send(.commitsPolled(note: note, reason: reason)) }
             })).paced(ViewerPacing.window)
             // One window at a time: a new window replaces the old one.
             return .observe(slot: "window", ValueObservation

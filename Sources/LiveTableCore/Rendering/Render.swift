@@ -261,6 +261,10 @@ private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout 
         // mystery.
         right = right.isEmpty ? "writing…" : "writing…  " + right
     }
+    if let polling = state.status.polling {
+        // How soon another machine's commits show: for as long as it lasts.
+        right = right.isEmpty ? polling : right + "  " + polling
+    }
     // The error or caption keeps at least half of the line.
     right = TextWidth.truncated(right, toWidth: left == nil ? row.width - 2 : (row.width - 3) / 2)
     let rightWidth = TextWidth.width(of: right)

@@ -265,6 +265,14 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         title += " \(change)"
     }
     var trailing: [String] = []
+    // Polled, and why, when it fits: it tells how soon another machine's
+    // commits show.
+    if let polling = state.polling {
+        if let row = selectedRowNumber(table) {
+            trailing.append("row \(grouped(row)) of \(count) · \(live) · \(oneLine(polling)) ")
+        }
+        trailing += ["\(count) rows · \(live) · \(oneLine(polling)) ", "\(count) · \(live) · \(oneLine(polling)) "]
+    }
     if let row = selectedRowNumber(table) {
         trailing.append("row \(grouped(row)) of \(count) · \(live) ")
     }

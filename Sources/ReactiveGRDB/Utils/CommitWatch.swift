@@ -21,6 +21,16 @@ import Glibc
 /// each write that inotify reports on the database, `-wal` and `-journal`
 /// files, or at a fixed interval when it polls.
 ///
+/// ## Other machines
+///
+/// inotify sees the writes made through this machine's kernel only. On a
+/// file system where other machines write (a `RemoteFileSystem`: NFS, SMB,
+/// FUSE, 9p, Ceph...), the `.fileEvents` watch asks at an interval too
+/// (`OtherProcessCommits.fallbackPollingInterval`), and says why through
+/// `onPollingFallback`. Each check is one `PRAGMA data_version`: on such a
+/// file system, round trips to the server for the file's shared lock and
+/// its header. A local file costs nothing while nothing is written.
+///
 /// A write event comes before its commit is visible: a WAL commit writes
 /// the `-wal` file, syncs it, then publishes the commit in the WAL index,
 /// which is mapped in memory and makes no event; a rollback-journal commit
@@ -53,7 +63,8 @@ final class CommitWatch: @unchecked Sendable {
         /// The file is no longer the one the database opened: no commit
         /// will be seen anymore.
         var onFailure: @Sendable (Error) -> Void
-        /// inotify is not available: the watch polls instead.
+        /// The watch polls, and why: inotify is not available, or does not
+        /// see other machines' writes (a `RemoteFileSystem`).
         var onPollingFallback: (@Sendable (String) -> Void)?
     }
 
@@ -207,13 +218,18 @@ final class CommitWatch: @unchecked Sendable {
     private var fallbackReason: String?
 
     private var source: FileChangeSource?
+    /// The checks after a write (`deadlines`).
     private var timer: (any DispatchSourceTimer)?
+    /// The checks at an interval, when the watch polls.
+    private var pollTimer: (any DispatchSourceTimer)?
     private var dataVersion: Int
     private var checkedOwnCommits = 0
     private var isSettling = false
     private var needsSettlingAgain = false
     private var deadlines: [DispatchTime] = []
     private var pollingInterval: Double?
+    /// The checks at an interval since the last check of the file's identity.
+    private var pollCount = 0
 
     private var isUsable: Bool {
         lock.withLock { failure == nil && !isCancelled }
@@ -256,17 +272,32 @@ final class CommitWatch: @unchecked Sendable {
         timer.resume()
         self.timer = timer
 
+        let askedInterval: TimeInterval?
         switch mode {
-        case .fileEvents:
-            do {
-                source = try Self.makeFileChangeSource(files.directory, files.names, queue) { [weak self] events in
-                    self?.filesDidChange(events)
-                }
-            } catch {
-                fallbackReason = "\(error); checking every \(Self.format(OtherProcessCommits.fallbackPollingInterval)) instead"
-                startPolling(every: OtherProcessCommits.fallbackPollingInterval)
-            }
         case let .polling(interval):
+            startPolling(every: interval)
+            return
+        case .fileEvents:
+            askedInterval = nil
+        case let .fileEventsAndPolling(interval):
+            askedInterval = interval
+        }
+        let interval = askedInterval ?? OtherProcessCommits.fallbackPollingInterval
+        do {
+            source = try Self.makeFileChangeSource(files.directory, files.names, queue) { [weak self] events in
+                self?.filesDidChange(events)
+            }
+        } catch {
+            fallbackReason = "\(error); checking every \(Self.format(interval)) instead"
+            startPolling(every: interval)
+            return
+        }
+        // inotify reports this machine's writes at once; the checks at an
+        // interval catch the others'.
+        if let fileSystem = RemoteFileSystem(containingFileAt: path) {
+            fallbackReason = fileSystem.description
+            startPolling(every: interval)
+        } else if askedInterval != nil {
             startPolling(every: interval)
         }
     }
@@ -313,6 +344,8 @@ final class CommitWatch: @unchecked Sendable {
             source = nil
             timer?.cancel()
             timer = nil
+            pollTimer?.cancel()
+            pollTimer = nil
         }
         try? checker.close()
     }
@@ -349,17 +382,31 @@ final class CommitWatch: @unchecked Sendable {
         }
     }
 
+    /// Checks every `interval`, besides the checks after the writes
+    /// inotify reports, if any. Called in `init`.
     private func startPolling(every interval: Double) {
         pollingInterval = interval
-        timer?.schedule(deadline: .now() + interval, repeating: interval)
+        let pollTimer = DispatchSource.makeTimerSource(queue: queue)
+        pollTimer.setEventHandler { [weak self] in self?.pollTimerDidFire() }
+        // Leeway: the system may gather the wake-ups of several timers.
+        pollTimer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 50)))
+        pollTimer.resume()
+        self.pollTimer = pollTimer
+    }
+
+    private func pollTimerDidFire() {
+        // The identity costs a `stat`, a round trip on a network file
+        // system, as much as a third of a check: once a second is enough
+        // to tell a replaced file.
+        pollCount += 1
+        if let pollingInterval, Double(pollCount) * pollingInterval >= 1 {
+            pollCount = 0
+            checkFileIdentity()
+        }
+        check()
     }
 
     private func timerDidFire() {
-        if pollingInterval != nil {
-            checkFileIdentity()
-            check()
-            return
-        }
         let now = DispatchTime.now()
         deadlines.removeAll { $0 <= now }
         if check() {
@@ -369,7 +416,6 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func armTimer() {
-        guard pollingInterval == nil else { return }
         timer?.schedule(deadline: deadlines.first ?? .distantFuture)
     }
 
@@ -475,6 +521,8 @@ final class CommitWatch: @unchecked Sendable {
         source = nil
         timer?.cancel()
         timer = nil
+        pollTimer?.cancel()
+        pollTimer = nil
         for listener in listeners {
             listener.onFailure(error)
         }
@@ -482,7 +530,8 @@ final class CommitWatch: @unchecked Sendable {
 
     private static func dataVersion(_ checker: DatabaseQueue) throws -> Int {
         try checker.inDatabase { db in
-            try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            // Cached: on a polled file, the question comes ten times a second.
+            try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
         }
     }
 

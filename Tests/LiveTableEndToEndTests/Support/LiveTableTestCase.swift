@@ -185,12 +185,13 @@ extension LiveTableTestCase {
     /// waits until it shows the 8 players of the first launch.
     func startApp(
         seed: Int = 1, width: Int = 100, height: Int = 30,
+        arguments: [String] = [],
         environment: [String: String] = [:],
         file: StaticString = #filePath, line: UInt = #line) throws -> (TmuxSession, URL)
     {
         let database = directory.appendingPathComponent("players.sqlite")
         let session = try launch(
-            ["--database", database.path, "--seed", "\(seed)"],
+            ["--database", database.path, "--seed", "\(seed)"] + arguments,
             width: width, height: height, environment: environment)
         let screen = try waitForScreenMatchingDatabase(session, database, file: file, line: line)
         XCTAssertEqual(screen.playerCount, "8", file: file, line: line)
