@@ -159,24 +159,26 @@ struct ViewCommand: ParsableCommand {
     }
 
     /// Prints the tables and views, one a line: name, kind, row count
-    /// (`~` when estimated, `+` when counting stopped).
+    /// (`~` when estimated, `+` when counting stopped, `?` when it could
+    /// not be counted within `PickerEntry.countTimeLimit`). Each line is
+    /// written as soon as its table is counted, each count in its own read:
+    /// a slow view holds up neither the names before it nor a writer.
     private func printTables(_ database: ViewerDatabase) throws {
         let output = StandardOutput()
         do {
-            let lines = try database.read { db in
-                try ViewerTable.all(db).map { table -> String in
-                    let count: String
-                    switch try RowSource.table(table).quickRowCount(db) {
-                    case let .exact(value): count = "\(value)"
-                    case let .estimated(value): count = "~\(value)"
-                    case let .atLeast(value): count = "\(value)+"
-                    }
-                    return [table.name.escapingControlCharacters, table.kind.word, count]
-                        .joined(separator: "\t") + "\n"
+            let tables = try database.read { db in try ViewerTable.all(db) }
+            for table in tables {
+                let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
+                let count: String
+                switch try? database.read(ticket: ticket, { db in try RowSource.table(table).quickRowCount(db) }) {
+                case let .exact(value)?: count = "\(value)"
+                case let .estimated(value)?: count = "~\(value)"
+                case let .atLeast(value)?: count = "\(value)+"
+                case nil: count = "?"
                 }
+                try output.write([table.name.escapingControlCharacters, table.kind.word, count].joined(separator: "\t") + "\n")
+                try output.flush()
             }
-            try output.write(lines.joined())
-            try output.flush()
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
         }

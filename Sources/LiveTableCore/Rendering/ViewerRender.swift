@@ -91,7 +91,7 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
         case let .exact(value)?: return grouped(value)
         case let .estimated(value)?: return "~" + grouped(value)
         case let .atLeast(value)?: return grouped(value) + "+"
-        case nil: return "?"
+        case nil: return entry.isCounting ? "…" : "?"
         }
     }
     let kindWidth = max(4, entries.map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
@@ -244,7 +244,7 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     // the screen may be paused, or follow the end.
     let live: String
     if !table.isLive {
-        live = table.window != nil || table.isRecovering ? "not live" : "loading"
+        live = table.window != nil || table.isRecovering || table.failure != nil ? "not live" : "loading"
     } else if let paused = table.paused {
         live = paused.counter.text
     } else {
@@ -254,7 +254,8 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let rowCount = table.rowCount {
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
     } else {
-        count = "…"
+        // A count that failed says so in the status line.
+        count = table.countFailure == nil ? "…" : "?"
     }
     // The row-count change since the last key, as the Hall of Fame shows it.
     if let change = table.highlighter.rowCountChangeText {

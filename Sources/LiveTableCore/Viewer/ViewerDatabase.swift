@@ -42,6 +42,10 @@ public struct ViewerDatabase: Sendable {
     /// row count, a sort by a scan), so that it never holds up `reader`.
     public let backgroundReader: DatabaseQueue
 
+    /// The reads of `reader` and `backgroundReader` that can be left
+    /// (`ReadTicket`).
+    let interrupters: (reader: ReadInterrupter, background: ReadInterrupter)
+
     /// Opens the file at `path` for reading only.
     ///
     /// For example:
@@ -64,11 +68,17 @@ public struct ViewerDatabase: Sendable {
         do {
             // Opening runs one read (GRDB checks that the file is a
             // database): a locked, encrypted or garbage file fails here.
+            let interrupters = (reader: ReadInterrupter(), background: ReadInterrupter())
             configuration.label = "livetable.viewer"
+            configuration.prepareDatabase { db in interrupters.reader.prepare(db) }
             let reader = try DatabaseQueue(path: path, configuration: configuration)
             configuration.label = "livetable.viewer.background"
+            configuration.prepareDatabase { db in interrupters.background.prepare(db) }
             let backgroundReader = try DatabaseQueue(path: path, configuration: configuration)
-            return ViewerDatabase(path: path, reader: reader, backgroundReader: backgroundReader)
+            interrupters.reader.interruptConnection = { reader.interrupt() }
+            interrupters.background.interruptConnection = { backgroundReader.interrupt() }
+            return ViewerDatabase(
+                path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters)
         } catch {
             throw ViewerError(opening: path, error: error)
         }
@@ -84,14 +94,27 @@ public struct ViewerDatabase: Sendable {
     /// ```
     ///
     /// - parameter background: True to read on `backgroundReader`.
-    public func read<T>(background: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    /// - parameter ticket: What can stop the read before it ends
+    ///   (`ReadTicket.abandon()`, a time limit); the read then throws.
+    public func read<T>(
+        background: Bool = false, ticket: ReadTicket? = nil, _ body: (Database) throws -> T) throws -> T
+    {
         do {
-            return try (background ? backgroundReader : reader).read(body)
+            return try (background ? backgroundReader : reader).read { db in
+                try run(background: background, ticket: ticket) { try body(db) }
+            }
         } catch let error as ViewerError {
             throw error
         } catch {
             throw ViewerError(reading: path, error: error)
         }
+    }
+
+    /// Runs `body`, a read of `reader` (or `backgroundReader`) that runs
+    /// now, so that `ticket` can stop it.
+    func run<T>(background: Bool, ticket: ReadTicket?, _ body: () throws -> T) throws -> T {
+        guard let ticket else { return try body() }
+        return try (background ? interrupters.background : interrupters.reader).run(ticket, body)
     }
 
     // MARK: - Locks
