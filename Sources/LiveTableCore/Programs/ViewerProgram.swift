@@ -95,35 +95,7 @@ public struct ViewerProgram: AppProgram {
             })).paced(ViewerPacing.window)
             // One window at a time: a new window replaces the old one, and
             // interrupts its read if it runs.
-            return .observe(slot: ViewerRead.window.rawValue, Deferred { () -> AnyPublisher<ViewerMessage, Never> in
-                let ticket = ReadTicket()
-                return ValueObservation
-                    .tracking { db -> WindowRead in
-                        do {
-                            return try database.run(background: false, ticket: ticket) {
-                                .window(try ViewerWindow.fetch(db, viewed, request))
-                            }
-                        } catch where ViewerFailureKind(error) == .transient {
-                            // Locked, or a hot journal: the observation goes
-                            // on, and reads again on the next commit.
-                            return .failed(Self.describe(error, database))
-                        }
-                    }
-                    .publisher(in: database.reader)
-                    .includingOtherProcesses(commits)
-                    .handleEvents(receiveCancel: { ticket.abandon() })
-                    // Stamped as it arrives: `viewerUpdate` reads no clock.
-                    .map { read -> ViewerMessage in
-                        switch read {
-                        case let .window(window): return .window(window, now: .now)
-                        case let .failed(error): return .windowFailed(error, .transient)
-                        }
-                    }
-                    .catch { error in
-                        Just(ViewerMessage.windowFailed(Self.describe(error, database), ViewerFailureKind(error)))
-                    }
-                    .eraseToAnyPublisher()
-            }.eraseToAnyPublisher())
+            return .observe(slot: ViewerRead.window.rawValue, Self.observe(viewed, request, in: database, commits: commits))
         case let .stop(read):
             // Cancelled: its ticket interrupts the read that runs.
             return .observe(slot: read.rawValue, Empty<ViewerMessage, Never>().eraseToAnyPublisher())
@@ -225,6 +197,66 @@ public struct ViewerProgram: AppProgram {
                 .eraseToAnyPublisher()
         }.eraseToAnyPublisher()
     }
+
+    /// The windows of `request` on `viewed`, as they change: a
+    /// `ValueObservation` on the screen's reader, which sees the commits of
+    /// other processes. Its read is interrupted when it is cancelled.
+    ///
+    /// A transient failure (a lock held longer than the busy timeout, a hot
+    /// journal) is sent as `.windowFailed(_, .transient)`, and the window is
+    /// read again on the next commit: by the observation, which goes on,
+    /// when its fetch failed; by a new observation, after the next commit
+    /// (`nextOtherProcessCommit`), when the observation could not start,
+    /// or every `retryDelay` seconds while the watch of commits can not
+    /// open the file either.
+    nonisolated private static func observe(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, in database: ViewerDatabase,
+        commits: OtherProcessCommits) -> AnyPublisher<ViewerMessage, Never>
+    {
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let ticket = ReadTicket()
+            return ValueObservation
+                .tracking { db -> WindowRead in
+                    do {
+                        return try database.run(background: false, ticket: ticket) {
+                            .window(try ViewerWindow.fetch(db, viewed, request))
+                        }
+                    } catch where ViewerFailureKind(error) == .transient {
+                        return .failed(Self.describe(error, database))
+                    }
+                }
+                .publisher(in: database.reader)
+                .includingOtherProcesses(commits)
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                // Stamped as it arrives: `viewerUpdate` reads no clock.
+                .map { read -> ViewerMessage in
+                    switch read {
+                    case let .window(window): return .window(window, now: .now)
+                    case let .failed(error): return .windowFailed(error, .transient)
+                    }
+                }
+                .catch { error -> AnyPublisher<ViewerMessage, Never> in
+                    let kind = ViewerFailureKind(error)
+                    let failed = Just(ViewerMessage.windowFailed(Self.describe(error, database), kind))
+                    guard kind == .transient else { return failed.eraseToAnyPublisher() }
+                    return failed
+                        .append(database.reader.nextOtherProcessCommit(commits)
+                            // The watch of commits could not open the file
+                            // either (locked, or a hot journal): tried again
+                            // in a second, as the watch itself would.
+                            .catch { _ in
+                                Just(()).delay(for: .seconds(Self.retryDelay), scheduler: DispatchQueue.main.ocombine)
+                            }
+                            .flatMap { observe(viewed, request, in: database, commits: commits) })
+                        .eraseToAnyPublisher()
+                }
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
+    }
+
+    /// How long a failed window waits before it is read again, while
+    /// nothing tells of the next commit: 1 s.
+    nonisolated static let retryDelay = 1
 
     /// Where counts run: a serial queue, so that the value of a count
     /// reaches the main queue before its completion (on a concurrent queue

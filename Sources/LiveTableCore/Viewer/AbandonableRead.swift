@@ -95,6 +95,11 @@ final class ReadInterrupter: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// The ticket of the read that runs now, if any.
+    var runningTicket: ReadTicket? {
+        lock.withLock { running }
+    }
+
     /// True when the read that runs must stop.
     private var shouldStop: Bool {
         lock.withLock { running }?.shouldStop ?? false
