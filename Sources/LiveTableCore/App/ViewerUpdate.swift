@@ -252,7 +252,9 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
             return recount(&state)
         }
         // Opened again after a failure, the source no longer takes its
-        // filter (a column was dropped): its rows, unfiltered.
+        // filter (a column was dropped): its rows, unfiltered. The failure
+        // was the filter's: its message stays once the rows show.
+        table.failure = nil
         table.filterScannedRows = nil
         table.window = nil
         state.table = table
