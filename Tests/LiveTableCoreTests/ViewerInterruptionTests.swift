@@ -164,6 +164,35 @@ final class ViewerInterruptionTests: XCTestCase {
         }
     }
 
+    func testAKeyReadsAgainAfterAFailure() throws {
+        let driver = try ViewerDriver(path: try makeFile(), table: "item")
+        try driver.send(.windowFailed("the database is locked", .transient))
+        XCTAssertEqual(driver.state.table?.failure, "the database is locked")
+        XCTAssertEqual(driver.state.table?.isLive, false)
+        // A key that reads nothing by itself: the source is read again.
+        let effects = try driver.send(.key(.character("H")))
+        XCTAssertTrue(effects.contains(.open(.table("item"), sortColumn: nil, descending: false)), "\(effects)")
+        XCTAssertEqual(driver.state.table?.isLive, true)
+        XCTAssertNil(driver.state.table?.failure)
+        XCTAssertNil(driver.state.message)
+    }
+
+    func testARollbackJournalWriterIsNotHeldByTheIdleViewer() throws {
+        let path = try makeFile()
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let loop = try makeLoop(database, opening: .table("item"))
+            defer { loop.stop() }
+            XCTAssertTrue(waitUntil("idle") {
+                loop.state.table?.isLive == true && loop.state.table?.rowCount == 20
+                    && loop.state.table?.isCounting == false
+            })
+            // A writer that keeps its exclusive lock to its end.
+            try ForeignFile.sqlite3(path, "PRAGMA locking_mode = EXCLUSIVE; INSERT INTO item(name) VALUES ('exclusive')")
+            XCTAssertTrue(waitUntil("its commit shown") { loop.state.table?.rowCount == 21 })
+        }
+    }
+
     func testAFailedListOfTablesIsTriedAgain() throws {
         let path = try makeFile()
         let database = try ViewerDatabase.open(path: path)

@@ -14,7 +14,14 @@ import GRDB
 /// read-only connection creates them if they are missing and the directory
 /// can be written, and leaves them (empty) when it closes, as every
 /// read-only SQLite client does. In a read-only directory, a WAL file can
-/// only be read while those files exist (its writer has it open).
+/// only be read while those files exist (its writer has it open). And an
+/// open connection to a WAL file, even idle, holds a shared lock on it: as
+/// long as the viewer runs, another process can not switch the file out of
+/// WAL mode nor take `locking_mode=EXCLUSIVE`. A rollback-journal file is
+/// not locked between reads.
+///
+/// A read that the screen leaves is interrupted (`ReadTicket`), so that the
+/// connection is free for the next one at once.
 ///
 /// For example:
 ///
