@@ -66,6 +66,18 @@ final class ViewerInterruptionTests: XCTestCase {
         }
     }
 
+    func testASortLeavesTheWindowOfTheOrderOnScreen() throws {
+        let database = try ViewerDatabase.open(path: try makeFile())
+        try MainActor.assumeIsolated {
+            let loop = try makeLoop(database, opening: .table("forever"))
+            defer { loop.stop() }
+            XCTAssertTrue(waitUntil("the window's read runs") { database.interrupters.reader.runningTicket != nil })
+            // The new order opens on the connection of the window.
+            loop.send(.key(.character("]")))
+            XCTAssertTrue(waitUntil("the new order opened") { loop.state.table?.viewed.ordering.sortColumn == "x" })
+        }
+    }
+
     func testEscapeInterruptsTheCheckOfAFilter() throws {
         let database = try ViewerDatabase.open(path: try makeFile())
         try MainActor.assumeIsolated {
