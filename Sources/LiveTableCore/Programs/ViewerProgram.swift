@@ -181,6 +181,7 @@ public struct ViewerProgram: AppProgram {
                 .handleEvents(
                     receiveCancel: { counting.cancel() },
                     receiveRequest: { _ in
+                        guard counting.start() else { return }
                         countQueue.async {
                             var counts: [RowCount?] = []
                             for name in names {
@@ -321,6 +322,15 @@ private final class TableCounting: @unchecked Sendable {
     private let lock = NSLock()
     private var isCancelled = false
     private var ticket: ReadTicket?
+    private var isStarted = false
+
+    /// True the first time only: the counts start at the first demand.
+    func start() -> Bool {
+        lock.withLock {
+            defer { isStarted = true }
+            return !isStarted
+        }
+    }
 
     /// The ticket of the next count, nil once cancelled.
     func nextTicket() -> ReadTicket? {

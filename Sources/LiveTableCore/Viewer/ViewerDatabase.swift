@@ -76,12 +76,14 @@ public struct ViewerDatabase: Sendable {
             // Opening runs one read (GRDB checks that the file is a
             // database): a locked, encrypted or garbage file fails here.
             let interrupters = (reader: ReadInterrupter(), background: ReadInterrupter())
-            configuration.label = "livetable.viewer"
-            configuration.prepareDatabase { db in interrupters.reader.prepare(db) }
-            let reader = try DatabaseQueue(path: path, configuration: configuration)
-            configuration.label = "livetable.viewer.background"
-            configuration.prepareDatabase { db in interrupters.background.prepare(db) }
-            let backgroundReader = try DatabaseQueue(path: path, configuration: configuration)
+            var readerConfiguration = configuration
+            readerConfiguration.label = "livetable.viewer"
+            readerConfiguration.prepareDatabase { db in interrupters.reader.prepare(db) }
+            let reader = try DatabaseQueue(path: path, configuration: readerConfiguration)
+            var backgroundConfiguration = configuration
+            backgroundConfiguration.label = "livetable.viewer.background"
+            backgroundConfiguration.prepareDatabase { db in interrupters.background.prepare(db) }
+            let backgroundReader = try DatabaseQueue(path: path, configuration: backgroundConfiguration)
             interrupters.reader.interruptConnection = { reader.interrupt() }
             interrupters.background.interruptConnection = { backgroundReader.interrupt() }
             return ViewerDatabase(
