@@ -205,6 +205,34 @@ final class ViewerInterruptionTests: XCTestCase {
         }
     }
 
+    func testACountThatFailsOnACorruptPageSaysWhy() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("corrupt.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            PRAGMA page_size = 4096;
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+            INSERT INTO item(name) SELECT printf('item %05d %s', i, hex(zeroblob(40))) FROM n;
+            """)
+        // A leaf page near the end of the table, zeroed: the first rows
+        // read well, the count does not.
+        let pages = try XCTUnwrap(Int(try ForeignFile.sqlite3(path, "PRAGMA page_count").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: UInt64((pages - 5) * 4096))
+        handle.write(Data(count: 4096))
+        try handle.close()
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let loop = try makeLoop(database, opening: .table("item"))
+            defer { loop.stop() }
+            XCTAssertTrue(waitUntil("the window, and the count's failure") {
+                loop.state.table?.countFailure != nil && loop.state.table?.window != nil
+            })
+            guard case let .error(message)? = loop.state.message else { return XCTFail("no error shown") }
+            XCTAssertTrue(message.contains("malformed"), message)
+            XCTAssertTrue(viewerRender(loop.state).text.contains("? · live"))
+        }
+    }
+
     func testAFailedListOfTablesIsTriedAgain() throws {
         let path = try makeFile()
         let database = try ViewerDatabase.open(path: path)
