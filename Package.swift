@@ -37,8 +37,9 @@ let package = Package(
             dependencies: [
                 "ReactiveGRDB",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite's C API, for what GRDB does not wrap (a progress
-                // handler that stops an abandoned read).
+                // SQLite's C API, the system library that GRDB itself links
+                // (no new package), for what GRDB does not wrap: the
+                // progress handler that stops an abandoned read.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),

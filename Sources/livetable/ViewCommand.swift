@@ -166,11 +166,13 @@ struct ViewCommand: ParsableCommand {
     private func printTables(_ database: ViewerDatabase) throws {
         let output = StandardOutput()
         do {
-            let tables = try database.read { db in try ViewerTable.all(db) }
+            let tables = try database.read { db in try ViewerTable.list(db) }
             for table in tables {
                 let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
                 let count: String
-                switch try? database.read(ticket: ticket, { db in try RowSource.table(table).quickRowCount(db) }) {
+                switch try? database.read(ticket: ticket, { db in
+                    try RowSource.table(ViewerTable.named(table.name, kind: table.kind, in: db)).quickRowCount(db)
+                }) {
                 case let .exact(value)?: count = "\(value)"
                 case let .estimated(value)?: count = "~\(value)"
                 case let .atLeast(value)?: count = "\(value)+"

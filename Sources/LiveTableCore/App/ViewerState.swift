@@ -658,9 +658,9 @@ public enum ViewerFailureKind: Equatable, Sendable {
 public enum ViewerEffect: Equatable, Sendable {
     /// List the tables and views (their counts follow: `countTables`).
     case listTables
-    /// Count the picker's entries from index `from`, named `names`, each
-    /// in its own read, within `PickerEntry.countTimeLimit`.
-    case countTables(from: Int, names: [String])
+    /// Count the picker's entries from index `from`, these names and
+    /// kinds, each in its own read, within `PickerEntry.countTimeLimit`.
+    case countTables(from: Int, names: [String], kinds: [ViewerTable.Kind])
     /// Send `.retryListing` after this many seconds.
     case retryListing(after: Double)
     /// Open a source, on the screen's reader.

@@ -82,13 +82,17 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         return [.listTables]
 
     case let .tablesCounted(from, names, counts):
-        guard var entries = state.picker.entries, from >= 0, from + names.count <= entries.count,
-            entries[from..<(from + names.count)].map(\.name) == names else { return [] }
-        for (offset, count) in counts.enumerated() where entries[from + offset].isCounting {
-            entries[from + offset].count = count
-            entries[from + offset].isCounting = false
+        let isListed = state.picker.entries.map { entries in
+            from >= 0 && from + names.count <= entries.count
+                && entries[from..<(from + names.count)].map(\.name) == names
+        } ?? false
+        guard isListed else { return [] }
+        // In place (no other reference to the list meanwhile): it may hold
+        // thousands of entries.
+        for (offset, count) in counts.enumerated() where state.picker.entries?[from + offset].isCounting == true {
+            state.picker.entries?[from + offset].count = count
+            state.picker.entries?[from + offset].isCounting = false
         }
-        state.picker.entries = entries
         return counts.count == names.count ? countTables(from: from + names.count, &state) : []
 
     case let .opened(viewed):
@@ -1086,8 +1090,8 @@ let pickerCountBatch = 32
 /// Counts the picker's entries from index `from`, a batch at a time.
 private func countTables(from: Int, _ state: inout ViewerState) -> [ViewerEffect] {
     guard let entries = state.picker.entries, from < entries.count else { return [] }
-    let names = entries[from..<min(entries.count, from + pickerCountBatch)].map(\.name)
-    return [.countTables(from: from, names: names)]
+    let batch = entries[from..<min(entries.count, from + pickerCountBatch)]
+    return [.countTables(from: from, names: batch.map(\.name), kinds: batch.map(\.kind))]
 }
 
 /// Keeps the picker's selection on an entry, and on the screen.

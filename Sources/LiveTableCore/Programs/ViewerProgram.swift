@@ -72,18 +72,19 @@ public struct ViewerProgram: AppProgram {
         let database = self.database
         switch effect {
         case .listTables:
-            // The names at once; their counts follow (`countTables`).
+            // The names at once (one query); their counts follow
+            // (`countTables`).
             return .observe(slot: "tables", read(background: true, { db in
-                try ViewerTable.all(db).map { table in
-                    PickerEntry(name: table.name, kind: table.kind, count: nil, isCounting: true)
-                }
+                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
         case let .retryListing(seconds):
             return .observe(slot: "tables", Just(ViewerMessage.retryListing)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
-        case let .countTables(from, names):
-            return .observe(slot: ViewerRead.tableCounts.rawValue, Self.countTables(from: from, names: names, in: database))
+        case let .countTables(from, names, kinds):
+            return .observe(
+                slot: ViewerRead.tableCounts.rawValue,
+                Self.countTables(from: from, names: names, kinds: kinds, in: database))
         case let .open(target, sortColumn, descending):
             return .observe(slot: ViewerRead.open.rawValue, read(background: false, { db in
                 try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
@@ -173,7 +174,8 @@ public struct ViewerProgram: AppProgram {
     /// each count, the counts so far come back in `.tablesCounted`: the
     /// loop keeps the latest of its messages, which holds all before it.
     nonisolated private static func countTables(
-        from: Int, names: [String], in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never>
+        from: Int, names: [String], kinds: [ViewerTable.Kind], in database: ViewerDatabase
+    ) -> AnyPublisher<ViewerMessage, Never>
     {
         Deferred { () -> AnyPublisher<ViewerMessage, Never> in
             let counting = TableCounting()
@@ -184,12 +186,18 @@ public struct ViewerProgram: AppProgram {
                         guard counting.start() else { return }
                         countQueue.async {
                             var counts: [RowCount?] = []
-                            for name in names {
+                            var lastSent = ContinuousClock.now
+                            for (name, kind) in zip(names, kinds) {
                                 guard let ticket = counting.nextTicket() else { return }
                                 counts.append(try? database.read(background: true, ticket: ticket) { db in
-                                    try RowSource.table(ViewerTable.named(name, in: db)).quickRowCount(db)
+                                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
                                 })
-                                counting.send(.tablesCounted(from: from, names: names, counts: counts))
+                                // The counts so far, every 50 ms and at the
+                                // end: many small tables make few messages.
+                                if counts.count == names.count || ContinuousClock.now - lastSent >= .milliseconds(50) {
+                                    counting.send(.tablesCounted(from: from, names: names, counts: counts))
+                                    lastSent = ContinuousClock.now
+                                }
                             }
                             counting.finish()
                         }

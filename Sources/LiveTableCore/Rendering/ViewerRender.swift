@@ -86,7 +86,9 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
         drawCentered("No tables", y: layout.listY + layout.listRows / 2, into: &screen)
         return
     }
-    let counts = entries.map { entry -> String in
+    // The rows on screen only: a file may hold thousands of tables.
+    let visible = entries.indices.clamped(to: state.picker.scrollTop..<(state.picker.scrollTop + layout.listRows))
+    let counts = entries[visible].map { entry -> String in
         switch entry.count {
         case let .exact(value)?: return grouped(value)
         case let .estimated(value)?: return "~" + grouped(value)
@@ -94,7 +96,7 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
         case nil: return entry.isCounting ? "…" : "?"
         }
     }
-    let kindWidth = max(4, entries.map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
+    let kindWidth = max(4, entries[visible].map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
     let countWidth = max(4, counts.map { TextWidth.width(of: $0) }.max() ?? 0)
     let nameWidth = max(1, layout.width - 2 - kindWidth - countWidth - 2 * columnGap)
     let gap = String(repeating: " ", count: columnGap)
@@ -112,7 +114,7 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
             screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
         }
         screen.put(
-            line(oneLine(entries[index].name), entries[index].kind.word, counts[index]),
+            line(oneLine(entries[index].name), entries[index].kind.word, counts[index - visible.lowerBound]),
             x: 0, y: y, style: isSelected ? Style.selection : .plain)
     }
 }

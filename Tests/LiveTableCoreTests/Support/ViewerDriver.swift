@@ -114,11 +114,11 @@ func performViewerEffect(
         switch effect {
         case .listTables:
             return .tablesListed(try database.read { db in
-                try ViewerTable.all(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             })
-        case let .countTables(from, names):
+        case let .countTables(from, names, kinds):
             return .tablesCounted(from: from, names: names, counts: try database.read { db in
-                try names.map { try RowSource.table(ViewerTable.named($0, in: db)).quickRowCount(db) }
+                try zip(names, kinds).map { try RowSource.table(ViewerTable.named($0, kind: $1, in: db)).quickRowCount(db) }
             })
         case let .open(target, sortColumn, descending):
             return .opened(try database.read { db in
