@@ -102,6 +102,16 @@ final class ViewerInterruptionTests: XCTestCase {
         }
     }
 
+    func testConnectionsCloseWithTheirDatabase() throws {
+        var database: ViewerDatabase? = try ViewerDatabase.open(path: try makeFile())
+        weak var reader = database?.reader
+        weak var background = database?.backgroundReader
+        XCTAssertNotNil(reader)
+        database = nil
+        XCTAssertNil(reader, "the interrupter keeps no connection alive")
+        XCTAssertNil(background)
+    }
+
     // MARK: - The picker
 
     func testPickerListsTheNamesAtOnceAndCountsEachWithinItsTimeLimit() throws {

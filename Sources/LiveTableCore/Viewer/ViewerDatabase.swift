@@ -84,8 +84,10 @@ public struct ViewerDatabase: Sendable {
             backgroundConfiguration.label = "livetable.viewer.background"
             backgroundConfiguration.prepareDatabase { db in interrupters.background.prepare(db) }
             let backgroundReader = try DatabaseQueue(path: path, configuration: backgroundConfiguration)
-            interrupters.reader.interruptConnection = { reader.interrupt() }
-            interrupters.background.interruptConnection = { backgroundReader.interrupt() }
+            // Weak: the connection keeps its interrupter (in its
+            // configuration), not the other way round.
+            interrupters.reader.interruptConnection = { [weak reader] in reader?.interrupt() }
+            interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
             return ViewerDatabase(
                 path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters)
         } catch {
