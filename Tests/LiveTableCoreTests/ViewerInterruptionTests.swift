@@ -130,6 +130,19 @@ final class ViewerInterruptionTests: XCTestCase {
         }
     }
 
+    func testPickerCountsGoOnAfterAnOpeningThatFailed() {
+        var state = ViewerState.initial(fileName: "slow.sqlite", opened: nil, width: 60, height: 10)
+        XCTAssertEqual(viewerUpdate(&state, .resize(width: 60, height: 10)), [.listTables])
+        let names = ["forever", "item"]
+        let listed = names.map { PickerEntry(name: $0, kind: $0 == "item" ? .table : .view, count: nil, isCounting: true) }
+        // The counts run; Enter leaves them for the opening, which fails.
+        XCTAssertEqual(viewerUpdate(&state, .tablesListed(listed)),
+                       [.countTables(from: 0, names: names, kinds: [.view, .table])])
+        XCTAssertEqual(viewerUpdate(&state, .key(.enter)).first, .stop(.tableCounts))
+        XCTAssertEqual(viewerUpdate(&state, .openFailed("locked", .transient)),
+                       [.countTables(from: 0, names: names, kinds: [.view, .table])])
+    }
+
     // MARK: - Failures
 
     func testALockHeldLongerThanTheBusyTimeoutKeepsTheViewUntilTheNextCommit() throws {

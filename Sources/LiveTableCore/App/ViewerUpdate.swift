@@ -134,7 +134,11 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         // the order on screen stays, observed again.
         let wasSorting = state.table?.pendingSort != nil
         state.table?.pendingSort = nil
-        guard var table = state.table else { return [] }
+        guard var table = state.table else {
+            // Still on the picker: its counts, left for the opening, go on.
+            let next = state.picker.entries?.firstIndex { $0.isCounting }
+            return next.map { countTables(from: $0, &state) } ?? []
+        }
         guard table.isRecovering else {
             return wasSorting ? observeWindow(&state) : []
         }
