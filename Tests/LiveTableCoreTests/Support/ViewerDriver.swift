@@ -117,8 +117,11 @@ func performViewerEffect(
                 try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             })
         case let .countTables(from, names, kinds):
-            return .tablesCounted(from: from, names: names, counts: try database.read { db in
-                try zip(names, kinds).map { try RowSource.table(ViewerTable.named($0, kind: $1, in: db)).quickRowCount(db) }
+            // As the program counts: each within its time limit.
+            return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
+                try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
+                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
+                }
             })
         case let .open(target, sortColumn, descending):
             return .opened(try database.read { db in
