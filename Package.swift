@@ -25,8 +25,10 @@ let package = Package(
             name: "CNcurses",
             providers: [.apt(["libncurses-dev"])]),
 
-        // SQLite's C API, for what GRDB does not wrap: the viewer's guards
-        // against the SQL a user types (an authorizer, sqlite3_db_config).
+        // SQLite's C API, the system library GRDB links, for what GRDB does
+        // not wrap: the viewer's guards against the SQL a user types (an
+        // authorizer, sqlite3_db_config), the progress handler that stops an
+        // abandoned read, and the export's reads of values in place.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

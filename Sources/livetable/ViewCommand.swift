@@ -175,23 +175,28 @@ struct ViewCommand: ParsableCommand {
     }
 
     /// Prints the tables and views, one a line: name, kind, row count
-    /// (`~` when estimated, `+` when counting stopped).
+    /// (`~` when estimated, `+` when counting stopped, `?` when it could
+    /// not be counted within `PickerEntry.countTimeLimit`). Each line is
+    /// written as soon as its table is counted, each count in its own read:
+    /// a slow view holds up neither the names before it nor a writer.
     private func printTables(_ database: ViewerDatabase) throws {
         do {
-            let lines = try database.read { db in
-                try ViewerTable.all(db).map { table -> String in
-                    let count: String
-                    switch try RowSource.table(table).quickRowCount(db) {
-                    case let .exact(value): count = "\(value)"
-                    case let .estimated(value): count = "~\(value)"
-                    case let .atLeast(value): count = "\(value)+"
-                    }
-                    return [table.name.escapingControlCharacters, table.kind.word, count]
-                        .joined(separator: "\t") + "\n"
+            let tables = try database.read { db in try ViewerTable.list(db) }
+            for table in tables {
+                let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
+                let count: String
+                switch try? database.read(ticket: ticket, { db in
+                    try RowSource.table(ViewerTable.named(table.name, kind: table.kind, in: db)).quickRowCount(db)
+                }) {
+                case let .exact(value)?: count = "\(value)"
+                case let .estimated(value)?: count = "~\(value)"
+                case let .atLeast(value)?: count = "\(value)+"
+                case nil: count = "?"
                 }
+                // Each line goes straight out, as soon as its table is counted.
+                var line = [table.name.escapingControlCharacters, table.kind.word, count].joined(separator: "\t") + "\n"
+                try line.withUTF8 { try StandardOutput.write(UnsafeRawBufferPointer($0)) }
             }
-            var text = lines.joined()
-            try text.withUTF8 { try StandardOutput.write(UnsafeRawBufferPointer($0)) }
         } catch {
             throw CommandFailure(error.oneLineDescription, status: 1)
         }

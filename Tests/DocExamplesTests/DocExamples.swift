@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:848
-@MainActor private func example_ReactiveGRDB_md_848() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 848)
+// Docs/ReactiveGRDB.md:855
+@MainActor private func example_ReactiveGRDB_md_855() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 855)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:875
-@MainActor private func example_ReactiveGRDB_md_875() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 875)
+// Docs/ReactiveGRDB.md:882
+@MainActor private func example_ReactiveGRDB_md_882() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 882)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1011
-@MainActor private func example_ReactiveGRDB_md_1011() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1011)
+// Docs/ReactiveGRDB.md:1018
+@MainActor private func example_ReactiveGRDB_md_1018() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1018)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1066
-@MainActor private func example_ReactiveGRDB_md_1066() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1066)
+// Docs/ReactiveGRDB.md:1073
+@MainActor private func example_ReactiveGRDB_md_1073() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1073)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1094
-@MainActor private func example_ReactiveGRDB_md_1094() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1094)
+// Docs/ReactiveGRDB.md:1101
+@MainActor private func example_ReactiveGRDB_md_1101() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1101)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1121
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1121)
+// Docs/ReactiveGRDB.md:1128
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1128)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1161
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1161)
+// Docs/ReactiveGRDB.md:1168
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1168)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1211
-@MainActor private func example_ReactiveGRDB_md_1211() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1211)
+// Docs/ReactiveGRDB.md:1218
+@MainActor private func example_ReactiveGRDB_md_1218() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1218)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1226
-@MainActor private func example_ReactiveGRDB_md_1226() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1226)
+// Docs/ReactiveGRDB.md:1233
+@MainActor private func example_ReactiveGRDB_md_1233() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1233)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1245
-@MainActor private func example_ReactiveGRDB_md_1245() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1245)
+// Docs/ReactiveGRDB.md:1252
+@MainActor private func example_ReactiveGRDB_md_1252() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1252)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1296
-@MainActor private func example_ReactiveGRDB_md_1296() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1296)
+// Docs/ReactiveGRDB.md:1303
+@MainActor private func example_ReactiveGRDB_md_1303() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1303)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1393
-@MainActor private func example_ReactiveGRDB_md_1393() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1393)
+// Docs/ReactiveGRDB.md:1400
+@MainActor private func example_ReactiveGRDB_md_1400() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1400)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1449
-@MainActor private func example_ReactiveGRDB_md_1449() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1449)
+// Docs/ReactiveGRDB.md:1456
+@MainActor private func example_ReactiveGRDB_md_1456() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1456)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
@@ -668,9 +668,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:660
-@MainActor private func example_README_md_660() async throws {
-#sourceLocation(file: "README.md", line: 660)
+// README.md:674
+@MainActor private func example_README_md_674() async throws {
+#sourceLocation(file: "README.md", line: 674)
 
 
 
@@ -699,9 +699,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:715
-@MainActor private func example_README_md_715() throws {
-#sourceLocation(file: "README.md", line: 715)
+// README.md:729
+@MainActor private func example_README_md_729() throws {
+#sourceLocation(file: "README.md", line: 729)
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .publisher(in: dbPool)                      // or .rx.observe(in: dbPool)

@@ -50,7 +50,7 @@ final class ViewerUpdateTests: XCTestCase {
         do {
             try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }))
         } catch {
-            try send(.windowFailed("\(error)"))
+            try send(.windowFailed("\(error)", ViewerFailureKind(error)))
         }
     }
 
@@ -232,7 +232,7 @@ final class ViewerUpdateTests: XCTestCase {
         try send(.key(.character("j")))
         try send(.key(.enter))
         XCTAssertEqual(state.table?.viewed.source.name, "other")
-        XCTAssertEqual(try send(.key(.character("t"))).first, .stopObserving)
+        XCTAssertEqual(try send(.key(.character("t"))).first, .stop(.window))
         XCTAssertNil(state.table)
         try send(.key(.character("k")))
         try send(.key(.enter))
@@ -243,11 +243,11 @@ final class ViewerUpdateTests: XCTestCase {
         try start(.table("item"))
         let viewed = try XCTUnwrap(state.table?.viewed)
         // A read fails: the schema is read again, and `t` is pressed before it ends.
-        XCTAssertEqual(viewerUpdate(&state, .windowFailed("locked")), [.open(.table("item"), sortColumn: nil, descending: false)])
-        XCTAssertEqual(viewerUpdate(&state, .key(.character("t"))), [.stopObserving, .listTables])
+        XCTAssertEqual(viewerUpdate(&state, .windowFailed("corrupt", .other)), [.open(.table("item"), sortColumn: nil, descending: false)])
+        XCTAssertEqual(viewerUpdate(&state, .key(.character("t"))), ViewerRead.allCases.map(ViewerEffect.stop) + [.listTables])
         XCTAssertEqual(viewerUpdate(&state, .opened(viewed)), [])
         XCTAssertNil(state.table)
-        XCTAssertEqual(viewerUpdate(&state, .openFailed("late")), [])
+        XCTAssertEqual(viewerUpdate(&state, .openFailed("late", .missingSource)), [])
         XCTAssertNil(state.message)
     }
 

@@ -198,6 +198,30 @@ final class BadInputTests: LiveTableTestCase {
         }
     }
 
+    /// A file of another app with a hot journal (its writer died in the
+    /// middle of a big transaction) is refused as it is: neither the file
+    /// nor its journal changes, and the next writer rolls it back.
+    func testForeignFileWithAHotJournalIsNotRolledBack() throws {
+        let file = directory.appendingPathComponent("notes.sqlite")
+        _ = try sqlite(file, "CREATE TABLE note(body TEXT); INSERT INTO note VALUES ('kept')")
+        try Shell.python(#"""
+            import os, sqlite3, sys
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("PRAGMA cache_size = 10")
+            c.execute("BEGIN")
+            c.execute("INSERT INTO note SELECT hex(randomblob(1000)) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) SELECT i FROM n)")
+            os._exit(0)
+            """#, [file.path])
+        let journal = directory.appendingPathComponent("notes.sqlite-journal")
+        let checksums = (try Shell.sha256(file), try Shell.sha256(journal))
+        XCTAssertEqual(
+            try openError(file),
+            "livetable: error: cannot open \"\(file.path)\": a writer stopped in the middle of a transaction "
+                + "(its -journal is left); livetable does not roll back another program's file: open it with that program first\n")
+        XCTAssertTrue(try (Shell.sha256(file), Shell.sha256(journal)) == checksums, "the file or its journal changed")
+        XCTAssertEqual(try sqlite(file, "SELECT group_concat(body) FROM note"), "kept")
+    }
+
     /// A livetable database whose player table another program replaced
     /// is refused in one line, instead of showing "Observation failed".
     func testReplacedPlayerTableIsRefusedAtOpen() throws {

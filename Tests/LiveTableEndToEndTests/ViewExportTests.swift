@@ -255,6 +255,15 @@ final class ViewExportTests: LiveTableTestCase {
         let tables = try view([database.path])
         XCTAssertEqual(tables.status, 0)
         XCTAssertEqual(tables.standardOutput, "item\ttable\t2500\npair\twithout-rowid\t3\ntwice\tview\t6\n")
+        // A view whose read never ends: the other lines come, and its count
+        // is "?" once its time is out.
+        _ = try Shell.run("/usr/bin/sqlite3", [database.path, """
+            CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+            SELECT x FROM c WHERE x < 0
+            """])
+        let slow = try Shell.run("/usr/bin/timeout", ["20", Self.binaryPath, "view", database.path])
+        XCTAssertEqual(slow.status, 0, slow.standardError)
+        XCTAssertEqual(slow.standardOutput, "forever\tview\t?\nitem\ttable\t2500\npair\twithout-rowid\t3\ntwice\tview\t6\n")
         // A table without --format is the live view, which needs a terminal.
         let noFormat = try view([database.path, "item"])
         XCTAssertEqual(noFormat.status, 2)

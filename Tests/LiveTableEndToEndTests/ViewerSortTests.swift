@@ -45,7 +45,10 @@ final class ViewerSortTests: LiveTableTestCase {
     /// is then closed again.
     private func selectedName(_ session: TmuxSession) throws -> String {
         try session.send("Enter")
-        let screen = try session.waitForScreen(containing: "┌ Row")
+        // The box and its name line: a capture can catch the overlay half drawn.
+        let screen = try session.waitForScreen("the whole row with its name") { screen in
+            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ name ") }
+        }
         try session.send("Enter")
         try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
         let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ name ") })

@@ -138,6 +138,27 @@ final class ViewerTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testLeavingAViewWhoseReadNeverEndsOpensTheNextTable() throws {
+        let database = try makeFile()
+        _ = try sqlite(database, """
+            CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+            SELECT x FROM c WHERE x < 0
+            """)
+        let session = try launch(["view", database.path, "forever"])
+        try session.waitForScreen(containing: "loading")
+        // Its window and its count never end: `t` interrupts them.
+        try session.send("t")
+        try session.waitForScreen("the picker, the view's count out of time") { screen in
+            let lines = screen.components(separatedBy: "\n")
+            return lines.contains { $0.contains(" item ") && $0.contains(" 50") }
+                && lines.contains { $0.contains(" forever ") && $0.trimmingCharacters(in: .whitespaces).hasSuffix("?") }
+        }
+        try session.send("j", "Enter")
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testAddedColumnShows() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "item"])

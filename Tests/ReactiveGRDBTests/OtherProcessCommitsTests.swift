@@ -151,6 +151,20 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    // MARK: - The next commit
+
+    func testNextOtherProcessCommitEmitsOnceAfterTheNextCommit() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let recorder = reader.nextOtherProcessCommit().record()
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                waitForCompletion(of: recorder)
+                XCTAssertEqual(recorder.values.count, 1)
+                if case .failure? = recorder.completion { XCTFail("failed") }
+            }
+        }
+    }
+
     // MARK: - Own writes
 
     func testOwnWritesCauseNoOtherFetch() throws {

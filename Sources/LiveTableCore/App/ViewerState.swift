@@ -194,12 +194,16 @@ public struct PickerState: Equatable, Sendable {
     public var selectedIndex: Int
     /// The index of the entry on the top row.
     public var scrollTop: Int
+    /// Why the list failed, until it is listed again (in a second, or at
+    /// the next key).
+    public var failure: String?
 
     /// An empty picker, waiting for its list.
     public init(entries: [PickerEntry]? = nil, selectedIndex: Int = 0, scrollTop: Int = 0) {
         self.entries = entries
         self.selectedIndex = selectedIndex
         self.scrollTop = scrollTop
+        failure = nil
     }
 }
 
@@ -209,14 +213,23 @@ public struct PickerEntry: Equatable, Sendable {
     public var name: String
     /// What kind of table it is.
     public var kind: ViewerTable.Kind
-    /// Its number of rows, exact or estimated; nil when it can not be counted.
+    /// Its number of rows, exact or estimated; nil when it can not be
+    /// counted (in `PickerEntry.countTimeLimit`), or is not yet.
     public var count: RowCount?
+    /// True until it is counted: the names show at once, and the counts
+    /// as they come.
+    public var isCounting: Bool
+
+    /// How long the picker counts a table or view, in seconds, at most: a slow view
+    /// shows "?".
+    public static let countTimeLimit: Double = 1
 
     /// Creates an entry.
-    public init(name: String, kind: ViewerTable.Kind, count: RowCount?) {
+    public init(name: String, kind: ViewerTable.Kind, count: RowCount?, isCounting: Bool = false) {
         self.name = name
         self.kind = kind
         self.count = count
+        self.isCounting = isCounting
     }
 }
 
@@ -274,6 +287,14 @@ public struct TableState: Equatable, Sendable {
     /// True after a failure, until a window arrives again: a second
     /// failure then stops retrying.
     public var isRecovering: Bool
+    /// Why the rows can not be read now (a lock held longer than the busy
+    /// timeout, a writer that died mid-transaction…), nil while they can:
+    /// the screen keeps its rows, `not live`, and reads again on the next
+    /// commit or key.
+    public var failure: String?
+    /// Why the rows could not be counted, nil while they can: counted
+    /// again on the next commit.
+    public var countFailure: String?
     /// What changed in the window, by row identity, and since when:
     /// `viewerUpdate` feeds it each window and each tick of its timer, and
     /// `viewerRender` highlights the changed cells and new rows it tells.
@@ -324,6 +345,8 @@ public struct TableState: Equatable, Sendable {
         countPacer = RefreshPacer(pacing: ViewerPacing.count)
         isLive = false
         isRecovering = false
+        failure = nil
+        countFailure = nil
         highlighter = ChangeHighlighter()
         follow = nil
         paused = nil
@@ -543,10 +566,15 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case tablesListed([PickerEntry])
     /// The tables could not be listed.
     case tablesFailed(String)
+    /// The picker's entries from index `from`, named `names`, were
+    /// counted, `counts` of them so far (nil: not in time, or failed).
+    case tablesCounted(from: Int, names: [String], counts: [RowCount?])
+    /// Time to list the tables again, after a failure.
+    case retryListing
     /// A source was opened (from the picker, or again after a failure).
     case opened(ViewedSource)
-    /// A source could not be opened.
-    case openFailed(String)
+    /// A source could not be opened, and why.
+    case openFailed(String, ViewerFailureKind)
     /// The observation delivered a window, at `now` (stamped as it
     /// arrives): change highlighting fades from that time.
     case window(ViewerWindow, now: ContinuousClock.Instant = .now)
@@ -559,8 +587,10 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// The highlight timer (`ViewerEffect.highlightTimer(at:)`) fired at
     /// `now`: highlights fade, and the timer is set again if some remain.
     case highlightTick(ContinuousClock.Instant)
-    /// The observation failed: it is over.
-    case windowFailed(String)
+    /// A read of the window failed. After a `.transient` failure the
+    /// observation goes on, and reads again on the next commit; after
+    /// another, it is over.
+    case windowFailed(String, ViewerFailureKind)
     /// The row count of the source on screen, exact unless another
     /// process committed during the count, and how long counting took.
     case counted(Int, isExact: Bool = true, seconds: Double = 0)
@@ -583,16 +613,83 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case commitsPolled(note: String, reason: String?)
 }
 
+/// A read of the source on screen that runs until it ends or is replaced,
+/// and that the viewer can leave (`ViewerEffect.stop(_:)`).
+public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
+    /// The observation of the window.
+    case window
+    /// The row count.
+    case count
+    /// A search.
+    case search
+    /// The check of a filter.
+    case filter
+    /// The opening of a source (or of a new order).
+    case open
+    /// The picker's counts.
+    case tableCounts
+}
+
+/// What a failed read means for the view.
+public enum ViewerFailureKind: Equatable, Sendable {
+    /// It may work later (a lock held longer than the busy timeout, a hot
+    /// journal that the next writer rolls back): the view stays, `not
+    /// live`, and reads again on the next commit or key.
+    case transient
+    /// The table, a column or what a query reads is gone: back to the
+    /// picker.
+    case missingSource
+    /// Anything else (a corrupt page…): the view stays, with the error.
+    case other
+
+    /// The kind of `error`, thrown by a read of the viewer.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// ViewerFailureKind(ViewerError.locked(path: "app.sqlite")) // .transient
+    /// ```
+    public init(_ error: any Error) {
+        if let error = error as? ViewerError {
+            switch error {
+            case .locked, .needsRecovery:
+                self = .transient
+            case .noSuchTable, .noSuchColumn, .invalidQuery:
+                self = .missingSource
+            default:
+                self = .other
+            }
+            return
+        }
+        guard let error = error as? DatabaseError else {
+            self = .other
+            return
+        }
+        switch (error.resultCode, error.extendedResultCode) {
+        case (.SQLITE_BUSY, _), (.SQLITE_LOCKED, _), (_, .SQLITE_READONLY_ROLLBACK), (_, .SQLITE_READONLY_RECOVERY):
+            self = .transient
+        default:
+            self = .other
+        }
+    }
+}
+
 /// Work that `viewerUpdate` asks for; results come back as messages.
 public enum ViewerEffect: Equatable, Sendable {
-    /// List the tables and views, with quick row counts.
+    /// List the tables and views (their counts follow: `countTables`).
     case listTables
+    /// Count the picker's entries from index `from`, these names and
+    /// kinds, each in its own read, within `PickerEntry.countTimeLimit`.
+    case countTables(from: Int, names: [String], kinds: [ViewerTable.Kind])
+    /// Send `.retryListing` after this many seconds.
+    case retryListing(after: Double)
     /// Open a source, on the screen's reader.
     case open(ViewerTarget, sortColumn: String?, descending: Bool)
     /// Observe this window of this source, replacing the observation.
     case observe(ViewedSource, RowWindowRequest)
-    /// Stop observing (back on the picker).
-    case stopObserving
+    /// Stop a read, and interrupt it if it runs (`ReadTicket`): its
+    /// connection is free for the next one at once.
+    case stop(ViewerRead)
     /// Count the rows of the source, off the main thread.
     case count(RowSource)
     /// Search the source, off the main thread.

@@ -58,17 +58,42 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         return table.isFollowing || needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
 
     case let .key(key):
-        return handle(key, &state)
+        let effects = handle(key, &state)
+        return effects + retryAfterFailure(after: effects, &state)
 
     case let .tablesListed(entries):
+        if let failure = state.picker.failure, state.message == .error(failure) {
+            state.message = nil
+        }
+        state.picker.failure = nil
         state.picker.entries = entries
         clampPicker(&state)
-        return []
+        return countTables(from: 0, &state)
 
     case let .tablesFailed(error):
-        state.picker.entries = state.picker.entries ?? []
+        // Tried again in a second, or at the next key: a lock or a hot
+        // journal does not last.
+        state.picker.failure = error
         state.message = .error(error)
-        return []
+        return [.retryListing(after: 1)]
+
+    case .retryListing:
+        guard state.table == nil, state.picker.failure != nil else { return [] }
+        return [.listTables]
+
+    case let .tablesCounted(from, names, counts):
+        let isListed = state.picker.entries.map { entries in
+            from >= 0 && from + names.count <= entries.count
+                && entries[from..<(from + names.count)].map(\.name) == names
+        } ?? false
+        guard isListed else { return [] }
+        // In place (no other reference to the list meanwhile): it may hold
+        // thousands of entries.
+        for (offset, count) in counts.enumerated() where state.picker.entries?[from + offset].isCounting == true {
+            state.picker.entries?[from + offset].count = count
+            state.picker.entries?[from + offset].isCounting = false
+        }
+        return counts.count == names.count ? countTables(from: from + names.count, &state) : []
 
     case let .opened(viewed):
         guard state.pendingOpen == viewed.target else { return [] }
@@ -101,23 +126,44 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         }
         return observeWindow(&state) + recount(&state)
 
-    case let .openFailed(error):
+    case let .openFailed(error, kind):
         guard state.pendingOpen != nil else { return [] }
         state.pendingOpen = nil
         state.message = .error(error)
         // A sort that can not be opened (its column was dropped meanwhile):
-        // the order on screen stays.
+        // the order on screen stays, observed again.
+        let wasSorting = state.table?.pendingSort != nil
         state.table?.pendingSort = nil
-        guard let table = state.table else { return [] }
-        // The table is gone (dropped, renamed), or can not be read: back to
-        // the picker, which lists what is there now.
-        if table.isRecovering {
+        guard var table = state.table else {
+            // Still on the picker: its counts, left for the opening, go on.
+            let next = state.picker.entries?.firstIndex { $0.isCounting }
+            return next.map { countTables(from: $0, &state) } ?? []
+        }
+        guard table.isRecovering else {
+            return wasSorting ? observeWindow(&state) : []
+        }
+        switch kind {
+        case .missingSource:
+            // The table is gone (dropped, renamed), or a column it is
+            // sorted by: back to the picker, which lists what is there now.
             state.table = nil
             state.overlay = nil
             state.prompt = nil
-            return [.stopObserving, .listTables]
+            return leaveSource() + [.listTables]
+        case .transient:
+            // Locked, or a hot journal: the rows stay, `not live`, and the
+            // window is observed again, which reads on the next commit.
+            table.failure = error
+            table.isRecovering = false
+            table.observedRequest = nil
+            state.table = table
+            return observeWindow(&state)
+        case .other:
+            // The rows stay, `not live`, with the error, until a key.
+            table.failure = error
+            state.table = table
+            return []
         }
-        return []
 
     case let .window(value, now):
         return receive(value, at: now, &state)
@@ -139,9 +185,17 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         state.table?.highlighter.advance(to: now)
         return []
 
-    case let .windowFailed(error):
+    case let .windowFailed(error, kind):
         guard var table = state.table else { return [] }
         table.isLive = false
+        table.failure = error
+        if kind == .transient {
+            // The observation goes on: it reads again on the next commit
+            // (or key), and the rows stay meanwhile.
+            state.message = .error(error)
+            state.table = table
+            return []
+        }
         table.observedRequest = nil
         // The schema is read again in the order observed: a sort on its way
         // is dropped.
@@ -162,6 +216,10 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
 
     case let .counted(count, isExact, seconds):
         guard var table = state.table, table.countPacer.phase == .reading else { return [] }
+        if let failure = table.countFailure, state.message == .error(failure) {
+            state.message = nil
+        }
+        table.countFailure = nil
         table.rowCount = count
         if isExact, var counted = table.highlighter.window, let now = table.highlighter.now {
             // For the title's row-count change: the same rows again, with
@@ -198,12 +256,14 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         table.pendingFilter = nil
         state.message = .error(error)
         guard table.observedRequest == nil else {
-            // The previous filter stays.
+            // The previous filter stays, counted again.
             state.table = table
-            return []
+            return recount(&state)
         }
         // Opened again after a failure, the source no longer takes its
-        // filter (a column was dropped): its rows, unfiltered.
+        // filter (a column was dropped): its rows, unfiltered. The failure
+        // was the filter's: its message stays once the rows show.
+        table.failure = nil
         table.filterScannedRows = nil
         table.window = nil
         state.table = table
@@ -219,11 +279,14 @@ private func apply(_ message: ViewerMessage, _ state: inout ViewerState) -> [Vie
         }
         return []
 
-    case .countFailed:
-        // Counted again after the pause: the count was asked for because
-        // the rows changed, and commits may have come meanwhile.
+    case let .countFailed(error):
+        // The title shows "?" and the status line why; counted again
+        // after the next commit (a row fixed), not before: the same rows
+        // would fail the same way.
         guard var table = state.table, table.countPacer.phase == .reading else { return [] }
-        let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: true)
+        table.countFailure = error
+        state.message = .error(error)
+        let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: false)
         state.table = table
         return pause.map { [.pauseCounting(seconds: $0)] } ?? []
     }
@@ -355,6 +418,13 @@ private func show(
     table.rowsBeforeWindow = value.rowsBefore
     table.isLive = true
     table.isRecovering = false
+    if let failure = table.failure {
+        // Read again: the error it showed is over.
+        if state.message == .error(failure) {
+            state.message = nil
+        }
+        table.failure = nil
+    }
     if table.pendingSort?.isOpened == true {
         // The observation of the sorted order replaced the previous one:
         // this is its window.
@@ -442,16 +512,21 @@ private func sort(descending: Bool, _ state: inout ViewerState) -> [ViewerEffect
         : PendingSort(column: column, descending: descending)
     if wanted.column == shown.sortColumn && wanted.descending == shown.descending {
         // Back to the order on screen before the sort that is on its way:
-        // that sort's opening is dropped when it comes.
+        // that sort's opening is left, and the order on screen observed
+        // again.
         table.pendingSort = nil
         state.pendingOpen = nil
         state.table = table
-        return []
+        return [.stop(.open)] + observeWindow(&state)
     }
     table.pendingSort = wanted
+    // The window of the order on screen is left: its read (a scan, for an
+    // order without index) would hold the connection that opens the new
+    // order. It is observed again if the new order can not be opened.
+    table.observedRequest = nil
     state.table = table
     state.pendingOpen = table.viewed.target
-    return [.open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
+    return [.stop(.window), .open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
 }
 
 /// Shows the source in the order it was just opened in, for the pending
@@ -612,6 +687,33 @@ private func recount(_ state: inout ViewerState) -> [ViewerEffect] {
     return counts ? [.count(table.viewed.source)] : []
 }
 
+/// After a key, reads the source again if its rows could not be read
+/// (`TableState.failure`), unless the key's own effects read it already:
+/// its schema, then its window.
+private func retryAfterFailure(after effects: [ViewerEffect], _ state: inout ViewerState) -> [ViewerEffect] {
+    guard var table = state.table, table.failure != nil, state.pendingOpen == nil else { return [] }
+    let reads = effects.contains { effect in
+        switch effect {
+        case .observe, .open, .filter, .quit, .suspend: return true
+        default: return false
+        }
+    }
+    guard !reads else { return [] }
+    table.isRecovering = true
+    table.observedRequest = nil
+    state.table = table
+    state.pendingOpen = table.viewed.target
+    return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+                                  descending: table.viewed.ordering.descending)]
+}
+
+/// Stops every read of the source on screen, going back to the picker:
+/// a read left running (a slow view's window or count) would hold its
+/// connection, and the picker's reads and the next source would wait.
+private func leaveSource() -> [ViewerEffect] {
+    ViewerRead.allCases.map(ViewerEffect.stop)
+}
+
 // MARK: - Keys
 
 private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
@@ -643,12 +745,12 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
     let isTooSmall = ViewerLayout(width: state.width, height: state.height).isTooSmall
     if key == .escape, !isTooSmall, var table = state.table {
         if table.pendingFilter != nil {
-            // Esc while a filter is checked: the check is dropped, and the
-            // filter on screen stays.
+            // Esc while a filter is checked: the check is dropped (and
+            // interrupted), and the filter on screen stays, counted again.
             table.pendingFilter = nil
             state.table = table
             state.message = .notice("filter cancelled")
-            return []
+            return [.stop(.filter)] + recount(&state)
         }
         if table.viewed.source.filter != nil {
             // Esc clears the filter before it quits.
@@ -679,7 +781,7 @@ private func handle(_ key: Key, _ state: inout ViewerState) -> [ViewerEffect] {
         state.table = nil
         state.pendingOpen = nil
         state.prompt = nil
-        return [.stopObserving, .listTables]
+        return leaveSource() + [.listTables]
     default:
         break
     }
@@ -1002,8 +1104,12 @@ private func requestFilter(_ expression: String?, _ state: inout ViewerState) ->
     guard var table = state.table else { return [] }
     let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     table.pendingFilter = text
+    // The count of the rows on screen is left: the filter's check reads on
+    // its connection, and the rows to count will be the filter's (counted
+    // again when the check ends).
+    table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
     state.table = table
-    return [.filter(table.viewed, text.isEmpty ? nil : text)]
+    return [.stop(.count), .filter(table.viewed, text.isEmpty ? nil : text)]
 }
 
 /// Takes a validated filter: the windows, the count and the position
@@ -1036,6 +1142,11 @@ private func filtered(_ viewed: ViewedSource, scannedRows: RowCount?, _ state: i
 }
 
 private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) -> [ViewerEffect] {
+    if state.picker.failure != nil {
+        // The list failed: a key tries again at once.
+        state.picker.failure = nil
+        return [.listTables]
+    }
     guard let entries = state.picker.entries, !entries.isEmpty else { return [] }
     let page = max(1, state.pageRows)
     var index = state.picker.selectedIndex
@@ -1048,13 +1159,25 @@ private func handlePicker(_ action: ViewerAction, _ state: inout ViewerState) ->
     case .jumpToLast: index = entries.count - 1
     case .open:
         state.pendingOpen = .table(entries[index].name)
-        return [.open(.table(entries[index].name), sortColumn: nil, descending: false)]
+        // The picker's counts are left: the table's own count reads on
+        // their connection.
+        return [.stop(.tableCounts), .open(.table(entries[index].name), sortColumn: nil, descending: false)]
     default:
         return []
     }
     state.picker.selectedIndex = index
     clampPicker(&state)
     return []
+}
+
+/// How many entries of the picker one `countTables` effect counts.
+let pickerCountBatch = 32
+
+/// Counts the picker's entries from index `from`, a batch at a time.
+private func countTables(from: Int, _ state: inout ViewerState) -> [ViewerEffect] {
+    guard let entries = state.picker.entries, from < entries.count else { return [] }
+    let batch = entries[from..<min(entries.count, from + pickerCountBatch)]
+    return [.countTables(from: from, names: batch.map(\.name), kinds: batch.map(\.kind))]
 }
 
 /// Keeps the picker's selection on an entry, and on the screen.

@@ -122,7 +122,12 @@ extension AppDatabase {
             return 0
         }
         do {
-            return try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout) { dbQueue in
+            // Beside a journal, which may be hot, read-only: it is not
+            // rolled back. Otherwise read-write, which removes the -wal and
+            // -shm files that reading a WAL database creates, as a
+            // read-only connection can not.
+            let readonly = FileManager.default.fileExists(atPath: path + "-journal")
+            return try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout, readonly: readonly) { dbQueue in
                 try dbQueue.read { db in
                     try db.tableExists("playerStats") ? playerCount(db) : 0
                 }
@@ -157,13 +162,19 @@ extension AppDatabase {
 
     /// Opens a plain connection to the file at `path`, runs `body`, and
     /// closes it. Unlike a `DatabasePool`, a `DatabaseQueue` leaves the
-    /// journal mode alone: opening it and reading write nothing.
+    /// journal mode alone: opening it and reading write nothing, but for a
+    /// hot journal (a writer that died mid-transaction), which a read-write
+    /// connection rolls back as it reads. A `readonly` connection
+    /// (`SQLITE_OPEN_READONLY`) can not: it fails with
+    /// `SQLITE_READONLY_ROLLBACK` instead.
     private static func withPlainConnection<T>(
         atPath path: String,
         busyTimeout: TimeInterval,
+        readonly: Bool = false,
         _ body: (DatabaseQueue) throws -> T) throws -> T
     {
         var configuration = Configuration()
+        configuration.readonly = readonly
         configuration.busyMode = .timeout(busyTimeout)
         let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? dbQueue.close() }
@@ -217,9 +228,13 @@ extension AppDatabase {
         }
 
         do {
+            // The schema is read by a read-only connection: a foreign file
+            // with a hot journal is refused as it is, not rolled back.
+            try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout, readonly: true) { dbQueue in
+                try dbQueue.read { db in try validateSchema(db, path: path) }
+            }
             try withPlainConnection(atPath: path, busyTimeout: openBusyTimeout) { dbQueue in
                 try dbQueue.writeWithoutTransaction { db in
-                    try validateSchema(db, path: path)
                     // Take the write lock, and release it at once: this
                     // fails if another process holds the database locked.
                     try db.inTransaction(.immediate) { .rollback }
@@ -373,6 +388,9 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     case changedSchema(path: String, reason: String)
     /// Another process holds a lock on the database.
     case locked(path: String)
+    /// A writer stopped in the middle of a transaction and left a hot
+    /// journal, which livetable does not roll back.
+    case needsRecovery(path: String)
     /// The disk (or the file system of the database) is full.
     case diskFull(path: String)
     /// Another SQLite error.
@@ -390,7 +408,8 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
              let .unreadable(path), let .readOnlyFile(path), let .readOnlyDirectory(path, _),
              let .notADatabase(path), let .notALivetableDatabase(path), let .newerDatabase(path),
-             let .changedSchema(path, _), let .locked(path), let .diskFull(path), let .databaseError(path, _):
+             let .changedSchema(path, _), let .locked(path), let .needsRecovery(path), let .diskFull(path),
+             let .databaseError(path, _):
             return path
         }
     }
@@ -428,6 +447,9 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
             cause = "a livetable database changed by another program (\(reason.escapingControlCharacters))"
         case .locked:
             cause = "the database is locked by another process"
+        case .needsRecovery:
+            cause = "a writer stopped in the middle of a transaction (its -journal is left); "
+                + "livetable does not roll back another program's file: open it with that program first"
         case .diskFull:
             cause = "the disk is full"
         case let .databaseError(_, message):
@@ -440,6 +462,10 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     init(path: String, error: any Error) {
         guard let error = error as? DatabaseError else {
             self = .databaseError(path: path, message: String(describing: error))
+            return
+        }
+        if error.extendedResultCode == .SQLITE_READONLY_ROLLBACK {
+            self = .needsRecovery(path: path)
             return
         }
         switch error.resultCode {

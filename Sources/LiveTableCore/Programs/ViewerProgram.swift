@@ -83,13 +83,21 @@ public struct ViewerProgram: AppProgram {
         let database = self.database
         switch effect {
         case .listTables:
+            // The names at once (one query); their counts follow
+            // (`countTables`).
             return .observe(slot: "tables", read(background: true, { db in
-                try ViewerTable.all(db).map { table in
-                    PickerEntry(name: table.name, kind: table.kind, count: try? RowSource.table(table).quickRowCount(db))
-                }
-            }, ViewerMessage.tablesListed, ViewerMessage.tablesFailed))
+                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+            }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
+        case let .retryListing(seconds):
+            return .observe(slot: "tables", Just(ViewerMessage.retryListing)
+                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher())
+        case let .countTables(from, names, kinds):
+            return .observe(
+                slot: ViewerRead.tableCounts.rawValue,
+                Self.countTables(from: from, names: names, kinds: kinds, in: database))
         case let .open(target, sortColumn, descending):
-            return .observe(slot: "open", read(background: false, { db in
+            return .observe(slot: ViewerRead.open.rawValue, read(background: false, { db in
                 try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
@@ -97,32 +105,27 @@ public struct ViewerProgram: AppProgram {
             let commits = (self.commits ?? polling.commits(path: database.path, onPolled: { note, reason in
                 DispatchQueue.main.async { reports.subject.send(.commitsPolled(note: note, reason: reason)) }
             })).paced(ViewerPacing.window)
-            // One window at a time: a new window replaces the old one.
-            return .observe(slot: "window", ValueObservation
-                .tracking { db in try ViewerWindow.fetch(db, viewed, request) }
-                .publisher(in: database.reader)
-                .includingOtherProcesses(commits)
-                // Stamped as it arrives: `viewerUpdate` reads no clock.
-                .map { ViewerMessage.window($0, now: .now) }
-                .catch { error in Just(ViewerMessage.windowFailed(Self.describe(error, database))) }
-                .eraseToAnyPublisher())
-        case .stopObserving:
-            let nothing = Empty<ViewerMessage, Never>().eraseToAnyPublisher()
-            return .observe(slot: "window", nothing)
+            // One window at a time: a new window replaces the old one, and
+            // interrupts its read if it runs.
+            return .observe(slot: ViewerRead.window.rawValue, Self.observe(viewed, request, in: database, commits: commits))
+        case let .stop(read):
+            // Cancelled: its ticket interrupts the read that runs.
+            return .observe(slot: read.rawValue, Empty<ViewerMessage, Never>().eraseToAnyPublisher())
         case let .count(source):
-            return .observe(slot: "count", Self.count(source, in: database))
+            return .observe(slot: ViewerRead.count.rawValue, Self.count(source, in: database))
         case let .search(viewed, search):
             // On the background reader: a search without an index reads
             // rows until one matches, and must not hold up the windows.
-            return .observe(slot: "search", read(background: true, { db in
+            return .observe(slot: ViewerRead.search.rawValue, read(background: true, { db in
                 try search.run(db, viewed.source, viewed.ordering)
-            }, ViewerMessage.searched, ViewerMessage.searchFailed))
+            }, ViewerMessage.searched, { error, _ in ViewerMessage.searchFailed(error) }))
         case let .filter(viewed, expression):
-            return .observe(slot: "filter", read(background: true, { db in
+            return .observe(slot: ViewerRead.filter.rawValue, read(background: true, { db in
                 try viewed.filtered(expression, in: db)
-            }, { ViewerMessage.filtered($0.viewed, scannedRows: $0.scannedRows) }, ViewerMessage.filterFailed))
+            }, { ViewerMessage.filtered($0.viewed, scannedRows: $0.scannedRows) },
+            { error, _ in ViewerMessage.filterFailed(error) }))
         case let .pauseCounting(seconds):
-            return .observe(slot: "count", Just(ViewerMessage.countPauseEnded)
+            return .observe(slot: ViewerRead.count.rawValue, Just(ViewerMessage.countPauseEnded)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
         case let .highlightTimer(deadline):
@@ -154,21 +157,126 @@ public struct ViewerProgram: AppProgram {
 
     // MARK: - Reads
 
-    /// One read, off the main thread, whose value or error comes back as a
-    /// message on the main queue.
+    /// One read, off the main thread, whose value or error (and what kind
+    /// of failure it is) comes back as a message on the main queue. A
+    /// read whose subscription is cancelled (replaced in its slot, or
+    /// stopped) is interrupted if it runs.
     private func read<T: Sendable>(
         background: Bool,
         _ value: @escaping @Sendable (Database) throws -> T,
         _ success: @escaping (T) -> ViewerMessage,
-        _ failure: @escaping (String) -> ViewerMessage) -> AnyPublisher<ViewerMessage, Never>
+        _ failure: @escaping (String, ViewerFailureKind) -> ViewerMessage) -> AnyPublisher<ViewerMessage, Never>
     {
         let database = self.database
-        return (background ? database.backgroundReader : database.reader)
-            .readPublisher(value: value)
-            .map(success)
-            .catch { error in Just(failure(Self.describe(error, database))) }
-            .eraseToAnyPublisher()
+        return Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let ticket = ReadTicket()
+            return (background ? database.backgroundReader : database.reader)
+                .readPublisher { db in try database.run(background: background, ticket: ticket) { try value(db) } }
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                .map(success)
+                .catch { error in Just(failure(Self.describe(error, database), ViewerFailureKind(error))) }
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
     }
+
+    /// Counts the picker's entries from index `from`, named `names`, one
+    /// read each on the background reader, each within
+    /// `PickerEntry.countTimeLimit`: a slow view counts as nil ("?"). After
+    /// each count, the counts so far come back in `.tablesCounted`: the
+    /// loop keeps the latest of its messages, which holds all before it.
+    nonisolated private static func countTables(
+        from: Int, names: [String], kinds: [ViewerTable.Kind], in database: ViewerDatabase
+    ) -> AnyPublisher<ViewerMessage, Never>
+    {
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let counting = TableCounting()
+            return counting.subject
+                .handleEvents(
+                    receiveCancel: { counting.cancel() },
+                    receiveRequest: { _ in
+                        guard counting.start() else { return }
+                        countQueue.async {
+                            var counts: [RowCount?] = []
+                            var lastSent = ContinuousClock.now
+                            for (name, kind) in zip(names, kinds) {
+                                guard let ticket = counting.nextTicket() else { return }
+                                counts.append(try? database.read(background: true, ticket: ticket) { db in
+                                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
+                                })
+                                // The counts so far, every 50 ms and at the
+                                // end: many small tables make few messages.
+                                if counts.count == names.count || ContinuousClock.now - lastSent >= .milliseconds(50) {
+                                    counting.send(.tablesCounted(from: from, names: names, counts: counts))
+                                    lastSent = ContinuousClock.now
+                                }
+                            }
+                            counting.finish()
+                        }
+                    })
+                .receive(on: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
+    }
+
+    /// The windows of `request` on `viewed`, as they change: a
+    /// `ValueObservation` on the screen's reader, which sees the commits of
+    /// other processes. Its read is interrupted when it is cancelled.
+    ///
+    /// A transient failure (a lock held longer than the busy timeout, a hot
+    /// journal) is sent as `.windowFailed(_, .transient)`, and the window is
+    /// read again on the next commit: by the observation, which goes on,
+    /// when its fetch failed; by a new observation, after the next commit
+    /// (`nextOtherProcessCommit`), when the observation could not start,
+    /// or every `retryDelay` seconds while the watch of commits can not
+    /// open the file either.
+    nonisolated private static func observe(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, in database: ViewerDatabase,
+        commits: OtherProcessCommits) -> AnyPublisher<ViewerMessage, Never>
+    {
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let ticket = ReadTicket()
+            return ValueObservation
+                .tracking { db -> WindowRead in
+                    do {
+                        return try database.run(background: false, ticket: ticket) {
+                            .window(try ViewerWindow.fetch(db, viewed, request))
+                        }
+                    } catch where ViewerFailureKind(error) == .transient {
+                        return .failed(Self.describe(error, database))
+                    }
+                }
+                .publisher(in: database.reader)
+                .includingOtherProcesses(commits)
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                // Stamped as it arrives: `viewerUpdate` reads no clock.
+                .map { read -> ViewerMessage in
+                    switch read {
+                    case let .window(window): return .window(window, now: .now)
+                    case let .failed(error): return .windowFailed(error, .transient)
+                    }
+                }
+                .catch { error -> AnyPublisher<ViewerMessage, Never> in
+                    let kind = ViewerFailureKind(error)
+                    let failed = Just(ViewerMessage.windowFailed(Self.describe(error, database), kind))
+                    guard kind == .transient else { return failed.eraseToAnyPublisher() }
+                    return failed
+                        .append(database.reader.nextOtherProcessCommit(commits)
+                            // The watch of commits could not open the file
+                            // either (locked, or a hot journal): tried again
+                            // in a second, as the watch itself would.
+                            .catch { _ in
+                                Just(()).delay(for: .seconds(Self.retryDelay), scheduler: DispatchQueue.main.ocombine)
+                            }
+                            .flatMap { observe(viewed, request, in: database, commits: commits) })
+                        .eraseToAnyPublisher()
+                }
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
+    }
+
+    /// How long a failed window waits before it is read again, while
+    /// nothing tells of the next commit: 1 s.
+    nonisolated static let retryDelay = 1
 
     /// Where counts run: a serial queue, so that the value of a count
     /// reaches the main queue before its completion (on a concurrent queue
@@ -180,21 +288,29 @@ public struct ViewerProgram: AppProgram {
     /// back on the main queue.
     /// Nonisolated: its closure runs on a global queue, not the main actor.
     nonisolated private static func count(_ source: RowSource, in database: ViewerDatabase) -> AnyPublisher<ViewerMessage, Never> {
-        Just(())
-            .receive(on: countQueue.ocombine)
-            .map { _ -> ViewerMessage in
-                let start = ContinuousClock.now
-                do {
-                    let count = try source.countRows(in: database.backgroundReader)
-                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
-                    return .counted(count.value, isExact: count.isExact,
-                                    seconds: Double(seconds) + Double(attoseconds) * 1e-18)
-                } catch {
-                    return .countFailed(Self.describe(error, database))
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            // Left (another count, another source): interrupted.
+            let ticket = ReadTicket()
+            return Just(())
+                .receive(on: countQueue.ocombine)
+                .map { _ -> ViewerMessage in
+                    let start = ContinuousClock.now
+                    do {
+                        let count = try source.countRows(
+                            chunk: RowSource.countChunk,
+                            read: { body in try database.read(background: true, ticket: ticket, body) },
+                            betweenReads: {})
+                        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+                        return .counted(count.value, isExact: count.isExact,
+                                        seconds: Double(seconds) + Double(attoseconds) * 1e-18)
+                    } catch {
+                        return .countFailed(Self.describe(error, database))
+                    }
                 }
-            }
-            .receive(on: DispatchQueue.main.ocombine)
-        .eraseToAnyPublisher()
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                .receive(on: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
     }
 
     /// An error in one line, naming the file for SQLite's errors.
@@ -206,6 +322,59 @@ public struct ViewerProgram: AppProgram {
             return ViewerError(reading: database.path, error: error).description
         }
         return error.oneLineDescription
+    }
+}
+
+/// A value of the window observation: a window, or why it can not be read
+/// for now (a transient failure, after which the observation goes on).
+private enum WindowRead: Sendable {
+    case window(ViewerWindow)
+    case failed(String)
+}
+
+/// The counts of one `countTables` effect: its subject, and the ticket of
+/// the count that runs, abandoned when the effect is cancelled.
+// @unchecked Sendable: `isCancelled` and `ticket` are only accessed with
+// `lock` held; the subject is thread-safe.
+private final class TableCounting: @unchecked Sendable {
+    let subject = PassthroughSubject<ViewerMessage, Never>()
+    private let lock = NSLock()
+    private var isCancelled = false
+    private var ticket: ReadTicket?
+    private var isStarted = false
+
+    /// True the first time only: the counts start at the first demand.
+    func start() -> Bool {
+        lock.withLock {
+            defer { isStarted = true }
+            return !isStarted
+        }
+    }
+
+    /// The ticket of the next count, nil once cancelled.
+    func nextTicket() -> ReadTicket? {
+        lock.withLock {
+            guard !isCancelled else { return nil }
+            let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
+            self.ticket = ticket
+            return ticket
+        }
+    }
+
+    func cancel() {
+        let ticket = lock.withLock {
+            isCancelled = true
+            return self.ticket
+        }
+        ticket?.abandon()
+    }
+
+    func send(_ message: ViewerMessage) {
+        subject.send(message)
+    }
+
+    func finish() {
+        subject.send(completion: .finished)
     }
 }
 

@@ -86,15 +86,17 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
         drawCentered("No tables", y: layout.listY + layout.listRows / 2, into: &screen)
         return
     }
-    let counts = entries.map { entry -> String in
+    // The rows on screen only: a file may hold thousands of tables.
+    let visible = entries.indices.clamped(to: state.picker.scrollTop..<(state.picker.scrollTop + layout.listRows))
+    let counts = entries[visible].map { entry -> String in
         switch entry.count {
         case let .exact(value)?: return grouped(value)
         case let .estimated(value)?: return "~" + grouped(value)
         case let .atLeast(value)?: return grouped(value) + "+"
-        case nil: return "?"
+        case nil: return entry.isCounting ? "…" : "?"
         }
     }
-    let kindWidth = max(4, entries.map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
+    let kindWidth = max(4, entries[visible].map { TextWidth.width(of: $0.kind.word) }.max() ?? 0)
     let countWidth = max(4, counts.map { TextWidth.width(of: $0) }.max() ?? 0)
     let nameWidth = max(1, layout.width - 2 - kindWidth - countWidth - 2 * columnGap)
     let gap = String(repeating: " ", count: columnGap)
@@ -112,7 +114,7 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
             screen.fill(x: 0, y: y, width: layout.width, height: 1, style: Style.selection)
         }
         screen.put(
-            line(RowDetail.name(entries[index].name), entries[index].kind.word, counts[index]),
+            line(RowDetail.name(entries[index].name), entries[index].kind.word, counts[index - visible.lowerBound]),
             x: 0, y: y, style: isSelected ? Style.selection : .plain)
     }
 }
@@ -244,7 +246,7 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     // the screen may be paused, or follow the end.
     let live: String
     if !table.isLive {
-        live = table.window != nil || table.isRecovering ? "not live" : "loading"
+        live = table.window != nil || table.isRecovering || table.failure != nil ? "not live" : "loading"
     } else if let paused = table.paused {
         live = paused.counter.text
     } else {
@@ -258,7 +260,8 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     } else if let rowCount = table.rowCount {
         count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
     } else {
-        count = "…"
+        // A count that failed says so in the status line.
+        count = table.countFailure == nil ? "…" : "?"
     }
     // The row-count change since the last key, as the Hall of Fame shows it.
     if let change = table.highlighter.rowCountChangeText {

@@ -65,8 +65,18 @@ extension RowSource {
     /// `countRows(in:chunk:)`, calling `betweenReads` after each read but
     /// the last (tests commit there).
     func countRows(in reader: any DatabaseReader, chunk: Int, betweenReads: () throws -> Void) throws -> RowCount {
+        try countRows(chunk: chunk, read: { body in try reader.read(body) }, betweenReads: betweenReads)
+    }
+
+    /// `countRows(in:chunk:)`, each of its reads made by `read`: a read of
+    /// `ViewerDatabase` that can be interrupted (`ReadTicket`).
+    func countRows(
+        chunk: Int, read: ((Database) throws -> Void) throws -> Void, betweenReads: () throws -> Void) throws -> RowCount
+    {
         guard !isQuery, case let .rowid(rowid) = identity else {
-            return .exact(try reader.read { db in try exactRowCount(db) })
+            var count = 0
+            try read { db in count = try exactRowCount(db) }
+            return .exact(count)
         }
         let chunk = max(1, chunk)
         // With a filter, a read still walks `chunk` rows of the table, and
@@ -81,12 +91,13 @@ extension RowSource {
         var firstVersion: Int?
         var lastVersion: Int?
         while true {
-            let (counted, last, keptCount, version) = try reader.read { db in
+            var (counted, last, keptCount, version): (Int, Int64?, Int, Int?) = (0, nil, 0, nil)
+            try read { db in
                 let row = try after.map { after in
                     try Row.fetchOne(db.cachedStatement(sql: next), arguments: [after, chunk])
                 } ?? Row.fetchOne(db.cachedStatement(sql: first), arguments: [chunk])
-                let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
-                return ((row?[0] as Int?) ?? 0, row?[1] as Int64?, (row?[2] as Double?).map { Int($0) } ?? 0, version)
+                version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+                (counted, last, keptCount) = ((row?[0] as Int?) ?? 0, row?[1] as Int64?, (row?[2] as Double?).map { Int($0) } ?? 0)
             }
             firstVersion = firstVersion ?? version
             lastVersion = version

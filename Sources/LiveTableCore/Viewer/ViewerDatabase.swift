@@ -17,7 +17,14 @@ import GRDB
 /// read-only connection creates them if they are missing and the directory
 /// can be written, and leaves them (empty) when it closes, as every
 /// read-only SQLite client does. In a read-only directory, a WAL file can
-/// only be read while those files exist (its writer has it open).
+/// only be read while those files exist (its writer has it open). And an
+/// open connection to a WAL file, even idle, holds a shared lock on it: as
+/// long as the viewer runs, another process can not switch the file out of
+/// WAL mode nor take `locking_mode=EXCLUSIVE`. A rollback-journal file is
+/// not locked between reads.
+///
+/// A read that the screen leaves is interrupted (`ReadTicket`), so that the
+/// connection is free for the next one at once.
 ///
 /// For example:
 ///
@@ -45,6 +52,10 @@ public struct ViewerDatabase: Sendable {
     /// row count, a sort by a scan), so that it never holds up `reader`.
     public let backgroundReader: DatabaseQueue
 
+    /// The reads of `reader` and `backgroundReader` that can be left
+    /// (`ReadTicket`).
+    let interrupters: (reader: ReadInterrupter, background: ReadInterrupter)
+
     /// Opens the file at `path` for reading only.
     ///
     /// For example:
@@ -69,11 +80,21 @@ public struct ViewerDatabase: Sendable {
         do {
             // Opening runs one read (GRDB checks that the file is a
             // database): a locked, encrypted or garbage file fails here.
-            configuration.label = "livetable.viewer"
-            let reader = try DatabaseQueue(path: path, configuration: configuration)
-            configuration.label = "livetable.viewer.background"
-            let backgroundReader = try DatabaseQueue(path: path, configuration: configuration)
-            return ViewerDatabase(path: path, reader: reader, backgroundReader: backgroundReader)
+            let interrupters = (reader: ReadInterrupter(), background: ReadInterrupter())
+            var readerConfiguration = configuration
+            readerConfiguration.label = "livetable.viewer"
+            readerConfiguration.prepareDatabase { db in interrupters.reader.prepare(db) }
+            let reader = try DatabaseQueue(path: path, configuration: readerConfiguration)
+            var backgroundConfiguration = configuration
+            backgroundConfiguration.label = "livetable.viewer.background"
+            backgroundConfiguration.prepareDatabase { db in interrupters.background.prepare(db) }
+            let backgroundReader = try DatabaseQueue(path: path, configuration: backgroundConfiguration)
+            // Weak: the connection keeps its interrupter (in its
+            // configuration), not the other way round.
+            interrupters.reader.interruptConnection = { [weak reader] in reader?.interrupt() }
+            interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
+            return ViewerDatabase(
+                path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters)
         } catch {
             throw ViewerError(opening: path, error: error)
         }
@@ -89,14 +110,27 @@ public struct ViewerDatabase: Sendable {
     /// ```
     ///
     /// - parameter background: True to read on `backgroundReader`.
-    public func read<T>(background: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    /// - parameter ticket: What can stop the read before it ends
+    ///   (`ReadTicket.abandon()`, a time limit); the read then throws.
+    public func read<T>(
+        background: Bool = false, ticket: ReadTicket? = nil, _ body: (Database) throws -> T) throws -> T
+    {
         do {
-            return try (background ? backgroundReader : reader).read(body)
+            return try (background ? backgroundReader : reader).read { db in
+                try run(background: background, ticket: ticket) { try body(db) }
+            }
         } catch let error as ViewerError {
             throw error
         } catch {
             throw ViewerError(reading: path, error: error)
         }
+    }
+
+    /// Runs `body`, a read of `reader` (or `backgroundReader`) that runs
+    /// now, so that `ticket` can stop it.
+    func run<T>(background: Bool, ticket: ReadTicket?, _ body: () throws -> T) throws -> T {
+        guard let ticket else { return try body() }
+        return try (background ? interrupters.background : interrupters.reader).run(ticket, body)
     }
 
     // MARK: - Locks

@@ -89,6 +89,19 @@ public struct ViewerTable: Equatable, Sendable {
         }
     }
 
+    /// The names and kinds of all tables and views, in name order, those
+    /// SQLite can not describe included: one query, whatever their number,
+    /// for the picker, which lists them at once (and counts them after).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let entries = try database.read { db in try ViewerTable.list(db) }
+    /// ```
+    public static func list(_ db: Database) throws -> [(name: String, kind: Kind)] {
+        try listedTables(db).map { ($0.name, $0.kind) }
+    }
+
     /// The names of all tables and views, those SQLite can not describe
     /// included: for error messages.
     public static func allNames(_ db: Database) throws -> [String] {
@@ -127,11 +140,40 @@ public struct ViewerTable: Equatable, Sendable {
         }
     }
 
+    /// The table or view `name` of kind `kind`, as `all(_:)` listed it,
+    /// described without listing the others: the picker counts its entries
+    /// one by one, and a file may hold thousands.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let table = try database.read { db in try ViewerTable.named("player", kind: .table, in: db) }
+    /// ```
+    public static func named(_ name: String, kind: Kind, in db: Database) throws -> ViewerTable {
+        let type: String
+        switch kind {
+        case .table, .withoutRowidTable: type = "table"
+        case .view: type = "view"
+        case .virtual: type = "virtual"
+        case .shadow: type = "shadow"
+        }
+        return try describe(db, Entry(name: name, type: type, withoutRowid: kind == .withoutRowidTable))
+    }
+
     /// One row of `PRAGMA table_list`.
     private struct Entry {
         var name: String
         var type: String
         var withoutRowid: Bool
+
+        var kind: Kind {
+            switch type {
+            case "view": return .view
+            case "virtual": return .virtual
+            case "shadow": return .shadow
+            default: return withoutRowid ? .withoutRowidTable : .table
+            }
+        }
     }
 
     /// `PRAGMA table_list` (SQLite 3.37+) tells views, virtual and shadow
@@ -148,13 +190,7 @@ public struct ViewerTable: Equatable, Sendable {
     }
 
     private static func describe(_ db: Database, _ entry: Entry) throws -> ViewerTable {
-        let kind: Kind
-        switch entry.type {
-        case "view": kind = .view
-        case "virtual": kind = .virtual
-        case "shadow": kind = .shadow
-        default: kind = entry.withoutRowid ? .withoutRowidTable : .table
-        }
+        let kind = entry.kind
         let indexed = kind == .view || kind == .virtual ? [] : try indexedColumns(db, table: entry.name)
         // The index of the primary key, when it has one: always for a
         // WITHOUT ROWID table; for a rowid table, only when the key is not

@@ -114,8 +114,13 @@ func performViewerEffect(
         switch effect {
         case .listTables:
             return .tablesListed(try database.read { db in
-                try ViewerTable.all(db).map {
-                    PickerEntry(name: $0.name, kind: $0.kind, count: try RowSource.table($0).quickRowCount(db))
+                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+            })
+        case let .countTables(from, names, kinds):
+            // As the program counts: each within its time limit.
+            return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
+                try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
+                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
                 }
             })
         case let .open(target, sortColumn, descending):
@@ -142,13 +147,13 @@ func performViewerEffect(
         case let .filter(viewed, expression):
             let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
-        case .stopObserving, .highlightTimer, .suspend, .quit:
+        case .stop, .retryListing, .highlightTimer, .suspend, .quit:
             return nil
         }
     } catch {
         switch effect {
-        case .open: return .openFailed("\(error)")
-        case .observe: return .windowFailed("\(error)")
+        case .open: return .openFailed("\(error)", ViewerFailureKind(error))
+        case .observe: return .windowFailed("\(error)", ViewerFailureKind(error))
         case .filter: return .filterFailed("\(error)")
         case .search: return .searchFailed("\(error)")
         default: throw error

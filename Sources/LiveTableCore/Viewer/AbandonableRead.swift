@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import CSQLite
+
+/// A read that can be left before it ends: abandoned (the user moved on),
+/// or out of time. SQLite then stops it at its next step, and the
+/// connection is free for the next read at once.
+///
+/// A read of a slow source (a view that scans, a recursive view that never
+/// ends) holds its connection until it ends, and the connection is serial:
+/// every read after it would wait. So each read that the screen may leave
+/// carries a ticket: `abandon()` interrupts it (`sqlite3_interrupt`) if it
+/// runs, and makes it fail at once if it has not started yet. Between two
+/// statements of the same read, where `sqlite3_interrupt` would be lost
+/// (SQLite forgets it when no statement runs), the connection's progress
+/// handler stops the next statement within a thousand steps.
+///
+/// For example:
+///
+/// ```swift
+/// let ticket = ReadTicket(timeLimit: 1)
+/// // On another thread, later: ticket.abandon()
+/// let count = try? database.read(background: true, ticket: ticket) { db in
+///     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM slowView")
+/// } // nil after a second at most
+/// ```
+// @unchecked Sendable: `isAbandoned` and `connection` are only accessed
+// with `lock` held.
+public final class ReadTicket: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isAbandoned = false
+    /// The connection that runs the read now, if any.
+    private var connection: ReadInterrupter?
+    /// When the read stops by itself, if ever.
+    private let deadline: ContinuousClock.Instant?
+
+    /// A ticket for a read that stops after `timeLimit` seconds, or never
+    /// by itself when nil.
+    public init(timeLimit: TimeInterval? = nil) {
+        deadline = timeLimit.map { .now + .nanoseconds(Int64(max(0, $0) * 1e9)) }
+    }
+
+    /// Stops the read: at once if it runs, before it starts otherwise. Its
+    /// statements fail with `SQLITE_INTERRUPT`.
+    public func abandon() {
+        let connection = lock.withLock {
+            isAbandoned = true
+            return self.connection
+        }
+        connection?.interrupt(for: self)
+    }
+
+    /// True once abandoned, or out of time.
+    var shouldStop: Bool {
+        lock.withLock { isAbandoned } || deadline.map { ContinuousClock.now >= $0 } ?? false
+    }
+
+    /// True when its time ran out (not abandoned).
+    var isOutOfTime: Bool {
+        deadline.map { ContinuousClock.now >= $0 } ?? false
+    }
+
+    /// Marks the read as running on `connection` (nil: it ended); false
+    /// when it was abandoned already.
+    fileprivate func setRunning(on connection: ReadInterrupter?) -> Bool {
+        lock.withLock {
+            self.connection = connection
+            return !isAbandoned
+        }
+    }
+}
+
+/// The reads of one connection that can be left: which ticket runs now,
+/// for the progress handler and for `ReadTicket.abandon()`.
+// @unchecked Sendable: `running` is only accessed with `lock` held;
+// `interruptConnection` is set once, before any read.
+final class ReadInterrupter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running: ReadTicket?
+    /// Calls `sqlite3_interrupt` on the connection.
+    var interruptConnection: @Sendable () -> Void = { }
+
+    /// How many virtual machine steps run between two checks of the
+    /// ticket: a few microseconds.
+    static let progressSteps: Int32 = 1000
+
+    /// Installs the progress handler on `db`: called as the connection
+    /// opens (`Configuration.prepareDatabase`). The interrupter lives as
+    /// long as the connection, which keeps its configuration.
+    func prepare(_ db: Database) {
+        sqlite3_progress_handler(db.sqliteConnection, Self.progressSteps, { context in
+            guard let context else { return 0 }
+            let interrupter = Unmanaged<ReadInterrupter>.fromOpaque(context).takeUnretainedValue()
+            return interrupter.shouldStop ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The ticket of the read that runs now, if any.
+    var runningTicket: ReadTicket? {
+        lock.withLock { running }
+    }
+
+    /// True when the read that runs must stop.
+    private var shouldStop: Bool {
+        lock.withLock { running }?.shouldStop ?? false
+    }
+
+    /// Runs `body` on `db`, this interrupter's connection, for `ticket`.
+    func run<T>(_ ticket: ReadTicket, _ body: () throws -> T) throws -> T {
+        guard ticket.setRunning(on: self) else {
+            throw DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "interrupted")
+        }
+        lock.withLock { running = ticket }
+        defer {
+            lock.withLock { running = nil }
+            _ = ticket.setRunning(on: nil)
+        }
+        // Abandoned between the two locks: the progress handler stops it.
+        return try body()
+    }
+
+    /// Interrupts the statement that runs, if it is `ticket`'s.
+    fileprivate func interrupt(for ticket: ReadTicket) {
+        lock.withLock {
+            // Under the lock, `running` can not end: the statement that
+            // SQLite interrupts is the ticket's.
+            if running === ticket {
+                interruptConnection()
+            }
+        }
+    }
+}
