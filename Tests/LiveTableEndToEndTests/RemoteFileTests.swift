@@ -84,10 +84,12 @@ final class RemoteFileTests: LiveTableTestCase {
             ])
             XCTAssertEqual(result.status, 64, "\(arguments) \(value)")
             XCTAssertEqual(result.standardOutput, "")
+            // Each command points to its own help.
+            let help = arguments.first == "view" ? "livetable view --help" : "livetable --help"
             XCTAssertEqual(
                 result.standardError,
                 "livetable: error: The value '\(value)' is invalid for '--poll <seconds>': "
-                    + "the interval must be a number of seconds from 0.02 to 60 (see 'livetable --help')\n")
+                    + "the interval must be a number of seconds from 0.02 to 60 (see '\(help)')\n")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.path), "nothing is created")
     }
