@@ -668,9 +668,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:101
-@MainActor private func example_README_md_101() async throws {
-#sourceLocation(file: "README.md", line: 101)
+// README.md:102
+@MainActor private func example_README_md_102() async throws {
+#sourceLocation(file: "README.md", line: 102)
 
 
 
