@@ -668,9 +668,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:674
-@MainActor private func example_README_md_674() async throws {
-#sourceLocation(file: "README.md", line: 674)
+// README.md:102
+@MainActor private func example_README_md_102() async throws {
+#sourceLocation(file: "README.md", line: 102)
 
 
 
@@ -696,20 +696,5 @@ struct PlayerWatcher {
     for try await players in Player.all().rx.valuesOfAll(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
     }
-#sourceLocation()
-}
-
-// README.md:729
-@MainActor private func example_README_md_729() throws {
-#sourceLocation(file: "README.md", line: 729)
-    let players = ValueObservation
-        .tracking { db in try Player.fetchAll(db) }
-        .publisher(in: dbPool)                      // or .rx.observe(in: dbPool)
-        .includingOtherProcesses()                  // inotify: nothing runs while nothing is written
-        .sink(receiveCompletion: { _ in }, receiveValue: { players in print(players) })
-
-    let remote = Player.all().rx
-        .observeAll(in: dbQueue)
-        .includingOtherProcesses(.fileEvents(checkingEvery: 1)) // and a check every second, whatever the file system
 #sourceLocation()
 }
