@@ -9,14 +9,6 @@ final class DocumentLinksTests: XCTestCase {
     private let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Links known to be broken, in a document that its owners regenerate
-    /// elsewhere: GitHub keeps the `_` of `includingOtherProcesses(_:)` in
-    /// its anchor (`#includingotherprocesses_`). The test fails once the
-    /// link is fixed, so that this list only holds what is still broken.
-    private static let knownBroken: Set<String> = [
-        "Docs/ReactiveGRDB.md: (#includingotherprocesses) no heading #includingotherprocesses in ReactiveGRDB.md",
-    ]
-
     func testEveryRelativeLinkOfTheDocumentsResolves() throws {
         let documents = try Self.documents(in: root)
         XCTAssertTrue(documents.contains("README.md"))
@@ -30,8 +22,7 @@ final class DocumentLinksTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(broken.filter { !Self.knownBroken.contains($0) }, [], "broken links")
-        XCTAssertEqual(Self.knownBroken.subtracting(broken), [], "fixed: remove from knownBroken")
+        XCTAssertEqual(broken, [], "broken links")
     }
 
     func testReadmeIsAFrontPageOfAtMost15KB() throws {
