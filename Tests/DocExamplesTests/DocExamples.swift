@@ -208,9 +208,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:415
-@MainActor private func example_ReactiveGRDB_md_415() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 415)
+// Docs/ReactiveGRDB.md:418
+@MainActor private func example_ReactiveGRDB_md_418() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 418)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -223,9 +223,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:442
-@MainActor private func example_ReactiveGRDB_md_442() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 442)
+// Docs/ReactiveGRDB.md:445
+@MainActor private func example_ReactiveGRDB_md_445() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 445)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -247,9 +247,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:477
-@MainActor private func example_ReactiveGRDB_md_477() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 477)
+// Docs/ReactiveGRDB.md:480
+@MainActor private func example_ReactiveGRDB_md_480() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 480)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -261,9 +261,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:496
-@MainActor private func example_ReactiveGRDB_md_496() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 496)
+// Docs/ReactiveGRDB.md:499
+@MainActor private func example_ReactiveGRDB_md_499() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 499)
     // Prints the current player count, then the count after each transaction
     let cancellable = DatabaseRegionObservation
         .tracking(Player.all())
@@ -274,9 +274,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:524
-@MainActor private func example_ReactiveGRDB_md_524() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 524)
+// Docs/ReactiveGRDB.md:527
+@MainActor private func example_ReactiveGRDB_md_527() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 527)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -291,9 +291,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:554
-@MainActor private func example_ReactiveGRDB_md_554() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 554)
+// Docs/ReactiveGRDB.md:557
+@MainActor private func example_ReactiveGRDB_md_557() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 557)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -304,9 +304,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:571
-@MainActor private func example_ReactiveGRDB_md_571() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 571)
+// Docs/ReactiveGRDB.md:574
+@MainActor private func example_ReactiveGRDB_md_574() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 574)
     let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
     let queue = DispatchQueue(label: "players")
     let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
@@ -315,9 +315,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:601
-@MainActor private func example_ReactiveGRDB_md_601() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 601)
+// Docs/ReactiveGRDB.md:604
+@MainActor private func example_ReactiveGRDB_md_604() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 604)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -334,9 +334,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:624
-@MainActor private func example_ReactiveGRDB_md_624() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 624)
+// Docs/ReactiveGRDB.md:627
+@MainActor private func example_ReactiveGRDB_md_627() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 627)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -347,9 +347,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:639
-@MainActor private func example_ReactiveGRDB_md_639() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 639)
+// Docs/ReactiveGRDB.md:642
+@MainActor private func example_ReactiveGRDB_md_642() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 642)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -359,9 +359,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:657
-@MainActor private func example_ReactiveGRDB_md_657() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 657)
+// Docs/ReactiveGRDB.md:660
+@MainActor private func example_ReactiveGRDB_md_660() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 660)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -371,9 +371,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:673
-@MainActor private func example_ReactiveGRDB_md_673() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 673)
+// Docs/ReactiveGRDB.md:676
+@MainActor private func example_ReactiveGRDB_md_676() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 676)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -387,9 +387,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:717
-@MainActor private func example_ReactiveGRDB_md_717() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 717)
+// Docs/ReactiveGRDB.md:720
+@MainActor private func example_ReactiveGRDB_md_720() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 720)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -402,8 +402,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:743
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 743)
+// Docs/ReactiveGRDB.md:746
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 746)
 
 
 @Observable
@@ -414,9 +414,9 @@ final class ObservablePlayerCount {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:775
-@MainActor private func example_ReactiveGRDB_md_775() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 775)
+// Docs/ReactiveGRDB.md:778
+@MainActor private func example_ReactiveGRDB_md_778() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 778)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:848
-@MainActor private func example_ReactiveGRDB_md_848() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 848)
+// Docs/ReactiveGRDB.md:851
+@MainActor private func example_ReactiveGRDB_md_851() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 851)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:875
-@MainActor private func example_ReactiveGRDB_md_875() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 875)
+// Docs/ReactiveGRDB.md:878
+@MainActor private func example_ReactiveGRDB_md_878() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 878)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1011
-@MainActor private func example_ReactiveGRDB_md_1011() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1011)
+// Docs/ReactiveGRDB.md:1014
+@MainActor private func example_ReactiveGRDB_md_1014() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1014)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1066
-@MainActor private func example_ReactiveGRDB_md_1066() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1066)
+// Docs/ReactiveGRDB.md:1069
+@MainActor private func example_ReactiveGRDB_md_1069() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1069)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1094
-@MainActor private func example_ReactiveGRDB_md_1094() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1094)
+// Docs/ReactiveGRDB.md:1097
+@MainActor private func example_ReactiveGRDB_md_1097() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1097)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1121
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1121)
+// Docs/ReactiveGRDB.md:1124
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1124)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1161
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1161)
+// Docs/ReactiveGRDB.md:1164
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1164)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1211
-@MainActor private func example_ReactiveGRDB_md_1211() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1211)
+// Docs/ReactiveGRDB.md:1214
+@MainActor private func example_ReactiveGRDB_md_1214() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1214)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1226
-@MainActor private func example_ReactiveGRDB_md_1226() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1226)
+// Docs/ReactiveGRDB.md:1229
+@MainActor private func example_ReactiveGRDB_md_1229() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1229)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1245
-@MainActor private func example_ReactiveGRDB_md_1245() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1245)
+// Docs/ReactiveGRDB.md:1248
+@MainActor private func example_ReactiveGRDB_md_1248() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1248)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1296
-@MainActor private func example_ReactiveGRDB_md_1296() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1296)
+// Docs/ReactiveGRDB.md:1299
+@MainActor private func example_ReactiveGRDB_md_1299() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1299)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1393
-@MainActor private func example_ReactiveGRDB_md_1393() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1393)
+// Docs/ReactiveGRDB.md:1396
+@MainActor private func example_ReactiveGRDB_md_1396() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1396)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1449
-@MainActor private func example_ReactiveGRDB_md_1449() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1449)
+// Docs/ReactiveGRDB.md:1452
+@MainActor private func example_ReactiveGRDB_md_1452() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1452)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
