@@ -545,13 +545,14 @@ extension DatabasePublishers {
                 case (true, false):
                     Self.subscribe(
                         downstream, to: observation, in: reader,
-                        scheduling: ReferenceFetchScheduler(base: ImmediateValueObservationScheduler()), commits: options.commits)
+                        scheduling: ReferenceFetchScheduler(base: ImmediateValueObservationScheduler(), reader: reader),
+                        commits: options.commits)
                 case (false, true):
                     Self.subscribe(downstream, to: observation, in: reader, scheduling: scheduler, commits: options.commits)
                 case (false, false):
                     Self.subscribe(
                         downstream, to: observation, in: reader,
-                        scheduling: ReferenceFetchScheduler(base: scheduler), commits: options.commits)
+                        scheduling: ReferenceFetchScheduler(base: scheduler, reader: reader), commits: options.commits)
                 }
             }
         }
@@ -822,15 +823,35 @@ private struct RestartScheduler<Base: ValueObservationScheduler>: ValueObservati
 /// and must be started on the main thread, it can be started anywhere:
 /// the initial value it delivers is not published. GRDB fetches it with a
 /// reentrant access on a `DatabaseQueue` and on a read-only database, so
-/// that the observation may start inside a database access; on a writable
-/// `DatabasePool`, inside a write access, but not inside a read access
-/// (GRDB's reads are not reentrant).
+/// that the observation may start inside a database access. A writable
+/// `DatabasePool` fetches it with a read, which is not reentrant: inside
+/// a read access of the pool, the reference is fetched asynchronously.
 private struct ReferenceFetchScheduler<Base: ValueObservationScheduler>: ValueObservationScheduler {
     let base: Base
+    let reader: any DatabaseReader
 
-    func immediateInitialValue() -> Bool { true }
+    func immediateInitialValue() -> Bool {
+        !reader.isInsideReadAccessOfWritablePool
+    }
 
     func schedule(_ action: @escaping @Sendable () -> Void) {
         base.schedule(action)
+    }
+}
+
+extension DatabaseReader {
+    /// Whether the current code runs inside a read access of this reader,
+    /// a writable `DatabasePool`, where GRDB's synchronous reads trap.
+    ///
+    /// A reentrant read uses the connection of the current read access, in
+    /// its transaction; otherwise the writer's, inside a write access, or
+    /// an idle reader, out of any transaction. A read access that opens no
+    /// transaction, `unsafeRead`, is not told.
+    fileprivate var isInsideReadAccessOfWritablePool: Bool {
+        guard let pool = self as? DatabasePool, !pool.configuration.readonly else { return false }
+        let isInsideRead = try? pool.unsafeReentrantRead { db in
+            db.configuration.readonly && db.isInsideTransaction
+        }
+        return isInsideRead ?? false
     }
 }

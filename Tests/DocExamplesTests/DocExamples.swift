@@ -208,9 +208,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:418
-@MainActor private func example_ReactiveGRDB_md_418() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 418)
+// Docs/ReactiveGRDB.md:420
+@MainActor private func example_ReactiveGRDB_md_420() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 420)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -223,9 +223,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:445
-@MainActor private func example_ReactiveGRDB_md_445() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 445)
+// Docs/ReactiveGRDB.md:447
+@MainActor private func example_ReactiveGRDB_md_447() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 447)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -247,9 +247,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:480
-@MainActor private func example_ReactiveGRDB_md_480() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 480)
+// Docs/ReactiveGRDB.md:482
+@MainActor private func example_ReactiveGRDB_md_482() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 482)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -261,9 +261,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:499
-@MainActor private func example_ReactiveGRDB_md_499() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 499)
+// Docs/ReactiveGRDB.md:501
+@MainActor private func example_ReactiveGRDB_md_501() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 501)
     // Prints the current player count, then the count after each transaction
     let cancellable = DatabaseRegionObservation
         .tracking(Player.all())
@@ -274,9 +274,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:527
-@MainActor private func example_ReactiveGRDB_md_527() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 527)
+// Docs/ReactiveGRDB.md:529
+@MainActor private func example_ReactiveGRDB_md_529() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 529)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -291,9 +291,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:557
-@MainActor private func example_ReactiveGRDB_md_557() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 557)
+// Docs/ReactiveGRDB.md:559
+@MainActor private func example_ReactiveGRDB_md_559() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 559)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -304,9 +304,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:574
-@MainActor private func example_ReactiveGRDB_md_574() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 574)
+// Docs/ReactiveGRDB.md:576
+@MainActor private func example_ReactiveGRDB_md_576() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 576)
     let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
     let queue = DispatchQueue(label: "players")
     let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
@@ -315,9 +315,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:604
-@MainActor private func example_ReactiveGRDB_md_604() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 604)
+// Docs/ReactiveGRDB.md:606
+@MainActor private func example_ReactiveGRDB_md_606() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 606)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -334,9 +334,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:627
-@MainActor private func example_ReactiveGRDB_md_627() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 627)
+// Docs/ReactiveGRDB.md:629
+@MainActor private func example_ReactiveGRDB_md_629() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 629)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -347,9 +347,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:642
-@MainActor private func example_ReactiveGRDB_md_642() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 642)
+// Docs/ReactiveGRDB.md:644
+@MainActor private func example_ReactiveGRDB_md_644() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 644)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -359,9 +359,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:660
-@MainActor private func example_ReactiveGRDB_md_660() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 660)
+// Docs/ReactiveGRDB.md:662
+@MainActor private func example_ReactiveGRDB_md_662() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 662)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -371,9 +371,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:676
-@MainActor private func example_ReactiveGRDB_md_676() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 676)
+// Docs/ReactiveGRDB.md:678
+@MainActor private func example_ReactiveGRDB_md_678() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 678)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -387,9 +387,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:720
-@MainActor private func example_ReactiveGRDB_md_720() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 720)
+// Docs/ReactiveGRDB.md:722
+@MainActor private func example_ReactiveGRDB_md_722() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 722)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -402,8 +402,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:746
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 746)
+// Docs/ReactiveGRDB.md:748
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 748)
 
 
 @Observable
@@ -414,9 +414,9 @@ final class ObservablePlayerCount {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:778
-@MainActor private func example_ReactiveGRDB_md_778() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 778)
+// Docs/ReactiveGRDB.md:780
+@MainActor private func example_ReactiveGRDB_md_780() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 780)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:851
-@MainActor private func example_ReactiveGRDB_md_851() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 851)
+// Docs/ReactiveGRDB.md:853
+@MainActor private func example_ReactiveGRDB_md_853() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 853)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:878
-@MainActor private func example_ReactiveGRDB_md_878() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 878)
+// Docs/ReactiveGRDB.md:880
+@MainActor private func example_ReactiveGRDB_md_880() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 880)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1014
-@MainActor private func example_ReactiveGRDB_md_1014() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1014)
+// Docs/ReactiveGRDB.md:1016
+@MainActor private func example_ReactiveGRDB_md_1016() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1016)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1069
-@MainActor private func example_ReactiveGRDB_md_1069() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1069)
+// Docs/ReactiveGRDB.md:1071
+@MainActor private func example_ReactiveGRDB_md_1071() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1071)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1097
-@MainActor private func example_ReactiveGRDB_md_1097() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1097)
+// Docs/ReactiveGRDB.md:1099
+@MainActor private func example_ReactiveGRDB_md_1099() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1099)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1124
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1124)
+// Docs/ReactiveGRDB.md:1126
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1126)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1164
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1164)
+// Docs/ReactiveGRDB.md:1166
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1166)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1214
-@MainActor private func example_ReactiveGRDB_md_1214() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1214)
+// Docs/ReactiveGRDB.md:1216
+@MainActor private func example_ReactiveGRDB_md_1216() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1216)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1229
-@MainActor private func example_ReactiveGRDB_md_1229() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1229)
+// Docs/ReactiveGRDB.md:1231
+@MainActor private func example_ReactiveGRDB_md_1231() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1231)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1248
-@MainActor private func example_ReactiveGRDB_md_1248() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1248)
+// Docs/ReactiveGRDB.md:1250
+@MainActor private func example_ReactiveGRDB_md_1250() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1250)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1299
-@MainActor private func example_ReactiveGRDB_md_1299() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1299)
+// Docs/ReactiveGRDB.md:1301
+@MainActor private func example_ReactiveGRDB_md_1301() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1301)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1396
-@MainActor private func example_ReactiveGRDB_md_1396() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1396)
+// Docs/ReactiveGRDB.md:1398
+@MainActor private func example_ReactiveGRDB_md_1398() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1398)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1452
-@MainActor private func example_ReactiveGRDB_md_1452() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1452)
+// Docs/ReactiveGRDB.md:1454
+@MainActor private func example_ReactiveGRDB_md_1454() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1454)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -206,6 +206,38 @@ final class StartImmediatelyTests: XCTestCase {
         }
     }
 
+    func testValuesObservablesWithoutStartImmediatelyCanBeSubscribedInsideAReadAccess() {
+        forEachWriter { writer, kind in
+            // The reads of a pool are not reentrant: inside one, the
+            // reference state is fetched asynchronously. The observation
+            // tells when it has started observing the writer.
+            let started = Synchronized(0)
+            let observation = ValueObservation
+                .tracking { db in try Player.fetchCount(db) }
+                .removeDuplicates()
+                .handleEvents(willTrackRegion: { _ in started.increment() })
+            let publishers = countsWithoutStartImmediately(in: writer) + [
+                ("observe(in:startImmediately:), removeDuplicates, handleEvents",
+                 observation.rx.observe(in: writer, startImmediately: false).eraseToAnyPublisher()),
+            ]
+            for (spelling, publisher) in publishers where kind != .pool || spelling.contains("handleEvents") {
+                let context = "\(kind), \(spelling)"
+                try writer.write { db in _ = try Player.deleteAll(db) }
+                let recorder = try writer.read { _ in publisher.record() }
+                if kind == .pool {
+                    wait(for: started, until: { $0 > 0 })
+                }
+                try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+                wait(for: recorder, until: { $0.values.last == 1 })
+                try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+                let recording = wait(for: recorder, until: { $0.values.last == 2 })
+                XCTAssertEqual(recording.values, [1, 2], context)
+                XCTAssertNil(recording.completion, context)
+                recorder.cancel()
+            }
+        }
+    }
+
     func testValueObservationWithoutStartImmediatelyPublishesOnlyTheChanges() {
         forEachWriter { writer, kind in
             let observation = ValueObservation.tracking { db in try Player.fetchCount(db) }
