@@ -228,7 +228,9 @@ extension GRDBReactive {
     ///
     /// If `startImmediately` is false, the initial value is fetched but not
     /// published: only the values fetched after a transaction has changed
-    /// the observed region are. GRDB's `ValueObservation` may publish
+    /// the observed region are. It is fetched synchronously, during the
+    /// subscription, on any thread, with or without a scheduler: every
+    /// transaction committed after the subscription is a change. GRDB's `ValueObservation` may publish
     /// consecutive identical values: a `DatabasePool` may publish the
     /// initial state once more, as its first change. Filter them out with
     /// `ValueObservation.removeDuplicates()`.
@@ -522,7 +524,9 @@ extension DatabasePublishers {
         ///
         /// With `startImmediately` false, the initial value is fetched but
         /// not published: it is the reference of the duplicates filter,
-        /// and only the changes are published.
+        /// and only the changes are published. It is fetched synchronously,
+        /// when the observation starts, on any thread, so that every
+        /// transaction committed after the subscription is a change.
         init<Reducer>(
             _ observation: ValueObservation<Reducer>,
             in reader: any DatabaseReader,
@@ -535,10 +539,20 @@ extension DatabasePublishers {
                 let downstream = ObservationDownstream(
                     downstream: subscriber, dropsInitialValue: !startImmediately,
                     isDuplicate: isDuplicate, output: output)
-                if options.fetchesOnSubscription {
+                switch (options.fetchesOnSubscription, startImmediately) {
+                case (true, true):
                     Self.subscribe(downstream, to: observation, in: reader, scheduling: .immediate, commits: options.commits)
-                } else {
+                case (true, false):
+                    Self.subscribe(
+                        downstream, to: observation, in: reader,
+                        scheduling: ReferenceFetchScheduler(base: ImmediateValueObservationScheduler(), reader: reader),
+                        commits: options.commits)
+                case (false, true):
                     Self.subscribe(downstream, to: observation, in: reader, scheduling: scheduler, commits: options.commits)
+                case (false, false):
+                    Self.subscribe(
+                        downstream, to: observation, in: reader,
+                        scheduling: ReferenceFetchScheduler(base: scheduler, reader: reader), commits: options.commits)
                 }
             }
         }
@@ -791,5 +805,53 @@ private struct RestartScheduler<Base: ValueObservationScheduler>: ValueObservati
     func schedule(_ action: @escaping @Sendable () -> Void) {
         onSchedule()
         base.schedule(action)
+    }
+}
+
+/// The scheduler of an observation whose initial value is not published,
+/// only the changes: the initial value, the reference that the changes are
+/// compared with, is fetched synchronously when the observation starts, on
+/// the current thread, whatever it is. Later values are scheduled by `base`.
+///
+/// Fetched asynchronously, by a reader of a `DatabasePool`, the reference
+/// would include the transactions committed after the subscription and
+/// before the fetch, which would then never be published. Fetched
+/// synchronously, it is the state at the subscription: GRDB then starts
+/// observing the writer, and publishes any later commit.
+///
+/// Unlike `.immediate`, which delivers the initial value to its subscriber
+/// and must be started on the main thread, it can be started anywhere:
+/// the initial value it delivers is not published. GRDB fetches it with a
+/// reentrant access on a `DatabaseQueue` and on a read-only database, so
+/// that the observation may start inside a database access. A writable
+/// `DatabasePool` fetches it with a read, which is not reentrant: inside
+/// a read access of the pool, the reference is fetched asynchronously.
+private struct ReferenceFetchScheduler<Base: ValueObservationScheduler>: ValueObservationScheduler {
+    let base: Base
+    let reader: any DatabaseReader
+
+    func immediateInitialValue() -> Bool {
+        !reader.isInsideReadAccessOfWritablePool
+    }
+
+    func schedule(_ action: @escaping @Sendable () -> Void) {
+        base.schedule(action)
+    }
+}
+
+extension DatabaseReader {
+    /// Whether the current code runs inside a read access of this reader,
+    /// a writable `DatabasePool`, where GRDB's synchronous reads trap.
+    ///
+    /// A reentrant read uses the connection of the current read access, in
+    /// its transaction; otherwise the writer's, inside a write access, or
+    /// an idle reader, out of any transaction. A read access that opens no
+    /// transaction, `unsafeRead`, is not told.
+    fileprivate var isInsideReadAccessOfWritablePool: Bool {
+        guard let pool = self as? DatabasePool, !pool.configuration.readonly else { return false }
+        let isInsideRead = try? pool.unsafeReentrantRead { db in
+            db.configuration.readonly && db.isInsideTransaction
+        }
+        return isInsideRead ?? false
     }
 }

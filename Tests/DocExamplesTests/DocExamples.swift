@@ -208,9 +208,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:415
-@MainActor private func example_ReactiveGRDB_md_415() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 415)
+// Docs/ReactiveGRDB.md:420
+@MainActor private func example_ReactiveGRDB_md_420() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 420)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -223,9 +223,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:442
-@MainActor private func example_ReactiveGRDB_md_442() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 442)
+// Docs/ReactiveGRDB.md:447
+@MainActor private func example_ReactiveGRDB_md_447() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 447)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -247,9 +247,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:477
-@MainActor private func example_ReactiveGRDB_md_477() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 477)
+// Docs/ReactiveGRDB.md:482
+@MainActor private func example_ReactiveGRDB_md_482() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 482)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -261,9 +261,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:496
-@MainActor private func example_ReactiveGRDB_md_496() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 496)
+// Docs/ReactiveGRDB.md:501
+@MainActor private func example_ReactiveGRDB_md_501() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 501)
     // Prints the current player count, then the count after each transaction
     let cancellable = DatabaseRegionObservation
         .tracking(Player.all())
@@ -274,9 +274,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:524
-@MainActor private func example_ReactiveGRDB_md_524() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 524)
+// Docs/ReactiveGRDB.md:529
+@MainActor private func example_ReactiveGRDB_md_529() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 529)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -291,9 +291,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:554
-@MainActor private func example_ReactiveGRDB_md_554() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 554)
+// Docs/ReactiveGRDB.md:559
+@MainActor private func example_ReactiveGRDB_md_559() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 559)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -304,9 +304,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:571
-@MainActor private func example_ReactiveGRDB_md_571() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 571)
+// Docs/ReactiveGRDB.md:576
+@MainActor private func example_ReactiveGRDB_md_576() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 576)
     let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
     let queue = DispatchQueue(label: "players")
     let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
@@ -315,9 +315,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:601
-@MainActor private func example_ReactiveGRDB_md_601() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 601)
+// Docs/ReactiveGRDB.md:606
+@MainActor private func example_ReactiveGRDB_md_606() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 606)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -334,9 +334,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:624
-@MainActor private func example_ReactiveGRDB_md_624() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 624)
+// Docs/ReactiveGRDB.md:629
+@MainActor private func example_ReactiveGRDB_md_629() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 629)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -347,9 +347,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:639
-@MainActor private func example_ReactiveGRDB_md_639() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 639)
+// Docs/ReactiveGRDB.md:644
+@MainActor private func example_ReactiveGRDB_md_644() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 644)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -359,9 +359,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:657
-@MainActor private func example_ReactiveGRDB_md_657() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 657)
+// Docs/ReactiveGRDB.md:662
+@MainActor private func example_ReactiveGRDB_md_662() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 662)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -371,9 +371,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:673
-@MainActor private func example_ReactiveGRDB_md_673() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 673)
+// Docs/ReactiveGRDB.md:678
+@MainActor private func example_ReactiveGRDB_md_678() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 678)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -387,9 +387,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:717
-@MainActor private func example_ReactiveGRDB_md_717() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 717)
+// Docs/ReactiveGRDB.md:722
+@MainActor private func example_ReactiveGRDB_md_722() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 722)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -402,8 +402,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:743
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 743)
+// Docs/ReactiveGRDB.md:748
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 748)
 
 
 @Observable
@@ -414,9 +414,9 @@ final class ObservablePlayerCount {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:775
-@MainActor private func example_ReactiveGRDB_md_775() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 775)
+// Docs/ReactiveGRDB.md:780
+@MainActor private func example_ReactiveGRDB_md_780() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 780)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:855
-@MainActor private func example_ReactiveGRDB_md_855() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 855)
+// Docs/ReactiveGRDB.md:860
+@MainActor private func example_ReactiveGRDB_md_860() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 860)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:882
-@MainActor private func example_ReactiveGRDB_md_882() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 882)
+// Docs/ReactiveGRDB.md:887
+@MainActor private func example_ReactiveGRDB_md_887() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 887)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1018
-@MainActor private func example_ReactiveGRDB_md_1018() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1018)
+// Docs/ReactiveGRDB.md:1023
+@MainActor private func example_ReactiveGRDB_md_1023() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1023)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1073
-@MainActor private func example_ReactiveGRDB_md_1073() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1073)
+// Docs/ReactiveGRDB.md:1078
+@MainActor private func example_ReactiveGRDB_md_1078() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1078)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1101
-@MainActor private func example_ReactiveGRDB_md_1101() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1101)
+// Docs/ReactiveGRDB.md:1106
+@MainActor private func example_ReactiveGRDB_md_1106() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1106)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1128
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1128)
+// Docs/ReactiveGRDB.md:1133
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1133)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1168
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1168)
+// Docs/ReactiveGRDB.md:1173
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1173)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1218
-@MainActor private func example_ReactiveGRDB_md_1218() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1218)
+// Docs/ReactiveGRDB.md:1223
+@MainActor private func example_ReactiveGRDB_md_1223() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1223)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1233
-@MainActor private func example_ReactiveGRDB_md_1233() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1233)
+// Docs/ReactiveGRDB.md:1238
+@MainActor private func example_ReactiveGRDB_md_1238() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1238)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1252
-@MainActor private func example_ReactiveGRDB_md_1252() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1252)
+// Docs/ReactiveGRDB.md:1257
+@MainActor private func example_ReactiveGRDB_md_1257() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1303
-@MainActor private func example_ReactiveGRDB_md_1303() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1303)
+// Docs/ReactiveGRDB.md:1308
+@MainActor private func example_ReactiveGRDB_md_1308() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1308)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1400
-@MainActor private func example_ReactiveGRDB_md_1400() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1400)
+// Docs/ReactiveGRDB.md:1405
+@MainActor private func example_ReactiveGRDB_md_1405() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1405)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1456
-@MainActor private func example_ReactiveGRDB_md_1456() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1456)
+// Docs/ReactiveGRDB.md:1461
+@MainActor private func example_ReactiveGRDB_md_1461() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1461)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

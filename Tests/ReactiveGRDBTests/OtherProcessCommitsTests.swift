@@ -38,17 +38,25 @@ final class OtherProcessCommitsTests: XCTestCase {
                             .observe(in: reader, startImmediately: false)
                             .includingOtherProcesses()
                             .record()
+                        // With a scheduler, the initial count is fetched
+                        // synchronously too: the next commit is a change.
+                        let scheduledCounts = Table("player").all().rx
+                            .observeCount(in: reader, startImmediately: false, observeOn: DispatchQueue(label: "counts").ocombine)
+                            .includingOtherProcesses()
+                            .record()
                         XCTAssertEqual(counts.values, [], context)
                         XCTAssertEqual(names.values, [], context)
 
                         try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
                         wait(for: counts, until: { $0.values.last == 1 })
+                        wait(for: scheduledCounts, until: { $0.values.last == 1 })
                         wait(for: names, until: { $0.values.last == ["Arthur"] })
                         // Does not change the count.
                         try other.execute("UPDATE player SET name = 'Craig'")
                         wait(for: names, until: { $0.values.last == ["Craig"] })
                         try other.execute("INSERT INTO player(name) VALUES ('Barbara')")
                         XCTAssertEqual(wait(for: counts, until: { $0.values.last == 2 }).values, [1, 2], context)
+                        XCTAssertEqual(wait(for: scheduledCounts, until: { $0.values.last == 2 }).values, [1, 2], context)
                         XCTAssertEqual(
                             wait(for: names, until: { $0.values.last == ["Craig", "Barbara"] }).values,
                             [["Arthur"], ["Craig"], ["Craig", "Barbara"]], context)

@@ -121,51 +121,118 @@ final class StartImmediatelyTests: XCTestCase {
 
     // MARK: - startImmediately: false
 
-    func testValuesObservablesWithoutStartImmediatelyPublishOnlyTheChanges() {
-        forEachWriter { writer, kind in
-            let queue = DispatchQueue(label: "values")
-            let observation = ValueObservation.tracking { db in try Player.fetchCount(db) }
-            let publishers: [(String, AnyPublisher<Int, Error>)] = [
-                ("observeCount(in:startImmediately:)", Player.all().rx.observeCount(in: writer, startImmediately: false).eraseToAnyPublisher()),
-                ("observeCount(in:startImmediately:observeOn:)",
-                 Player.all().rx.observeCount(in: writer, startImmediately: false, observeOn: queue.ocombine).eraseToAnyPublisher()),
-                ("observeAll(in:startImmediately:)",
-                 Player.all().rx.observeAll(in: writer, startImmediately: false).map(\.count).eraseToAnyPublisher()),
-                ("observeFirst(in:startImmediately:)",
-                 Player.order(Column("id").desc).rx.observeFirst(in: writer, startImmediately: false)
-                    .map { Int($0?.id ?? 0) }.eraseToAnyPublisher()),
-                ("observe(in:startImmediately:), removeDuplicates",
-                 observation.removeDuplicates().rx.observe(in: writer, startImmediately: false).eraseToAnyPublisher()),
-                ("observe(in:startImmediately:observeOn:), removeDuplicates",
-                 observation.removeDuplicates().rx.observe(in: writer, startImmediately: false, observeOn: queue.ocombine).eraseToAnyPublisher()),
-            ]
-            for (spelling, publisher) in publishers {
-                try writer.write { db in _ = try Player.deleteAll(db) }
-                let recorder = publisher.record()
-                XCTAssertEqual(recorder.values, [], "\(kind), \(spelling)")
+    /// Every spelling of RxGRDB 0.18's values observables with
+    /// `startImmediately: false`, that publish a player count.
+    private func countsWithoutStartImmediately(in writer: any DatabaseWriter) -> [(String, AnyPublisher<Int, Error>)] {
+        let queue = DispatchQueue(label: "values")
+        let observation = ValueObservation.tracking { db in try Player.fetchCount(db) }
+        return [
+            ("observeCount(in:startImmediately:)", Player.all().rx.observeCount(in: writer, startImmediately: false).eraseToAnyPublisher()),
+            ("observeCount(in:startImmediately:observeOn:)",
+             Player.all().rx.observeCount(in: writer, startImmediately: false, observeOn: queue.ocombine).eraseToAnyPublisher()),
+            ("observeAll(in:startImmediately:)",
+             Player.all().rx.observeAll(in: writer, startImmediately: false).map(\.count).eraseToAnyPublisher()),
+            ("observeAll(in:startImmediately:observeOn:)",
+             Player.all().rx.observeAll(in: writer, startImmediately: false, observeOn: queue.ocombine).map(\.count).eraseToAnyPublisher()),
+            ("observeFirst(in:startImmediately:)",
+             Player.order(Column("id").desc).rx.observeFirst(in: writer, startImmediately: false)
+                .map { Int($0?.id ?? 0) }.eraseToAnyPublisher()),
+            ("observeFirst(in:startImmediately:observeOn:)",
+             Player.order(Column("id").desc).rx.observeFirst(in: writer, startImmediately: false, observeOn: queue.ocombine)
+                .map { Int($0?.id ?? 0) }.eraseToAnyPublisher()),
+            ("observe(in:startImmediately:), removeDuplicates",
+             observation.removeDuplicates().rx.observe(in: writer, startImmediately: false).eraseToAnyPublisher()),
+            ("observe(in:startImmediately:observeOn:), removeDuplicates",
+             observation.removeDuplicates().rx.observe(in: writer, startImmediately: false, observeOn: queue.ocombine).eraseToAnyPublisher()),
+        ]
+    }
 
-                // Does not change the value: nothing is published.
-                try writer.write { db in
-                    try Player(id: 1, name: "Arthur", score: 1000).insert(db)
-                    try Player.deleteOne(db, id: 1)
-                }
-                try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
-                // With a scheduler, the initial value is fetched
-                // asynchronously, by a reader of a pool: a transaction
-                // committed before that fetch is part of the initial state,
-                // not a change.
-                let fetchesAsynchronously = kind == .pool && spelling.contains("observeOn")
-                if !fetchesAsynchronously {
+    func testValuesObservablesWithoutStartImmediatelyPublishOnlyTheChanges() {
+        // Subscribed on the main thread, on the main queue, and off the
+        // main queue, where the initial value is not published
+        // synchronously: the reference state is fetched during the
+        // subscription all the same.
+        let subscriptions: [(String, (@escaping () -> Recorder<Int, Error>) -> Recorder<Int, Error>)] = [
+            ("main queue", { subscribe in subscribe() }),
+            ("sync from the main thread", { subscribe in DispatchQueue(label: "sync").sync(execute: subscribe) }),
+            ("background thread", { subscribe in
+                nonisolated(unsafe) var recorder: Recorder<Int, Error>?
+                nonisolated(unsafe) let subscribe = subscribe
+                self.offTheMainQueue({ work in DispatchQueue.global().async(execute: work) }) { recorder = subscribe() }
+                return recorder!
+            }),
+        ]
+        forEachWriter { writer, kind in
+            for (place, subscription) in subscriptions {
+                for (spelling, publisher) in countsWithoutStartImmediately(in: writer) {
+                    let context = "\(kind), \(spelling), \(place)"
+                    try writer.write { db in _ = try Player.deleteAll(db) }
+                    let recorder = subscription { publisher.record() }
+                    XCTAssertEqual(recorder.values, [], context)
+
+                    // Right after the subscription, before anything is
+                    // published: each commit is a change. This one does
+                    // not change the value: nothing is published.
+                    try writer.write { db in
+                        try Player(id: 1, name: "Arthur", score: 1000).insert(db)
+                        try Player.deleteOne(db, id: 1)
+                    }
+                    try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
                     wait(for: recorder, until: { $0.values.last == 1 })
+                    try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+                    let recording = wait(for: recorder, until: { $0.values.last == 2 })
+                    XCTAssertEqual(recording.values, [1, 2], context)
+                    XCTAssertNil(recording.completion, context)
+                    recorder.cancel()
                 }
+            }
+        }
+    }
+
+    func testValuesObservablesWithoutStartImmediatelyCanBeSubscribedInsideAWriteAccess() {
+        forEachWriter { writer, kind in
+            for (spelling, publisher) in countsWithoutStartImmediately(in: writer) {
+                let context = "\(kind), \(spelling)"
+                try writer.write { db in _ = try Player.deleteAll(db) }
+                let recorder = try writer.writeWithoutTransaction { _ in publisher.record() }
+                try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+                wait(for: recorder, until: { $0.values.last == 1 })
                 try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
                 let recording = wait(for: recorder, until: { $0.values.last == 2 })
-                if fetchesAsynchronously {
-                    XCTAssertTrue(recording.values == [1, 2] || recording.values == [2], "\(kind), \(spelling): \(recording.values)")
-                } else {
-                    XCTAssertEqual(recording.values, [1, 2], "\(kind), \(spelling)")
+                XCTAssertEqual(recording.values, [1, 2], context)
+                XCTAssertNil(recording.completion, context)
+                recorder.cancel()
+            }
+        }
+    }
+
+    func testValuesObservablesWithoutStartImmediatelyCanBeSubscribedInsideAReadAccess() {
+        forEachWriter { writer, kind in
+            // The reads of a pool are not reentrant: inside one, the
+            // reference state is fetched asynchronously. The observation
+            // tells when it has started observing the writer.
+            let started = Synchronized(0)
+            let observation = ValueObservation
+                .tracking { db in try Player.fetchCount(db) }
+                .removeDuplicates()
+                .handleEvents(willTrackRegion: { _ in started.increment() })
+            let publishers = countsWithoutStartImmediately(in: writer) + [
+                ("observe(in:startImmediately:), removeDuplicates, handleEvents",
+                 observation.rx.observe(in: writer, startImmediately: false).eraseToAnyPublisher()),
+            ]
+            for (spelling, publisher) in publishers where kind != .pool || spelling.contains("handleEvents") {
+                let context = "\(kind), \(spelling)"
+                try writer.write { db in _ = try Player.deleteAll(db) }
+                let recorder = try writer.read { _ in publisher.record() }
+                if kind == .pool {
+                    wait(for: started, until: { $0 > 0 })
                 }
-                XCTAssertNil(recording.completion, "\(kind), \(spelling)")
+                try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
+                wait(for: recorder, until: { $0.values.last == 1 })
+                try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }
+                let recording = wait(for: recorder, until: { $0.values.last == 2 })
+                XCTAssertEqual(recording.values, [1, 2], context)
+                XCTAssertNil(recording.completion, context)
                 recorder.cancel()
             }
         }
