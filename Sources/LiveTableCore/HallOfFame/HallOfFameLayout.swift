@@ -1,11 +1,3 @@
-/// A rectangle of cells.
-struct Rect: Equatable {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
-}
-
 /// Where each part of the main screen goes, computed from the terminal size
 /// alone. `render` draws with it, and `update` reads the number of rows of
 /// the players pane from it to size pages and windows.

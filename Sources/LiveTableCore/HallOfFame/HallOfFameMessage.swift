@@ -1,17 +1,3 @@
-/// A key press, decoded by the runtime from the terminal.
-public enum Key: Hashable, Sendable {
-    /// A printable character, including space.
-    case character(Character)
-    /// A control key: `.control("c")` is Ctrl-C.
-    case control(Character)
-    /// An arrow key.
-    case up, down, left, right
-    /// A paging or jumping key.
-    case pageUp, pageDown, home, end
-    /// An editing key.
-    case enter, escape, backspace, delete, tab
-}
-
 /// Everything that can happen to the app: key presses, terminal resizes, and
 /// values and results that come back from the database. `update` turns each
 /// message into a new state and effects.
@@ -50,6 +36,8 @@ public enum Message: Equatable, Sendable {
     /// The demo walkthrough shows this caption (nil when it ends).
     case demoCaption(String?)
 }
+
+extension Message: TerminalMessage { }
 
 /// Work that `update` asks the app loop to do. Results come back as messages,
 /// and database changes come back through the observation: nothing is

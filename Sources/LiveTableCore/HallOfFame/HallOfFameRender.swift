@@ -382,20 +382,6 @@ private func drawCentered(_ text: String, in box: Rect, style: CellStyle = .plai
     screen.put(text, x: x, y: box.y + (box.height - 1) / 2, style: style)
 }
 
-/// "1,234,567": positions and counts, grouped by thousands whatever the
-/// locale, so that screens are the same everywhere.
-func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var result = ""
-    for (offset, digit) in digits.enumerated() {
-        if offset > 0, (digits.count - offset) % 3 == 0 {
-            result.append(",")
-        }
-        result.append(digit)
-    }
-    return number < 0 ? "-" + result : result
-}
-
 /// "1.25 s".
 private func formatSeconds(_ seconds: Double) -> String {
     let hundredths = Int((max(0, seconds) * 100).rounded())

@@ -135,20 +135,6 @@ public struct AppState: Equatable, Sendable {
     }
 }
 
-/// Where Home and End go.
-///
-/// For example:
-///
-/// ```swift
-/// if state.pendingJump == .last { print("waiting for the last rows") }
-/// ```
-enum JumpTarget: Equatable, Sendable {
-    /// The first player of the ordering.
-    case first
-    /// The last player of the ordering.
-    case last
-}
-
 /// What the keys currently do.
 ///
 /// For example:

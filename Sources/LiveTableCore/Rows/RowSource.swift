@@ -116,18 +116,18 @@ public struct RowSource: Equatable, Sendable {
 
     /// What the authorizer refused in the statement that failed with
     /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
-    private static func denial(_ error: DatabaseError, in db: Database) -> ViewerAuthorizer.Denial? {
+    private static func denial(_ error: DatabaseError, in db: Database) -> SourceAuthorizer.Denial? {
         // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
         // use function: …" (SQLITE_ERROR).
         guard error.resultCode == .SQLITE_AUTH || error.message?.hasPrefix("not authorized") == true else {
             return nil
         }
-        return ViewerDatabase.lastDenial(in: db) ?? .write
+        return SourceAuthorizer.lastDenial(in: db) ?? .write
     }
 
     /// The error of a query that the authorizer refused: a write (or a
     /// PRAGMA that sets) is not read-only; a function off the list is named.
-    private static func queryError(_ denial: ViewerAuthorizer.Denial) -> ViewerError {
+    private static func queryError(_ denial: SourceAuthorizer.Denial) -> ViewerError {
         switch denial {
         case .write, .pragma(_, _?): return .notReadOnly
         case .function, .pragma: return .invalidQuery(reason: denial.reason)

@@ -155,7 +155,7 @@ private func quoted(_ name: String) -> String {
 /// A name of a list in double quotes, control characters escaped, cut
 /// after `maximumNameLength` characters.
 private func quotedListed(_ name: String) -> String {
-    quoted(CellText.cut(name, toLength: maximumNameLength))
+    quoted(name.cut(toLength: maximumNameLength))
 }
 
 /// The most characters of a name that an error quotes.

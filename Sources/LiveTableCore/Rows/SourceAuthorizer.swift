@@ -1,0 +1,165 @@
+import CSQLite
+import Foundation
+import GRDB
+
+// MARK: - Authorizer
+
+/// The authorizer of the viewer's connections: reads, an allow-list of
+/// built-in functions, and read-only PRAGMAs. Anything else, a function
+/// it does not know included, fails to compile with `SQLITE_AUTH`.
+///
+/// An allow-list rather than a deny-list: a SQLite built with more
+/// functions (`fts3_tokenizer`, `sqlite_dbpage`-like debugging functions,
+/// `rtreenode`) gets nothing new.
+// @unchecked Sendable: `denial` is only accessed with `lock` held.
+final class SourceAuthorizer: @unchecked Sendable {
+    /// What the authorizer refused.
+    enum Denial: Equatable {
+        /// A function off the list.
+        case function(String)
+        /// A PRAGMA that sets, or that the list lacks.
+        case pragma(name: String, argument: String?)
+        /// Anything but reading: a write, ATTACH, CREATE…
+        case write
+
+        /// The refusal in words.
+        var reason: String {
+            switch self {
+            case let .function(name):
+                return "the function \(name)() is not allowed: livetable view only reads"
+            case let .pragma(name, argument):
+                return "PRAGMA \(name)\(argument.map { " = \($0)" } ?? "") is not allowed: livetable view only reads"
+            case .write:
+                return "only reading is allowed: livetable view never writes"
+            }
+        }
+    }
+
+    private let lock = NSLock()
+    private var denial: Denial?
+
+    /// The authorizer of each guarded connection, by its address: the
+    /// callback's user data, kept alive as long as the connection may call
+    /// it (an address is only reused after the connection closed).
+    private static let registry = LockedValue<[UInt: SourceAuthorizer]>([:])
+
+    /// Installs an authorizer on `connection`.
+    static func install(on connection: OpaquePointer) {
+        let authorizer = SourceAuthorizer()
+        registry.withLock { $0[UInt(bitPattern: connection)] = authorizer }
+        sqlite3_set_authorizer(
+            connection,
+            { userData, action, first, second, _, _ in
+                guard let userData else { return SQLITE_DENY }
+                return Unmanaged<SourceAuthorizer>.fromOpaque(userData).takeUnretainedValue()
+                    .authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+            },
+            Unmanaged.passUnretained(authorizer).toOpaque())
+    }
+
+    /// What the authorizer of `db` refused last, or nil when it refused
+    /// nothing.
+    ///
+    /// SQLite says only "not authorized"; the authorizer knows what it
+    /// refused.
+    static func lastDenial(in db: Database) -> Denial? {
+        db.sqliteConnection.flatMap(lastDenial(on:))
+    }
+
+    /// What the authorizer of `connection` last denied.
+    static func lastDenial(on connection: OpaquePointer) -> Denial? {
+        registry.withLock { $0[UInt(bitPattern: connection)] }?.lastDenial
+    }
+
+    var lastDenial: Denial? {
+        lock.withLock { denial }
+    }
+
+    private func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
+        switch action {
+        case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE, SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+            // Reading, and the transaction of each read (a read-only
+            // connection can not write in one).
+            return SQLITE_OK
+        case SQLITE_UPDATE where first == "sqlite_master" || first == "sqlite_temp_master":
+            // SQLite asks this of every statement that first reads an
+            // eponymous virtual table (`pragma_table_list`, `json_each`)
+            // on a connection, and writes nothing: the connection is
+            // read-only, and DEFENSIVE forbids writing the schema.
+            return SQLITE_OK
+        case SQLITE_FUNCTION:
+            let name = (second ?? "").lowercased()
+            if Self.functions.contains(name) { return SQLITE_OK }
+            return deny(.function(second ?? "?"))
+        case SQLITE_PRAGMA:
+            let name = (first ?? "").lowercased()
+            if second == nil ? Self.pragmas.contains(name) : Self.pragmasOfAName.contains(name) {
+                return SQLITE_OK
+            }
+            return deny(.pragma(name: first ?? "?", argument: second))
+        default:
+            return deny(.write)
+        }
+    }
+
+    private func deny(_ denial: Denial) -> Int32 {
+        lock.withLock { self.denial = denial }
+        return SQLITE_DENY
+    }
+
+    // MARK: - Allow-lists
+
+    /// The built-in functions a read may call: core scalar functions,
+    /// aggregates, dates, JSON, math, window functions, and the auxiliary
+    /// functions of full-text search. Not `fts3_tokenizer`, `fts5`,
+    /// `load_extension`, `sqlite_log`, nor the debugging functions of
+    /// R-Trees: they act on the process, not on values.
+    static let functions: Set<String> = [
+        // Core scalar functions.
+        "abs", "changes", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if",
+        "ifnull", "iif", "instr", "last_insert_rowid", "length", "like", "likelihood", "likely",
+        "lower", "ltrim", "max", "min", "nullif", "octet_length", "printf", "quote", "random",
+        "randomblob", "replace", "round", "rtrim", "sign", "soundex", "sqlite_compileoption_get",
+        "sqlite_compileoption_used", "sqlite_offset", "sqlite_source_id", "sqlite_version",
+        "substr", "substring", "total_changes", "trim", "typeof", "unhex", "unicode", "unistr",
+        "unistr_quote", "unlikely", "upper", "zeroblob", "regexp", "match",
+        // Aggregate functions.
+        "avg", "count", "group_concat", "string_agg", "sum", "total",
+        "json_group_array", "json_group_object", "jsonb_group_array", "jsonb_group_object",
+        // Date and time.
+        "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff",
+        "current_date", "current_time", "current_timestamp",
+        // JSON, and its operators.
+        "json", "jsonb", "json_array", "jsonb_array", "json_array_length", "json_error_position",
+        "json_extract", "jsonb_extract", "json_insert", "jsonb_insert", "json_object", "jsonb_object",
+        "json_patch", "jsonb_patch", "json_pretty", "json_remove", "jsonb_remove", "json_replace",
+        "jsonb_replace", "json_set", "jsonb_set", "json_type", "json_valid", "json_quote",
+        "json_each", "json_tree", "jsonb_each", "jsonb_tree", "->", "->>",
+        // Math.
+        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos",
+        "cosh", "degrees", "exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow",
+        "power", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+        // Window functions.
+        "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+        "first_value", "last_value", "nth_value",
+        // Full-text search, read side.
+        "highlight", "snippet", "offsets", "matchinfo", "bm25",
+    ]
+
+    /// PRAGMAs that read, without an argument: the viewer's own
+    /// (`schema_version`, `data_version`) and what a user may ask.
+    static let pragmas: Set<String> = pragmasOfAName.union([
+        "schema_version", "data_version", "user_version", "application_id", "page_count",
+        "page_size", "freelist_count", "encoding", "journal_mode", "auto_vacuum",
+        "compile_options", "collation_list", "database_list", "function_list", "module_list",
+        "pragma_list", "foreign_keys", "trusted_schema", "query_only",
+    ])
+
+    /// PRAGMAs whose argument names what they read (a table, an index),
+    /// and never sets anything: the schema reads of `ViewerTable`
+    /// (`pragma_table_xinfo(?)`).
+    static let pragmasOfAName: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+    ]
+}
