@@ -5,7 +5,7 @@
 /// ```swift
 /// KeyBinding.action(for: .character("o")) // .toggleOrdering
 /// ```
-public enum Action: Hashable, Sendable {
+public enum HallOfFameAction: Hashable, Sendable {
     /// Select the previous player.
     case moveUp
     /// Select the next player.
@@ -42,9 +42,9 @@ public enum Action: Hashable, Sendable {
     case quit
 }
 
-extension Action: ScreenAction { }
+extension HallOfFameAction: ScreenAction { }
 
-extension KeyBinding where Action == LiveTableCore.Action {
+extension KeyBinding where Action == HallOfFameAction {
     /// The action of `key` on the Hall of Fame's main screen, or nil when
     /// the key does nothing there.
     ///
@@ -54,7 +54,7 @@ extension KeyBinding where Action == LiveTableCore.Action {
     /// KeyBinding.action(for: .control("c")) // .quit
     /// KeyBinding.action(for: .character("x")) // nil
     /// ```
-    public static func action(for key: Key) -> Action? {
+    public static func action(for key: Key) -> HallOfFameAction? {
         action(for: key, in: keyBindings)
     }
 }
@@ -66,7 +66,7 @@ extension KeyBinding where Action == LiveTableCore.Action {
 /// ```swift
 /// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
 /// ```
-public let keyBindings: [KeyBinding<Action>] = KeyBinding.moving + [
+public let keyBindings: [KeyBinding<HallOfFameAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "n or +", description: "insert a random player", hint: "n new",
         actions: [.character("n"): .insert, .character("+"): .insert]),

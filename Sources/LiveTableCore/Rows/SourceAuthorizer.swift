@@ -156,7 +156,7 @@ final class SourceAuthorizer: @unchecked Sendable {
     ])
 
     /// PRAGMAs whose argument names what they read (a table, an index),
-    /// and never sets anything: the schema reads of `ViewerTable`
+    /// and never sets anything: the schema reads of `TableSchema`
     /// (`pragma_table_xinfo(?)`).
     static let pragmasOfAName: Set<String> = [
         "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
