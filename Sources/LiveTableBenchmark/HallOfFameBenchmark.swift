@@ -313,7 +313,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// Logs a drawn screen that shows a Hall of Fame. An error on the
     /// status line (a failed observation or write) ends the measurement.
     @MainActor
-    private func recordFrame(_ state: AppState) {
+    private func recordFrame(_ state: HallOfFameState) {
         let time = now()
         condition.lock()
         defer { condition.unlock() }

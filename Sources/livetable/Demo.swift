@@ -144,10 +144,10 @@ extension DemoPart where Program == HallOfFameProgram {
     /// The Hall of Fame's part: the next step waits for the stress test's
     /// end, since deleting all players while its refreshes are queued
     /// would let them populate the table again.
-    static func hallOfFame(steps: [DemoStep<Message>]) -> DemoPart {
+    static func hallOfFame(steps: [DemoStep<HallOfFameMessage>]) -> DemoPart {
         DemoPart(
             steps: steps.map { ($0.caption, $0.messages) },
-            caption: Message.demoCaption,
+            caption: HallOfFameMessage.demoCaption,
             isQuit: { KeyBinding.action(for: $0) == .quit },
             isSuspend: { KeyBinding.action(for: $0) == .suspend },
             isReady: { !$0.isStressTestRunning })

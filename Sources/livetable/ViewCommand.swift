@@ -181,12 +181,12 @@ struct ViewCommand: ParsableCommand {
     /// a slow view holds up neither the names before it nor a writer.
     private func printTables(_ database: ViewerDatabase) throws {
         do {
-            let tables = try database.read { db in try ViewerTable.list(db) }
+            let tables = try database.read { db in try TableSchema.list(db) }
             for table in tables {
                 let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
                 let count: String
                 switch try? database.read(ticket: ticket, { db in
-                    try RowSource.table(ViewerTable.named(table.name, kind: table.kind, in: db)).quickRowCount(db)
+                    try RowSource.table(TableSchema.named(table.name, kind: table.kind, in: db)).quickRowCount(db)
                 }) {
                 case let .exact(value)?: count = "\(value)"
                 case let .estimated(value)?: count = "~\(value)"

@@ -36,25 +36,25 @@ final class DemoScriptTests: XCTestCase {
 
     func testFirstStepPopulatesAnEmptyTable() {
         var state = makeLoadedState([])
-        let effects = DemoScript.steps[0].messages.flatMap { update(&state, $0) }
+        let effects = DemoScript.steps[0].messages.flatMap { hallOfFameUpdate(&state, $0) }
         XCTAssertEqual(effects, [.refresh])
     }
 
     func testStepsPerformTheirEffectsWithTheirCaptionShown() {
         var state = makeLoadedState(width: 80, height: 24)
-        var history: [[Effect]] = []
+        var history: [[HallOfFameEffect]] = []
         for step in DemoScript.steps {
-            XCTAssertEqual(update(&state, .demoCaption(step.caption)), [])
-            XCTAssertEqual(render(state).lines[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
-            let effects = step.messages.flatMap { update(&state, $0) }
+            XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(step.caption)), [])
+            XCTAssertEqual(hallOfFameRender(state).lines[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
+            let effects = step.messages.flatMap { hallOfFameUpdate(&state, $0) }
             history.append(effects)
             // As the runtime does: each write ends, and says so.
             for effect in effects where effect.isWrite {
-                _ = update(&state, .writeFinished(effect, error: nil))
+                _ = hallOfFameUpdate(&state, .writeFinished(effect, error: nil))
             }
             XCTAssertEqual(state.status.caption, step.caption)
         }
-        XCTAssertEqual(update(&state, .demoCaption(nil)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(nil)), [])
         XCTAssertNil(state.status.caption)
 
         let barbara = samplePlayers[1]

@@ -11,9 +11,9 @@ final class HallOfFameHighlightTests: XCTestCase {
     /// effects.
     @discardableResult
     private func deliver(
-        _ players: [Player], to state: inout AppState, at now: ContinuousClock.Instant) -> [Effect]
+        _ players: [Player], to state: inout HallOfFameState, at now: ContinuousClock.Instant) -> [HallOfFameEffect]
     {
-        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: now))
+        hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: now))
     }
 
     /// The styles of the cells of `text`, where it first shows on the
@@ -63,7 +63,7 @@ final class HallOfFameHighlightTests: XCTestCase {
             XCTAssertNil(highlighter.highlight(row: id, cell: HallOfFame.scoreCell), "\(id)")
         }
 
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         let changed = CellStyle(color: .accent, bold: true, reverse: true)
         XCTAssertEqual(styles(of: "2000", in: screen), Array(repeating: changed, count: 4))
         XCTAssertEqual(uniform(styles(of: "Craig", in: screen)), CellStyle.plain)
@@ -81,7 +81,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertEqual(state.highlighter.rowHighlight(row: 9), added)
         XCTAssertEqual(state.highlighter.highlight(row: 9, cell: HallOfFame.nameCell), added)
 
-        var screen = render(state)
+        var screen = hallOfFameRender(state)
         XCTAssertTrue(screen.lines[0].hasPrefix(" Hall of Fame — by score  +1 "), screen.lines[0])
         // The whole row, from border to border.
         let row = try XCTUnwrap(screen.lines.firstIndex { $0.contains("Ivan") })
@@ -89,7 +89,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertEqual(uniform(band), CellStyle.plain.highlighted(added))
 
         _ = press(.character("j"), in: &state)
-        screen = render(state)
+        screen = hallOfFameRender(state)
         XCTAssertFalse(screen.lines[0].contains("+1"), screen.lines[0])
     }
 
@@ -101,14 +101,14 @@ final class HallOfFameHighlightTests: XCTestCase {
         // David and Frida left from within the window: deleted, or moved
         // out by a new score. The database tells.
         XCTAssertEqual(effects, [.findDeletedPlayers([4, 6])])
-        XCTAssertEqual(update(&state, .deletedPlayersFound([4, 6])), [])
-        var screen = render(state)
+        XCTAssertEqual(hallOfFameUpdate(&state, .deletedPlayersFound([4, 6])), [])
+        var screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[23], " 2 players deleted" + String(repeating: " ", count: 62))
         XCTAssertTrue(screen.lines[0].hasPrefix(" Hall of Fame — by score  \u{2212}2 "), screen.lines[0])
 
         // The next key is a new look.
         _ = press(.character("j"), in: &state)
-        screen = render(state)
+        screen = hallOfFameRender(state)
         XCTAssertFalse(screen.lines[23].contains("deleted"), screen.lines[23])
         XCTAssertFalse(screen.lines[0].contains("\u{2212}2"), screen.lines[0])
     }
@@ -124,13 +124,13 @@ final class HallOfFameHighlightTests: XCTestCase {
             .findDeletedPlayers([1]),
         ])
         XCTAssertNotEqual(state.observedRequest, request)
-        _ = update(&state, .deletedPlayersFound([1]))
-        XCTAssertEqual(render(state).lines[23], " 1 player deleted" + String(repeating: " ", count: 63))
+        _ = hallOfFameUpdate(&state, .deletedPlayersFound([1]))
+        XCTAssertEqual(hallOfFameRender(state).lines[23], " 1 player deleted" + String(repeating: " ", count: 63))
     }
 
     func testFailedDeletionLookupIsAnError() {
         var state = makeLoadedState()
-        _ = update(&state, .deletedPlayersFound([], error: "disk I/O error"))
+        _ = hallOfFameUpdate(&state, .deletedPlayersFound([], error: "disk I/O error"))
         XCTAssertEqual(state.status.error, "Deleted players unknown: disk I/O error")
         XCTAssertEqual(state.highlighter.deletionsSinceLastLook, 0)
     }
@@ -150,7 +150,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         let lastRows = makeHallOfFame(
             Array(makePlayers(100).suffix(48)), request: request, playerCount: 100,
             firstRank: 52, reachesStart: false)
-        XCTAssertEqual(update(&state, .hallOfFame(lastRows, now: now)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(lastRows, now: now)), [])
         XCTAssertFalse(state.highlighter.isHighlighting)
 
         // The other ordering: the same players, by name.
@@ -159,9 +159,9 @@ final class HallOfFameHighlightTests: XCTestCase {
         let players = makePlayers(100).sorted { $0.name < $1.name }
         let around = makeHallOfFame(
             Array(players.suffix(30)), request: nameRequest, playerCount: 100, firstRank: 70, reachesStart: false)
-        XCTAssertEqual(update(&state, .hallOfFame(around, now: now + .milliseconds(10))), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(around, now: now + .milliseconds(10))), [])
         XCTAssertFalse(state.highlighter.isHighlighting)
-        XCTAssertFalse(render(state).lines[0].contains("+"), render(state).lines[0])
+        XCTAssertFalse(hallOfFameRender(state).lines[0].contains("+"), hallOfFameRender(state).lines[0])
     }
 
     // MARK: - Fading and the timer
@@ -182,26 +182,26 @@ final class HallOfFameHighlightTests: XCTestCase {
         // Strong, then faint (underlined), then gone.
         let changedStrong = CellStyle(color: .accent, bold: true, reverse: true)
         let changedFaint = CellStyle(color: .accent, bold: true, underline: true)
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), changedStrong)
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), changedStrong)
 
         // A timer that fires a little early is set again for the same time.
-        XCTAssertEqual(update(&state, .highlightTick(now + .milliseconds(590))), [.highlightTimer(at: now + strong)])
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), changedStrong)
+        XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + .milliseconds(590))), [.highlightTimer(at: now + strong)])
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), changedStrong)
 
-        XCTAssertEqual(update(&state, .highlightTick(now + strong)), [.highlightTimer(at: now + .milliseconds(700))])
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), changedFaint)
-        XCTAssertEqual(uniform(styles(of: "16", in: render(state))), changedStrong)
+        XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + strong)), [.highlightTimer(at: now + .milliseconds(700))])
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), changedFaint)
+        XCTAssertEqual(uniform(styles(of: "16", in: hallOfFameRender(state))), changedStrong)
 
-        XCTAssertEqual(update(&state, .highlightTick(now + .milliseconds(700))), [.highlightTimer(at: now + fade)])
-        XCTAssertEqual(update(&state, .highlightTick(now + fade)), [.highlightTimer(at: now + .milliseconds(2100))])
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), CellStyle.plain)
-        XCTAssertEqual(uniform(styles(of: "16", in: render(state))), CellStyle(color: .accent, bold: true, underline: true))
+        XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + .milliseconds(700))), [.highlightTimer(at: now + fade)])
+        XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + fade)), [.highlightTimer(at: now + .milliseconds(2100))])
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle.plain)
+        XCTAssertEqual(uniform(styles(of: "16", in: hallOfFameRender(state))), CellStyle(color: .accent, bold: true, underline: true))
 
         // The last fade: no timer any longer, and none is asked for.
-        XCTAssertEqual(update(&state, .highlightTick(now + .milliseconds(2100))), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + .milliseconds(2100))), [])
         XCTAssertNil(state.highlightTimer)
         XCTAssertNil(state.highlighter.nextDeadline)
-        XCTAssertEqual(uniform(styles(of: "16", in: render(state))), CellStyle.plain)
+        XCTAssertEqual(uniform(styles(of: "16", in: hallOfFameRender(state))), CellStyle.plain)
         XCTAssertEqual(press(.character("j"), in: &state), [[]])
     }
 
@@ -210,11 +210,11 @@ final class HallOfFameHighlightTests: XCTestCase {
         state.useColor = false
         let now = ContinuousClock.now
         deliver(craigScores(2000), to: &state, at: now)
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), CellStyle(bold: true, reverse: true))
-        _ = update(&state, .highlightTick(now + strong))
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), CellStyle(bold: true, underline: true))
-        _ = update(&state, .highlightTick(now + fade))
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), CellStyle.plain)
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle(bold: true, reverse: true))
+        _ = hallOfFameUpdate(&state, .highlightTick(now + strong))
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle(bold: true, underline: true))
+        _ = hallOfFameUpdate(&state, .highlightTick(now + fade))
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle.plain)
     }
 
     // MARK: - The key
@@ -228,18 +228,18 @@ final class HallOfFameHighlightTests: XCTestCase {
         // Off: the highlight goes, and its timer with it.
         XCTAssertEqual(press(.character("H"), in: &state), [[.highlightTimer(at: nil)]])
         XCTAssertNil(state.highlighter.highlight(row: 3, cell: HallOfFame.scoreCell))
-        XCTAssertEqual(uniform(styles(of: "2000", in: render(state))), CellStyle.plain)
+        XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle.plain)
         // Changes meanwhile are not highlighted, nor counted.
         XCTAssertEqual(deliver(craigScores(3000) + [makePlayer(9, "Ivan", 1)], to: &state, at: now + .milliseconds(100)), [])
-        XCTAssertEqual(uniform(styles(of: "3000", in: render(state))), CellStyle.plain)
-        XCTAssertFalse(render(state).lines[0].contains("+1"))
+        XCTAssertEqual(uniform(styles(of: "3000", in: hallOfFameRender(state))), CellStyle.plain)
+        XCTAssertFalse(hallOfFameRender(state).lines[0].contains("+1"))
 
         // On again: the next change is.
         XCTAssertEqual(press(.character("H"), in: &state), [[]])
         XCTAssertEqual(
             deliver(craigScores(4000) + [makePlayer(9, "Ivan", 1)], to: &state, at: now + .milliseconds(200)),
             [.highlightTimer(at: now + .milliseconds(200) + strong)])
-        XCTAssertEqual(uniform(styles(of: "4000", in: render(state))), CellStyle(color: .accent, bold: true, reverse: true))
+        XCTAssertEqual(uniform(styles(of: "4000", in: hallOfFameRender(state))), CellStyle(color: .accent, bold: true, reverse: true))
     }
 
     // MARK: - On the app loop

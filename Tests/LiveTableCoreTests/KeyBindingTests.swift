@@ -21,7 +21,7 @@ final class KeyBindingTests: XCTestCase {
     }
 
     func testEachKeyTriggersItsAction() {
-        let expected: [Key: Action] = [
+        let expected: [Key: HallOfFameAction] = [
             .up: .moveUp, .character("k"): .moveUp,
             .down: .moveDown, .character("j"): .moveDown,
             .pageUp: .pageUp, .pageDown: .pageDown,
@@ -53,7 +53,7 @@ final class KeyBindingTests: XCTestCase {
     }
 
     func testEveryActionHasAKey() {
-        let actions: [Action] = [
+        let actions: [HallOfFameAction] = [
             .moveUp, .moveDown, .pageUp, .pageDown, .jumpToFirst, .jumpToLast, .insert, .edit,
             .delete, .deleteAll, .refresh, .stressTest, .toggleOrdering, .toggleHighlight, .help, .suspend,
             .quit,

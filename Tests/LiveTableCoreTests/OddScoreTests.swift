@@ -286,7 +286,7 @@ final class OddScoreTests: XCTestCase {
             makePlayer(4, "Tiny", .real(-1e30)),
         ]
         let state = makeLoadedState(players, width: 40, height: 12)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score     row 1 of 4
             ┌ Players ─────────┐┌ Max score ───────┐
             │        4         ││     X'00FF'      │
@@ -307,7 +307,7 @@ final class OddScoreTests: XCTestCase {
             makePlayer(1, "Text", .text(String(repeating: "x", count: 1000))),
             makePlayer(2, "Arthur", 794),
         ]
-        let text = render(makeLoadedState(players, width: 40, height: 10)).text
+        let text = hallOfFameRender(makeLoadedState(players, width: 40, height: 10)).text
         // The score column is as wide as the longest integer, 20 cells.
         XCTAssertTrue(text.contains("│ Text            'xxxxxxxxxxxxxxxxxx… │"), text)
         XCTAssertTrue(text.contains("│ Arthur                           794 │"), text)
@@ -322,7 +322,7 @@ final class OddScoreTests: XCTestCase {
             makePlayer(4, "Arthur", 794),
         ]
         for width in [12, 24, 40, 80] {
-            let text = render(makeLoadedState(players, width: width, height: 12)).text
+            let text = hallOfFameRender(makeLoadedState(players, width: width, height: 12)).text
             let controls = Array(text.unicodeScalars.filter { $0 != "\n" && $0.properties.generalCategory == .control })
             XCTAssertEqual(controls, [], text)
             if width >= 40 {

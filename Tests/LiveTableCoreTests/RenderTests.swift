@@ -7,7 +7,7 @@ final class RenderTests: XCTestCase {
     func testMainScreen() {
         var state = makeLoadedState(width: 80, height: 24)
         _ = press(.down, in: &state)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score                                             row 2 of 8
             ┌──────────────────────────────────────────────────────────┐┌ Players ─────────┐
             │ Arthur                                              1200 ││        8         │
@@ -38,7 +38,7 @@ final class RenderTests: XCTestCase {
     func testSelectedRowAndTitleAreHighlighted() {
         var state = makeLoadedState(width: 80, height: 24)
         _ = press(.down, in: &state)
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         // The whole inside of Barbara's row (y 3), and nothing else of the list.
         for x in 1...58 {
             XCTAssertEqual(screen.style(x: x, y: 3), CellStyle(color: .selection, bold: true, reverse: true), "x \(x)")
@@ -60,20 +60,20 @@ final class RenderTests: XCTestCase {
         var state = makeLoadedState(width: 80, height: 24)
         state.useColor = false
         _ = press(.down, in: &state)
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         XCTAssertTrue(screen.cells.allSatisfy { $0.style.color == .normal })
         XCTAssertEqual(screen.style(x: 10, y: 3), CellStyle(bold: true, reverse: true))
         XCTAssertEqual(screen.style(x: 10, y: 2), .plain)
         XCTAssertEqual(screen.style(x: 10, y: 0), CellStyle(bold: true, reverse: true))
         // Same text as in colour.
         state.useColor = true
-        XCTAssertEqual(render(state).text, screen.text)
+        XCTAssertEqual(hallOfFameRender(state).text, screen.text)
     }
 
     func testNarrowLayoutPutsThePanesSideBySideAboveTheList() {
         var state = makeLoadedState(makePlayers(12), width: 40, height: 12)
         _ = press(.down, .down, .down, .down, .down, in: &state)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score    row 6 of 12
             ┌ Players ─────────┐┌ Max score ───────┐
             │        12        ││       1000       │
@@ -87,11 +87,11 @@ final class RenderTests: XCTestCase {
              n new  e edit  d del  ? help  q quit
 
             """)
-        XCTAssertEqual(render(state).style(x: 2, y: 8)?.reverse, true)  // P06, on the last row
+        XCTAssertEqual(hallOfFameRender(state).style(x: 2, y: 8)?.reverse, true)  // P06, on the last row
     }
 
     func testEmptyTableShowsNoPlayer() {
-        XCTAssertEqual(render(makeLoadedState([], width: 40, height: 12)).text, """
+        XCTAssertEqual(hallOfFameRender(makeLoadedState([], width: 40, height: 12)).text, """
              Hall of Fame — by score
             ┌ Players ─────────┐┌ Max score ───────┐
             │        0         ││        -         │
@@ -108,9 +108,9 @@ final class RenderTests: XCTestCase {
     }
 
     func testLoadingBeforeTheFirstValue() {
-        var state = AppState.initial(width: 40, height: 12)
-        _ = update(&state, .resize(width: 40, height: 12))
-        XCTAssertEqual(render(state).text, """
+        var state = HallOfFameState.initial(width: 40, height: 12)
+        _ = hallOfFameUpdate(&state, .resize(width: 40, height: 12))
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score
             ┌ Players ─────────┐┌ Max score ───────┐
             │        …         ││        …         │
@@ -129,9 +129,9 @@ final class RenderTests: XCTestCase {
     func testOrderingByName() {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("o"), in: &state)
-        _ = update(&state, .hallOfFame(makeHallOfFame(
+        _ = hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(
             samplePlayers.sorted { $0.name > $1.name }, request: state.observedRequest!), now: .now))
-        XCTAssertEqual(render(state).lines[0], " Hall of Fame — by name      row 8 of 8 ")
+        XCTAssertEqual(hallOfFameRender(state).lines[0], " Hall of Fame — by name      row 8 of 8 ")
     }
 
     // MARK: - Position indicator
@@ -144,7 +144,7 @@ final class RenderTests: XCTestCase {
             hallOfFame.reachesStart = false
             hallOfFame.reachesEnd = false
         }
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score               row ~1,234 of 10,000
             ┌──────────────────────────────────────┐┌ Players ─────────┐
             │ P01                             1000 ││      10,000      │
@@ -166,13 +166,13 @@ final class RenderTests: XCTestCase {
             hallOfFame.reachesEnd = false
         }
         _ = press(.down, in: &state)
-        let lines = render(state).lines
+        let lines = hallOfFameRender(state).lines
         XCTAssertEqual(lines[0], " Hall of Fame — by score        row 1,234,568 of 10,000,000 ")
         XCTAssertEqual(lines[2], "│ P01                             1000 ││    10,000,000    │")
     }
 
     func testPositionIsShortenedOnNarrowScreens() {
-        XCTAssertEqual(render(makeLoadedState(width: 30, height: 9)).text, """
+        XCTAssertEqual(hallOfFameRender(makeLoadedState(width: 30, height: 9)).text, """
              Hall of Fame — by score  1/8
             ┌ Players ────┐┌ Max score ──┐
             │      8      ││    1200     │
@@ -195,7 +195,7 @@ final class RenderTests: XCTestCase {
             makePlayer(4, "東京都渋谷区神宮前一丁目", 700),
             makePlayer(5, "🎮🎮🎮🎮🎮🎮🎮🎮🎮🎮🎮🎮", -5),
         ]
-        let screen = render(makeLoadedState(players, width: 30, height: 13))
+        let screen = hallOfFameRender(makeLoadedState(players, width: 30, height: 13))
         XCTAssertEqual(screen.text, """
              Hall of Fame — by score  1/5
             ┌ Players ────┐┌ Max score ──┐
@@ -228,7 +228,7 @@ final class RenderTests: XCTestCase {
             makePlayer(3, "\u{FEFF}Marked", 800),
             makePlayer(4, "Plain", 700),
         ]
-        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        let screen = hallOfFameRender(makeLoadedState(players, width: 30, height: 12))
         for y in 5...8 {
             XCTAssertEqual(screen[27, y].text, "0", "row \(y): \(screen.lines[y])")
             XCTAssertEqual(screen[28, y].text, " ", "row \(y): \(screen.lines[y])")
@@ -244,7 +244,7 @@ final class RenderTests: XCTestCase {
 
     func testBidirectionalControlsInNamesAreNeutralized() {
         let players = [makePlayer(1, "\u{202E}evil\u{202C}", 900), makePlayer(2, "a\u{2067}b\u{2069}", 800)]
-        let screen = render(makeLoadedState(players, width: 30, height: 12))
+        let screen = hallOfFameRender(makeLoadedState(players, width: 30, height: 12))
         XCTAssertEqual(screen.lines[5], "│ �evil�                 900 │")
         XCTAssertEqual(screen.lines[6], "│ a�b�                   800 │")
         for y in 0..<screen.height {
@@ -259,7 +259,7 @@ final class RenderTests: XCTestCase {
     func testHelpOverlayListsTheKeyTable() {
         var state = makeLoadedState(width: 80, height: 24)
         _ = press(.character("?"), in: &state)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score                                             row 1 of 8
             ┌──────────────────────────────────────────────────────────┐┌ Players ─────────┐
             │ Arthur                                              1200 ││        8         │
@@ -290,7 +290,7 @@ final class RenderTests: XCTestCase {
     func testHelpOverlayOnSmallScreensSaysHowManyKeysAreLeftOut() {
         var state = makeLoadedState(width: 30, height: 9)
         _ = press(.character("?"), in: &state)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
             ┌ Keys ──────────────────────┐
             │ ↑ ↓ / k j                  │
             │ PgUp PgDn, Home End / g G  │
@@ -308,7 +308,7 @@ final class RenderTests: XCTestCase {
         _ = press(.character("e"), .tab, in: &state)
         _ = type("x", in: &state)
         _ = press(.enter, in: &state)
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         XCTAssertEqual(screen.text, """
              Hall of Fame — by score     row 1 of 8
             ┌ Players ─────────┐┌ Max score ───────┐
@@ -335,12 +335,12 @@ final class RenderTests: XCTestCase {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("e"), .control("u"), in: &state)
         _ = type("一二三四五六七八九十一二三四五六七八九十", in: &state)
-        var screen = render(state)
+        var screen = hallOfFameRender(state)
         // 28 cells of field: 13 whole characters and the cursor's cell.
         XCTAssertEqual(screen.lines[4], "│› Name   八九十一二三四五六七八九十   │")
         XCTAssertEqual(screen.cursor?.x, 36)
         _ = press(.home, in: &state)
-        screen = render(state)
+        screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[4], "│› Name   一二三四五六七八九十一二三四 │")
         XCTAssertEqual(screen.cursor?.x, 10)
     }
@@ -349,7 +349,7 @@ final class RenderTests: XCTestCase {
         let players = [makePlayer(1, String(repeating: "ab", count: 50_000) + "END", 900)]
         var state = makeLoadedState(players, width: 40, height: 12)
         _ = press(.character("e"), in: &state)
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[4], "│› Name   ababababababababababababEND  │")
         XCTAssertEqual(screen.cursor?.x, 37)
     }
@@ -359,7 +359,7 @@ final class RenderTests: XCTestCase {
         _ = press(.character("e"), .control("u"), in: &state)
         _ = type("Alexandria Ocasio-Cortez the Great", in: &state)
         _ = press(.left, .left, in: &state)
-        let screen = render(state)
+        let screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[4], "│› Name   ndria Ocasio-Cortez the Grea │")
         // On the "a" of "Great": between "Gre" and "at".
         XCTAssertEqual(screen.cursor?.x, 37)
@@ -369,7 +369,7 @@ final class RenderTests: XCTestCase {
     func testDeleteAllConfirmationPrompt() {
         var state = makeLoadedState(width: 40, height: 12)
         _ = press(.character("D"), in: &state)
-        XCTAssertEqual(render(state).text, """
+        XCTAssertEqual(hallOfFameRender(state).text, """
              Hall of Fame — by score     row 1 of 8
             ┌ Players ─────────┐┌ Max score ───────┐
             │        8         ││       1200       │
@@ -389,23 +389,23 @@ final class RenderTests: XCTestCase {
 
     func testStatusLineShowsTheCaptionAndTheStressTest() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
-        _ = update(&state, .demoCaption("Stress test (s): 50 concurrent refreshes"))
+        _ = hallOfFameUpdate(&state, .demoCaption("Stress test (s): 50 concurrent refreshes"))
         _ = press(.character("s"), in: &state)
-        _ = update(&state, .stressProgress(completed: 12, total: 50))
-        XCTAssertEqual(render(state).lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
-        _ = update(&state, .stressFinished(total: 50, failed: 0, seconds: 1.234))
-        _ = update(&state, .demoCaption(nil))
-        XCTAssertEqual(render(state).lines[9], "                       stress test: 50 ok, 0 failed, 1.23 s ")
+        _ = hallOfFameUpdate(&state, .stressProgress(completed: 12, total: 50))
+        XCTAssertEqual(hallOfFameRender(state).lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
+        _ = hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 0, seconds: 1.234))
+        _ = hallOfFameUpdate(&state, .demoCaption(nil))
+        XCTAssertEqual(hallOfFameRender(state).lines[9], "                       stress test: 50 ok, 0 failed, 1.23 s ")
         _ = press(.character("s"), in: &state)
-        _ = update(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234, firstError: "locked"))
-        XCTAssertEqual(render(state).lines[9], " Stress test refresh failed:…  stress test: 48 ok, 2 faile… ")
+        _ = hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234, firstError: "locked"))
+        XCTAssertEqual(hallOfFameRender(state).lines[9], " Stress test refresh failed:…  stress test: 48 ok, 2 faile… ")
     }
 
     func testStatusLineShowsErrorsFirst() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
-        _ = update(&state, .demoCaption("Insert a random player (n)"))
-        _ = update(&state, .writeFinished(.insertRandomPlayer, error: "database is locked"))
-        let screen = render(state)
+        _ = hallOfFameUpdate(&state, .demoCaption("Insert a random player (n)"))
+        _ = hallOfFameUpdate(&state, .writeFinished(.insertRandomPlayer, error: "database is locked"))
+        let screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[9], " Write failed: database is locked                           ")
         XCTAssertEqual(screen.style(x: 1, y: 9), CellStyle(color: .error, bold: true))
     }
@@ -414,7 +414,7 @@ final class RenderTests: XCTestCase {
 
     func testTooSmallTerminalSaysSo() {
         func text(_ width: Int, _ height: Int) -> String {
-            render(makeLoadedState(width: width, height: height)).text
+            hallOfFameRender(makeLoadedState(width: width, height: height)).text
         }
         XCTAssertEqual(text(0, 0), "")
         XCTAssertEqual(text(1, 1), "…")
@@ -427,7 +427,7 @@ final class RenderTests: XCTestCase {
     }
 
     func testEverySizeRendersAFullGrid() {
-        var states: [AppState] = []
+        var states: [HallOfFameState] = []
         for mode in 0..<6 {
             var state = makeLoadedState(makePlayers(40), width: 80, height: 24)
             switch mode {
@@ -435,8 +435,8 @@ final class RenderTests: XCTestCase {
             case 1: _ = press(.character("?"), in: &state)
             case 2: _ = press(.character("e"), in: &state)
             case 3: _ = press(.character("D"), in: &state)
-            case 4: state = AppState.initial(width: 80, height: 24)
-            default: _ = update(&state, .hallOfFame(makeHallOfFame([], request: state.observedRequest!), now: .now))
+            case 4: state = HallOfFameState.initial(width: 80, height: 24)
+            default: _ = hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame([], request: state.observedRequest!), now: .now))
             }
             states.append(state)
         }
@@ -447,8 +447,8 @@ final class RenderTests: XCTestCase {
         for var state in states {
             for width in widths {
                 for height in heights {
-                    _ = update(&state, .resize(width: width, height: height))
-                    let screen = render(state)
+                    _ = hallOfFameUpdate(&state, .resize(width: width, height: height))
+                    let screen = hallOfFameRender(state)
                     XCTAssertEqual(screen.lines.count, height)
                     for line in screen.lines {
                         XCTAssertEqual(TextWidth.width(of: line), width, "\(width)x\(height)")

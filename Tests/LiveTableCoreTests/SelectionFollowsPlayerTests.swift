@@ -19,7 +19,7 @@ private final class TestApp: AppHost {
         loop.send(.resize(width: width, height: height))
     }
 
-    var state: AppState { loop.state }
+    var state: HallOfFameState { loop.state }
     /// The Hall of Fame values that `update` kept, in order.
     var takenValues: [HallOfFame] { taken.values }
     /// Writes sent and not finished yet.
@@ -45,9 +45,9 @@ private struct RecordingProgram: AppProgram {
     let base: HallOfFameProgram
     let taken: TakenValues
 
-    func start() -> [AppCommand<Message>] { base.start() }
+    func start() -> [AppCommand<HallOfFameMessage>] { base.start() }
 
-    func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+    func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
         let shown = state.hallOfFame
         let effects = base.update(&state, message)
         if case .observationFailed = message {
@@ -62,9 +62,9 @@ private struct RecordingProgram: AppProgram {
         return effects
     }
 
-    func render(_ state: AppState) -> Screen { base.render(state) }
+    func render(_ state: HallOfFameState) -> Screen { base.render(state) }
 
-    func command(for effect: Effect) -> AppCommand<Message> {
+    func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
         switch effect {
         case .observe, .refresh, .updatePlayer, .highlightTimer, .findDeletedPlayers:
             // Change highlighting: refreshes move players out of the window.

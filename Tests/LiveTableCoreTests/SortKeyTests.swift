@@ -88,12 +88,12 @@ final class SortKeyTests: XCTestCase {
         // The player is deleted; the next value, anchored on it, holds the
         // players around its key.
         let remaining = players.filter { $0.id != 2 }
-        var effects = update(&state, .hallOfFame(makeHallOfFame(remaining, request: state.observedRequest!), now: .now))
+        var effects = hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(remaining, request: state.observedRequest!), now: .now))
         guard case let .observe(request)? = effects.first else {
             return XCTFail("\(effects)")
         }
         XCTAssertEqual(request.anchor, .player(players[1]))
-        effects = update(&state, .hallOfFame(makeHallOfFame(remaining, request: request), now: .now))
+        effects = hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(remaining, request: request), now: .now))
         XCTAssertEqual(effects, [])
         XCTAssertEqual(state.selectedPlayer?.id, 3)
     }

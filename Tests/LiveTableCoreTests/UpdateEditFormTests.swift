@@ -3,14 +3,14 @@ import XCTest
 
 final class UpdateEditFormTests: XCTestCase {
     /// A loaded state with the form open on Barbara (id 2, 1100).
-    private func makeEditingState() -> AppState {
+    private func makeEditingState() -> HallOfFameState {
         var state = makeLoadedState()
         _ = press(.down, in: &state)
         XCTAssertEqual(press(.character("e"), in: &state), [[]])
         return state
     }
 
-    private func form(_ state: AppState) -> EditForm? {
+    private func form(_ state: HallOfFameState) -> EditForm? {
         if case let .editing(form) = state.mode { return form }
         return nil
     }
@@ -42,8 +42,8 @@ final class UpdateEditFormTests: XCTestCase {
         XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(saved)]])
         // The form waits for the save, and says so.
         XCTAssertEqual(form(state)?.isSaving, true)
-        XCTAssertTrue(render(state).text.contains("saving…"))
-        XCTAssertEqual(update(&state, .writeFinished(.updatePlayer(saved), error: nil)), [])
+        XCTAssertTrue(hallOfFameRender(state).text.contains("saving…"))
+        XCTAssertEqual(hallOfFameUpdate(&state, .writeFinished(.updatePlayer(saved), error: nil)), [])
         XCTAssertEqual(state.mode, .browsing)
         XCTAssertEqual(state.status.pendingWrites, 0)
         // The list changes when the observation delivers, not before.
@@ -58,12 +58,12 @@ final class UpdateEditFormTests: XCTestCase {
         // No edit while the save runs.
         XCTAssertEqual(type("yz", in: &state), [])
         XCTAssertEqual(form(state)?.name, "Barbarax")
-        _ = update(&state, .writeFinished(.updatePlayer(saved), error: "database is locked"))
+        _ = hallOfFameUpdate(&state, .writeFinished(.updatePlayer(saved), error: "database is locked"))
         XCTAssertEqual(form(state)?.isSaving, false)
         XCTAssertEqual(form(state)?.name, "Barbarax")
         XCTAssertEqual(form(state)?.error, "Save failed: database is locked")
         XCTAssertNil(state.status.error)
-        XCTAssertTrue(render(state).text.contains("Save failed: database is locked"))
+        XCTAssertTrue(hallOfFameRender(state).text.contains("Save failed: database is locked"))
         // Enter tries again.
         XCTAssertEqual(press(.enter, in: &state), [[.updatePlayer(saved)]])
         XCTAssertNil(form(state)?.error)
@@ -74,7 +74,7 @@ final class UpdateEditFormTests: XCTestCase {
         let saved = Player(id: 2, name: "Barbara", score: 1100)
         XCTAssertEqual(press(.enter, .escape, in: &state), [[.updatePlayer(saved)], []])
         XCTAssertEqual(state.mode, .browsing)
-        _ = update(&state, .writeFinished(.updatePlayer(saved), error: "Key not found in table player"))
+        _ = hallOfFameUpdate(&state, .writeFinished(.updatePlayer(saved), error: "Key not found in table player"))
         XCTAssertEqual(state.mode, .browsing)
         XCTAssertEqual(state.status.error, "Write failed: Key not found in table player")
     }
@@ -82,7 +82,7 @@ final class UpdateEditFormTests: XCTestCase {
     func testAnotherWriteEndingDoesNotCloseTheForm() {
         var state = makeEditingState()
         _ = press(.enter, in: &state)
-        _ = update(&state, .writeFinished(.insertRandomPlayer, error: nil))
+        _ = hallOfFameUpdate(&state, .writeFinished(.insertRandomPlayer, error: nil))
         XCTAssertEqual(form(state)?.isSaving, true)
     }
 

@@ -13,8 +13,8 @@ final class UpdateSelectionTests: XCTestCase {
     /// Delivers a new value for the observed request, and returns the
     /// effects.
     @discardableResult
-    private func deliver(_ players: [Player], to state: inout AppState) -> [Effect] {
-        update(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: .now))
+    private func deliver(_ players: [Player], to state: inout HallOfFameState) -> [HallOfFameEffect] {
+        hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(players, request: state.observedRequest!), now: .now))
     }
 
     /// The window of 80x24 (57 rows each side) around a player.
@@ -23,7 +23,7 @@ final class UpdateSelectionTests: XCTestCase {
     }
 
     /// The screen row of the selection in the players pane.
-    private func screenRow(_ state: AppState) -> Int? {
+    private func screenRow(_ state: HallOfFameState) -> Int? {
         state.selectedIndex.map { $0 - state.scrollTop }
     }
 
@@ -145,7 +145,7 @@ final class UpdateSelectionTests: XCTestCase {
         // It left from within the window: moved, or deleted. The database
         // tells.
         XCTAssertEqual(
-            update(&state, .hallOfFame(firstRows, now: now)),
+            hallOfFameUpdate(&state, .hallOfFame(firstRows, now: now)),
             [.observe(aroundSelected), .findDeletedPlayers([selected.id!])])
         XCTAssertEqual(state.hallOfFame, shown)
         XCTAssertEqual(state.selectedPlayer, selected)
@@ -156,7 +156,7 @@ final class UpdateSelectionTests: XCTestCase {
             firstRank: 75, reachesStart: false)
         // Its new score is highlighted, and fades by the timer.
         XCTAssertEqual(
-            update(&state, .hallOfFame(lastRows, now: now)),
+            hallOfFameUpdate(&state, .hallOfFame(lastRows, now: now)),
             [.highlightTimer(at: now + ChangeHighlighter<Int64>.strongDuration)])
         XCTAssertEqual(state.selectedPlayer, moved)
         XCTAssertEqual(state.selectedIndex, 24)
@@ -167,7 +167,7 @@ final class UpdateSelectionTests: XCTestCase {
         let back = makePlayer(selected.id!, selected.name, table[80].score)
         var rows = Array(table.suffix(25).dropLast())
         rows.insert(back, at: 6)
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(
             rows, request: aroundSelected, playerCount: 100, firstRank: 75, reachesStart: false), now: now)), [])
         XCTAssertEqual(state.selectedPlayer, back)
         XCTAssertEqual(state.selectedIndex, 6)
@@ -180,7 +180,7 @@ final class UpdateSelectionTests: XCTestCase {
         _ = press(.end, in: &state)
         XCTAssertNotEqual(state.observedRequest, oldRequest)
         let shown = state
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest), now: .now)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(Array(makePlayers(30).suffix(3)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state, shown)
     }
 
@@ -218,7 +218,7 @@ final class UpdateSelectionTests: XCTestCase {
         let before = state.hallOfFame
         let oldRequest = state.observedRequest!
         _ = press(.character("o"), in: &state)
-        XCTAssertEqual(update(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest), now: .now)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(makeHallOfFame(Array(samplePlayers.prefix(2)), request: oldRequest), now: .now)), [])
         XCTAssertEqual(state.hallOfFame, before)
     }
 

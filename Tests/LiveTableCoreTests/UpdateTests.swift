@@ -47,36 +47,36 @@ let samplePlayers = [
 /// A state after the first resize and the first value of the observation.
 func makeLoadedState(
     _ players: [Player] = samplePlayers, width: Int = 80, height: Int = 24,
-    configure: (inout HallOfFame) -> Void = { _ in }) -> AppState
+    configure: (inout HallOfFame) -> Void = { _ in }) -> HallOfFameState
 {
-    var state = AppState.initial(width: width, height: height)
-    let effects = update(&state, .resize(width: width, height: height))
+    var state = HallOfFameState.initial(width: width, height: height)
+    let effects = hallOfFameUpdate(&state, .resize(width: width, height: height))
     guard case let .observe(request) = effects.first else {
         XCTFail("first resize did not observe: \(effects)")
         return state
     }
     var value = makeHallOfFame(players, request: request)
     configure(&value)
-    _ = update(&state, .hallOfFame(value, now: .now))
+    _ = hallOfFameUpdate(&state, .hallOfFame(value, now: .now))
     return state
 }
 
 /// Sends key presses, and returns the effects of each one.
-func press(_ keys: Key..., in state: inout AppState) -> [[Effect]] {
-    keys.map { update(&state, .key($0)) }
+func press(_ keys: Key..., in state: inout HallOfFameState) -> [[HallOfFameEffect]] {
+    keys.map { hallOfFameUpdate(&state, .key($0)) }
 }
 
 /// Sends the characters of `text` as key presses, and returns all effects.
-func type(_ text: String, in state: inout AppState) -> [Effect] {
-    text.flatMap { update(&state, .key(.character($0))) }
+func type(_ text: String, in state: inout HallOfFameState) -> [HallOfFameEffect] {
+    text.flatMap { hallOfFameUpdate(&state, .key(.character($0))) }
 }
 
 final class UpdateTests: XCTestCase {
     // MARK: - Start
 
     func testFirstResizeStartsTheObservationOnTheFirstRows() {
-        var state = AppState.initial(width: 0, height: 0)
-        let effects = update(&state, .resize(width: 80, height: 24))
+        var state = HallOfFameState.initial(width: 0, height: 0)
+        let effects = hallOfFameUpdate(&state, .resize(width: 80, height: 24))
         // 19 rows in the players pane at 80x24; 3 pages each side: 57.
         XCTAssertEqual(state.pageRows, 19)
         XCTAssertEqual(effects, [
@@ -89,8 +89,8 @@ final class UpdateTests: XCTestCase {
     }
 
     func testInitialOrderingIsObserved() {
-        var state = AppState.initial(width: 20, height: 5, ordering: .byName)
-        XCTAssertEqual(update(&state, .resize(width: 20, height: 5)), [
+        var state = HallOfFameState.initial(width: 20, height: 5, ordering: .byName)
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 20, height: 5)), [
             .observe(WindowRequest(ordering: .byName, anchor: .first, before: 0, after: 48)),
         ])
     }
@@ -106,8 +106,8 @@ final class UpdateTests: XCTestCase {
 
     func testSameSizeAgainDoesNotRestartTheObservation() {
         var state = makeLoadedState()
-        XCTAssertEqual(update(&state, .resize(width: 80, height: 24)), [])
-        XCTAssertEqual(update(&state, .resize(width: 100, height: 20)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 80, height: 24)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 100, height: 20)), [])
     }
 
     // MARK: - Moving
@@ -255,14 +255,14 @@ final class UpdateTests: XCTestCase {
         XCTAssertEqual(state.status.stressTest, .running(completed: 0, total: 50))
         // Ignored while it runs.
         XCTAssertEqual(press(.character("s"), in: &state), [[]])
-        XCTAssertEqual(update(&state, .stressProgress(completed: 12, total: 50)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .stressProgress(completed: 12, total: 50)), [])
         XCTAssertEqual(state.status.stressTest, .running(completed: 12, total: 50))
         XCTAssertTrue(state.isStressTestRunning)
-        XCTAssertEqual(update(&state, .stressFinished(total: 50, failed: 1, seconds: 2.5)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 1, seconds: 2.5)), [])
         XCTAssertEqual(state.status.stressTest, .finished(total: 50, failed: 1, seconds: 2.5))
         XCTAssertFalse(state.isStressTestRunning)
         // A late progress does not revive it.
-        XCTAssertEqual(update(&state, .stressProgress(completed: 50, total: 50)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .stressProgress(completed: 50, total: 50)), [])
         XCTAssertEqual(state.status.stressTest, .finished(total: 50, failed: 1, seconds: 2.5))
         XCTAssertEqual(press(.character("s"), in: &state), [[.stressTest]])
         XCTAssertEqual(state.status.stressTest, .running(completed: 0, total: 50))
@@ -350,25 +350,25 @@ final class UpdateTests: XCTestCase {
         var state = makeLoadedState(width: 60, height: 10)
         XCTAssertEqual(press(.character("n"), .character("d"), in: &state), [[.insertRandomPlayer], [.deletePlayer(id: 1)]])
         XCTAssertEqual(state.status.pendingWrites, 2)
-        XCTAssertEqual(render(state).lines[9], "                                                   writing… ")
-        _ = update(&state, .writeFinished(.insertRandomPlayer, error: nil))
-        XCTAssertTrue(render(state).lines[9].contains("writing…"))
-        _ = update(&state, .writeFinished(.deletePlayer(id: 1), error: nil))
+        XCTAssertEqual(hallOfFameRender(state).lines[9], "                                                   writing… ")
+        _ = hallOfFameUpdate(&state, .writeFinished(.insertRandomPlayer, error: nil))
+        XCTAssertTrue(hallOfFameRender(state).lines[9].contains("writing…"))
+        _ = hallOfFameUpdate(&state, .writeFinished(.deletePlayer(id: 1), error: nil))
         XCTAssertEqual(state.status.pendingWrites, 0)
-        XCTAssertFalse(render(state).lines[9].contains("writing…"))
+        XCTAssertFalse(hallOfFameRender(state).lines[9].contains("writing…"))
     }
 
     func testStressTestFailuresSayWhy() {
         var state = makeLoadedState(width: 80, height: 24)
         _ = press(.character("s"), in: &state)
-        _ = update(&state, .stressFinished(total: 50, failed: 1, seconds: 5.1, firstError: "SQLite error 5: database is locked"))
+        _ = hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 1, seconds: 5.1, firstError: "SQLite error 5: database is locked"))
         XCTAssertEqual(state.status.error, "Stress test refresh failed: SQLite error 5: database is locked")
-        XCTAssertTrue(render(state).lines[23].hasPrefix(" Stress test refresh failed: SQLite error…"), render(state).lines[23])
+        XCTAssertTrue(hallOfFameRender(state).lines[23].hasPrefix(" Stress test refresh failed: SQLite error…"), hallOfFameRender(state).lines[23])
     }
 
     func testKeysDoNotActUnseenWhileTheTerminalIsTooSmall() {
         var state = makeLoadedState()
-        _ = update(&state, .resize(width: 20, height: 5))
+        _ = hallOfFameUpdate(&state, .resize(width: 20, height: 5))
         let before = state
         XCTAssertEqual(
             press(.character("d"), .character("n"), .character("D"), .character("e"), .enter, .character("?"), .down, .character("o"), in: &state),
@@ -381,7 +381,7 @@ final class UpdateTests: XCTestCase {
 
     func testWriteFailureIsShownUntilTheNextKey() {
         var state = makeLoadedState()
-        XCTAssertEqual(update(&state, .writeFinished(.insertRandomPlayer, error: "database is locked")), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .writeFinished(.insertRandomPlayer, error: "database is locked")), [])
         XCTAssertEqual(state.status.error, "Write failed: database is locked")
         _ = press(.down, in: &state)
         XCTAssertNil(state.status.error)
@@ -390,7 +390,7 @@ final class UpdateTests: XCTestCase {
     func testPolledExternalChangesAreShownAndObservationGoesOn() {
         var state = makeLoadedState()
         let request = state.observedRequest
-        XCTAssertEqual(update(&state, .externalChangesPolled(note: "polled every 0.1 s: fuse", reason: "FUSE file system (fuse)")), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .externalChangesPolled(note: "polled every 0.1 s: fuse", reason: "FUSE file system (fuse)")), [])
         XCTAssertEqual(state.status.error, "Changes of other processes are polled: FUSE file system (fuse)")
         XCTAssertEqual(state.status.polling, "polled every 0.1 s: fuse")
         XCTAssertEqual(state.observedRequest, request)
@@ -402,7 +402,7 @@ final class UpdateTests: XCTestCase {
     func testObservationFailureIsShownAndRefreshObservesAgain() {
         var state = makeLoadedState()
         let request = state.observedRequest
-        XCTAssertEqual(update(&state, .observationFailed("disk I/O error")), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .observationFailed("disk I/O error")), [])
         XCTAssertEqual(state.status.error, "Observation failed: disk I/O error")
         XCTAssertNil(state.observedRequest)
         XCTAssertEqual(press(.character("r"), in: &state), [[
@@ -415,17 +415,17 @@ final class UpdateTests: XCTestCase {
 
     func testResizeAfterObservationFailureObservesAgain() {
         var state = makeLoadedState()
-        _ = update(&state, .observationFailed("disk I/O error"))
-        XCTAssertEqual(update(&state, .resize(width: 80, height: 24)), [
+        _ = hallOfFameUpdate(&state, .observationFailed("disk I/O error"))
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 80, height: 24)), [
             .observe(WindowRequest(ordering: .byScore, anchor: .player(samplePlayers[0]), before: 57, after: 57)),
         ])
     }
 
     func testDemoCaptionIsShownThenCleared() {
         var state = makeLoadedState()
-        XCTAssertEqual(update(&state, .demoCaption("Insert a player")), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption("Insert a player")), [])
         XCTAssertEqual(state.status.caption, "Insert a player")
-        XCTAssertEqual(update(&state, .demoCaption(nil)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(nil)), [])
         XCTAssertNil(state.status.caption)
     }
 }

@@ -36,26 +36,26 @@ private enum BigTable {
 final class UpdateWindowingTests: XCTestCase {
     /// 80x24 (19 rows per page, windows of 57 rows each side), showing the
     /// first rows of the big table.
-    private func makeState() -> AppState {
-        var state = AppState.initial(width: 80, height: 24)
-        let effects = update(&state, .resize(width: 80, height: 24))
+    private func makeState() -> HallOfFameState {
+        var state = HallOfFameState.initial(width: 80, height: 24)
+        let effects = hallOfFameUpdate(&state, .resize(width: 80, height: 24))
         XCTAssertEqual(effects, [.observe(WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 114))])
         deliverAnswer(to: &state)
         return state
     }
 
-    private func deliverAnswer(to state: inout AppState) {
-        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [])
+    private func deliverAnswer(to state: inout HallOfFameState) {
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [])
     }
 
-    private func around(rank: Int, ordering: Ordering = .byScore) -> Effect {
+    private func around(rank: Int, ordering: Ordering = .byScore) -> HallOfFameEffect {
         .observe(WindowRequest(
             ordering: ordering, anchor: .player(BigTable.player(rank: rank)), before: 57, after: 57))
     }
 
     func testMovingWithinTheWindowObservesNothing() {
         var state = makeState()
-        var effects: [[Effect]] = []
+        var effects: [[HallOfFameEffect]] = []
         for _ in 0..<94 { effects += press(.down, in: &state) }
         XCTAssertEqual(effects, Array(repeating: [], count: 94))
         XCTAssertEqual(state.selectedPlayer, BigTable.player(rank: 94))
@@ -87,7 +87,7 @@ final class UpdateWindowingTests: XCTestCase {
         ]])
         deliverAnswer(to: &state)
         XCTAssertEqual(state.selectedIndex, 113)
-        var effects: [[Effect]] = []
+        var effects: [[HallOfFameEffect]] = []
         for _ in 0..<95 { effects += press(.up, in: &state) }
         let last = BigTable.count - 114
         XCTAssertEqual(effects, Array(repeating: [], count: 94) + [[around(rank: last + 18)]])
@@ -143,7 +143,7 @@ final class UpdateWindowingTests: XCTestCase {
         XCTAssertNil(state.pendingJump)
         // The selected player (rank 1) is not in the last rows: they are
         // set aside, and the window is anchored on the selection.
-        XCTAssertEqual(update(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [around(rank: 1)])
+        XCTAssertEqual(hallOfFameUpdate(&state, .hallOfFame(BigTable.answer(state.observedRequest!), now: .now)), [around(rank: 1)])
         XCTAssertEqual(state.hallOfFame?.firstRank, 0)
         deliverAnswer(to: &state)
         XCTAssertEqual(state.selectedPlayer, BigTable.player(rank: 1))
@@ -162,19 +162,19 @@ final class UpdateWindowingTests: XCTestCase {
         var state = makeState()
         _ = press(.down, in: &state)
         // 80x40: 35 rows per page, more than the window of 114 rows can page.
-        XCTAssertEqual(update(&state, .resize(width: 80, height: 40)), [
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 80, height: 40)), [
             .observe(WindowRequest(ordering: .byScore, anchor: .player(BigTable.player(rank: 1)), before: 105, after: 105)),
         ])
         // Smaller again: the larger window will do.
-        XCTAssertEqual(update(&state, .resize(width: 80, height: 30)), [])
-        XCTAssertEqual(update(&state, .resize(width: 80, height: 10)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 80, height: 30)), [])
+        XCTAssertEqual(hallOfFameUpdate(&state, .resize(width: 80, height: 10)), [])
     }
 
     func testIdenticalRequestsAreNotSentTwiceInARow() {
         var state = makeState()
-        var effects: [Effect] = []
+        var effects: [HallOfFameEffect] = []
         for key in [Key.end, .end, .home, .home, .end, .character("G")] {
-            effects += update(&state, .key(key))
+            effects += hallOfFameUpdate(&state, .key(key))
         }
         let first = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 114)
         let last = WindowRequest(ordering: .byScore, anchor: .last, before: 114, after: 0)

@@ -52,7 +52,7 @@ final class ViewerColumnsTests: XCTestCase {
                     queue.append(.counted(try database.read { db in try source.exactRowCount(db) }))
                 case .listTables:
                     queue.append(.tablesListed(try database.read { db in
-                        try ViewerTable.all(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil) }
+                        try TableSchema.all(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil) }
                     }))
                 case let .open(target, sortColumn, descending):
                     queue.append(.opened(try database.read { db in

@@ -20,7 +20,7 @@ final class ViewerDatabaseTests: XCTestCase {
     /// ways, a query.
     private func readEverything(_ database: ViewerDatabase) throws {
         try database.read { db in
-            for table in try ViewerTable.all(db) {
+            for table in try TableSchema.all(db) {
                 let source = RowSource.table(table)
                 _ = try source.quickRowCount(db)
                 _ = try source.exactRowCount(db)
@@ -35,7 +35,7 @@ final class ViewerDatabaseTests: XCTestCase {
             }
             _ = try RowSource.query("SELECT count(*) FROM sqlite_schema", in: db)
         }
-        _ = try database.read(background: true) { db in try ViewerTable.all(db) }
+        _ = try database.read(background: true) { db in try TableSchema.all(db) }
     }
 
     // MARK: - Never touched
@@ -93,7 +93,7 @@ final class ViewerDatabaseTests: XCTestCase {
 
         let database = try ViewerDatabase.open(path: file)
         try readEverything(database)
-        XCTAssertEqual(try database.read { try RowSource.table(ViewerTable.named("t", in: $0)).exactRowCount($0) }, 100)
+        XCTAssertEqual(try database.read { try RowSource.table(TableSchema.named("t", in: $0)).exactRowCount($0) }, 100)
         try database.reader.close()
         try database.backgroundReader.close()
         XCTAssertEqual(try FileSnapshot(file), before)
@@ -139,7 +139,7 @@ final class ViewerDatabaseTests: XCTestCase {
     func testMissingFile() throws {
         let file = path("missing.sqlite")
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
-            XCTAssertEqual(error as? ViewerError, .missingFile(path: file))
+            XCTAssertEqual(error as? SourceError, .missingFile(path: file))
             XCTAssertEqual("\(error)", "cannot open \"\(file)\": no such file")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: file), "no file is created")
@@ -148,7 +148,7 @@ final class ViewerDatabaseTests: XCTestCase {
     func testMissingDirectory() throws {
         let file = path("nowhere/app.sqlite")
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
-            XCTAssertEqual(error as? ViewerError, .missingFile(path: file))
+            XCTAssertEqual(error as? SourceError, .missingFile(path: file))
         }
     }
 
@@ -164,7 +164,7 @@ final class ViewerDatabaseTests: XCTestCase {
             .write(toFile: file, atomically: false, encoding: .utf8)
         let before = try FileSnapshot(file)
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
-            XCTAssertEqual(error as? ViewerError, .notADatabase(path: file))
+            XCTAssertEqual(error as? SourceError, .notADatabase(path: file))
             XCTAssertEqual("\(error)", "cannot open \"\(file)\": not a SQLite database (or encrypted)")
         }
         XCTAssertEqual(try FileSnapshot(file), before)
@@ -176,7 +176,7 @@ final class ViewerDatabaseTests: XCTestCase {
         try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: file))
         let before = try FileSnapshot(file)
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
-            XCTAssertEqual(error as? ViewerError, .notADatabase(path: file))
+            XCTAssertEqual(error as? SourceError, .notADatabase(path: file))
         }
         XCTAssertEqual(try FileSnapshot(file), before)
     }
@@ -185,7 +185,7 @@ final class ViewerDatabaseTests: XCTestCase {
         let file = path("empty.sqlite")
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
         let database = try ViewerDatabase.open(path: file)
-        XCTAssertEqual(try database.read { try ViewerTable.all($0) }, [])
+        XCTAssertEqual(try database.read { try TableSchema.all($0) }, [])
         XCTAssertEqual(ForeignFile.size(file), 0)
     }
 
@@ -211,7 +211,7 @@ final class ViewerDatabaseTests: XCTestCase {
         XCTAssertEqual(line, "locked\n")
 
         XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
-            XCTAssertEqual(error as? ViewerError, .locked(path: file))
+            XCTAssertEqual(error as? SourceError, .locked(path: file))
             XCTAssertEqual("\(error)", "cannot read \"\(file)\": the database is locked by another process")
         }
     }
@@ -243,9 +243,9 @@ final class ViewerDatabaseTests: XCTestCase {
         let before = try FileSnapshot(file)
 
         XCTAssertThrowsError(try ViewerDatabase.open(path: file).read { db in
-            try ViewerTable.all(db)
+            try TableSchema.all(db)
         }) { error in
-            XCTAssertEqual(error as? ViewerError, .needsRecovery(path: file))
+            XCTAssertEqual(error as? SourceError, .needsRecovery(path: file))
         }
         XCTAssertEqual(try FileSnapshot(file), before, "the viewer does not roll back")
         // The next writer does.

@@ -66,7 +66,7 @@ final class ViewerDeletedRowsTests: XCTestCase {
 
     func testLookupOfAnotherTableIsDropped() throws {
         driver = try ViewerDriver(path: path, table: "item")
-        let other = try driver.database.read { db in RowSource.table(try ViewerTable.named("pair", in: db)) }
+        let other = try driver.database.read { db in RowSource.table(try TableSchema.named("pair", in: db)) }
         try driver.send(.deletedRowsFound(other, [StoredKey([1.databaseValue])]))
         XCTAssertEqual(statusLine, "")
     }
@@ -74,13 +74,13 @@ final class ViewerDeletedRowsTests: XCTestCase {
     func testIdentityLookupFindsMissingRowsByRowidAndPrimaryKey() throws {
         let database = try ViewerDatabase.open(path: path)
         try database.read { db in
-            let item = try XCTUnwrap(RowSource.table(try ViewerTable.named("item", in: db)).identityLookup)
+            let item = try XCTUnwrap(RowSource.table(try TableSchema.named("item", in: db)).identityLookup)
             XCTAssertEqual(try item.missing(db, among: [[1.databaseValue], [31.databaseValue], [2.databaseValue]]),
                            [[31.databaseValue]])
-            let pair = try XCTUnwrap(RowSource.table(try ViewerTable.named("pair", in: db)).identityLookup)
+            let pair = try XCTUnwrap(RowSource.table(try TableSchema.named("pair", in: db)).identityLookup)
             XCTAssertEqual(try pair.missing(db, among: [["x".databaseValue, 2.databaseValue], ["y".databaseValue, 2.databaseValue]]),
                            [["y".databaseValue, 2.databaseValue]])
-            XCTAssertNil(RowSource.table(try ViewerTable.named("cheap", in: db)).identityLookup)
+            XCTAssertNil(RowSource.table(try TableSchema.named("cheap", in: db)).identityLookup)
         }
     }
 

@@ -187,7 +187,7 @@ final class ViewerInterruptionTests: XCTestCase {
             loop.send(.key(.end))
             XCTAssertTrue(waitUntil("two failures") { failures.windowFailures >= 2 })
             XCTAssertNotNil(loop.state.table, "the view stays")
-            XCTAssertEqual(loop.state.message, .error(ViewerError.needsRecovery(path: path).description))
+            XCTAssertEqual(loop.state.message, .error(SourceError.needsRecovery(path: path).description))
 
             // The next writer rolls the journal back, and commits.
             try ForeignFile.sqlite3(path, "INSERT INTO item(name) VALUES ('after the rollback')")

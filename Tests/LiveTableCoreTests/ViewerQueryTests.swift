@@ -23,12 +23,12 @@ final class ViewerQueryTests: XCTestCase {
     }
 
     private func assertRefused(
-        _ sql: String, _ expected: ViewerError,
+        _ sql: String, _ expected: SourceError,
         file: StaticString = #filePath, line: UInt = #line) throws
     {
         let before = try FileSnapshot(self.file)
         XCTAssertThrowsError(try query(sql), file: file, line: line) { error in
-            XCTAssertEqual(error as? ViewerError, expected, file: file, line: line)
+            XCTAssertEqual(error as? SourceError, expected, file: file, line: line)
         }
         XCTAssertEqual(try FileSnapshot(self.file), before, file: file, line: line)
         XCTAssertEqual(try ForeignFile.sqlite3(self.file, "SELECT COUNT(*) FROM t;"), "4\n", file: file, line: line)
@@ -47,7 +47,7 @@ final class ViewerQueryTests: XCTestCase {
         ] {
             try assertRefused(sql, .notReadOnly)
         }
-        XCTAssertEqual("\(ViewerError.notReadOnly)", "the query is not read-only: livetable view only reads")
+        XCTAssertEqual("\(SourceError.notReadOnly)", "the query is not read-only: livetable view only reads")
     }
 
     func testMultipleStatementsAreRefusedBeforeAnyRuns() throws {
@@ -79,7 +79,7 @@ final class ViewerQueryTests: XCTestCase {
 
     func testReadOnlyPragmaCanNotBePaged() throws {
         XCTAssertThrowsError(try query("PRAGMA table_info(t)")) { error in
-            guard case .invalidQuery = error as? ViewerError else { return XCTFail("\(error)") }
+            guard case .invalidQuery = error as? SourceError else { return XCTFail("\(error)") }
         }
         // Its table-valued function can.
         XCTAssertEqual(try query("SELECT name FROM pragma_table_info('t')").columnNames, ["name"])

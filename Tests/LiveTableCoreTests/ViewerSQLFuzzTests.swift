@@ -93,7 +93,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
         let before = try FileSnapshot(path)
         let database = try ViewerDatabase.open(path: path)
         let tables = try database.read { db in
-            try ["item", "pair", "v", "ft"].map { RowSource.table(try ViewerTable.named($0, in: db)) }
+            try ["item", "pair", "v", "ft"].map { RowSource.table(try TableSchema.named($0, in: db)) }
         }
 
         accepted = 0
@@ -131,7 +131,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
             let source = try database.read { db in try RowSource.query(sql, in: db) }
             accepted += 1
             try read(source, database)
-        } catch is ViewerError {
+        } catch is SourceError {
             refused += 1
         }
         for table in tables {
@@ -139,7 +139,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
                 let source = try database.read { db in try table.filtered(sql, in: db) }
                 accepted += 1
                 try read(source, database)
-            } catch is ViewerError {
+            } catch is SourceError {
                 refused += 1
             }
         }
@@ -164,7 +164,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
             _ = try database.read { db in
                 try RowSearch(text: "e", column: 0, forward: true, from: window.positions.last).run(db, source, ordering)
             }
-        } catch is ViewerError {
+        } catch is SourceError {
         } catch is DatabaseError {
         }
     }

@@ -31,12 +31,12 @@ final class ViewerTableTests: XCTestCase {
         database = try ViewerDatabase.open(path: file)
     }
 
-    private func table(_ name: String) throws -> ViewerTable {
-        try database.read { db in try ViewerTable.named(name, in: db) }
+    private func table(_ name: String) throws -> TableSchema {
+        try database.read { db in try TableSchema.named(name, in: db) }
     }
 
     func testListsTablesViewsAndVirtualTables() throws {
-        let tables = try database.read { db in try ViewerTable.all(db) }
+        let tables = try database.read { db in try TableSchema.all(db) }
         let kinds = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0.kind) })
         XCTAssertEqual(kinds["item"], .table)
         XCTAssertEqual(kinds["pairs"], .withoutRowidTable)
@@ -51,11 +51,11 @@ final class ViewerTableTests: XCTestCase {
     func testColumnsWithDeclaredTypes() throws {
         let item = try table("item")
         XCTAssertEqual(item.columns, [
-            ViewerColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true, isRowidAlias: true),
-            ViewerColumn(name: "name", declaredType: "TEXT", isIndexed: false, isNotNull: true),
-            ViewerColumn(name: "price", declaredType: "REAL", isIndexed: true),
+            SourceColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true, isRowidAlias: true),
+            SourceColumn(name: "name", declaredType: "TEXT", isIndexed: false, isNotNull: true),
+            SourceColumn(name: "price", declaredType: "REAL", isIndexed: true),
             // Only a partial index leads with note: no keyset on it.
-            ViewerColumn(name: "note", declaredType: "", isIndexed: false),
+            SourceColumn(name: "note", declaredType: "", isIndexed: false),
         ])
         // Generated columns are in SELECT *, the hidden columns of FTS5 not.
         XCTAssertEqual(try table("generated").columnNames, ["a", "twice", "thrice"])
@@ -107,7 +107,7 @@ final class ViewerTableTests: XCTestCase {
 
     func testMissingTableListsTheTables() throws {
         XCTAssertThrowsError(try table("items")) { error in
-            guard case let .noSuchTable(name, tables) = error as? ViewerError else {
+            guard case let .noSuchTable(name, tables) = error as? SourceError else {
                 return XCTFail("\(error)")
             }
             XCTAssertEqual(name, "items")
@@ -121,9 +121,9 @@ final class ViewerTableTests: XCTestCase {
 
     func testMissingTableAmongThousandsListsAFewNamesNearestFirst() throws {
         let names = (1...20_000).map { "t\($0)" } + ["items_archive"]
-        let error = ViewerError.noSuchTable(name: "items", tables: names)
+        let error = SourceError.noSuchTable(name: "items", tables: names)
         XCTAssertEqual("\(error)", #"no table or view "items": the file has "items_archive", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9" and 19991 more"#)
-        let long = ViewerError.noSuchColumn(name: "x", source: "t", columns: [String(repeating: "c", count: 100_000)])
+        let long = SourceError.noSuchColumn(name: "x", source: "t", columns: [String(repeating: "c", count: 100_000)])
         XCTAssertLessThan("\(long)".count, 200, "\(long)")
     }
 
@@ -133,11 +133,11 @@ final class ViewerTableTests: XCTestCase {
             INSERT INTO sqlite_schema VALUES ('table', 'ghost', 'ghost', 0, 'CREATE VIRTUAL TABLE ghost USING nosuchmodule()');
             """)
         let database = try ViewerDatabase.open(path: file)
-        let names = try database.read { db in try ViewerTable.all(db).map(\.name) }
+        let names = try database.read { db in try TableSchema.all(db).map(\.name) }
         XCTAssertFalse(names.contains("ghost"))
         XCTAssertTrue(names.contains("item"))
-        XCTAssertTrue(try database.read { db in try ViewerTable.allNames(db) }.contains("ghost"))
-        XCTAssertThrowsError(try database.read { db in try ViewerTable.named("ghost", in: db) }) { error in
+        XCTAssertTrue(try database.read { db in try TableSchema.allNames(db) }.contains("ghost"))
+        XCTAssertThrowsError(try database.read { db in try TableSchema.named("ghost", in: db) }) { error in
             XCTAssertEqual("\(error)", #"cannot read "ghost": no such module: nosuchmodule"#)
         }
     }
@@ -155,7 +155,7 @@ final class ViewerTableTests: XCTestCase {
 
         try ForeignFile.sqlite3(file, "DROP VIEW cheap; DROP TABLE item;")
         XCTAssertThrowsError(try database.read { db in try item.reloaded(db) }) { error in
-            guard case .noSuchTable(name: "item", tables: _) = error as? ViewerError else { return XCTFail("\(error)") }
+            guard case .noSuchTable(name: "item", tables: _) = error as? SourceError else { return XCTFail("\(error)") }
         }
         // The stale source fails with one line, and no crash.
         XCTAssertThrowsError(try database.read { db in

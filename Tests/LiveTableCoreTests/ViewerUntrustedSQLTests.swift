@@ -28,7 +28,7 @@ final class ViewerUntrustedSQLTests: XCTestCase {
     }
 
     private func filter(_ expression: String, table: String = "item") throws -> RowSource {
-        try database.read { db in try RowSource.table(ViewerTable.named(table, in: db)).filtered(expression, in: db) }
+        try database.read { db in try RowSource.table(TableSchema.named(table, in: db)).filtered(expression, in: db) }
     }
 
     private func assertRefused(
@@ -67,7 +67,7 @@ final class ViewerUntrustedSQLTests: XCTestCase {
     func testViewOfAFullTextTableIsRefusedWithAWayOut() throws {
         // trusted_schema = OFF: SQLite does not let a view of the file read
         // a virtual table that is not innocuous (FTS3, FTS5).
-        XCTAssertThrowsError(try database.read { db in try ViewerTable.named("hello", in: db) }) { error in
+        XCTAssertThrowsError(try database.read { db in try TableSchema.named("hello", in: db) }) { error in
             XCTAssertEqual(
                 "\(error)", #"cannot read "hello": unsafe use of virtual table "ft" in a view of the file, "#
                     + "which livetable view does not trust: give the view's SELECT with --query")

@@ -70,7 +70,7 @@ public struct CellText: Equatable, Sendable {
             text = Self.text(of: double)
         case let .string(string):
             kind = .text
-            text = Self.escaped(Self.cut(string, toLength: Self.maximumLength))
+            text = Self.escaped(string.cut(toLength: Self.maximumLength))
         case let .blob(data):
             kind = .blob
             text = data.count == 1 ? "<1 byte>" : "<\(data.count) bytes>"
@@ -113,18 +113,6 @@ public struct CellText: Equatable, Sendable {
         }
         if double.isNaN { return "NaN" } // SQLite stores NaN as NULL; kept for safety.
         return "\(double)"
-    }
-
-    /// `text` cut to its first `length` scalars, ending with "…" when
-    /// something was cut off: only the scalars kept are read.
-    static func cut(_ text: String, toLength length: Int) -> String {
-        var end = text.unicodeScalars.startIndex
-        for _ in 0..<max(0, length) {
-            guard end < text.unicodeScalars.endIndex else { return text }
-            end = text.unicodeScalars.index(after: end)
-        }
-        guard end < text.unicodeScalars.endIndex else { return text }
-        return String(text.unicodeScalars[..<end]) + TextWidth.ellipsis
     }
 
     /// `text` with the characters that could act on the terminal escaped:

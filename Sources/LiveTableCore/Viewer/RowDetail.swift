@@ -107,14 +107,14 @@ enum RowDetail {
     /// escaped visibly, line breaks too, so that `new\nline` and
     /// `new line` are told apart; cut as a cell's text is.
     static func name(_ text: String) -> String {
-        CellText.escaped(CellText.cut(text, toLength: CellText.maximumLength))
+        CellText.escaped(text.cut(toLength: CellText.maximumLength))
     }
 
     /// A query or a filter on one line: control characters escaped, line
     /// breaks and tabs made spaces; cut as a cell's text is, so that a
     /// long query costs each screen no more than a short one.
     static func oneLine(_ text: String) -> String {
-        let spaced = CellText.cut(text, toLength: CellText.maximumLength).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
+        let spaced = text.cut(toLength: CellText.maximumLength).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
             .joined(separator: " ")
         return CellText.escaped(spaced)
     }

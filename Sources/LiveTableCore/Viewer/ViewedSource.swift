@@ -41,7 +41,7 @@ public struct ViewedSource: Equatable, Sendable {
     /// Reads the source of `target`, orders it, and asks SQLite what a
     /// window costs.
     ///
-    /// - throws: A `ViewerError`: `.noSuchTable` (listing the tables),
+    /// - throws: A `SourceError`: `.noSuchTable` (listing the tables),
     ///   `.noSuchColumn` for a missing sort column, the errors of a query.
     public static func open(
         _ target: ViewerTarget, sortColumn: String?, descending: Bool, in db: Database) throws -> ViewedSource
@@ -49,7 +49,7 @@ public struct ViewedSource: Equatable, Sendable {
         let version = try RowSource.schemaVersion(db)
         let source: RowSource
         switch target {
-        case let .table(name): source = .table(try ViewerTable.named(name, in: db))
+        case let .table(name): source = .table(try TableSchema.named(name, in: db))
         case let .query(sql): source = try RowSource.query(sql, in: db)
         }
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
@@ -71,7 +71,7 @@ public struct ViewedSource: Equatable, Sendable {
     /// if let scanned { print("filtered: each update scans \(scanned.value) rows") }
     /// ```
     ///
-    /// - throws: `ViewerError.invalidFilter`, with SQLite's message.
+    /// - throws: `SourceError.invalidFilter`, with SQLite's message.
     public func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
         let filtered = try source.filtered(expression, in: db)
         let viewed = ViewedSource(
@@ -92,7 +92,7 @@ public struct ViewedSource: Equatable, Sendable {
     /// The source as the current schema describes it, when another process
     /// changed the schema since it was read; itself otherwise.
     ///
-    /// - throws: `ViewerError.noSuchTable` when the table was dropped,
+    /// - throws: `SourceError.noSuchTable` when the table was dropped,
     ///   `.noSuchColumn` when the sort column was.
     func current(_ db: Database) throws -> ViewedSource {
         let version = try RowSource.schemaVersion(db)

@@ -114,13 +114,13 @@ func performViewerEffect(
         switch effect {
         case .listTables:
             return .tablesListed(try database.read { db in
-                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+                try TableSchema.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             })
         case let .countTables(from, names, kinds):
             // As the program counts: each within its time limit.
             return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
                 try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
-                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
+                    try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
                 }
             })
         case let .open(target, sortColumn, descending):

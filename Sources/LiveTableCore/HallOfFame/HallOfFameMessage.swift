@@ -1,21 +1,7 @@
-/// A key press, decoded by the runtime from the terminal.
-public enum Key: Hashable, Sendable {
-    /// A printable character, including space.
-    case character(Character)
-    /// A control key: `.control("c")` is Ctrl-C.
-    case control(Character)
-    /// An arrow key.
-    case up, down, left, right
-    /// A paging or jumping key.
-    case pageUp, pageDown, home, end
-    /// An editing key.
-    case enter, escape, backspace, delete, tab
-}
-
 /// Everything that can happen to the app: key presses, terminal resizes, and
 /// values and results that come back from the database. `update` turns each
 /// message into a new state and effects.
-public enum Message: Equatable, Sendable {
+public enum HallOfFameMessage: Equatable, Sendable {
     /// The user pressed a key.
     case key(Key)
     /// The terminal has this new size.
@@ -23,20 +9,20 @@ public enum Message: Equatable, Sendable {
     /// The Hall of Fame observation delivered a value, at `now`: change
     /// highlighting fades from that time.
     case hallOfFame(HallOfFame, now: ContinuousClock.Instant)
-    /// The timer of change highlighting (``Effect/highlightTimer(at:)``)
+    /// The timer of change highlighting (``HallOfFameEffect/highlightTimer(at:)``)
     /// fired at `now`: highlights fade, and the timer is set again if
     /// some remain.
     case highlightTick(ContinuousClock.Instant)
     /// The players of these ids, which left the window from within it,
-    /// are deleted (``Effect/findDeletedPlayers(_:)``), or the lookup
+    /// are deleted (``HallOfFameEffect/findDeletedPlayers(_:)``), or the lookup
     /// failed with `error`.
     case deletedPlayersFound([Int64], error: String? = nil)
     /// The Hall of Fame observation failed: it is over.
     case observationFailed(String)
     /// A write effect ended: committed, or failed with `error` and rolled
     /// back. The runtime sends it once for each write effect
-    /// (``Effect/isWrite``).
-    case writeFinished(Effect, error: String?)
+    /// (``HallOfFameEffect/isWrite``).
+    case writeFinished(HallOfFameEffect, error: String?)
     /// The changes that other processes commit are polled: the status
     /// line's note ("polled every 0.1 s: fuse"), and ReactiveGRDB's reason
     /// (the file system, or inotify's limit), nil when the polling was
@@ -51,10 +37,12 @@ public enum Message: Equatable, Sendable {
     case demoCaption(String?)
 }
 
+extension HallOfFameMessage: TerminalMessage { }
+
 /// Work that `update` asks the app loop to do. Results come back as messages,
 /// and database changes come back through the observation: nothing is
 /// applied to the state optimistically.
-public enum Effect: Equatable, Sendable {
+public enum HallOfFameEffect: Equatable, Sendable {
     /// (Re)start the Hall of Fame observation for this window of rows,
     /// cancelling the previous one.
     case observe(WindowRequest)
@@ -90,7 +78,7 @@ public enum Effect: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// Effect.insertRandomPlayer.isWrite // true
+    /// HallOfFameEffect.insertRandomPlayer.isWrite // true
     /// ```
     var isWrite: Bool {
         switch self {

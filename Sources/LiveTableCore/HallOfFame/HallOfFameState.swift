@@ -9,12 +9,12 @@
 /// For example:
 ///
 /// ```swift
-/// var state = AppState.initial(width: 80, height: 24)
-/// var effects = update(&state, .resize(width: 80, height: 24)) // [.observe(...)]
-/// effects = update(&state, .key(.character("n")))              // [.insertRandomPlayer]
-/// let screen = render(state)
+/// var state = HallOfFameState.initial(width: 80, height: 24)
+/// var effects = hallOfFameUpdate(&state, .resize(width: 80, height: 24)) // [.observe(...)]
+/// effects = hallOfFameUpdate(&state, .key(.character("n")))              // [.insertRandomPlayer]
+/// let screen = hallOfFameRender(state)
 /// ```
-public struct AppState: Equatable, Sendable {
+public struct HallOfFameState: Equatable, Sendable {
     // MARK: - Database values
 
     /// The latest value of the Hall of Fame observation, nil until the first
@@ -82,13 +82,13 @@ public struct AppState: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// var state = AppState.initial(width: 80, height: 24, ordering: .byName)
+    /// var state = HallOfFameState.initial(width: 80, height: 24, ordering: .byName)
     /// state.useColor = false
     /// ```
     public static func initial(
-        width: Int, height: Int, ordering: Ordering = .byScore, useColor: Bool = true) -> AppState
+        width: Int, height: Int, ordering: Ordering = .byScore, useColor: Bool = true) -> HallOfFameState
     {
-        AppState(
+        HallOfFameState(
             hallOfFame: nil, observedRequest: nil,
             width: max(0, width), height: max(0, height), useColor: useColor,
             selectedPlayer: nil, scrollTop: 0, pendingJump: nil,
@@ -116,10 +116,10 @@ public struct AppState: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// AppState.initial(width: 80, height: 24).pageRows // 19
+    /// HallOfFameState.initial(width: 80, height: 24).pageRows // 19
     /// ```
     var pageRows: Int {
-        Layout(width: width, height: height).listRows
+        HallOfFameLayout(width: width, height: height).listRows
     }
 
     /// True while a stress test runs: `s` is ignored until it ends.
@@ -133,20 +133,6 @@ public struct AppState: Equatable, Sendable {
         if case .running = status.stressTest { return true }
         return false
     }
-}
-
-/// Where Home and End go.
-///
-/// For example:
-///
-/// ```swift
-/// if state.pendingJump == .last { print("waiting for the last rows") }
-/// ```
-enum JumpTarget: Equatable, Sendable {
-    /// The first player of the ordering.
-    case first
-    /// The last player of the ordering.
-    case last
 }
 
 /// What the keys currently do.

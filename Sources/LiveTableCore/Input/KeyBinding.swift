@@ -1,47 +1,3 @@
-/// What a key does on the main screen.
-///
-/// For example:
-///
-/// ```swift
-/// KeyBinding.action(for: .character("o")) // .toggleOrdering
-/// ```
-public enum Action: Hashable, Sendable {
-    /// Select the previous player.
-    case moveUp
-    /// Select the next player.
-    case moveDown
-    /// Select the player a page above.
-    case pageUp
-    /// Select the player a page below.
-    case pageDown
-    /// Select the first player of the ordering.
-    case jumpToFirst
-    /// Select the last player of the ordering.
-    case jumpToLast
-    /// Insert a random player.
-    case insert
-    /// Open the edit form on the selected player.
-    case edit
-    /// Delete the selected player.
-    case delete
-    /// Ask for confirmation, then delete all players.
-    case deleteAll
-    /// The demos' refresh.
-    case refresh
-    /// 50 concurrent refreshes.
-    case stressTest
-    /// Switch between "by score" and "by name".
-    case toggleOrdering
-    /// Turn change highlighting off, or on again.
-    case toggleHighlight
-    /// Show the help overlay.
-    case help
-    /// Restore the terminal and stop until the shell continues the app.
-    case suspend
-    /// Restore the terminal and exit.
-    case quit
-}
-
 /// A row of a screen's key table: some keys, what they do, and the actions
 /// they trigger on that screen.
 ///
@@ -134,8 +90,6 @@ public protocol ScreenAction: Hashable, Sendable {
     static var quit: Self { get }
 }
 
-extension Action: ScreenAction { }
-
 extension KeyBinding where Action: ScreenAction {
     /// The rows that move the selection: arrows and k j, pages, first and
     /// last.
@@ -173,55 +127,3 @@ extension KeyBinding where Action: ScreenAction {
             actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit])
     }
 }
-
-extension KeyBinding where Action == LiveTableCore.Action {
-    /// The action of `key` on the Hall of Fame's main screen, or nil when
-    /// the key does nothing there.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// KeyBinding.action(for: .control("c")) // .quit
-    /// KeyBinding.action(for: .character("x")) // nil
-    /// ```
-    public static func action(for key: Key) -> Action? {
-        action(for: key, in: keyBindings)
-    }
-}
-
-/// The keys of the main screen, in the order the help overlay lists them.
-///
-/// For example:
-///
-/// ```swift
-/// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
-/// ```
-public let keyBindings: [KeyBinding<Action>] = KeyBinding.moving + [
-    KeyBinding(
-        keys: "n or +", description: "insert a random player", hint: "n new",
-        actions: [.character("n"): .insert, .character("+"): .insert]),
-    KeyBinding(
-        keys: "e or Enter", description: "edit the selected player", hint: "e edit",
-        actions: [.character("e"): .edit, .enter: .edit]),
-    KeyBinding(
-        keys: "d or Delete", description: "delete the selected player", hint: "d del",
-        actions: [.character("d"): .delete, .delete: .delete]),
-    KeyBinding(
-        keys: "D", description: "delete all players (asks y/n)", hint: "D del all",
-        actions: [.character("D"): .deleteAll]),
-    KeyBinding(
-        keys: "r", description: "refresh: new random scores", hint: "r refresh",
-        actions: [.character("r"): .refresh]),
-    KeyBinding(
-        keys: "s", description: "stress test: 50 refreshes", hint: "s stress",
-        actions: [.character("s"): .stressTest]),
-    KeyBinding(
-        keys: "o", description: "order by score / by name", hint: "o order",
-        actions: [.character("o"): .toggleOrdering]),
-    KeyBinding(
-        keys: "H", description: "highlight changes on / off", hint: nil,
-        actions: [.character("H"): .toggleHighlight]),
-    .help,
-    .suspend,
-    .quit(),
-]

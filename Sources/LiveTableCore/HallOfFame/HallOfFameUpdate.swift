@@ -15,7 +15,7 @@
 /// ignored.
 ///
 /// Each value is also compared with the previous one by
-/// `AppState.highlighter`, which highlights what changed; `update` then
+/// `HallOfFameState.highlighter`, which highlights what changed; `update` then
 /// asks for one timer (`.highlightTimer(at:)`) to the next time a
 /// highlight fades, whenever that time changes, and for none while
 /// nothing is highlighted. The timer's `.highlightTick` carries the time,
@@ -24,22 +24,22 @@
 /// For example:
 ///
 /// ```swift
-/// var state = AppState.initial(width: 80, height: 24)
-/// update(&state, .resize(width: 80, height: 24)) // [.observe(WindowRequest(ordering: .byScore, anchor: .first, ...))]
-/// update(&state, .key(.character("d"))) // [.deletePlayer(id: 1)]
+/// var state = HallOfFameState.initial(width: 80, height: 24)
+/// hallOfFameUpdate(&state, .resize(width: 80, height: 24)) // [.observe(WindowRequest(ordering: .byScore, anchor: .first, ...))]
+/// hallOfFameUpdate(&state, .key(.character("d"))) // [.deletePlayer(id: 1)]
 /// ```
 ///
 /// - parameter state: The state to change.
 /// - parameter message: What happened.
 /// - returns: The effects to perform, in order.
-func update(_ state: inout AppState, _ message: Message) -> [Effect] {
+func hallOfFameUpdate(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
     var effects = state.apply(message)
     effects += state.setHighlightTimer()
     return effects
 }
 
-extension AppState {
-    fileprivate mutating func apply(_ message: Message) -> [Effect] {
+extension HallOfFameState {
+    fileprivate mutating func apply(_ message: HallOfFameMessage) -> [HallOfFameEffect] {
         switch message {
         case let .key(key):
             // The user looks at the screen: the row-count change and the
@@ -133,15 +133,15 @@ extension AppState {
 
 // MARK: - Keys
 
-extension AppState {
-    fileprivate mutating func handle(_ key: Key) -> [Effect] {
+extension HallOfFameState {
+    fileprivate mutating func handle(_ key: Key) -> [HallOfFameEffect] {
         // The bound control keys (Ctrl-C quits, Ctrl-Z suspends) act from
         // anywhere, even from a form or an overlay, which are there again
         // on resume. They never type text.
         if case .control = key, let action = KeyBinding.action(for: key) {
             return perform(action)
         }
-        if Layout(width: width, height: height).isTooSmall {
+        if HallOfFameLayout(width: width, height: height).isTooSmall {
             // "Too small" hides the list, the form and the overlays: a key
             // that would act unseen is ignored. Quitting and suspending
             // are safe.
@@ -181,7 +181,7 @@ extension AppState {
         }
     }
 
-    private mutating func handle(_ key: Key, in form: inout EditForm) -> [Effect] {
+    private mutating func handle(_ key: Key, in form: inout EditForm) -> [HallOfFameEffect] {
         if form.isSaving {
             // Esc leaves the save to end on its own (an error then shows
             // in the status line); nothing edits what is being saved.
@@ -232,7 +232,7 @@ extension AppState {
         return []
     }
 
-    private mutating func perform(_ action: Action) -> [Effect] {
+    private mutating func perform(_ action: HallOfFameAction) -> [HallOfFameEffect] {
         switch action {
         case .moveUp:
             return move(by: -1)
@@ -289,7 +289,7 @@ extension AppState {
         }
     }
 
-    private mutating func quit() -> [Effect] {
+    private mutating func quit() -> [HallOfFameEffect] {
         isQuitting = true
         return [.quit]
     }
@@ -297,7 +297,7 @@ extension AppState {
 
 // MARK: - Selection and windowing
 
-extension AppState {
+extension HallOfFameState {
     /// Windows hold this many pages before and after the selected player:
     /// enough to page twice before the next window arrives.
     static let windowPages = 3
@@ -307,7 +307,7 @@ extension AppState {
 
     /// The rows before and after the anchor of a new window.
     var windowMargin: Int {
-        max(AppState.windowPages * pageRows, AppState.minimumWindowMargin)
+        max(HallOfFameState.windowPages * pageRows, HallOfFameState.minimumWindowMargin)
     }
 
     /// The window to observe for an anchor, at the current size.
@@ -346,13 +346,13 @@ extension AppState {
     }
 
     /// Returns `.observe(request)`, unless that request is already observed.
-    mutating func observe(_ request: WindowRequest) -> [Effect] {
+    mutating func observe(_ request: WindowRequest) -> [HallOfFameEffect] {
         guard request != observedRequest else { return [] }
         observedRequest = request
         return [.observe(request)]
     }
 
-    fileprivate mutating func resize(width: Int, height: Int) -> [Effect] {
+    fileprivate mutating func resize(width: Int, height: Int) -> [HallOfFameEffect] {
         self.width = max(0, width)
         self.height = max(0, height)
         clampScroll()
@@ -368,7 +368,7 @@ extension AppState {
         return []
     }
 
-    private mutating func move(by offset: Int, isPage: Bool = false) -> [Effect] {
+    private mutating func move(by offset: Int, isPage: Bool = false) -> [HallOfFameEffect] {
         pendingJump = nil
         guard let hallOfFame, let index = selectedIndex else { return [] }
         let count = hallOfFame.players.count
@@ -389,7 +389,7 @@ extension AppState {
         return []
     }
 
-    private mutating func jump(to target: JumpTarget) -> [Effect] {
+    private mutating func jump(to target: JumpTarget) -> [HallOfFameEffect] {
         pendingJump = nil
         let players = hallOfFame?.players ?? []
         switch target {
@@ -427,7 +427,7 @@ extension AppState {
     /// with the one shown, so that the selected player's new score shows
     /// as changed. But the players that left, maybe the selected one, are
     /// news of the set-aside value only: it is looked up for them.
-    fileprivate mutating func receive(_ newValue: HallOfFame, at now: ContinuousClock.Instant) -> [Effect] {
+    fileprivate mutating func receive(_ newValue: HallOfFame, at now: ContinuousClock.Instant) -> [HallOfFameEffect] {
         // A value of a replaced observation (another window, another
         // ordering): the value of the observed window is on its way.
         guard newValue.request == observedRequest else { return [] }
@@ -451,7 +451,7 @@ extension AppState {
     /// Sets the highlight timer to the next time a highlight fades, when
     /// that time changed: one timer at most, and none while nothing is
     /// highlighted.
-    fileprivate mutating func setHighlightTimer() -> [Effect] {
+    fileprivate mutating func setHighlightTimer() -> [HallOfFameEffect] {
         let deadline = highlighter.nextDeadline
         guard deadline != highlightTimer else { return [] }
         highlightTimer = deadline
@@ -469,7 +469,7 @@ extension AppState {
     /// new place, or, if it was deleted, the players at its last known
     /// place. So the state only ever takes values that contain the
     /// selected player when it exists.
-    private mutating func place(_ newValue: HallOfFame) -> [Effect] {
+    private mutating func place(_ newValue: HallOfFame) -> [HallOfFameEffect] {
         let oldIndex = selectedIndex
         var screenRow = oldIndex.map { $0 - scrollTop } ?? 0
 

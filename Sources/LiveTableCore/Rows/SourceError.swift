@@ -8,10 +8,10 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// let error = ViewerError.noSuchTable(name: "plyers", tables: ["player", "team"])
+/// let error = SourceError.noSuchTable(name: "plyers", tables: ["player", "team"])
 /// print(error) // no table or view "plyers": the file has "player", "team"
 /// ```
-public enum ViewerError: Error, CustomStringConvertible, Equatable {
+public enum SourceError: Error, CustomStringConvertible, Equatable {
     /// The file does not exist.
     case missingFile(path: String)
     /// The file can not be opened, for `reason`.
@@ -52,7 +52,7 @@ public enum ViewerError: Error, CustomStringConvertible, Equatable {
     /// For example:
     ///
     /// ```swift
-    /// print(ViewerError.notReadOnly)
+    /// print(SourceError.notReadOnly)
     /// // the query is not read-only: livetable view only reads
     /// ```
     public var description: String {
@@ -155,7 +155,7 @@ private func quoted(_ name: String) -> String {
 /// A name of a list in double quotes, control characters escaped, cut
 /// after `maximumNameLength` characters.
 private func quotedListed(_ name: String) -> String {
-    quoted(CellText.cut(name, toLength: maximumNameLength))
+    quoted(name.cut(toLength: maximumNameLength))
 }
 
 /// The most characters of a name that an error quotes.

@@ -2,66 +2,6 @@ import CSQLite
 import Foundation
 import GRDB
 
-// MARK: - Untrusted SQL
-
-extension ViewerDatabase {
-    /// Makes a connection safe for SQL that the viewer did not write: the
-    /// filters and queries a user types, and the views and triggers that
-    /// the file holds.
-    ///
-    /// `sqlite3_stmt_readonly` is no safety boundary: a "read-only"
-    /// statement may call a function with effects. Debian's SQLite is built
-    /// with `SQLITE_ENABLE_FTS3_TOKENIZER`, whose two-argument
-    /// `fts3_tokenizer(name, pointer)` replaces a tokenizer with any address
-    /// (the next full-text search jumps there), and `load_extension` runs
-    /// any library. So every connection of the viewer gets:
-    ///
-    /// - an authorizer (`ViewerAuthorizer`) that allows reading, the
-    ///   built-in functions that reading needs, and the viewer's own
-    ///   PRAGMAs, and denies everything else;
-    /// - `SQLITE_DBCONFIG_DEFENSIVE` (no writing of the schema or of shadow
-    ///   tables even through a bug), `trusted_schema = OFF` (a view or a
-    ///   trigger of the file may only call functions and read virtual
-    ///   tables that SQLite marks innocuous: not an FTS table), the
-    ///   two-argument `fts3_tokenizer` and `load_extension` off.
-    ///
-    /// Called from `Configuration.prepareDatabase`, when the connection
-    /// opens and before it reads anything: every connection the viewer
-    /// opens must be prepared with it, as `open(path:)` prepares its two.
-    ///
-    /// - throws: A `DatabaseError` when an option can not be set.
-    static func guardConnection(_ db: Database) throws {
-        guard let connection = db.sqliteConnection else { return }
-        let options: [(option: Int32, value: Int32, name: String)] = [
-            (SQLITE_DBCONFIG_DEFENSIVE, 1, "SQLITE_DBCONFIG_DEFENSIVE"),
-            (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "SQLITE_DBCONFIG_TRUSTED_SCHEMA"),
-            (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, "SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER"),
-            (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION"),
-        ]
-        for (option, value, name) in options where lt_sqlite3_db_config_int(connection, option, value) != value {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "cannot set \(name)")
-        }
-        // The same setting as SQLITE_DBCONFIG_TRUSTED_SCHEMA, said twice so
-        // that it shows in the connection's own terms.
-        try db.execute(sql: "PRAGMA trusted_schema = OFF")
-        // Last: the authorizer denies PRAGMAs that set anything, and
-        // replaces GRDB's. GRDB's records what a statement reads and writes,
-        // for the observation of this connection's own writes and its
-        // schema cache: a read-only connection has no writes, and the
-        // viewer reads the schema with PRAGMAs, not with GRDB's cache.
-        ViewerAuthorizer.install(on: connection)
-    }
-
-    /// What the authorizer of `db` refused last, or nil when it refused
-    /// nothing.
-    ///
-    /// SQLite says only "not authorized"; the authorizer knows what it
-    /// refused.
-    static func lastDenial(in db: Database) -> ViewerAuthorizer.Denial? {
-        db.sqliteConnection.flatMap(ViewerAuthorizer.lastDenial(on:))
-    }
-}
-
 // MARK: - Authorizer
 
 /// The authorizer of the viewer's connections: reads, an allow-list of
@@ -72,7 +12,7 @@ extension ViewerDatabase {
 /// functions (`fts3_tokenizer`, `sqlite_dbpage`-like debugging functions,
 /// `rtreenode`) gets nothing new.
 // @unchecked Sendable: `denial` is only accessed with `lock` held.
-final class ViewerAuthorizer: @unchecked Sendable {
+final class SourceAuthorizer: @unchecked Sendable {
     /// What the authorizer refused.
     enum Denial: Equatable {
         /// A function off the list.
@@ -101,20 +41,29 @@ final class ViewerAuthorizer: @unchecked Sendable {
     /// The authorizer of each guarded connection, by its address: the
     /// callback's user data, kept alive as long as the connection may call
     /// it (an address is only reused after the connection closed).
-    private static let registry = LockedValue<[UInt: ViewerAuthorizer]>([:])
+    private static let registry = LockedValue<[UInt: SourceAuthorizer]>([:])
 
     /// Installs an authorizer on `connection`.
     static func install(on connection: OpaquePointer) {
-        let authorizer = ViewerAuthorizer()
+        let authorizer = SourceAuthorizer()
         registry.withLock { $0[UInt(bitPattern: connection)] = authorizer }
         sqlite3_set_authorizer(
             connection,
             { userData, action, first, second, _, _ in
                 guard let userData else { return SQLITE_DENY }
-                return Unmanaged<ViewerAuthorizer>.fromOpaque(userData).takeUnretainedValue()
+                return Unmanaged<SourceAuthorizer>.fromOpaque(userData).takeUnretainedValue()
                     .authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
             },
             Unmanaged.passUnretained(authorizer).toOpaque())
+    }
+
+    /// What the authorizer of `db` refused last, or nil when it refused
+    /// nothing.
+    ///
+    /// SQLite says only "not authorized"; the authorizer knows what it
+    /// refused.
+    static func lastDenial(in db: Database) -> Denial? {
+        db.sqliteConnection.flatMap(lastDenial(on:))
     }
 
     /// What the authorizer of `connection` last denied.
@@ -207,7 +156,7 @@ final class ViewerAuthorizer: @unchecked Sendable {
     ])
 
     /// PRAGMAs whose argument names what they read (a table, an index),
-    /// and never sets anything: the schema reads of `ViewerTable`
+    /// and never sets anything: the schema reads of `TableSchema`
     /// (`pragma_table_xinfo(?)`).
     static let pragmasOfAName: Set<String> = [
         "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",

@@ -42,11 +42,11 @@ public struct RowSearch: Equatable, Sendable {
     /// Runs the search, in the read of `db`. Call it off the main thread:
     /// without an index on the text, it reads rows until one matches.
     ///
-    /// - throws: `ViewerError.noSuchColumn` for a column out of range,
+    /// - throws: `SourceError.noSuchColumn` for a column out of range,
     ///   and SQLite's errors.
     public func run(_ db: Database, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
         guard source.columnExpressions.indices.contains(column) else {
-            throw ViewerError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
+            throw SourceError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
         }
         let contains = "instr(lower(\(source.columnExpressions[column])), lower(?)) > 0"
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {

@@ -6,12 +6,12 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// let tables = try database.read { db in try ViewerTable.all(db) }
+/// let tables = try database.read { db in try TableSchema.all(db) }
 /// for table in tables {
 ///     print(table.name, table.kind, table.columns.map(\.name))
 /// }
 /// ```
-public struct ViewerTable: Equatable, Sendable {
+public struct TableSchema: Equatable, Sendable {
     /// What kind of table it is.
     public enum Kind: String, Equatable, Sendable {
         /// A table with a rowid.
@@ -30,7 +30,7 @@ public struct ViewerTable: Equatable, Sendable {
         /// For example:
         ///
         /// ```swift
-        /// ViewerTable.Kind.withoutRowidTable.word // "without-rowid"
+        /// TableSchema.Kind.withoutRowidTable.word // "without-rowid"
         /// ```
         public var word: String {
             switch self {
@@ -49,7 +49,7 @@ public struct ViewerTable: Equatable, Sendable {
     public var kind: Kind
     /// The columns that `SELECT *` returns, in order (hidden columns of
     /// virtual tables are left out; generated columns are kept).
-    public var columns: [ViewerColumn]
+    public var columns: [SourceColumn]
     /// How a row is identified.
     public var identity: RowIdentity
     /// The columns of the primary key of a `WITHOUT ROWID` table that its
@@ -59,7 +59,7 @@ public struct ViewerTable: Equatable, Sendable {
 
     /// Creates a table description; `all(_:)` and `named(_:in:)` read them.
     public init(
-        name: String, kind: Kind, columns: [ViewerColumn], identity: RowIdentity,
+        name: String, kind: Kind, columns: [SourceColumn], identity: RowIdentity,
         descendingKeyColumns: Set<String> = [])
     {
         self.name = name
@@ -81,9 +81,9 @@ public struct ViewerTable: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let names = try database.read { db in try ViewerTable.all(db).map(\.name) }
+    /// let names = try database.read { db in try TableSchema.all(db).map(\.name) }
     /// ```
-    public static func all(_ db: Database) throws -> [ViewerTable] {
+    public static func all(_ db: Database) throws -> [TableSchema] {
         try listedTables(db).compactMap { entry in
             try? describe(db, entry)
         }
@@ -96,7 +96,7 @@ public struct ViewerTable: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let entries = try database.read { db in try ViewerTable.list(db) }
+    /// let entries = try database.read { db in try TableSchema.list(db) }
     /// ```
     public static func list(_ db: Database) throws -> [(name: String, kind: Kind)] {
         try listedTables(db).map { ($0.name, $0.kind) }
@@ -113,17 +113,17 @@ public struct ViewerTable: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let player = try database.read { db in try ViewerTable.named("player", in: db) }
+    /// let player = try database.read { db in try TableSchema.named("player", in: db) }
     /// ```
     ///
-    /// - throws: `ViewerError.noSuchTable` listing the tables, or
-    ///   `ViewerError.unreadableTable`.
-    public static func named(_ name: String, in db: Database) throws -> ViewerTable {
+    /// - throws: `SourceError.noSuchTable` listing the tables, or
+    ///   `SourceError.unreadableTable`.
+    public static func named(_ name: String, in db: Database) throws -> TableSchema {
         let entries = try listedTables(db)
         guard let entry = entries.first(where: { $0.name == name })
             ?? entries.first(where: { $0.name.lowercased() == name.lowercased() })
         else {
-            throw ViewerError.noSuchTable(name: name, tables: entries.map(\.name))
+            throw SourceError.noSuchTable(name: name, tables: entries.map(\.name))
         }
         do {
             return try describe(db, entry)
@@ -136,7 +136,7 @@ public struct ViewerTable: Equatable, Sendable {
                 reason += " in a view of the file, which livetable view does not trust: "
                     + "give the view's SELECT with --query"
             }
-            throw ViewerError.unreadableTable(name: entry.name, reason: reason)
+            throw SourceError.unreadableTable(name: entry.name, reason: reason)
         }
     }
 
@@ -147,9 +147,9 @@ public struct ViewerTable: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let table = try database.read { db in try ViewerTable.named("player", kind: .table, in: db) }
+    /// let table = try database.read { db in try TableSchema.named("player", kind: .table, in: db) }
     /// ```
-    public static func named(_ name: String, kind: Kind, in db: Database) throws -> ViewerTable {
+    public static func named(_ name: String, kind: Kind, in db: Database) throws -> TableSchema {
         let type: String
         switch kind {
         case .table, .withoutRowidTable: type = "table"
@@ -189,7 +189,7 @@ public struct ViewerTable: Equatable, Sendable {
             .sorted { $0.name < $1.name }
     }
 
-    private static func describe(_ db: Database, _ entry: Entry) throws -> ViewerTable {
+    private static func describe(_ db: Database, _ entry: Entry) throws -> TableSchema {
         let kind = entry.kind
         let indexed = kind == .view || kind == .virtual ? [] : try indexedColumns(db, table: entry.name)
         // The index of the primary key, when it has one: always for a
@@ -215,7 +215,7 @@ public struct ViewerTable: Equatable, Sendable {
             // of it in the schema).
             let isRowidAlias = kind == .table && isPrimaryKey && primaryKeyCount == 1
                 && type.uppercased() == "INTEGER" && primaryKeyIndex == nil
-            return ViewerColumn(
+            return SourceColumn(
                 name: name,
                 declaredType: type,
                 isIndexed: indexed.contains(name.lowercased()),
@@ -246,7 +246,7 @@ public struct ViewerTable: Equatable, Sendable {
                 arguments: [primaryKeyIndex])
             descendingKeyColumns = Set(descending.compactMap { $0["name"] as String? })
         }
-        let table = ViewerTable(
+        let table = TableSchema(
             name: entry.name, kind: kind, columns: columns, identity: identity,
             descendingKeyColumns: descendingKeyColumns)
         // A virtual table of a missing module fails here, not above.
@@ -298,7 +298,7 @@ public struct ViewerTable: Equatable, Sendable {
 }
 
 /// A column of a table, view or query.
-public struct ViewerColumn: Equatable, Sendable {
+public struct SourceColumn: Equatable, Sendable {
     /// The name of the column.
     public var name: String
     /// The declared type ("INTEGER", "varchar(20)"…), empty when none.
@@ -319,7 +319,7 @@ public struct ViewerColumn: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let column = ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
+    /// let column = SourceColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
     /// ```
     public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
         self.name = name

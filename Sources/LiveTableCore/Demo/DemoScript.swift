@@ -63,7 +63,7 @@ public enum DemoScript {
     /// ```swift
     /// DemoScript.steps.map(\.caption)
     /// ```
-    static let steps: [DemoStep<Message>] = [
+    static let steps: [DemoStep<HallOfFameMessage>] = [
         DemoStep(
             caption: "Refresh (r): an empty table gets 8 random players",
             messages: keys("r")),
@@ -107,7 +107,7 @@ public enum DemoScript {
     ///
     /// - parameter playerCount: The number of players when the demo starts.
     /// - returns: The steps to play.
-    public static func steps(playerCount: Int) -> [DemoStep<Message>] {
+    public static func steps(playerCount: Int) -> [DemoStep<HallOfFameMessage>] {
         playerCount > 0 ? Array(steps.dropFirst()) : steps
     }
 
@@ -199,8 +199,8 @@ public enum DemoScript {
     ]
 
     /// Key messages that type each character of the texts.
-    private static func keys(_ texts: String...) -> [Message] {
-        texts.flatMap { $0.map { Message.key(.character($0)) } }
+    private static func keys(_ texts: String...) -> [HallOfFameMessage] {
+        texts.flatMap { $0.map { HallOfFameMessage.key(.character($0)) } }
     }
 
     /// Viewer key messages that type each character of `text`.

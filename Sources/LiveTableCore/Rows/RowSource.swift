@@ -20,13 +20,13 @@ public struct RowSource: Equatable, Sendable {
     /// The table's name, or the query's text.
     public var name: String
     /// The columns the viewer shows, in order.
-    public var columns: [ViewerColumn]
+    public var columns: [SourceColumn]
     /// How a row is identified.
     public var identity: RowIdentity
     /// True for a query (false for a table or view).
     public var isQuery: Bool
     /// The identity columns that the table's own order sorts in descending
-    /// order (`ViewerTable.descendingKeyColumns`).
+    /// order (`TableSchema.descendingKeyColumns`).
     public var descendingIdentityColumns: Set<String> = []
 
     /// The SQL expression that rows must satisfy (`livetable view`'s `f`),
@@ -50,10 +50,10 @@ public struct RowSource: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let table = try database.read { db in try ViewerTable.named("player", in: db) }
+    /// let table = try database.read { db in try TableSchema.named("player", in: db) }
     /// let source = RowSource.table(table)
     /// ```
-    public static func table(_ table: ViewerTable) -> RowSource {
+    public static func table(_ table: TableSchema) -> RowSource {
         RowSource(
             name: table.name,
             columns: table.columns,
@@ -77,10 +77,10 @@ public struct RowSource: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// try RowSource.query("DELETE FROM player", in: db) // throws ViewerError.notReadOnly
+    /// try RowSource.query("DELETE FROM player", in: db) // throws SourceError.notReadOnly
     /// ```
     ///
-    /// - throws: A `ViewerError`: `.emptyQuery`, `.multipleStatements`,
+    /// - throws: A `SourceError`: `.emptyQuery`, `.multipleStatements`,
     ///   `.notReadOnly`, `.noResultColumns` or `.invalidQuery`.
     public static func query(_ sql: String, in db: Database) throws -> RowSource {
         let statement = try validatedStatement(sql, in: db)
@@ -93,7 +93,7 @@ public struct RowSource: Equatable, Sendable {
         let prefix = queryPrefix(body, columns: positional, filter: nil)
         let source = RowSource(
             name: sql,
-            columns: names.map { ViewerColumn(name: $0, declaredType: "", isIndexed: false) },
+            columns: names.map { SourceColumn(name: $0, declaredType: "", isIndexed: false) },
             identity: .none,
             isQuery: true,
             prefix: prefix,
@@ -104,30 +104,30 @@ public struct RowSource: Equatable, Sendable {
         // be a common table expression.
         do {
             let wrapped = try db.makeStatement(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
-            guard wrapped.isReadonly else { throw ViewerError.notReadOnly }
+            guard wrapped.isReadonly else { throw SourceError.notReadOnly }
         } catch let error as DatabaseError {
             if let denial = denial(error, in: db) {
                 throw queryError(denial)
             }
-            throw ViewerError.invalidQuery(reason: "only a SELECT can be viewed (\(error.message ?? "\(error.resultCode)"))")
+            throw SourceError.invalidQuery(reason: "only a SELECT can be viewed (\(error.message ?? "\(error.resultCode)"))")
         }
         return source
     }
 
     /// What the authorizer refused in the statement that failed with
     /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
-    private static func denial(_ error: DatabaseError, in db: Database) -> ViewerAuthorizer.Denial? {
+    private static func denial(_ error: DatabaseError, in db: Database) -> SourceAuthorizer.Denial? {
         // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
         // use function: …" (SQLITE_ERROR).
         guard error.resultCode == .SQLITE_AUTH || error.message?.hasPrefix("not authorized") == true else {
             return nil
         }
-        return ViewerDatabase.lastDenial(in: db) ?? .write
+        return SourceAuthorizer.lastDenial(in: db) ?? .write
     }
 
     /// The error of a query that the authorizer refused: a write (or a
     /// PRAGMA that sets) is not read-only; a function off the list is named.
-    private static func queryError(_ denial: ViewerAuthorizer.Denial) -> ViewerError {
+    private static func queryError(_ denial: SourceAuthorizer.Denial) -> SourceError {
         switch denial {
         case .write, .pragma(_, _?): return .notReadOnly
         case .function, .pragma: return .invalidQuery(reason: denial.reason)
@@ -159,14 +159,14 @@ public struct RowSource: Equatable, Sendable {
         do {
             statements = try db.allStatements(sql: sql)
             guard let first = try statements.next() else {
-                throw ViewerError.emptyQuery
+                throw SourceError.emptyQuery
             }
             statement = first
         } catch let error as DatabaseError {
             if let denial = denial(error, in: db) {
                 throw queryError(denial)
             }
-            throw ViewerError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
+            throw SourceError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
         }
         // What follows the first statement is never run: compiling it
         // tells whether there is one (GRDB refuses the same way).
@@ -177,16 +177,16 @@ public struct RowSource: Equatable, Sendable {
             hasMore = true
         }
         if hasMore {
-            throw ViewerError.multipleStatements
+            throw SourceError.multipleStatements
         }
         guard statement.isReadonly else {
-            throw ViewerError.notReadOnly
+            throw SourceError.notReadOnly
         }
         guard statement.columnCount > 0 else {
-            throw ViewerError.noResultColumns
+            throw SourceError.noResultColumns
         }
         if let problem = parameterProblem(statement) {
-            throw ViewerError.invalidQuery(reason: problem)
+            throw SourceError.invalidQuery(reason: problem)
         }
         return statement
     }
@@ -204,7 +204,7 @@ public struct RowSource: Equatable, Sendable {
     /// let source = try database.read { db in try source.reloaded(db) }
     /// ```
     ///
-    /// - throws: `ViewerError.noSuchTable` when the table is gone, or the
+    /// - throws: `SourceError.noSuchTable` when the table is gone, or the
     ///   error of the query that no longer compiles.
     public func reloaded(_ db: Database) throws -> RowSource {
         var source: RowSource
@@ -212,7 +212,7 @@ public struct RowSource: Equatable, Sendable {
             source = try RowSource.query(querySQL, in: db)
             source.name = name
         } else {
-            source = .table(try ViewerTable.named(name, in: db))
+            source = .table(try TableSchema.named(name, in: db))
         }
         return try source.filtered(filter, in: db)
     }
@@ -246,10 +246,10 @@ public struct RowSource: Equatable, Sendable {
     ///
     /// ```swift
     /// let cheap = try source.filtered("price < 10 AND name LIKE 'a%'", in: db)
-    /// try source.filtered("1); DELETE FROM item; --", in: db) // throws ViewerError.invalidFilter
+    /// try source.filtered("1); DELETE FROM item; --", in: db) // throws SourceError.invalidFilter
     /// ```
     ///
-    /// - throws: `ViewerError.invalidFilter`, with SQLite's message.
+    /// - throws: `SourceError.invalidFilter`, with SQLite's message.
     public func filtered(_ expression: String?, in db: Database) throws -> RowSource {
         var source = self
         if let querySQL {
@@ -259,7 +259,7 @@ public struct RowSource: Equatable, Sendable {
         let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !text.isEmpty else { return source }
         if let problem = Self.expressionProblem(text) {
-            throw ViewerError.invalidFilter(reason: problem)
+            throw SourceError.invalidFilter(reason: problem)
         }
         source.filter = text
         if let querySQL {
@@ -268,7 +268,7 @@ public struct RowSource: Equatable, Sendable {
         do {
             let statements = try db.allStatements(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
             guard let statement = try statements.next() else {
-                throw ViewerError.invalidFilter(reason: "the filter is empty")
+                throw SourceError.invalidFilter(reason: "the filter is empty")
             }
             // What follows the first statement is compiled, never run.
             let hasMore: Bool
@@ -278,16 +278,16 @@ public struct RowSource: Equatable, Sendable {
                 hasMore = true
             }
             if hasMore {
-                throw ViewerError.invalidFilter(reason: "more than one statement")
+                throw SourceError.invalidFilter(reason: "more than one statement")
             }
             guard statement.isReadonly else {
-                throw ViewerError.invalidFilter(reason: "not read-only")
+                throw SourceError.invalidFilter(reason: "not read-only")
             }
             if let problem = Self.parameterProblem(statement) {
-                throw ViewerError.invalidFilter(reason: problem)
+                throw SourceError.invalidFilter(reason: problem)
             }
         } catch let error as DatabaseError {
-            throw ViewerError.invalidFilter(reason: Self.denial(error, in: db)?.reason ?? error.message ?? "\(error.resultCode)")
+            throw SourceError.invalidFilter(reason: Self.denial(error, in: db)?.reason ?? error.message ?? "\(error.resultCode)")
         }
         return source
     }

@@ -86,7 +86,7 @@ public struct ViewerProgram: AppProgram {
             // The names at once (one query); their counts follow
             // (`countTables`).
             return .observe(slot: "tables", read(background: true, { db in
-                try ViewerTable.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+                try TableSchema.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
         case let .retryListing(seconds):
             return .observe(slot: "tables", Just(ViewerMessage.retryListing)
@@ -185,7 +185,7 @@ public struct ViewerProgram: AppProgram {
     /// each count, the counts so far come back in `.tablesCounted`: the
     /// loop keeps the latest of its messages, which holds all before it.
     nonisolated private static func countTables(
-        from: Int, names: [String], kinds: [ViewerTable.Kind], in database: ViewerDatabase
+        from: Int, names: [String], kinds: [TableSchema.Kind], in database: ViewerDatabase
     ) -> AnyPublisher<ViewerMessage, Never>
     {
         Deferred { () -> AnyPublisher<ViewerMessage, Never> in
@@ -201,7 +201,7 @@ public struct ViewerProgram: AppProgram {
                             for (name, kind) in zip(names, kinds) {
                                 guard let ticket = counting.nextTicket() else { return }
                                 counts.append(try? database.read(background: true, ticket: ticket) { db in
-                                    try RowSource.table(ViewerTable.named(name, kind: kind, in: db)).quickRowCount(db)
+                                    try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
                                 })
                                 // The counts so far, every 50 ms and at the
                                 // end: many small tables make few messages.
@@ -315,11 +315,11 @@ public struct ViewerProgram: AppProgram {
 
     /// An error in one line, naming the file for SQLite's errors.
     nonisolated private static func describe(_ error: any Error, _ database: ViewerDatabase) -> String {
-        if let error = error as? ViewerError {
+        if let error = error as? SourceError {
             return error.description
         }
         if error is DatabaseError {
-            return ViewerError(reading: database.path, error: error).description
+            return SourceError(reading: database.path, error: error).description
         }
         return error.oneLineDescription
     }

@@ -30,7 +30,7 @@ import GRDB
 ///
 /// ```swift
 /// let database = try ViewerDatabase.open(path: "app.sqlite")
-/// let tables = try database.read { db in try ViewerTable.all(db) }
+/// let tables = try database.read { db in try TableSchema.all(db) }
 /// ```
 public struct ViewerDatabase: Sendable {
     /// How long a read waits for another process that locks the file
@@ -63,13 +63,13 @@ public struct ViewerDatabase: Sendable {
     /// ```swift
     /// do {
     ///     let database = try ViewerDatabase.open(path: "missing.sqlite")
-    /// } catch let error as ViewerError {
+    /// } catch let error as SourceError {
     ///     print(error) // cannot open "missing.sqlite": no such file
     /// }
     /// ```
     ///
     /// - parameter path: The path to the database file.
-    /// - throws: A `ViewerError`, which describes itself in one line.
+    /// - throws: A `SourceError`, which describes itself in one line.
     public static func open(path: String) throws -> ViewerDatabase {
         try checkFile(atPath: path)
         var configuration = Configuration()
@@ -96,12 +96,12 @@ public struct ViewerDatabase: Sendable {
             return ViewerDatabase(
                 path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters)
         } catch {
-            throw ViewerError(opening: path, error: error)
+            throw SourceError(opening: path, error: error)
         }
     }
 
     /// Reads the file with `body` in one short transaction, turning
-    /// errors into `ViewerError`.
+    /// errors into `SourceError`.
     ///
     /// For example:
     ///
@@ -119,10 +119,10 @@ public struct ViewerDatabase: Sendable {
             return try (background ? backgroundReader : reader).read { db in
                 try run(background: background, ticket: ticket) { try body(db) }
             }
-        } catch let error as ViewerError {
+        } catch let error as SourceError {
             throw error
         } catch {
-            throw ViewerError(reading: path, error: error)
+            throw SourceError(reading: path, error: error)
         }
     }
 
@@ -159,19 +159,19 @@ public struct ViewerDatabase: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw errno == ENOENT || errno == ENOTDIR
-                ? ViewerError.missingFile(path: path)
-                : ViewerError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+                ? SourceError.missingFile(path: path)
+                : SourceError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            throw ViewerError.cannotOpen(path: path, reason: "it is a directory")
+            throw SourceError.cannotOpen(path: path, reason: "it is a directory")
         case S_IFREG:
             break
         default:
-            throw ViewerError.cannotOpen(path: path, reason: "not a regular file")
+            throw SourceError.cannotOpen(path: path, reason: "not a regular file")
         }
         guard access(path, R_OK) == 0 else {
-            throw ViewerError.cannotOpen(path: path, reason: "permission denied")
+            throw SourceError.cannotOpen(path: path, reason: "permission denied")
         }
     }
 }

@@ -16,9 +16,9 @@ extension HallOfFame {
     static let source = RowSource(
         name: "player",
         columns: [
-            ViewerColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
-            ViewerColumn(name: "name", declaredType: "TEXT", isIndexed: true, isNotNull: true),
-            ViewerColumn(name: "score", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
+            SourceColumn(name: "id", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
+            SourceColumn(name: "name", declaredType: "TEXT", isIndexed: true, isNotNull: true),
+            SourceColumn(name: "score", declaredType: "INTEGER", isIndexed: true, isNotNull: true),
         ],
         identity: .rowid("id"),
         isQuery: false,

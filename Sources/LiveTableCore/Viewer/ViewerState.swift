@@ -212,7 +212,7 @@ public struct PickerEntry: Equatable, Sendable {
     /// Its name.
     public var name: String
     /// What kind of table it is.
-    public var kind: ViewerTable.Kind
+    public var kind: TableSchema.Kind
     /// Its number of rows, exact or estimated; nil when it can not be
     /// counted (in `PickerEntry.countTimeLimit`), or is not yet.
     public var count: RowCount?
@@ -225,7 +225,7 @@ public struct PickerEntry: Equatable, Sendable {
     public static let countTimeLimit: Double = 1
 
     /// Creates an entry.
-    public init(name: String, kind: ViewerTable.Kind, count: RowCount?, isCounting: Bool = false) {
+    public init(name: String, kind: TableSchema.Kind, count: RowCount?, isCounting: Bool = false) {
         self.name = name
         self.kind = kind
         self.count = count
@@ -647,10 +647,10 @@ public enum ViewerFailureKind: Equatable, Sendable {
     /// For example:
     ///
     /// ```swift
-    /// ViewerFailureKind(ViewerError.locked(path: "app.sqlite")) // .transient
+    /// ViewerFailureKind(SourceError.locked(path: "app.sqlite")) // .transient
     /// ```
     public init(_ error: any Error) {
-        if let error = error as? ViewerError {
+        if let error = error as? SourceError {
             switch error {
             case .locked, .needsRecovery:
                 self = .transient
@@ -680,7 +680,7 @@ public enum ViewerEffect: Equatable, Sendable {
     case listTables
     /// Count the picker's entries from index `from`, these names and
     /// kinds, each in its own read, within `PickerEntry.countTimeLimit`.
-    case countTables(from: Int, names: [String], kinds: [ViewerTable.Kind])
+    case countTables(from: Int, names: [String], kinds: [TableSchema.Kind])
     /// Send `.retryListing` after this many seconds.
     case retryListing(after: Double)
     /// Open a source, on the screen's reader.

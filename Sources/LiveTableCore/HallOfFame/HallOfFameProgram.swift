@@ -3,8 +3,8 @@ import OpenCombine
 import OpenCombineDispatch
 import ReactiveGRDB
 
-/// The Hall of Fame screen, as the app loop runs it: `AppState`,
-/// `update(_:_:)`, `render(_:)`, and the effects performed against an
+/// The Hall of Fame screen, as the app loop runs it: `HallOfFameState`,
+/// `update(_:_:)`, `hallOfFameRender(_:)`, and the effects performed against an
 /// `AppDatabase`.
 ///
 /// Each effect becomes a publisher of the database whose output comes back
@@ -49,30 +49,30 @@ public struct HallOfFameProgram: AppProgram {
     /// Watches the changes of other processes, before the first
     /// observation starts so that it misses none. When they are polled,
     /// says so with `.externalChangesPolled`.
-    public func start() -> [AppCommand<Message>] {
+    public func start() -> [AppCommand<HallOfFameMessage>] {
         [.observe(slot: "externalChanges", watchExternalChanges())]
     }
 
-    /// Applies `message` with `update(_:_:)`.
-    public func update(_ state: inout AppState, _ message: Message) -> [Effect] {
-        LiveTableCore.update(&state, message)
+    /// Applies `message` with `hallOfFameUpdate(_:_:)`.
+    public func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
+        hallOfFameUpdate(&state, message)
     }
 
-    /// Draws the state with `render(_:)`.
-    public func render(_ state: AppState) -> Screen {
-        LiveTableCore.render(state)
+    /// Draws the state with `hallOfFameRender(_:)`.
+    public func render(_ state: HallOfFameState) -> Screen {
+        hallOfFameRender(state)
     }
 
     /// The publisher that performs `effect` against the database, or the
     /// host's part (suspend, quit).
-    public func command(for effect: Effect) -> AppCommand<Message> {
+    public func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
         switch effect {
         case let .observe(request):
             // One observation at a time: a new window replaces the old one.
             return .observe(slot: "hallOfFame", observation(request)
                 // Stamped as it arrives: `update` reads no clock.
-                .map { Message.hallOfFame($0, now: .now) }
-                .catch { error in Just(Message.observationFailed(error.oneLineDescription)) }
+                .map { HallOfFameMessage.hallOfFame($0, now: .now) }
+                .catch { error in Just(HallOfFameMessage.observationFailed(error.oneLineDescription)) }
                 .eraseToAnyPublisher())
         case .insertRandomPlayer:
             return write(database.insertRandomPlayer(), for: effect)
@@ -88,12 +88,12 @@ public struct HallOfFameProgram: AppProgram {
             return .perform(stressTest())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
-            return .timer(slot: "highlightTimer", at: deadline, message: Message.highlightTick)
+            return .timer(slot: "highlightTimer", at: deadline, message: HallOfFameMessage.highlightTick)
         case let .findDeletedPlayers(ids):
             return .perform(database.writer.rx
                 .read { db in try HallOfFame.deletedPlayerIDs(db, among: ids) }
-                .map { Message.deletedPlayersFound($0) }
-                .catch { error in Just(Message.deletedPlayersFound([], error: error.oneLineDescription)) }
+                .map { HallOfFameMessage.deletedPlayersFound($0) }
+                .catch { error in Just(HallOfFameMessage.deletedPlayersFound([], error: error.oneLineDescription)) }
                 .eraseToAnyPublisher())
         case .suspend:
             return .suspend
@@ -107,20 +107,20 @@ public struct HallOfFameProgram: AppProgram {
     /// A write whose changes come back through the observation: its end,
     /// and its error, come back as `.writeFinished`, which ends the
     /// "writing…" of the status line and closes the edit form after a save.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: Effect) -> AppCommand<Message> {
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
         .perform(publisher
-            .map { _ in Message.writeFinished(effect, error: nil) }
-            .catch { error in Just(Message.writeFinished(effect, error: error.oneLineDescription)) }
+            .map { _ in HallOfFameMessage.writeFinished(effect, error: nil) }
+            .catch { error in Just(HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)) }
             .eraseToAnyPublisher())
     }
 
     /// The stress test's progress, then its result.
-    private func stressTest() -> AnyPublisher<Message, Never> {
+    private func stressTest() -> AnyPublisher<HallOfFameMessage, Never> {
         let start = Date()
         return database.stressTest()
-            .flatMap { progress -> Publishers.Sequence<[Message], Never> in
+            .flatMap { progress -> Publishers.Sequence<[HallOfFameMessage], Never> in
                 let ended = progress.completed + progress.failed
-                var messages = [Message.stressProgress(completed: ended, total: progress.total)]
+                var messages = [HallOfFameMessage.stressProgress(completed: ended, total: progress.total)]
                 if progress.isFinished {
                     messages.append(.stressFinished(
                         total: progress.total, failed: progress.failed,
@@ -134,13 +134,13 @@ public struct HallOfFameProgram: AppProgram {
     /// Watches the writes of other processes until cancelled. It sends no
     /// message, unless the database is polled: asked for, or because the
     /// file system or inotify's limits require it.
-    private func watchExternalChanges() -> AnyPublisher<Message, Never> {
+    private func watchExternalChanges() -> AnyPublisher<HallOfFameMessage, Never> {
         let database = self.database
         let polling = self.polling
-        return Deferred { () -> AnyPublisher<Message, Never> in
+        return Deferred { () -> AnyPublisher<HallOfFameMessage, Never> in
             // nonisolated(unsafe): the subject is subscribed to, and sent
             // its messages, on the main queue only.
-            nonisolated(unsafe) let fallback = PassthroughSubject<Message, Never>()
+            nonisolated(unsafe) let fallback = PassthroughSubject<HallOfFameMessage, Never>()
             let path = database.writer.path
             let watch = database.observeExternalChanges(polling: polling, onPollingFallback: { reason in
                 DispatchQueue.main.async {
@@ -150,7 +150,7 @@ public struct HallOfFameProgram: AppProgram {
             // Asked for: said at once, even on a local file, where
             // ReactiveGRDB reports nothing.
             let asked = polling.interval == nil ? []
-                : [Message.externalChangesPolled(note: polling.note(path: path, reason: nil), reason: nil)]
+                : [HallOfFameMessage.externalChangesPolled(note: polling.note(path: path, reason: nil), reason: nil)]
             return fallback
                 .prepend(asked)
                 .handleEvents(receiveCancel: { watch.cancel() })

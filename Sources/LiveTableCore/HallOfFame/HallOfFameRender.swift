@@ -1,6 +1,6 @@
 /// Draws the state into a new screen of the state's size.
 ///
-/// The layout is computed from the size alone (see `Layout`): a title bar
+/// The layout is computed from the size alone (see `HallOfFameLayout`): a title bar
 /// with the ordering and the position of the selection, the players pane,
 /// the player-count and max-score panes (stacked at the right from 60
 /// columns, side by side above the list below that), a footer of key hints
@@ -12,7 +12,7 @@
 /// drawn reversed, so that they stand out with `useColor == false` too,
 /// where every cell has the `.normal` colour.
 ///
-/// Change highlighting (`AppState.highlighter`) shows on the list: a
+/// Change highlighting (`HallOfFameState.highlighter`) shows on the list: a
 /// changed name or score, and the whole row of a player new in the
 /// window, in colour and bold, reversed at first, then underlined until
 /// it fades (see `CellStyle.highlighted(_:)`); the title bar shows the
@@ -22,14 +22,14 @@
 /// For example:
 ///
 /// ```swift
-/// let screen = render(state)
+/// let screen = hallOfFameRender(state)
 /// print(screen.text)
 /// ```
-func render(_ state: AppState) -> Screen {
+func hallOfFameRender(_ state: HallOfFameState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
-    let layout = Layout(width: state.width, height: state.height)
+    let layout = HallOfFameLayout(width: state.width, height: state.height)
     if layout.isTooSmall {
-        screen.drawTooSmall(minimumWidth: Layout.minimumWidth, minimumHeight: Layout.minimumHeight)
+        screen.drawTooSmall(minimumWidth: HallOfFameLayout.minimumWidth, minimumHeight: HallOfFameLayout.minimumHeight)
     } else {
         drawTitle(state, layout, into: &screen)
         drawList(state, layout, into: &screen)
@@ -75,7 +75,7 @@ private enum Style {
 
 // MARK: - Main screen
 
-private func drawTitle(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
+private func drawTitle(_ state: HallOfFameState, _ layout: HallOfFameLayout, into screen: inout Screen) {
     let row = layout.title
     screen.fill(x: row.x, y: row.y, width: row.width, height: 1, style: Style.title)
     var title = " Hall of Fame — \(state.ordering.label)"
@@ -103,14 +103,14 @@ private func drawTitle(_ state: AppState, _ layout: Layout, into screen: inout S
 
 /// The 1-based rank of the selected player, the player count, and whether
 /// the rank is exact.
-private func selectedRank(_ state: AppState) -> (Int, Int, Bool)? {
+private func selectedRank(_ state: HallOfFameState) -> (Int, Int, Bool)? {
     guard let hallOfFame = state.hallOfFame, let index = state.selectedIndex else { return nil }
     let count = hallOfFame.playerCount
     let rank = min(max(1, hallOfFame.firstRank + index + 1), max(1, count))
     return (rank, count, hallOfFame.rankIsExact)
 }
 
-private func drawList(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
+private func drawList(_ state: HallOfFameState, _ layout: HallOfFameLayout, into screen: inout Screen) {
     let box = layout.list
     screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height, style: Style.border)
     let innerWidth = box.width - 2
@@ -164,7 +164,7 @@ private func drawList(_ state: AppState, _ layout: Layout, into screen: inout Sc
 /// The width of the longest integer score, "-9223372036854775808".
 private let maxScoreColumnWidth = String(Int64.min).count
 
-private func drawStats(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
+private func drawStats(_ state: HallOfFameState, _ layout: HallOfFameLayout, into screen: inout Screen) {
     let count: String
     let maxScore: String
     if let hallOfFame = state.hallOfFame {
@@ -182,7 +182,7 @@ private func drawStats(_ state: AppState, _ layout: Layout, into screen: inout S
     }
 }
 
-private func drawFooter(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
+private func drawFooter(_ state: HallOfFameState, _ layout: HallOfFameLayout, into screen: inout Screen) {
     let hints: [(key: String, text: String)]
     switch state.mode {
     case .browsing:
@@ -233,7 +233,7 @@ private func fittingHints(width: Int) -> [String] {
     return chosen
 }
 
-private func drawStatus(_ state: AppState, _ layout: Layout, into screen: inout Screen) {
+private func drawStatus(_ state: HallOfFameState, _ layout: HallOfFameLayout, into screen: inout Screen) {
     let row = layout.status
     let left: (text: String, style: CellStyle)?
     if let error = state.status.error {
@@ -355,7 +355,7 @@ private func scrolledField(_ text: String, cursor: Int, width: Int) -> (String, 
     return (visible, column)
 }
 
-private func drawConfirmation(_ state: AppState, into screen: inout Screen) {
+private func drawConfirmation(_ state: HallOfFameState, into screen: inout Screen) {
     let count = state.hallOfFame?.playerCount ?? 0
     let question = "Delete all \(grouped(count)) \(count == 1 ? "player" : "players")?"
     let box = centeredBox(width: max(30, TextWidth.width(of: question) + 4), height: 5, in: screen)
@@ -380,20 +380,6 @@ private func drawCentered(_ text: String, in box: Rect, style: CellStyle = .plai
     let text = TextWidth.truncated(text, toWidth: box.width - 2)
     let x = box.x + (box.width - TextWidth.width(of: text)) / 2
     screen.put(text, x: x, y: box.y + (box.height - 1) / 2, style: style)
-}
-
-/// "1,234,567": positions and counts, grouped by thousands whatever the
-/// locale, so that screens are the same everywhere.
-func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var result = ""
-    for (offset, digit) in digits.enumerated() {
-        if offset > 0, (digits.count - offset) % 3 == 0 {
-            result.append(",")
-        }
-        result.append(digit)
-    }
-    return number < 0 ? "-" + result : result
 }
 
 /// "1.25 s".

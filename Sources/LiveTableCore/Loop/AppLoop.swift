@@ -150,8 +150,6 @@ public protocol TerminalMessage {
     static func resize(width: Int, height: Int) -> Self
 }
 
-extension Message: TerminalMessage { }
-
 // MARK: - The loop
 
 /// The app's only event loop: it owns the state and the message queue,

@@ -111,7 +111,7 @@ public struct RowOrdering: Equatable, Sendable {
     /// let natural = try RowOrdering(source) // rowid, primary key, or all columns
     /// ```
     ///
-    /// - throws: `ViewerError.noSuchColumn` when the source has no such column.
+    /// - throws: `SourceError.noSuchColumn` when the source has no such column.
     public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
         var expressions: [String] = []
         var notNull: Set<String> = []
@@ -123,7 +123,7 @@ public struct RowOrdering: Equatable, Sendable {
                 ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() }),
                 let expression = source.expression(ofColumn: column.name)
             else {
-                throw ViewerError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
+                throw SourceError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
             }
             sortColumnName = column.name
             expressions.append(expression)

@@ -1,11 +1,3 @@
-/// A rectangle of cells.
-struct Rect: Equatable {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
-}
-
 /// Where each part of the main screen goes, computed from the terminal size
 /// alone. `render` draws with it, and `update` reads the number of rows of
 /// the players pane from it to size pages and windows.
@@ -21,7 +13,7 @@ struct Rect: Equatable {
 /// footer                                   footer
 /// status                                   status
 /// ```
-struct Layout: Equatable {
+struct HallOfFameLayout: Equatable {
     /// Below this width the layout does not fit: the screen only says so.
     static let minimumWidth = 30
     /// Below this height the layout does not fit: title, the stats panes, a
@@ -44,16 +36,16 @@ struct Layout: Equatable {
     init(width: Int, height: Int) {
         let width = max(0, width)
         let height = max(0, height)
-        isTooSmall = width < Layout.minimumWidth || height < Layout.minimumHeight
+        isTooSmall = width < HallOfFameLayout.minimumWidth || height < HallOfFameLayout.minimumHeight
         title = Rect(x: 0, y: 0, width: width, height: 1)
         footer = Rect(x: 0, y: height - 2, width: width, height: 1)
         status = Rect(x: 0, y: height - 1, width: width, height: 1)
         let bodyHeight = height - 3
-        if width >= Layout.sideBySideWidth {
-            let statsX = width - Layout.statsColumnWidth
+        if width >= HallOfFameLayout.sideBySideWidth {
+            let statsX = width - HallOfFameLayout.statsColumnWidth
             list = Rect(x: 0, y: 1, width: statsX, height: bodyHeight)
-            countPane = Rect(x: statsX, y: 1, width: Layout.statsColumnWidth, height: 3)
-            maxScorePane = Rect(x: statsX, y: 4, width: Layout.statsColumnWidth, height: 3)
+            countPane = Rect(x: statsX, y: 1, width: HallOfFameLayout.statsColumnWidth, height: 3)
+            maxScorePane = Rect(x: statsX, y: 4, width: HallOfFameLayout.statsColumnWidth, height: 3)
         } else {
             let half = width / 2
             countPane = Rect(x: 0, y: 1, width: half, height: 3)

@@ -1,0 +1,193 @@
+import Foundation
+import XCTest
+
+/// The folders of `Sources/LiveTableCore` keep Docs/Architecture.md's rule:
+/// a lower folder (`Utils`, `Screen`, `Input`, `Rows`, `Loop`, `Changes`)
+/// never names a screen's types; `HallOfFame/` and `Viewer/` never name each
+/// other's; `Demo/` may use both.
+///
+/// The check reads the sources: the names a screen declares at the top level
+/// of its files (`struct`, `enum`, `class`, `protocol`, `typealias`, `actor`,
+/// `func`; not `private` or `fileprivate` ones, which no other file can
+/// name), then each use of one of them, as a whole word and not as a member
+/// (`.update(db)` is GRDB's), in the files of the folders that may not name
+/// it. Comments and string literals are skipped.
+final class FolderRuleTests: XCTestCase {
+    private static let lowerFolders = ["Utils", "Screen", "Input", "Rows", "Loop", "Changes"]
+    private static let screens = ["HallOfFame", "Viewer"]
+
+    func testNoFolderNamesTheTypesOfAScreenAboveOrBesideIt() throws {
+        let core = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/LiveTableCore")
+        let sources = try Self.sources(in: core)
+        let folders = Set(sources.keys.map(Self.folder(of:)))
+        XCTAssertEqual(
+            folders, Set(Self.lowerFolders + Self.screens + ["Demo"]),
+            "Sources/LiveTableCore has a folder the rule does not place")
+        XCTAssertFalse(Self.declaredNames(in: "HallOfFame", sources).isEmpty)
+        XCTAssertFalse(Self.declaredNames(in: "Viewer", sources).isEmpty)
+
+        let violations = Self.violations(sources)
+        XCTAssertEqual(violations, [], "\n" + violations.joined(separator: "\n"))
+    }
+
+    /// The check itself finds a viewer file that names a Hall of Fame type,
+    /// and a lower folder that names a viewer type; and it lets a comment,
+    /// a string, a member and the demo through.
+    func testTheCheckFindsAViewerFileNamingAHallOfFameType() {
+        let sources = [
+            "HallOfFame/HallOfFameState.swift": "public struct HallOfFameState: Equatable {\n}\nfunc hallOfFameUpdate() { }\n",
+            "Viewer/ViewerState.swift": "struct ViewerState {\n    var other: HallOfFameState?\n}\n",
+            "Viewer/ViewerRender.swift": """
+                // hallOfFameUpdate is not called here
+                /* HallOfFameState, neither */
+                let title = "HallOfFameState"
+                func viewerRender(_ x: X) { x.hallOfFameUpdate() }
+                """,
+            "Rows/RowSource.swift": "struct RowSource {\n}\nextension ViewerState { }\n",
+            "Demo/DemoScript.swift": "let a: HallOfFameState? = nil\nlet b: ViewerState? = nil\n",
+        ]
+        XCTAssertEqual(Self.violations(sources), [
+            "Rows/RowSource.swift:3: ViewerState (Viewer)",
+            "Viewer/ViewerState.swift:2: HallOfFameState (HallOfFame)",
+        ])
+    }
+
+    // MARK: - The check
+
+    /// The folders whose names `folder`'s files may not use.
+    private static func forbiddenScreens(for folder: String) -> [String] {
+        if lowerFolders.contains(folder) { return screens }
+        if folder == "HallOfFame" { return ["Viewer"] }
+        if folder == "Viewer" { return ["HallOfFame"] }
+        return []
+    }
+
+    /// "file:line: Name (Screen)" for each use of a screen's name where the
+    /// rule forbids it, sorted.
+    private static func violations(_ sources: [String: String]) -> [String] {
+        let names = Dictionary(uniqueKeysWithValues: screens.map { ($0, declaredNames(in: $0, sources)) })
+        var found: [String] = []
+        for (path, text) in sources {
+            let forbidden = forbiddenScreens(for: folder(of: path))
+            guard !forbidden.isEmpty else { continue }
+            for (index, line) in code(text).enumerated() {
+                let words = identifiers(in: line)
+                for screen in forbidden {
+                    for name in names[screen]!.intersection(words).sorted() {
+                        found.append("\(path):\(index + 1): \(name) (\(screen))")
+                    }
+                }
+            }
+        }
+        return found.sorted()
+    }
+
+    /// The names declared at the top level of the files of `folder`, its
+    /// subfolders included.
+    private static func declaredNames(in folder: String, _ sources: [String: String]) -> Set<String> {
+        let declaration = try! NSRegularExpression(pattern: """
+            ^(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:(?:public|internal|package|final|indirect|nonisolated)\\s+)*\
+            (?:struct|enum|class|protocol|typealias|actor|func)\\s+([A-Za-z_]\\w*)
+            """)
+        var names: Set<String> = []
+        for (path, text) in sources where self.folder(of: path) == folder {
+            for line in code(text) {
+                let range = NSRange(line.startIndex..., in: line)
+                if let match = declaration.firstMatch(in: line, range: range),
+                   let name = Range(match.range(at: 1), in: line) {
+                    names.insert(String(line[name]))
+                }
+            }
+        }
+        return names
+    }
+
+    /// The identifiers of a line of code, except those after a dot
+    /// (members, and names qualified by a module).
+    private static func identifiers(in line: String) -> Set<String> {
+        var words: Set<String> = []
+        var current = ""
+        var afterDot = false
+        for character in line + " " {
+            if character.isLetter || character.isNumber || character == "_" {
+                current.append(character)
+            } else {
+                if !current.isEmpty, !afterDot, !(current.first!.isNumber) { words.insert(current) }
+                if !current.isEmpty || !character.isWhitespace { afterDot = character == "." }
+                current = ""
+            }
+        }
+        return words
+    }
+
+    /// The lines of `text` with comments and string literals blanked out,
+    /// line numbers kept.
+    private static func code(_ text: String) -> [String] {
+        enum State { case code, blockComment(depth: Int), string, multilineString }
+        var state = State.code
+        var lines: [String] = []
+        for line in text.components(separatedBy: "\n") {
+            var kept = ""
+            let characters = Array(line)
+            var index = 0
+            if case .string = state { state = .code } // a one-line string ends with its line
+            while index < characters.count {
+                let rest = characters[index...]
+                switch state {
+                case .code:
+                    if rest.starts(with: "//") {
+                        index = characters.count
+                    } else if rest.starts(with: "/*") {
+                        state = .blockComment(depth: 1); index += 2
+                    } else if rest.starts(with: "\"\"\"") {
+                        state = .multilineString; index += 3; kept += " "
+                    } else if characters[index] == "\"" {
+                        state = .string; index += 1; kept += " "
+                    } else {
+                        kept.append(characters[index]); index += 1
+                    }
+                case let .blockComment(depth):
+                    if rest.starts(with: "*/") {
+                        state = depth == 1 ? .code : .blockComment(depth: depth - 1); index += 2
+                    } else if rest.starts(with: "/*") {
+                        state = .blockComment(depth: depth + 1); index += 2
+                    } else {
+                        index += 1
+                    }
+                case .string:
+                    if characters[index] == "\\" {
+                        index += 2
+                    } else {
+                        if characters[index] == "\"" { state = .code }
+                        index += 1
+                    }
+                case .multilineString:
+                    if rest.starts(with: "\"\"\"") {
+                        state = .code; index += 3
+                    } else {
+                        index += characters[index] == "\\" ? 2 : 1
+                    }
+                }
+            }
+            lines.append(kept)
+        }
+        return lines
+    }
+
+    /// The top folder of a path relative to the core's sources.
+    private static func folder(of path: String) -> String {
+        String(path.prefix { $0 != "/" })
+    }
+
+    /// Each Swift file under `core`, by its path relative to `core`.
+    private static func sources(in core: URL) throws -> [String: String] {
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: core.path))
+        var sources: [String: String] = [:]
+        for case let path as String in enumerator where path.hasSuffix(".swift") {
+            sources[path] = try String(contentsOf: core.appendingPathComponent(path), encoding: .utf8)
+        }
+        return sources
+    }
+}
