@@ -57,6 +57,33 @@ final class ViewerWatchReleaseTests: XCTestCase {
         }
     }
 
+    func testTheHallOfFameWatchStopsWithTheLoop() throws {
+        try MainActor.assumeIsolated {
+            for kind in [DatabaseKind.onDiskQueue, .pool] {
+                let writer = try kind.makeWriter(in: try makeTemporaryDirectory())
+                let appDatabase = try AppDatabase(writer, seed: 1)
+                try appDatabase.createRandomPlayersIfEmpty()
+                let loop = AppLoop(
+                    program: HallOfFameProgram(database: appDatabase, polling: CommitPolling(interval: 0.1)),
+                    state: .initial(width: 80, height: 24))
+                let host = SilentHost()
+                loop.start(host: host)
+                loop.send(.resize(width: 80, height: 24))
+                XCTAssertTrue(waitUntil("the first value, \(kind)") { loop.state.hallOfFame != nil })
+                XCTAssertTrue(CommitWatch.isWatching(writer), "\(kind)")
+                // Another process's commit reaches the screen.
+                let count = try XCTUnwrap(loop.state.hallOfFame?.playerCount)
+                _ = try ForeignFile.sqlite3(writer.path, "INSERT INTO player(name, score) VALUES ('Other', 1)")
+                XCTAssertTrue(waitUntil("the commit, \(kind)") { loop.state.hallOfFame?.playerCount == count + 1 })
+
+                withExtendedLifetime(host) { loop.stop() }
+                XCTAssertTrue(waitUntil("the watch is released, \(kind)") { !CommitWatch.isWatching(writer) })
+                try writer.close()
+                XCTAssertEqual(Self.openDescriptors(of: writer.path), 0, "\(kind): no connection left open")
+            }
+        }
+    }
+
     /// The number of this process's file descriptors open on `path`.
     private static func openDescriptors(of path: String) -> Int {
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
