@@ -8,6 +8,7 @@ import XCTest
 /// window shows: back on the picker, or once the loop is stopped, nothing
 /// polls the file and the watch's connection is closed. Polled every
 /// 0.1 s (`--poll 0.1`), as on a remote file system, but on a local file.
+/// The Hall of Fame's watch, the same way, stops with its loop.
 final class ViewerWatchReleaseTests: XCTestCase {
     func testTheWatchStopsWithItsTableAndWithTheLoop() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("watched.sqlite").path
