@@ -173,6 +173,38 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testNextOtherProcessCommitReleasesItsWatchOnItsCommitAndOnCancel() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                // Polled, as on a remote file system: a watch left running
+                // would cost CPU ten times a second.
+                let commits = OtherProcessCommits.fileEvents(checkingEvery: 0.1)
+                let cancelled = reader.nextOtherProcessCommit(commits)
+                    .sink(receiveCompletion: { _ in }, receiveValue: { })
+                XCTAssertTrue(CommitWatch.isWatching(reader))
+                cancelled.cancel()
+                XCTAssertTrue(releases(reader), "cancelled")
+
+                let recorder = reader.nextOtherProcessCommit(commits).record()
+                XCTAssertTrue(CommitWatch.isWatching(reader))
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                waitForCompletion(of: recorder)
+                XCTAssertEqual(recorder.values.count, 1)
+                XCTAssertTrue(releases(reader), "after its commit")
+            }
+        }
+    }
+
+    /// Whether the watch of `reader` stops within 10 s.
+    private func releases(_ reader: any DatabaseReader) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while CommitWatch.isWatching(reader) {
+            guard Date() < deadline else { return false }
+            RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.005))
+        }
+        return true
+    }
+
     // MARK: - Own writes
 
     func testOwnWritesCauseNoOtherFetch() throws {
