@@ -69,6 +69,15 @@ final class ViewerRenderTests: XCTestCase {
             """)
     }
 
+    func testLongNameInTheTitleIsCutBeforeTheRowAndLiveAre() throws {
+        // A file name (or a table or column name) of thousands of
+        // characters took the whole title: "row 1 of 4 · live" vanished.
+        var state = try tableState(width: 40, height: 6)
+        state.fileName = String(repeating: "f", count: 5_000) + ".sqlite"
+        let title = viewerRender(state).text.split(separator: "\n", omittingEmptySubsequences: false)[0]
+        XCTAssertEqual(title, " " + String(repeating: "f", count: 19) + "… row 1 of 4 · live")
+    }
+
     func testColumnCursorIsMarkedAndScrolledIntoView() throws {
         var state = try tableState(width: 30, height: 6)
         XCTAssertEqual(viewerRender(state).style(x: 1, y: 1)?.reverse, true, "the cursor starts on the first column")

@@ -39,8 +39,11 @@ extension Screen {
     // MARK: - Title bar
 
     /// Fills row `y` with the title style, writes `title` on the left and
-    /// the first of `trailing` that fits beside it on the right (none when
-    /// none fits); the title is cut with "…" when it is too long alone.
+    /// the first of `trailing` that fits beside it on the right. When none
+    /// fits beside the whole title (a name of thousands of characters),
+    /// the title is cut with "…" for the first of `trailing` that leaves
+    /// it half the width: what the trailing text says ("live", "not live")
+    /// must not vanish behind a long name.
     ///
     /// For example:
     ///
@@ -50,9 +53,10 @@ extension Screen {
     mutating func drawTitleBar(_ title: String, trailing: [String], y: Int) {
         fill(x: 0, y: y, width: width, height: 1, style: ChromeStyle.title)
         let titleWidth = TextWidth.width(of: title)
-        let right = trailing.first { titleWidth + 1 + TextWidth.width(of: $0) <= width } ?? ""
+        let right = trailing.first { titleWidth + 1 + TextWidth.width(of: $0) <= width }
+            ?? trailing.first { TextWidth.width(of: $0) <= width - width / 2 - 1 } ?? ""
         let rightWidth = TextWidth.width(of: right)
-        put(TextWidth.truncated(title, toWidth: width - rightWidth), x: 0, y: y, style: ChromeStyle.title)
+        put(TextWidth.truncated(title, toWidth: width - rightWidth - (rightWidth > 0 ? 1 : 0)), x: 0, y: y, style: ChromeStyle.title)
         put(right, x: width - rightWidth, y: y, style: ChromeStyle.title)
     }
 
