@@ -97,6 +97,21 @@ final class ViewerUntrustedSQLTests: XCTestCase {
         assertRefused(try filter("sqlite_log(1, 'x') IS NULL"), saying: "sqlite_log() is not allowed")
     }
 
+    func testTableValuedPragmaOffTheListIsRefusedWhenChecked() throws {
+        // `pragma_cache_size` compiled as a read and ran its PRAGMA only
+        // when stepped: the filter was accepted, then every window failed
+        // with "not authorized".
+        assertRefused(
+            try filter("(SELECT count(*) FROM pragma_cache_size) >= 0"),
+            saying: "PRAGMA cache_size is not allowed")
+        assertRefused(try query("SELECT * FROM pragma_optimize"), saying: "PRAGMA optimize is not allowed")
+        // Those on the list still read.
+        let columns = try query("SELECT name FROM pragma_table_info('item')")
+        XCTAssertEqual(try database.read { db in try columns.exactRowCount(db) }, 3)
+        let version = try filter("(SELECT data_version FROM pragma_data_version) > 0")
+        XCTAssertEqual(try database.read { db in try version.exactRowCount(db) }, 3)
+    }
+
     func testPragmasThatSetAreRefusedEvenAtCompileTime() throws {
         // SQLite applies `PRAGMA trusted_schema = ON` when it compiles it,
         // before anything checks whether it is a SELECT.

@@ -37,6 +37,13 @@ final class SourceAuthorizer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var denial: Denial?
+    /// The PRAGMAs of this SQLite: `pragma_NAME` is the table-valued form
+    /// of each that returns rows.
+    private let pragmaNames: Set<String>
+
+    private init(pragmaNames: Set<String>) {
+        self.pragmaNames = pragmaNames
+    }
 
     /// The authorizer of each guarded connection, by its address: the
     /// callback's user data, kept alive as long as the connection may call
@@ -44,8 +51,8 @@ final class SourceAuthorizer: @unchecked Sendable {
     private static let registry = LockedValue<[UInt: SourceAuthorizer]>([:])
 
     /// Installs an authorizer on `connection`.
-    static func install(on connection: OpaquePointer) {
-        let authorizer = SourceAuthorizer()
+    static func install(on connection: OpaquePointer, pragmaNames: Set<String>) {
+        let authorizer = SourceAuthorizer(pragmaNames: pragmaNames)
         registry.withLock { $0[UInt(bitPattern: connection)] = authorizer }
         sqlite3_set_authorizer(
             connection,
@@ -77,7 +84,20 @@ final class SourceAuthorizer: @unchecked Sendable {
 
     private func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
         switch action {
-        case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE, SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+        case SQLITE_READ:
+            // `SELECT * FROM pragma_cache_size` compiles as a read, and runs
+            // `PRAGMA cache_size` only when it steps: refused then, after a
+            // filter was accepted, as a bare "not authorized". Refused here,
+            // by name, when the PRAGMA is off the list. (A table of the file
+            // named as a PRAGMA's table-valued form is hidden by it too.)
+            if let table = first?.lowercased(), table.hasPrefix("pragma_") {
+                let name = String(table.dropFirst("pragma_".count))
+                if pragmaNames.contains(name), !Self.pragmas.contains(name) {
+                    return deny(.pragma(name: name, argument: nil))
+                }
+            }
+            return SQLITE_OK
+        case SQLITE_SELECT, SQLITE_RECURSIVE, SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
             // Reading, and the transaction of each read (a read-only
             // connection can not write in one).
             return SQLITE_OK

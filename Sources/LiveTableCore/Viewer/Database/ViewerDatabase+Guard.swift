@@ -49,6 +49,7 @@ extension ViewerDatabase {
         // for the observation of this connection's own writes and its
         // schema cache: a read-only connection has no writes, and the
         // viewer reads the schema with PRAGMAs, not with GRDB's cache.
-        SourceAuthorizer.install(on: connection)
+        SourceAuthorizer.install(
+            on: connection, pragmaNames: Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_pragma_list")))
     }
 }
