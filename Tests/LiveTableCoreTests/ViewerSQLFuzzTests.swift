@@ -53,6 +53,10 @@ final class ViewerSQLFuzzTests: XCTestCase {
         "fts5(NULL) IS NULL",
         "SELECT 1 FROM sqlite_schema",
         "SELECT highlight(ft, 0, '[', ']') FROM ft WHERE ft MATCH 'hello'",
+        "(SELECT count(*) FROM pragma_cache_size) >= 0",
+        "SELECT * FROM pragma_optimize",
+        "SELECT * FROM pragma_journal_mode('delete')",
+        "SELECT * FROM dbstat",
     ]
 
     func testQueryOfRandomValuesPagesWithoutCrashing() throws {
