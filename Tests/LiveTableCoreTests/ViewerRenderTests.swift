@@ -78,6 +78,12 @@ final class ViewerRenderTests: XCTestCase {
         XCTAssertEqual(title, " " + String(repeating: "f", count: 19) + "… row 1 of 4 · live")
     }
 
+    func testOneRowIsOneRowNotOneRows() throws {
+        let state = try tableState(.query("SELECT 1 AS x"), width: 42, height: 6)
+        let title = viewerRender(state).text.split(separator: "\n", omittingEmptySubsequences: false)[0]
+        XCTAssertTrue(title.hasSuffix(" 1 row · live"), "\(title)")
+    }
+
     func testColumnCursorIsMarkedAndScrolledIntoView() throws {
         var state = try tableState(width: 30, height: 6)
         XCTAssertEqual(viewerRender(state).style(x: 1, y: 1)?.reverse, true, "the cursor starts on the first column")

@@ -279,7 +279,7 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let row = selectedRowNumber(table) {
         trailing.append("row \(grouped(row)) of \(count) · \(live) ")
     }
-    trailing += ["\(count) rows · \(live) ", "\(count) · \(live) "]
+    trailing += ["\(rowsText(count)) · \(live) ", "\(count) · \(live) "]
     if table.paused != nil {
         // Narrow: that the screen is paused matters more than the count.
         trailing.append("paused ")
@@ -345,9 +345,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
             left = (notes, Style.status)
         } else if let table = state.table, let scanned = table.filterScannedRows {
             let rows = scanned.isExact ? grouped(scanned.value) : "~" + grouped(scanned.value)
-            left = ("filtered: each update scans \(rows) rows", Style.status)
+            left = ("filtered: each update scans \(rowsText(rows))", Style.status)
         } else if let table = state.table, table.viewed.cost == .scan {
-            let rows = table.rowCount.map { "\(grouped($0)) rows" } ?? "the whole table"
+            let rows = table.rowCount.map { rowsText(grouped($0)) } ?? "the whole table"
             let reason = table.viewed.ordering.sortColumn == nil
                 ? "no index for this order" : "sorted by an unindexed column"
             left = ("\(reason): each update scans \(rows)", Style.status)
@@ -444,6 +444,11 @@ private func oneLine(_ text: String) -> String {
 /// known: the window reaches the start, the rows before it were counted
 /// (`ViewerWindow.rowsBefore`), or it reaches the end and the row count is
 /// exact (following, after End).
+/// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
+private func rowsText(_ count: String) -> String {
+    count == "1" ? "1 row" : "\(count) rows"
+}
+
 private func selectedRowNumber(_ table: TableState) -> Int? {
     guard let index = table.selectedIndex, let window = table.window else { return nil }
     if window.reachesStart {
