@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import LiveTableBenchmark
 import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's benchmark table: the rows it holds, an index on score and
 /// none on name, as the viewer sees them.

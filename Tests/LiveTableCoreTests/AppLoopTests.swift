@@ -3,6 +3,7 @@ import OpenCombine
 import OpenCombineDispatch
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The app loop: one draw per burst of messages, the latest value of an
 /// observation rather than a backlog, effects performed against the

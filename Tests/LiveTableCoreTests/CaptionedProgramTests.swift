@@ -1,5 +1,6 @@
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// A caption over any screen: the viewer's program runs unchanged under it.
 final class CaptionedProgramTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The demo's file for the viewer: made and written as another program
 /// would, read back with the sqlite3 command, removed at the end.

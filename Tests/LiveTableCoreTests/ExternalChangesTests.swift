@@ -4,6 +4,7 @@ import OpenCombine
 import XCTest
 @testable import LiveTableCore
 @testable import ReactiveGRDB
+import LiveTableTestSupport
 
 /// `AppDatabase.observeExternalChanges()`: the changes that other
 /// connections commit reach the observations.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Change highlighting on the Hall of Fame: what `update` highlights, the
 /// one timer that fades it, and how `render` draws it.

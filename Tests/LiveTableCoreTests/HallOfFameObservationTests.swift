@@ -1,6 +1,7 @@
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 final class HallOfFameObservationTests: XCTestCase {
     func testFirstValueOfEmptyDatabase() throws {

@@ -1,6 +1,7 @@
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The Hall of Fame pages players by keyset on the index of its ordering.
 /// Each window is checked against `HallOfFameModel`, which sorts all

@@ -1,6 +1,7 @@
 import OpenCombine
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The app's loop with a host that draws nothing, and a program that
 /// records the Hall of Fame values that `update` took.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's columns: the key column frozen on the left, the sideways
 /// scroll moved only as far as the column cursor needs, `<` `>` widths by

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Opening any SQLite file for reading only: files made by the sqlite3 CLI
 /// are never changed, and bad files get one-line errors.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Rows that leave the viewer's window by deletion are noted in the status
 /// line, once a lookup by identity (`RowIdentityLookup`) confirms that

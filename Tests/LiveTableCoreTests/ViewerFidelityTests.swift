@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// What SQLite stores is what the viewer shows and exports: text with a
 /// NUL byte whole, invalid UTF-8 escaped on screen and said in exports, an

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Windows of a filtered source are the rows that the filter keeps, in
 /// order, however they are paged: checked against the same rows filtered

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Follow (`F`, like `less +F`): the view stays at the end of the ordering
 /// as another process appends rows; moving away stops it and counts the

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Change highlighting in the viewer: windows delivered after another
 /// process's commits are compared by row identity, with time injected by

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// How the viewer's features meet: a pause, following, a sort, a search
 /// and a filter asked for one while another is under way.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's program on the app loop, on files whose reads never end
 /// (a recursive view with no row) or fail (a lock that another process

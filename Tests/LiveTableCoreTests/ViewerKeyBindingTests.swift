@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's key table: what each key does, and the README's copy of it.
 final class ViewerKeyBindingTests: XCTestCase {
@@ -25,9 +26,7 @@ final class ViewerKeyBindingTests: XCTestCase {
     }
 
     func testReadmeKeyTableIsTheViewerKeyBindings() throws {
-        let readme = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+        let readme = packageDirectory.appendingPathComponent("README.md")
         let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
         let header = try XCTUnwrap(lines.firstIndex(of: "| viewer key | action |"), "README has no viewer key table")
         let rows = lines[(header + 2)...].prefix { $0.hasPrefix("|") }

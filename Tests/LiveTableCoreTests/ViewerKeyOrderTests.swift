@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Primary keys as SQLite really orders them: `INTEGER PRIMARY KEY DESC`,
 /// which is no rowid alias, and a WITHOUT ROWID table whose key is

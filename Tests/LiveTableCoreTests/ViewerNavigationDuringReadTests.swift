@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Keys pressed while a window is read, on the real app loop: sorted by a
 /// column without an index, each new window is a scan, and PgDn pressed

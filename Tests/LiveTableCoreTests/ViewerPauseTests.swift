@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Pause (Space): the screen stays as it is while another process goes on
 /// committing; the title counts the changes; Space again shows the latest,

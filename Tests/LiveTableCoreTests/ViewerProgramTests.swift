@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's program on the app loop, as the terminal runs it but with
 /// a host that draws nothing: the window observation sees the sqlite3

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// `--query`: refused before anything runs unless it is one read-only
 /// statement that returns rows.

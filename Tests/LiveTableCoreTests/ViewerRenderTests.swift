@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// `viewerRender`, screens compared with expected multi-line strings: cells
 /// formatted by type, columns cut, the picker, the whole row, tiny sizes.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Random SQL, from a small grammar, and the SQL that once broke the
 /// viewer, given as filters and queries: each is refused or read, the

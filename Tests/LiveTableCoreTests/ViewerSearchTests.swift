@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's search (`/`, `n`, `N`) and filter (`f`), driven as in
 /// `ViewerUpdateTests`: on a file of 100 items that the sqlite3 CLI made

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Sorting by the current column with `[` and `]`, on the harness of
 /// `ViewerUpdateTests` (a file written by the sqlite3 CLI; `item` has an

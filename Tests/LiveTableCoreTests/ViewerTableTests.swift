@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Reading the schema of files made by the sqlite3 CLI: tables, views,
 /// virtual tables, row identities, indexes, row counts, odd names.

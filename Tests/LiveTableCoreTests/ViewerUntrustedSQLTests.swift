@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The SQL a user types, and the SQL a file holds, is untrusted: the
 /// viewer's connections allow reads and the built-in functions they need,

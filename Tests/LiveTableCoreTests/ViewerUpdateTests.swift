@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The viewer's `viewerUpdate`, driven the way the app loop drives it: its
 /// effects are performed against a file that the sqlite3 CLI writes, and

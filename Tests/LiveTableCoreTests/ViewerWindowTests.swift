@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The keyset window engine, checked against SQLite's own ORDER BY on
 /// files made by the sqlite3 CLI: every window, from every row, both ways,

@@ -3,31 +3,36 @@ import XCTest
 
 /// Database files made by another program than livetable (the `sqlite3`
 /// CLI), and the checks that the viewer left them untouched.
-enum ForeignFile {
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
+public enum ForeignFile {
+    /// A tool that failed, with what it printed.
+    public struct ToolError: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// Runs `sqlite3 path` with `sql` on its standard input, and returns
     /// its standard output. Throws if it fails.
     @discardableResult
-    static func sqlite3(_ path: String, _ sql: String) throws -> String {
+    public static func sqlite3(_ path: String, _ sql: String) throws -> String {
         try run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: sql)
     }
 
     /// The SHA-256 of the file, by `sha256sum`.
-    static func sha256(_ path: String) throws -> String {
+    public static func sha256(_ path: String) throws -> String {
         let output = try run("/usr/bin/sha256sum", [path], input: "")
         return String(output.prefix { $0 != " " })
     }
 
     /// The names in `directory`, sorted.
-    static func listing(_ directory: URL) throws -> [String] {
+    public static func listing(_ directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
     }
 
     /// The size of the file at `path`, or nil when it does not exist.
-    static func size(_ path: String) -> Int? {
+    public static func size(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
 
@@ -55,11 +60,14 @@ enum ForeignFile {
 
 /// A snapshot of a database file and its directory, to check that a
 /// reader changed nothing.
-struct FileSnapshot: Equatable {
-    var sha256: String
-    var listing: [String]
+public struct FileSnapshot: Equatable {
+    /// The SHA-256 of the file, by `sha256sum`.
+    public var sha256: String
+    /// The names in the file's directory, sorted.
+    public var listing: [String]
 
-    init(_ path: String) throws {
+    /// Takes the snapshot of the file at `path`.
+    public init(_ path: String) throws {
         sha256 = try ForeignFile.sha256(path)
         listing = try ForeignFile.listing(URL(fileURLWithPath: path).deletingLastPathComponent())
     }
@@ -71,7 +79,7 @@ extension XCTestCase {
     /// holds `count` rows named "item 001"… (as wide as `count`), priced
     /// 10, 20…; with an index on price when `indexed`, and `extra` SQL
     /// run after. Returns its path.
-    func makeItemsFile(count: Int, indexed: Bool = true, extra: String = "") throws -> String {
+    public func makeItemsFile(count: Int, indexed: Bool = true, extra: String = "") throws -> String {
         let path = try makeTemporaryDirectory().appendingPathComponent("items.sqlite").path
         let digits = String(count).count
         try ForeignFile.sqlite3(path, """

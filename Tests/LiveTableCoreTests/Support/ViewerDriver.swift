@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Drives `viewerUpdate` the way the app loop does, on a file that the
 /// sqlite3 CLI writes: each effect is performed against the file (windows,
