@@ -9,51 +9,35 @@ import LiveTableTestSupport
 /// the messages, as the app loop stamps them.
 final class ViewerHighlightTests: XCTestCase {
     private var path: String!
-    private var database: ViewerDatabase!
-    private var state: ViewerState!
-    private let start = ContinuousClock.now
+    /// The one viewer driver: time is injected, from its start.
+    private var driver: ViewerDriver!
 
     override func setUpWithError() throws {
         path = try makeItemsFile(count: 12, indexed: false)
-        database = try ViewerDatabase.open(path: path)
     }
 
     // MARK: - Driving
 
+    private var state: ViewerState { driver.state }
+    private var start: ContinuousClock.Instant { driver.start }
+
     private func open(sort: String? = nil) throws {
-        let opened = try database.read { db in
-            try ViewedSource.open(.table("item"), sortColumn: sort, descending: false, in: db)
-        }
-        state = .initial(fileName: "items.sqlite", opened: opened, width: 60, height: 12, useColor: false)
-        try send(.resize(width: 60, height: 12), at: .zero)
+        driver = try ViewerDriver(path: path, table: "item", sort: sort, height: 12)
     }
 
-    /// Sends a message, performing the observations it asks for with the
-    /// window stamped `at` after the start; returns every effect.
+    /// Sends a message, performing the effects it asks for with the window
+    /// stamped `at` after the start; returns every effect.
     @discardableResult
     private func send(_ message: ViewerMessage, at offset: Duration) throws -> [ViewerEffect] {
-        var all: [ViewerEffect] = []
-        var queue = [message]
-        while !queue.isEmpty {
-            let effects = viewerUpdate(&state, queue.removeFirst())
-            all += effects
-            for case let .observe(viewed, request) in effects {
-                queue.append(.window(try fetch(viewed, request), now: start + offset))
-            }
-        }
-        return all
-    }
-
-    private func fetch(_ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
-        try database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        driver.clock = offset
+        return try driver.send(message)
     }
 
     /// Another process commits `sql`; the observation delivers its window again.
     @discardableResult
     private func commit(_ sql: String, at offset: Duration) throws -> [ViewerEffect] {
-        try ForeignFile.sqlite3(path, sql)
-        let table = try XCTUnwrap(state.table)
-        return try send(.window(try fetch(table.viewed, try XCTUnwrap(table.observedRequest)), now: start + offset), at: offset)
+        driver.clock = offset
+        return try driver.commit(sql)
     }
 
     /// The highlight of the cell `column` of the row whose id is `id`.

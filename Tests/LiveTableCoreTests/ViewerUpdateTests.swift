@@ -11,7 +11,8 @@ import LiveTableTestSupport
 final class ViewerUpdateTests: XCTestCase {
     var path: String!
     var database: ViewerDatabase!
-    var state: ViewerState!
+    /// The one viewer driver, counting in reads of 7 rows.
+    var driver: ViewerDriver!
 
     override func setUpWithError() throws {
         path = try makeItemsFile(count: 100, extra: """
@@ -22,37 +23,29 @@ final class ViewerUpdateTests: XCTestCase {
 
     // MARK: - Driving
 
+    /// The state of the driven viewer.
+    var state: ViewerState {
+        get { driver.state }
+        set { driver.state = newValue }
+    }
+
     /// Opens `target` as the command line does, and sends the first resize.
     func start(_ target: ViewerTarget?, sort: String? = nil, descending: Bool = false, height: Int = 10) throws {
-        let opened = try target.map { target in
-            try database.read { db in try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db) }
-        }
-        state = .initial(fileName: "items.sqlite", opened: opened, width: 60, height: height, useColor: false)
-        try send(.resize(width: 60, height: height))
+        driver = try ViewerDriver(path: path, target: target, sort: sort, descending: descending,
+                                  height: height, countChunk: 7)
     }
 
     /// Sends a message, then performs its effects and sends their results,
     /// until no effect is left. Returns every effect.
     @discardableResult
     func send(_ message: ViewerMessage) throws -> [ViewerEffect] {
-        try driveViewer(&state, message, perform: perform)
-    }
-
-    private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
-        try performViewerEffect(effect, on: database, now: .now, countChunk: 7)
+        try driver.send(message)
     }
 
     /// Another process commits `sql`; the observation delivers the window
     /// it observes again.
     func commit(_ sql: String) throws {
-        _ = try ForeignFile.sqlite3(path, sql)
-        let table = try XCTUnwrap(state.table)
-        let request = try XCTUnwrap(table.observedRequest)
-        do {
-            try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }))
-        } catch {
-            try send(.windowFailed("\(error)", ViewerFailureKind(error)))
-        }
+        try driver.commit(sql)
     }
 
     /// The selected row's values, as text.
