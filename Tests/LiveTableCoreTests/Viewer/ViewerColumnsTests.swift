@@ -13,8 +13,8 @@ import LiveTableTestSupport
 final class ViewerColumnsTests: XCTestCase {
     private var path: String!
     private var database: ViewerDatabase!
-    private var state: ViewerState!
-    private let start = ContinuousClock.now
+    /// The one viewer driver: time is injected, from its start.
+    private var driver: ViewerDriver!
 
     override func setUpWithError() throws {
         path = try makeTemporaryDirectory().appendingPathComponent("wide.sqlite").path
@@ -33,47 +33,25 @@ final class ViewerColumnsTests: XCTestCase {
 
     // MARK: - Driving
 
+    private var state: ViewerState { driver.state }
+
     /// Opens `target` on a `width` x 6 screen: two rows of the list.
     private func open(_ target: ViewerTarget = .table("wide"), width: Int = 30) throws {
-        let viewed = try database.read { db in try ViewedSource.open(target, sortColumn: nil, descending: false, in: db) }
-        state = .initial(fileName: "wide.sqlite", opened: viewed, width: width, height: 6, useColor: false)
-        try send(.resize(width: width, height: 6))
+        driver = try ViewerDriver(path: path, target: target, width: width, height: 6)
     }
 
-    /// Sends a message, and the windows and counts its effects ask for.
+    /// Sends a message, and performs the effects it asks for, at `offset`
+    /// after the start.
     private func send(_ message: ViewerMessage, at offset: Duration = .zero) throws {
-        var queue = [message]
-        while !queue.isEmpty {
-            for effect in viewerUpdate(&state, queue.removeFirst()) {
-                switch effect {
-                case let .observe(viewed, request):
-                    queue.append(.window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) },
-                                         now: start + offset))
-                case let .count(source):
-                    queue.append(.counted(try database.read { db in try source.exactRowCount(db) }))
-                case .listTables:
-                    queue.append(.tablesListed(try database.read { db in
-                        try TableSchema.all(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil) }
-                    }))
-                case let .open(target, sortColumn, descending):
-                    queue.append(.opened(try database.read { db in
-                        try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
-                    }))
-                default:
-                    break
-                }
-            }
-        }
+        driver.clock = offset
+        try driver.send(message)
     }
 
     /// Another process commits `sql`; the observation delivers its window
     /// again, at `offset` after the start.
     private func commit(_ sql: String, at offset: Duration = .zero) throws {
-        try ForeignFile.sqlite3(path, sql)
-        let table = try XCTUnwrap(state.table)
-        let request = try XCTUnwrap(table.observedRequest)
-        try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) },
-                         now: start + offset), at: offset)
+        driver.clock = offset
+        try driver.commit(sql)
     }
 
     /// Types each character of `keys`.
