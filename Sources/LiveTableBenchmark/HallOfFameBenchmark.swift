@@ -80,7 +80,6 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private let latencySamples: Int
     private let burstSeconds: Double
     private let idleSeconds: Double
-    private let frameTimeout: Double
     private let sampleBudgetSeconds: Double
     private let log: (String) -> Void
 
@@ -124,7 +123,6 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         self.latencySamples = latencySamples
         self.burstSeconds = burstSeconds
         self.idleSeconds = idleSeconds
-        self.frameTimeout = frameTimeout
         self.sampleBudgetSeconds = sampleBudgetSeconds
         self.log = log
         frames = FrameLog(timeout: frameTimeout) { $0.hallOfFame = nil }
