@@ -10,8 +10,10 @@ import Foundation
 /// ```swift
 /// let frames = FrameLog<Frame>(timeout: 60)
 /// let before = frames.count
-/// press(.end)
-/// let frame = try frames.wait(after: before, orThrow: error("End")) { frame, _ in frame.anchor == .last }
+/// onMain { host.loop.send(.key(.end)) }
+/// let frame = try frames.wait(after: before, orThrow: ViewerScreenBenchmarkError("End")) { frame, _ in
+///     frame.anchor == .last
+/// }
 /// ```
 // @unchecked Sendable: every property is protected by `condition`.
 final class FrameLog<Entry>: @unchecked Sendable {
