@@ -112,13 +112,19 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
+        // The fixtures that several test targets share, as
+        // swift-argument-parser ships ArgumentParserTestHelpers: files made
+        // by the sqlite3 CLI and their checks, a temporary directory per
+        // test, a wait on a condition.
+        .target(
+            name: "LiveTableTestSupport",
+            path: "Tests/LiveTableTestSupport",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableCoreTests",
             dependencies: [
                 "LiveTableCore",
-                // The viewer's benchmark is tested on the foreign files of
-                // these tests.
-                "LiveTableBenchmark",
+                "LiveTableTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
@@ -128,6 +134,7 @@ let package = Package(
             dependencies: [
                 "LiveTableBenchmark",
                 "LiveTableCore",
+                "LiveTableTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]),

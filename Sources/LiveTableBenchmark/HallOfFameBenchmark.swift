@@ -62,16 +62,17 @@ public struct BenchmarkFigures: Codable, Equatable, Sendable {
 /// `run()` must be called off the main thread, while the main thread runs
 /// its run loop: the loop runs there.
 public final class HallOfFameBenchmark: @unchecked Sendable {
-    // @unchecked Sendable: the frame and commit logs are protected by
-    // `condition`; the loop and its host are only touched on the main queue.
+    // @unchecked Sendable: the frame and commit logs protect themselves; the
+    // loop and its host are only touched on the main queue.
 
     /// A drawn screen that shows a Hall of Fame: when, and what it showed.
-    /// Only the last value is kept whole, so that the log does not weigh on
-    /// the peak memory.
+    /// Only the last frame keeps its whole value, so that the log does not
+    /// weigh on the peak memory.
     private struct Frame {
         var time: Double
         var playerCount: Int
         var request: WindowRequest
+        var hallOfFame: HallOfFame?
     }
 
     private let path: String
@@ -79,7 +80,6 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     private let latencySamples: Int
     private let burstSeconds: Double
     private let idleSeconds: Double
-    private let frameTimeout: Double
     private let sampleBudgetSeconds: Double
     private let log: (String) -> Void
 
@@ -87,12 +87,9 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// writer busy, few enough that the burst ends when its writes do.
     private static let burstInFlight = 4
 
-    private let condition = NSCondition()
-    private var frames: [Frame] = []
-    private var lastHallOfFame: HallOfFame?
+    private let frames: FrameLog<Frame>
     /// The times of the commits of the database, in order.
-    private var commits: [Double] = []
-    private var failure: Error?
+    private let commits: FrameLog<Double>
 
     // Main queue only.
     private var host: BenchmarkHost<HallOfFameProgram>?
@@ -126,9 +123,10 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         self.latencySamples = latencySamples
         self.burstSeconds = burstSeconds
         self.idleSeconds = idleSeconds
-        self.frameTimeout = frameTimeout
         self.sampleBudgetSeconds = sampleBudgetSeconds
         self.log = log
+        frames = FrameLog(timeout: frameTimeout) { $0.hallOfFame = nil }
+        commits = FrameLog(timeout: frameTimeout)
     }
 
     /// Runs the measurement. Call it off the main thread.
@@ -158,9 +156,9 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
                 self.host = nil
             }
         }
-        let firstFrame = try waitForFrame(after: 0, timeout: frameTimeout, stage: "first frame") { _, _ in true }
+        let firstFrame = try waitForFrame(after: 0, stage: "first frame") { _, _ in true }
         let firstFrameSeconds = firstFrame.time - start
-        log("\(mode): first frame in \(Self.milliseconds(firstFrameSeconds)) ms")
+        log("\(mode): first frame in \(milliseconds(firstFrameSeconds)) ms")
 
         // No change, no work: the observation must not poll.
         let idleStart = ProcessMetrics.cpuSeconds()
@@ -180,13 +178,13 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
             let framesBefore = frameCount()
             let commit = try insertWithKey()
             let expectedCount = baseCount + index + 1
-            let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "latency") { frame, _ in
+            let frame = try waitForFrame(after: framesBefore, stage: "latency") { frame, _ in
                 frame.playerCount == expectedCount
             }
             latencies.append(frame.time - commit)
         }
         let latency = LatencySummary(seconds: latencies)!
-        log("\(mode): latency p50 \(Self.milliseconds(latency.p50 / 1000)) ms, p99 \(Self.milliseconds(latency.p99 / 1000)) ms over \(latency.count) writes")
+        log("\(mode): latency p50 \(milliseconds(latency.p50 / 1000)) ms, p99 \(milliseconds(latency.p99 / 1000)) ms over \(latency.count) writes")
 
         // Write burst: the `n` key again and again, as a key held down,
         // with a few inserts in flight, while the loop coalesces the values
@@ -208,7 +206,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         }
         _ = try waitForCommit(after: commitsBeforeBurst + burstWrites - 1)
         let expected = try writer.read { db in try self.expectedValue(db) }
-        let lastFrame = try waitForFrame(after: framesBeforeBurst, timeout: frameTimeout, stage: "burst") { _, last in last == expected }
+        let lastFrame = try waitForFrame(after: framesBeforeBurst, stage: "burst") { _, last in last == expected }
         let burstScreens = newValueCount(since: framesBeforeBurst, until: lastFrame.time)
         let updatesPerSecond = Double(burstScreens) / (lastFrame.time - burstStart)
         log("\(mode): \(burstScreens) screens for \(burstWrites) writes in the burst")
@@ -218,7 +216,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
         _ = try writer.write { db in
             try db.execute(sql: "DELETE FROM player WHERE id > ?", arguments: [baseMaxID])
         }
-        _ = try waitForFrame(after: framesBeforeCleanUp, timeout: frameTimeout, stage: "clean-up") { frame, _ in frame.playerCount == baseCount }
+        _ = try waitForFrame(after: framesBeforeCleanUp, stage: "clean-up") { frame, _ in frame.playerCount == baseCount }
 
         // Navigation: the app's own keys, each answered by a new window.
         var navigation: [Double] = []
@@ -235,7 +233,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
                 }
                 // A move within the window asks for no new window.
                 guard let request else { continue }
-                let frame = try waitForFrame(after: framesBefore, timeout: frameTimeout, stage: "navigation") { frame, _ in frame.request == request }
+                let frame = try waitForFrame(after: framesBefore, stage: "navigation") { frame, _ in frame.request == request }
                 navigation.append(frame.time - pressed)
             }
         }
@@ -315,70 +313,51 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     @MainActor
     private func recordFrame(_ state: HallOfFameState) {
         let time = now()
-        condition.lock()
-        defer { condition.unlock() }
         if let error = state.status.error {
-            failure = failure ?? BenchmarkError.appError(mode, message: error)
-            condition.broadcast()
+            let failure = BenchmarkError.appError(mode, message: error)
+            frames.fail(failure)
+            commits.fail(failure)
             return
         }
         guard let hallOfFame = state.hallOfFame else { return }
-        frames.append(Frame(time: time, playerCount: hallOfFame.playerCount, request: hallOfFame.request))
-        lastHallOfFame = hallOfFame
-        condition.broadcast()
+        frames.append(Frame(
+            time: time, playerCount: hallOfFame.playerCount, request: hallOfFame.request, hallOfFame: hallOfFame))
     }
 
     private func recordCommit() {
-        let time = now()
-        condition.lock()
-        commits.append(time)
-        condition.broadcast()
-        condition.unlock()
+        commits.append(now())
     }
 
     // MARK: - Waiting (benchmark thread)
 
     private func frameCount() -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return frames.count
+        frames.count
     }
 
     private func commitCount() -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return commits.count
+        commits.count
     }
 
     /// The number of frames after the first `index` ones, and until
     /// `time`, that show a new value: another count than the frame before.
     /// The other frames were drawn for a key.
     private func newValueCount(since index: Int, until time: Double) -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        var count = 0
-        var previous = index > 0 ? frames[index - 1].playerCount : nil
-        for frame in frames[index...] where frame.time <= time {
-            if frame.playerCount != previous { count += 1 }
-            previous = frame.playerCount
+        frames.read(since: index) { before, frames in
+            var count = 0
+            var previous = before?.playerCount
+            for frame in frames where frame.time <= time {
+                if frame.playerCount != previous { count += 1 }
+                previous = frame.playerCount
+            }
+            return count
         }
-        return count
     }
 
     /// Waits for the commit that follows the first `index` ones.
     ///
     /// - returns: Its time.
     private func waitForCommit(after index: Int) throws -> Double {
-        let deadline = Date(timeIntervalSinceNow: frameTimeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while commits.count <= index {
-            if let failure { throw failure }
-            if !condition.wait(until: deadline) {
-                throw BenchmarkError.timeout(mode, stage: "commit")
-            }
-        }
-        return commits[index]
+        try commits.wait(after: index, orThrow: BenchmarkError.timeout(mode, stage: "commit")) { _, _ in true }
     }
 
     /// Waits for a frame drawn after the first `index` frames that matches
@@ -386,35 +365,12 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// value.
     private func waitForFrame(
         after index: Int,
-        timeout: Double,
         stage: String,
         where predicate: (Frame, HallOfFame?) -> Bool) throws -> Frame
     {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var checked = index
-        while true {
-            if let failure { throw failure }
-            while checked < frames.count {
-                let isLast = checked == frames.count - 1
-                if predicate(frames[checked], isLast ? lastHallOfFame : nil) { return frames[checked] }
-                checked += 1
-            }
-            if !condition.wait(until: deadline) {
-                throw BenchmarkError.timeout(mode, stage: stage)
-            }
+        try frames.wait(after: index, orThrow: BenchmarkError.timeout(mode, stage: stage)) { frame, isLast in
+            predicate(frame, isLast ? frame.hallOfFame : nil)
         }
-    }
-
-    private func onMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
-        DispatchQueue.main.sync {
-            MainActor.assumeIsolated(body)
-        }
-    }
-
-    private static func milliseconds(_ seconds: Double) -> String {
-        String(format: "%.2f", seconds * 1000)
     }
 }
 
@@ -456,9 +412,4 @@ public enum BenchmarkError: Error, CustomStringConvertible {
             return "the app failed during the \(mode.rawValue) measurement: \(message)"
         }
     }
-}
-
-/// A monotonic clock, in seconds.
-private func now() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
 }

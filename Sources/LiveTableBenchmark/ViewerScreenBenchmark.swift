@@ -4,241 +4,6 @@ import GRDB
 import LiveTableCore
 import SQLiteCommandLine
 
-/// What one measurement of the viewer's screen found, on one table.
-public struct ViewerScreenFigures: Codable, Equatable, Sendable {
-    /// The number of rows of the table.
-    public var rows: Int
-    /// From opening the file to the first drawn screen that shows rows.
-    public var first_rows_ms: Double
-    /// From the End key to the drawn screen of the last rows, median.
-    public var end_ms: Double
-    /// From the Home key to the drawn screen of the first rows, median.
-    public var home_ms: Double
-    /// The number of End and of Home presses.
-    public var jumps: Int
-    /// From another process's commit of an update of a visible row to the
-    /// drawn screen that shows it, median.
-    public var update_p50_ms: Double
-    /// The same latency, 99th percentile.
-    public var update_p99_ms: Double
-    /// The number of updates measured.
-    public var update_samples: Int
-    /// Commits per second of another process that updates rows one
-    /// transaction at a time, while no viewer is open: the mean of a run
-    /// before the viewer opens and one after it closes.
-    public var writer_commits_per_s: Double
-    /// The same writer's commits per second while the viewer is open.
-    public var writer_commits_per_s_viewing: Double
-    /// The screens the viewer drew while that writer wrote.
-    public var viewer_screens_while_writing: Int
-    /// The peak resident memory of the viewer's process.
-    public var peak_rss_mb: Double
-    /// From `]` on a column with an index (from the natural order, the
-    /// selection kept) to the drawn screen of the sorted window, median.
-    public var sort_indexed_ms: Double
-    /// The same, on a column without an index: a scan of the table.
-    public var sort_unindexed_ms: Double
-    /// The number of `]` presses on each column.
-    public var sort_samples: Int
-    /// From another process's commit of an update of a visible row to the
-    /// drawn screen that shows it, while sorted by a column without an
-    /// index (each update scans the table), median.
-    public var update_sorted_unindexed_p50_ms: Double
-    /// The same latency, 99th percentile.
-    public var update_sorted_unindexed_p99_ms: Double
-    /// The number of those updates measured.
-    public var update_sorted_unindexed_samples: Int
-    /// From Enter in the search prompt (`/`) to the drawn screen of a
-    /// match near the end of the table, in the unindexed note column.
-    public var search_ms: Double
-    /// From `n` to the drawn screen that says the search wrapped: the next
-    /// match is the same row, after a walk of the whole table.
-    public var search_next_ms: Double
-    /// From Enter in the filter prompt (`f`) to the drawn screen of the
-    /// first rows of a filter that scans (`note LIKE '%77777%'`).
-    public var filter_first_rows_ms: Double
-    /// From the same Enter to the drawn screen of the filter's exact count.
-    public var filter_count_ms: Double
-    /// The number of rows that the filter keeps.
-    public var filter_rows: Int
-    /// `livetable view FILE item --format csv` beside `sqlite3 -csv`, nil
-    /// when not measured (see `ExportBenchmark`).
-    public var export: ExportBenchmark.Figures?
-
-    /// Creates figures.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let figures = ViewerScreenFigures(
-    ///     rows: 2_000_000, first_rows_ms: 12, end_ms: 1.5, home_ms: 1.2, jumps: 10,
-    ///     update_p50_ms: 1.1, update_p99_ms: 3, update_samples: 200,
-    ///     writer_commits_per_s: 110, writer_commits_per_s_viewing: 100,
-    ///     viewer_screens_while_writing: 180, peak_rss_mb: 30,
-    ///     sort_indexed_ms: 2, sort_unindexed_ms: 900, sort_samples: 3,
-    ///     update_sorted_unindexed_p50_ms: 900, update_sorted_unindexed_p99_ms: 950,
-    ///     update_sorted_unindexed_samples: 10)
-    /// ```
-    public init(
-        rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int,
-        update_p50_ms: Double, update_p99_ms: Double, update_samples: Int,
-        writer_commits_per_s: Double, writer_commits_per_s_viewing: Double,
-        viewer_screens_while_writing: Int, peak_rss_mb: Double,
-        sort_indexed_ms: Double, sort_unindexed_ms: Double, sort_samples: Int,
-        update_sorted_unindexed_p50_ms: Double, update_sorted_unindexed_p99_ms: Double,
-        update_sorted_unindexed_samples: Int,
-
-        search_ms: Double = 0, search_next_ms: Double = 0, filter_first_rows_ms: Double = 0,
-        filter_count_ms: Double = 0, filter_rows: Int = 0)
-    {
-        self.rows = rows
-        self.first_rows_ms = first_rows_ms
-        self.end_ms = end_ms
-        self.home_ms = home_ms
-        self.jumps = jumps
-        self.update_p50_ms = update_p50_ms
-        self.update_p99_ms = update_p99_ms
-        self.update_samples = update_samples
-        self.writer_commits_per_s = writer_commits_per_s
-        self.writer_commits_per_s_viewing = writer_commits_per_s_viewing
-        self.viewer_screens_while_writing = viewer_screens_while_writing
-        self.peak_rss_mb = peak_rss_mb
-        self.sort_indexed_ms = sort_indexed_ms
-        self.sort_unindexed_ms = sort_unindexed_ms
-        self.sort_samples = sort_samples
-        self.update_sorted_unindexed_p50_ms = update_sorted_unindexed_p50_ms
-        self.update_sorted_unindexed_p99_ms = update_sorted_unindexed_p99_ms
-        self.update_sorted_unindexed_samples = update_sorted_unindexed_samples
-        self.search_ms = search_ms
-        self.search_next_ms = search_next_ms
-        self.filter_first_rows_ms = filter_first_rows_ms
-        self.filter_count_ms = filter_count_ms
-        self.filter_rows = filter_rows
-    }
-
-    /// The share of its commits per second that the writer keeps while the
-    /// viewer is open.
-    public var writerShareViewing: Double {
-        writer_commits_per_s > 0 ? writer_commits_per_s_viewing / writer_commits_per_s : 0
-    }
-
-    /// The viewer's targets that these figures can check: at 2,000,000
-    /// rows, first rows ≤ 100 ms, End and Home ≤ 20 ms, another process's
-    /// update on screen p50 ≤ 5 ms; at 10,000,000 rows, peak memory ≤ 64
-    /// MB; at every size, a writer keeps at least half its commits per
-    /// second while the viewer is open.
-    public var targets: [BenchmarkTarget] {
-        func figure(_ value: Double, _ unit: String) -> String {
-            String(format: "%.2f", value) + unit
-        }
-        let size = rows.formatted()
-        var targets: [BenchmarkTarget] = []
-        if rows == 2_000_000 {
-            targets += [
-                BenchmarkTarget(
-                    name: "viewer: first rows on screen ≤ 100 ms at \(size) rows",
-                    measured: figure(first_rows_ms, " ms"), met: first_rows_ms <= 100),
-                BenchmarkTarget(
-                    name: "viewer: End ≤ 20 ms at \(size) rows (p50)",
-                    measured: figure(end_ms, " ms"), met: end_ms <= 20),
-                BenchmarkTarget(
-                    name: "viewer: Home ≤ 20 ms at \(size) rows (p50)",
-                    measured: figure(home_ms, " ms"), met: home_ms <= 20),
-                BenchmarkTarget(
-                    name: "viewer: another process's update on screen p50 ≤ 5 ms at \(size) rows",
-                    measured: figure(update_p50_ms, " ms"), met: update_p50_ms <= 5),
-            ]
-        }
-        if rows == 10_000_000 {
-            targets.append(BenchmarkTarget(
-                name: "viewer: peak RSS ≤ 64 MB at \(size) rows",
-                measured: figure(peak_rss_mb, " MB"), met: peak_rss_mb <= 64))
-        }
-        if let export {
-            targets.append(BenchmarkTarget(
-                name: "export: livetable --format csv no slower than sqlite3 -csv at \(size) rows",
-                measured: String(format: "%.2f s (sqlite3 %.2f s)", export.livetable_csv_s, export.sqlite3_csv_s),
-                met: export.livetable_csv_s <= export.sqlite3_csv_s))
-        }
-        targets.append(BenchmarkTarget(
-            name: "viewer: a writer keeps ≥ 50% of its commits/s with the viewer open at \(size) rows",
-            measured: String(format: "%.0f%% (%.1f of %.1f commits/s)",
-                             writerShareViewing * 100, writer_commits_per_s_viewing, writer_commits_per_s),
-            met: writerShareViewing >= 0.5))
-        return targets
-    }
-
-    /// The figures as lines of a table, with a title and a header.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// print(ViewerScreenFigures.table([figures]).joined(separator: "\n"))
-    /// ```
-    public static func table(_ figures: [ViewerScreenFigures]) -> [String] {
-        func pad(_ text: String, _ width: Int) -> String {
-            String(repeating: " ", count: max(0, width - text.count)) + text
-        }
-        let widths = [12, 15, 8, 8, 12, 12, 8, 13, 15, 12]
-        let header = ["rows", "first rows ms", "End ms", "Home ms", "update p50", "update p99", "samples",
-                      "writer/s", "writer/s view", "peak RSS MB"]
-        var lines = ["the viewer (livetable view) on a generated table; updates and writer: sqlite3"]
-        lines.append(zip(header, widths).map { pad($0, $1) }.joined())
-        for figure in figures {
-            let cells = [
-                figure.rows.formatted(), String(format: "%.1f", figure.first_rows_ms),
-                String(format: "%.2f", figure.end_ms), String(format: "%.2f", figure.home_ms),
-                String(format: "%.2f", figure.update_p50_ms), String(format: "%.2f", figure.update_p99_ms),
-                "\(figure.update_samples)", String(format: "%.1f", figure.writer_commits_per_s),
-                String(format: "%.1f", figure.writer_commits_per_s_viewing), String(format: "%.1f", figure.peak_rss_mb),
-            ]
-            lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
-        }
-        let sortWidths = [12, 16, 18, 24, 24, 8]
-        let sortHeader = ["rows", "] indexed ms", "] unindexed ms", "update p50 unindexed", "update p99 unindexed",
-                          "samples"]
-        lines.append("sorting with ] (an indexed column, an unindexed one), and updates while sorted by the unindexed one")
-        lines.append(zip(sortHeader, sortWidths).map { pad($0, $1) }.joined())
-        for figure in figures {
-            let cells = [
-                figure.rows.formatted(), String(format: "%.2f", figure.sort_indexed_ms),
-                String(format: "%.1f", figure.sort_unindexed_ms),
-                String(format: "%.1f", figure.update_sorted_unindexed_p50_ms),
-                String(format: "%.1f", figure.update_sorted_unindexed_p99_ms),
-                "\(figure.update_sorted_unindexed_samples)",
-            ]
-            lines.append(zip(cells, sortWidths).map { pad($0, $1) }.joined())
-        }
-        let searchWidths = [12, 12, 10, 18, 16, 14]
-        lines.append("the viewer's search (/, n) in the unindexed note column, and filter (f) note LIKE '%77777%'")
-        lines.append(zip(["rows", "/ far ms", "n ms", "f first rows ms", "f count ms", "f rows"], searchWidths)
-            .map { pad($0, $1) }.joined())
-        for figure in figures {
-            let cells = [
-                figure.rows.formatted(), String(format: "%.1f", figure.search_ms),
-                String(format: "%.1f", figure.search_next_ms), String(format: "%.1f", figure.filter_first_rows_ms),
-                String(format: "%.1f", figure.filter_count_ms), figure.filter_rows.formatted(),
-            ]
-            lines.append(zip(cells, searchWidths).map { pad($0, $1) }.joined())
-        }
-        let exports = figures.compactMap { figure in figure.export.map { (figure.rows, $0) } }
-        if !exports.isEmpty {
-            let exportWidths = [12, 22, 18, 22]
-            lines.append("the export, livetable view FILE item --format csv beside sqlite3 -csv, to /dev/null")
-            lines.append(zip(["rows", "livetable csv s", "sqlite3 csv s", "livetable peak RSS MB"], exportWidths)
-                .map { pad($0, $1) }.joined())
-            for (rows, export) in exports {
-                let cells = [
-                    rows.formatted(), String(format: "%.2f", export.livetable_csv_s),
-                    String(format: "%.2f", export.sqlite3_csv_s), String(format: "%.1f", export.livetable_peak_rss_mb),
-                ]
-                lines.append(zip(cells, exportWidths).map { pad($0, $1) }.joined())
-            }
-        }
-        return lines
-    }
-}
-
 /// Measures the viewer's screen (`livetable view FILE item`) on the app's
 /// own loop: `AppLoop` runs the real `ViewerProgram` on a file opened as
 /// `livetable view` opens it, with the benchmarks' host, which draws
@@ -273,9 +38,9 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
 /// - important: The other process writes to the file: use it on benchmark
 ///   tables only.
 public final class ViewerScreenBenchmark: @unchecked Sendable {
-    // @unchecked Sendable: the frame log, the awaited value and the failure
-    // are protected by `condition`; the loop and its host are only touched
-    // on the main queue.
+    // @unchecked Sendable: the frame log protects itself, the awaited value
+    // and the error count are protected by `lock`; the loop and its host are
+    // only touched on the main queue.
 
     /// What a drawn screen showed, in short.
     private struct Frame {
@@ -310,15 +75,14 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     private let frameTimeout: Double
     private let log: (String) -> Void
 
-    private let condition = NSCondition()
-    private var frames: [Frame] = []
+    private let frames: FrameLog<Frame>
+    private let lock = NSLock()
     private var awaited: DatabaseValue?
     /// While false, an error on the viewer's status line is counted rather
     /// than fatal: a writer that commits without pause may lock a read out
     /// for longer than the viewer's busy timeout, and the viewer recovers.
     private var errorsAreFatal = true
     private var errorCount = 0
-    private var failure: Error?
 
     // Main queue only.
     private var host: BenchmarkHost<ViewerProgram>?
@@ -355,6 +119,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         self.writerSeconds = writerSeconds
         self.frameTimeout = frameTimeout
         self.log = log
+        frames = FrameLog(timeout: frameTimeout)
     }
 
     /// Runs the measurement. Call it off the main thread.
@@ -396,7 +161,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             }
         }
         let firstRows = try waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
-        log("viewer: first rows in \(Self.milliseconds(firstRows)) ms")
+        log("viewer: first rows in \(milliseconds(firstRows)) ms")
 
         // End and Home: the key, then the screen of the window at that end.
         var ends: [Double] = []
@@ -414,7 +179,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         }
         let end = LatencySummary(seconds: ends)!
         let home = LatencySummary(seconds: homes)!
-        log("viewer: End \(Self.milliseconds(end.p50 / 1000)) ms, Home \(Self.milliseconds(home.p50 / 1000)) ms (p50)")
+        log("viewer: End \(milliseconds(end.p50 / 1000)) ms, Home \(milliseconds(home.p50 / 1000)) ms (p50)")
 
         // Updates of visible rows (the first rows, after Home), a few
         // milliseconds apart, as a script that writes one row at a time.
@@ -430,18 +195,18 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         }
         setAwaited(nil)
         let update = LatencySummary(seconds: latencies)!
-        log("viewer: another process's update on screen p50 \(Self.milliseconds(update.p50 / 1000)) ms, "
-            + "p99 \(Self.milliseconds(update.p99 / 1000)) ms")
+        log("viewer: another process's update on screen p50 \(milliseconds(update.p50 / 1000)) ms, "
+            + "p99 \(milliseconds(update.p99 / 1000)) ms")
 
         // Sorting: `]` on the column under the cursor, from the natural
         // order, the selection on the first row; `]` again goes back.
         let sortIndexed = try sortLatency(column: "score")
-        log("viewer: ] on an indexed column \(Self.milliseconds(sortIndexed.p50 / 1000)) ms (p50)")
+        log("viewer: ] on an indexed column \(milliseconds(sortIndexed.p50 / 1000)) ms (p50)")
         let sortUnindexed = try sortLatency(column: "name")
-        log("viewer: ] on an unindexed column \(Self.milliseconds(sortUnindexed.p50 / 1000)) ms (p50)")
+        log("viewer: ] on an unindexed column \(milliseconds(sortUnindexed.p50 / 1000)) ms (p50)")
         let sortedUpdate = try sortedUpdateLatency(column: "name", other: other)
         log("viewer: another process's update on screen, sorted by an unindexed column, p50 "
-            + "\(Self.milliseconds(sortedUpdate.p50 / 1000)) ms, p99 \(Self.milliseconds(sortedUpdate.p99 / 1000)) ms")
+            + "\(milliseconds(sortedUpdate.p50 / 1000)) ms, p99 \(milliseconds(sortedUpdate.p99 / 1000)) ms")
         let searchAndFilter = try searchAndFilter(rows: rows)
 
         // The writer again, the viewer open.
@@ -591,7 +356,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         let next = try waitForFrame(after: framesBefore, stage: "n") {
             $0.status == "search wrapped" && !$0.isSearching
         }.time - pressed
-        log("viewer: / to a far match \(Self.milliseconds(search)) ms, n (round the table) \(Self.milliseconds(next)) ms")
+        log("viewer: / to a far match \(milliseconds(search)) ms, n (round the table) \(milliseconds(next)) ms")
 
         let filter = "note LIKE '%77777%'"
         press([.character("f")] + filter.map { Key.character($0) })
@@ -602,8 +367,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         let counted = try waitForFrame(after: framesBefore, stage: "filter count") {
             $0.filter == filter && $0.exactCount != nil
         }
-        log("viewer: f \(filter): first rows \(Self.milliseconds(firstRows.time - pressed)) ms, exact count "
-            + "\(counted.exactCount ?? 0) in \(Self.milliseconds(counted.time - pressed)) ms"
+        log("viewer: f \(filter): first rows \(milliseconds(firstRows.time - pressed)) ms, exact count "
+            + "\(counted.exactCount ?? 0) in \(milliseconds(counted.time - pressed)) ms"
             + (firstRows.filterScannedRows.map { " (each update scans \($0.formatted()) rows)" } ?? ""))
         framesBefore = frameCount()
         press([.escape])
@@ -647,13 +412,12 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     @MainActor
     private func recordFrame(_ state: ViewerState) {
         let time = now()
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if case let .error(message)? = state.message {
             errorCount += 1
             if errorsAreFatal {
-                failure = failure ?? ViewerScreenBenchmarkError("the viewer failed: \(message)")
-                condition.broadcast()
+                frames.fail(ViewerScreenBenchmarkError("the viewer failed: \(message)"))
                 return
             }
         }
@@ -671,29 +435,26 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             status: status, isSearching: table.pendingSearch != nil, filter: table.viewed.source.filter,
             exactCount: table.rowCountIsApproximate ? nil : table.rowCount,
             filterScannedRows: table.filterScannedRows?.value))
-        condition.broadcast()
     }
 
     // MARK: - Waiting (benchmark thread)
 
     private func frameCount() -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return frames.count
+        frames.count
     }
 
     private func setAwaited(_ value: DatabaseValue?) {
-        condition.lock()
+        lock.lock()
         awaited = value
-        condition.unlock()
+        lock.unlock()
     }
 
     /// Sets whether errors are fatal, and returns the errors counted since
     /// the last call.
     @discardableResult
     private func setErrorsAreFatal(_ fatal: Bool) -> Int {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         errorsAreFatal = fatal
         let count = errorCount
         errorCount = 0
@@ -703,30 +464,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// Waits for a frame drawn after the first `index` frames that matches
     /// `predicate`.
     private func waitForFrame(after index: Int, stage: String, where predicate: (Frame) -> Bool) throws -> Frame {
-        let deadline = Date(timeIntervalSinceNow: frameTimeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var checked = index
-        while true {
-            if let failure { throw failure }
-            while checked < frames.count {
-                if predicate(frames[checked]) { return frames[checked] }
-                checked += 1
-            }
-            if !condition.wait(until: deadline) {
-                throw ViewerScreenBenchmarkError("the viewer did not draw the expected screen in time (\(stage))")
-            }
-        }
-    }
-
-    private func onMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
-        DispatchQueue.main.sync {
-            MainActor.assumeIsolated(body)
-        }
-    }
-
-    private static func milliseconds(_ seconds: Double) -> String {
-        String(format: "%.2f", seconds * 1000)
+        let error = ViewerScreenBenchmarkError("the viewer did not draw the expected screen in time (\(stage))")
+        return try frames.wait(after: index, orThrow: error) { frame, _ in predicate(frame) }
     }
 }
 
@@ -738,11 +477,6 @@ public struct ViewerScreenBenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) {
         self.description = description
     }
-}
-
-/// A monotonic clock, in seconds.
-private func now() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000
 }
 
 /// Generates the tables of the viewer's benchmark, and measures the viewer

@@ -8,17 +8,7 @@ import XCTest
 final class FollowAndPauseTests: LiveTableTestCase {
     /// A file of `item`: 50 rows, "item 001"…, prices 10…500.
     private func makeFile() throws -> URL {
-        let file = directory.appendingPathComponent("log.sqlite")
-        try Shell.python(#"""
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-            c.executemany("INSERT INTO item(name, price) VALUES (?, ?)",
-                          [("item %03d" % i, i * 10) for i in range(1, 51)])
-            c.commit()
-            c.close()
-            """#, [file.path])
-        return file
+        try makeItemFile("log.sqlite", rows: 50)
     }
 
     /// Starts a Python process that appends `count` rows ("new 001"…), one

@@ -8,18 +8,7 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
     /// A file of `item`: 20,000 rows ("item 00001"…, price 1 to 20,000,
     /// an index on price), in rollback-journal mode.
     private func makeFile() throws -> URL {
-        let file = directory.appendingPathComponent("big.sqlite")
-        try Shell.python(#"""
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-            c.execute("CREATE INDEX item_price ON item(price)")
-            c.executemany("INSERT INTO item(name, price) VALUES (?, ?)",
-                          [("item %05d" % i, i) for i in range(1, 20001)])
-            c.commit()
-            c.close()
-            """#, [file.path])
-        return file
+        try makeItemFile("big.sqlite", rows: 20_000, nameDigits: 5, price: "i", indexOnPrice: true)
     }
 
     /// Starts a Python process that inserts a row ("new 1", "new 2"…,

@@ -9,18 +9,7 @@ final class ViewerSortTests: LiveTableTestCase {
     /// `item(id, name, price)`: 200 rows, "item 001"…, prices 1 to 200 in
     /// another order than the rowid's, an index on price only.
     private func makeFile() throws -> URL {
-        let file = directory.appendingPathComponent("sorted.sqlite")
-        try Shell.python(#"""
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            c.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER)")
-            c.execute("CREATE INDEX item_price ON item(price)")
-            c.executemany("INSERT INTO item(name, price) VALUES (?, ?)",
-                          [("item %03d" % i, (i * 37) % 200 + 1) for i in range(1, 201)])
-            c.commit()
-            c.close()
-            """#, [file.path])
-        return file
+        try makeItemFile("sorted.sqlite", rows: 200, price: "(i * 37) % 200 + 1", indexOnPrice: true)
     }
 
     /// The rows on the screen, from the top: id, name and price of each
@@ -39,20 +28,6 @@ final class ViewerSortTests: LiveTableTestCase {
     private func statusLine(_ screen: String) -> String {
         let lines = screen.components(separatedBy: "\n")
         return lines.count >= 30 ? lines[29].trimmingCharacters(in: .whitespaces) : ""
-    }
-
-    /// The name in the whole-row view of the selected row (Enter), which
-    /// is then closed again.
-    private func selectedName(_ session: TmuxSession) throws -> String {
-        try session.send("Enter")
-        // The box and its name line: a capture can catch the overlay half drawn.
-        let screen = try session.waitForScreen("the whole row with its name") { screen in
-            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ name ") }
-        }
-        try session.send("Enter")
-        try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
-        let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ name ") })
-        return line.dropFirst(2).dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: " │"))
     }
 
     func testBracketsSortByTheCurrentColumnLiveAndLeaveTheFileUnchanged() throws {

@@ -32,20 +32,6 @@ final class ViewerTests: LiveTableTestCase {
         FileManager.default.fileExists(atPath: path)
     }
 
-    /// The name in the whole-row view of the selected row (Enter), which
-    /// is then closed again.
-    private func selectedName(_ session: TmuxSession) throws -> String {
-        try session.send("Enter")
-        // The box and its name line: a capture can catch the overlay half drawn.
-        let screen = try session.waitForScreen("the whole row with its name") { screen in
-            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ name ") }
-        }
-        try session.send("Enter")
-        try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
-        let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ name ") })
-        return line.dropFirst(2).dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: " │"))
-    }
-
     // MARK: - Live
 
     func testAnotherProcessCommitShowsAndSelectionStaysOnItsRowRollbackJournal() throws {

@@ -3,6 +3,7 @@ import GRDB
 import OpenCombine
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// The kinds of databases that users use: tests run their database
 /// scenarios against each one.
@@ -33,24 +34,6 @@ enum DatabaseKind: String, CaseIterable {
 }
 
 extension XCTestCase {
-    /// A new empty directory, removed when the test ends.
-    func makeTemporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("LiveTableCoreTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock {
-            // Restore permissions that a test may have removed, then delete.
-            chmod(directory.path, 0o755)
-            if let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
-                for file in files {
-                    chmod(directory.appendingPathComponent(file).path, 0o644)
-                }
-            }
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return directory
-    }
-
     /// Runs `body` once for each kind of database, with a new
     /// `AppDatabase`. A thrown error fails the test and names the kind.
     func forEachDatabaseKind(
@@ -67,27 +50,6 @@ extension XCTestCase {
                 XCTFail("\(kind): \(error)", file: file, line: line)
             }
         }
-    }
-
-    /// Spins the main run loop until `condition` is true, and fails after
-    /// `timeout` seconds. Values published on the main queue arrive while
-    /// it spins.
-    @discardableResult
-    func waitUntil(
-        _ description: String,
-        timeout: TimeInterval = 10,
-        file: StaticString = #filePath, line: UInt = #line,
-        _ condition: () throws -> Bool) rethrows -> Bool
-    {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while try !condition() {
-            if Date() > deadline {
-                XCTFail("Timeout: \(description)", file: file, line: line)
-                return false
-            }
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
-        }
-        return true
     }
 
     /// Subscribes to `publisher` and waits for its completion. Returns the

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import LiveTableCore
+import LiveTableTestSupport
 
 /// Drives `viewerUpdate` the way the app loop does, on a file that the
 /// sqlite3 CLI writes: each effect is performed against the file (windows,
@@ -18,16 +19,33 @@ final class ViewerDriver {
     var clock: Duration = .zero
     /// Every effect asked for since the last `takeEffects()`.
     private(set) var effects: [ViewerEffect] = []
+    private let countChunk: Int?
 
     /// Opens `table` of the file at `path` as the command line does, and
     /// sends the first resize.
-    init(path: String, table: String, sort: String? = nil, descending: Bool = false,
-         width: Int = 60, height: Int = 10) throws
+    convenience init(path: String, table: String, sort: String? = nil, descending: Bool = false,
+                     width: Int = 60, height: Int = 10) throws
+    {
+        try self.init(path: path, target: .table(table), sort: sort, descending: descending,
+                      width: width, height: height)
+    }
+
+    /// Opens `target` of the file at `path` (nil: the table picker) as the
+    /// command line does, and sends the first resize.
+    ///
+    /// - parameter countChunk: The rows of each read of a count (nil: the
+    ///   program's own).
+    init(path: String, target: ViewerTarget?, sort: String? = nil, descending: Bool = false,
+         width: Int = 60, height: Int = 10, countChunk: Int? = nil) throws
     {
         self.path = path
-        database = try ViewerDatabase.open(path: path)
-        let opened = try database.read { db in
-            try ViewedSource.open(.table(table), sortColumn: sort, descending: descending, in: db)
+        self.countChunk = countChunk
+        let database = try ViewerDatabase.open(path: path)
+        self.database = database
+        let opened = try target.map { target in
+            try database.read { db in
+                try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db)
+            }
         }
         state = .initial(fileName: (path as NSString).lastPathComponent, opened: opened,
                          width: width, height: height, useColor: false)
@@ -58,13 +76,19 @@ final class ViewerDriver {
     }
 
     /// Another process commits `sql`; the observation delivers the window
-    /// it observes again.
+    /// it observes again, or its failure.
     @discardableResult
     func commit(_ sql: String) throws -> [ViewerEffect] {
         _ = try ForeignFile.sqlite3(path, sql)
         let table = try XCTUnwrap(state.table)
         let request = try XCTUnwrap(table.observedRequest)
-        return try send(.window(try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }, now: now))
+        let window: ViewerWindow
+        do {
+            window = try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }
+        } catch {
+            return try send(.windowFailed("\(error)", ViewerFailureKind(error)))
+        }
+        return try send(.window(window, now: now))
     }
 
     /// The screen, as text lines.
@@ -79,7 +103,7 @@ final class ViewerDriver {
     }
 
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
-        try performViewerEffect(effect, on: database, now: now)
+        try performViewerEffect(effect, on: database, now: now, countChunk: countChunk)
     }
 }
 

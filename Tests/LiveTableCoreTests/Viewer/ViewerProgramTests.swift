@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+import LiveTableTestSupport
+
+/// The viewer's program on the app loop, as the terminal runs it but with
+/// a host that draws nothing: the window observation sees the sqlite3
+/// CLI's commits, the row count follows, and `t` stops the observation.
+final class ViewerProgramTests: XCTestCase {
+    func testCommitsOfAnotherProcessReachTheState() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("live.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
+            INSERT INTO item(name) SELECT printf('item %02d', i) FROM n;
+            """)
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let viewed = try database.read { db in
+                try ViewedSource.open(.table("item"), sortColumn: "name", descending: false, in: db)
+            }
+            let host = SilentHost()
+            let loop = AppLoop(
+                program: ViewerProgram(database: database),
+                state: .initial(fileName: "live.sqlite", opened: viewed, width: 60, height: 10))
+            loop.start(host: host)
+            defer { loop.stop() }
+            loop.send(.resize(width: 60, height: 10))
+            XCTAssertTrue(waitUntil("the first window") {
+                loop.state.table?.window?.rows.count == 18 && loop.state.table?.rowCount == 20
+            })
+            loop.send(.key(.down))  // "item 02"
+            XCTAssertEqual(loop.state.table?.selectedRow, 1)
+
+            _ = try ForeignFile.sqlite3(path, "INSERT INTO item(name) VALUES ('a first'), ('b second')")
+            XCTAssertTrue(waitUntil("the commit and its count") {
+                loop.state.table?.window?.rows.first?[1] == "a first".databaseValue && loop.state.table?.rowCount == 22
+                    && loop.state.table?.isCounting == false
+            })
+            let table = try XCTUnwrap(loop.state.table)
+            XCTAssertEqual(table.window?.rows[try XCTUnwrap(table.selectedIndex)][1], "item 02".databaseValue)
+            XCTAssertEqual(table.selectedRow, 1, "the selection kept its place on the screen")
+            XCTAssertTrue(viewerRender(loop.state).text.contains("row 4 of 22 · live"))
+
+            // Back on the picker, commits no longer reach the table.
+            loop.send(.key(.character("t")))
+            XCTAssertTrue(waitUntil("the picker") { loop.state.picker.entries?.map(\.name) == ["item"] })
+            XCTAssertNil(loop.state.table)
+        }
+    }
+
+    func testPollingAskedForIsInTheTitle() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("polled.sqlite").path
+        try ForeignFile.sqlite3(path, "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item(name) VALUES ('a');")
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let viewed = try database.read { db in
+                try ViewedSource.open(.table("item"), sortColumn: nil, descending: false, in: db)
+            }
+            let loop = AppLoop(
+                program: ViewerProgram(database: database, polling: CommitPolling(interval: 0.5)),
+                state: .initial(fileName: "polled.sqlite", opened: viewed, width: 60, height: 10))
+            loop.start(host: SilentHost())
+            defer { loop.stop() }
+            loop.send(.resize(width: 60, height: 10))
+            XCTAssertTrue(waitUntil("the first window") { loop.state.table?.window?.rows.count == 1 })
+            XCTAssertEqual(loop.state.polling, "polled every 0.5 s")
+            XCTAssertNil(loop.state.message, "asked for: no notice")
+            let title = loop.program.render(loop.state).lines[0]
+            XCTAssertTrue(title.hasSuffix(" · live · polled every 0.5 s "), title)
+        }
+    }
+}
+
+/// A host that draws nothing.
+@MainActor
+private final class SilentHost: AppHost {
+    func draw(_ screen: Screen) { }
+    func suspend() { }
+    func quit() { }
+}
