@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import XCTest
+import LiveTableTestSupport
 @testable import LiveTableCore
 @testable import ReactiveGRDB
 
