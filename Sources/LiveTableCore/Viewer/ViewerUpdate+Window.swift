@@ -4,249 +4,258 @@ import ReactiveGRDB
 
 // MARK: - Windows
 
-/// The window to observe: around the selection, or at the jump's end.
-func windowRequest(_ table: TableState, page: Int) -> RowWindowRequest {
-    let page = max(1, page)
-    let ordering = table.viewed.ordering
-    if table.isFollowing {
-        // The window stays at the end as rows arrive.
-        return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
-    }
-    switch table.pendingJump {
-    case .first:
-        return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
-    case .last:
-        return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
-    case nil:
-        guard let selected = table.selected else {
+extension TableState {
+    /// The window to observe: around the selection, or at the jump's end.
+    func windowRequest(page: Int) -> RowWindowRequest {
+        let page = max(1, page)
+        let ordering = self.viewed.ordering
+        if self.isFollowing {
+            // The window stays at the end as rows arrive.
+            return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
+        }
+        switch self.pendingJump {
+        case .first:
             return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
+        case .last:
+            return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
+        case nil:
+            guard let selected = self.selected else {
+                return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
+            }
+            return RowWindowRequest(ordering: ordering, anchor: .position(selected), before: 2 * page, after: 3 * page)
         }
-        return RowWindowRequest(ordering: ordering, anchor: .position(selected), before: 2 * page, after: 3 * page)
     }
 }
 
-/// Observes the window that the state needs, unless it is observed already.
-func observeWindow(_ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table else { return [] }
-    let request = windowRequest(table, page: state.pageRows)
-    guard request != table.observedRequest else { return [] }
-    table.observedRequest = request
-    table.awaitsFirstWindow = true
-    state.table = table
-    return [.observe(table.viewed, request)]
-}
-
-/// True when the selection comes within a page of an edge of the window
-/// that is not the edge of the table, or the window is smaller than the
-/// screen needs.
-func needsWindow(_ table: TableState, page: Int) -> Bool {
-    guard let window = table.window else { return false }
-    let page = max(1, page)
-    guard let index = table.selectedIndex else { return false }
-    return (index < page && !window.reachesStart)
-        || (window.rows.count - 1 - index < page && !window.reachesEnd)
-}
-
-/// Takes a window: on a paused screen, counts its changes and keeps it for
-/// the resume; otherwise shows it.
-func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table else { return [] }
-    // A window of the observation that a new filter replaced.
-    guard value.viewed.source.filter == table.viewed.source.filter else { return [] }
-    // A window after the first of its observation answers the same
-    // request again, because the data changed: what arrives in it is news.
-    // The first one of an observation answers another request (a scroll,
-    // a jump, a resize): the user's own move lights nothing up.
-    let isCommit = !table.awaitsFirstWindow
-    table.awaitsFirstWindow = false
-    guard var paused = table.paused else {
-        state.table = table
-        return show(value, cause: isCommit ? .update : .navigation, recounts: isCommit, at: now, &state)
+extension ViewerState {
+    /// Observes the window that the state needs, unless it is observed already.
+    mutating func observeWindow() -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let request = table.windowRequest(page: self.pageRows)
+        guard request != table.observedRequest else { return [] }
+        table.observedRequest = request
+        table.awaitsFirstWindow = true
+        self.table = table
+        return [.observe(table.viewed, request)]
     }
-    // The screen stays as it is: the row count too, counted again on resume.
-    paused.counter.take(value.changeSnapshot(rowCount: nil), cause: isCommit ? .update : .navigation)
-    paused.latest = value
-    paused.latestIsUpdate = paused.latestIsUpdate && isCommit
-    table.paused = paused
-    state.table = table
-    return []
 }
 
-/// Shows the latest window of a paused screen, compared with the window
-/// shown: what changed while paused lights up from `now`.
-func resume(at now: ContinuousClock.Instant, _ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table, let paused = table.paused, paused.isResuming else { return [] }
-    table.paused = nil
-    state.table = table
-    var effects: [ViewerEffect]
-    if let latest = paused.latest {
-        effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now, &state)
-    } else {
-        // Nothing arrived; the selection may have moved in the window.
-        effects = needsWindow(table, page: state.pageRows) ? observeWindow(&state) : []
+extension TableState {
+    /// True when the selection comes within a page of an edge of the window
+    /// that is not the edge of the table, or the window is smaller than the
+    /// screen needs.
+    func needsWindow(page: Int) -> Bool {
+        guard let window = self.window else { return false }
+        let page = max(1, page)
+        guard let index = self.selectedIndex else { return false }
+        return (index < page && !window.reachesStart)
+            || (window.rows.count - 1 - index < page && !window.reachesEnd)
     }
-    if let table = state.table, !table.isFollowing, table.observedRequest?.anchor == .last {
-        // Following stopped while paused: the window follows the selection
-        // from now on, not the end.
-        effects += observeWindow(&state)
-    }
-    return effects + replayDeferredKeys(paused, &state)
 }
 
-/// Handles the keys typed while the resume was on its way.
-func replayDeferredKeys(_ paused: PauseState, _ state: inout ViewerState) -> [ViewerEffect] {
-    paused.deferredKeys.flatMap { handle($0, &state) }
-}
-
-/// Shows a window: follows the selection to its row (or to the last row,
-/// when following), keeps its place on the screen, looks up the rows that
-/// left it for deletions, and counts the rows again after a commit.
-///
-/// - parameter cause: `.update` when the window answers the request of
-///   the window shown, because the data changed.
-/// - parameter recounts: True when the data changed since the last count.
-func show(
-    _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant,
-    _ state: inout ViewerState) -> [ViewerEffect]
-{
-    guard var table = state.table else { return [] }
-    var effects: [ViewerEffect] = []
-    if value.viewed.source != table.viewed.source {
-        state.message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
-        // Other columns: cells of the old window mean other values.
-        table.highlighter.reset()
-    }
-    // The rows on screen before this window: only those, when they
-    // leave, are deletions the user saw ("2 rows deleted"), not the rows
-    // of the window read beyond the screen.
-    let shownRows = table.highlighter.window.map { previous in
-        Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, state.pageRows)).map(\.id))
-    } ?? []
-    table.viewed = value.viewed
-    let window = value.window
-    table.window = window
-    table.rowsBeforeWindow = value.rowsBefore
-    table.isLive = true
-    table.isRecovering = false
-    if let failure = table.failure {
-        // Read again: the error it showed is over.
-        if state.message == .error(failure) {
-            state.message = nil
+extension ViewerState {
+    /// Takes a window: on a paused screen, counts its changes and keeps it for
+    /// the resume; otherwise shows it.
+    mutating func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        // A window of the observation that a new filter replaced.
+        guard value.viewed.source.filter == table.viewed.source.filter else { return [] }
+        // A window after the first of its observation answers the same
+        // request again, because the data changed: what arrives in it is news.
+        // The first one of an observation answers another request (a scroll,
+        // a jump, a resize): the user's own move lights nothing up.
+        let isCommit = !table.awaitsFirstWindow
+        table.awaitsFirstWindow = false
+        guard var paused = table.paused else {
+            self.table = table
+            return show(value, cause: isCommit ? .update : .navigation, recounts: isCommit, at: now)
         }
-        table.failure = nil
-    }
-    if table.pendingSort?.isOpened == true {
-        // The observation of the sorted order replaced the previous one:
-        // this is its window.
-        table.pendingSort = nil
-    }
-    let count = table.rowCountIsApproximate ? nil : table.rowCount
-    let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
-    // Rows that left from within the window were deleted, or moved out by
-    // an update: the lookup by identity tells. A row of a view or a query
-    // has no identity (a changed row departs as well): not looked up.
-    let departedFromScreen = diff.departedRows.filter(shownRows.contains)
-    if !departedFromScreen.isEmpty, value.identifiesRows {
-        effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
+        // The screen stays as it is: the row count too, counted again on resume.
+        paused.counter.take(value.changeSnapshot(rowCount: nil), cause: isCommit ? .update : .navigation)
+        paused.latest = value
+        paused.latestIsUpdate = paused.latestIsUpdate && isCommit
+        table.paused = paused
+        self.table = table
+        return []
     }
 
-    let page = max(1, state.pageRows)
-    var index: Int?
-    var reanchor = false
-    if let jump = table.pendingJump {
-        table.pendingJump = nil
-        reanchor = true
-        if !window.rows.isEmpty {
-            index = jump == .first ? 0 : window.rows.count - 1
-            table.selectedRow = jump == .first ? 0 : page - 1
-        }
-    } else if table.isFollowing {
-        // The end of the ordering, the list full.
-        if !window.rows.isEmpty {
-            index = window.rows.count - 1
-            table.selectedRow = page - 1
-        }
-    } else if table.selectedIndex == nil, let selected = table.selected {
-        if table.observedRequest?.anchor == .position(selected) {
-            // The window was anchored on the selection: the fetch followed
-            // it by identity, or found the row that took its place.
-            table.selected = value.selection
-            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+    /// Shows the latest window of a paused screen, compared with the window
+    /// shown: what changed while paused lights up from `now`.
+    mutating func resume(at now: ContinuousClock.Instant) -> [ViewerEffect] {
+        guard var table = self.table, let paused = table.paused, paused.isResuming else { return [] }
+        table.paused = nil
+        self.table = table
+        var effects: [ViewerEffect]
+        if let latest = paused.latest {
+            effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now)
         } else {
-            // The selected row left a window anchored elsewhere (its sort
-            // value changed, or it was deleted): look for it.
-            table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
-            state.table = table
-            return effects + (recounts ? recount(&state) : []) + observeWindow(&state)
+            // Nothing arrived; the selection may have moved in the window.
+            effects = table.needsWindow(page: self.pageRows) ? observeWindow() : []
         }
-    } else {
-        index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
-    }
-    if let index {
-        place(&table, at: index, page: page)
-        if table.pendingMove != 0 {
-            // The moves made while the window was read.
-            move(&table, by: table.pendingMove, page: page)
+        if let table = self.table, !table.isFollowing, table.observedRequest?.anchor == .last {
+            // Following stopped while paused: the window follows the selection
+            // from now on, not the end.
+            effects += observeWindow()
         }
-    } else {
-        table.selected = nil
-        table.scrollTop = 0
-        table.selectedRow = 0
+        return effects + replayDeferredKeys(paused)
     }
-    state.table = table
-    if recounts {
-        effects += recount(&state)
+
+    /// Handles the keys typed while the resume was on its way.
+    mutating func replayDeferredKeys(_ paused: PauseState) -> [ViewerEffect] {
+        paused.deferredKeys.flatMap { handle($0) }
     }
-    if reanchor || needsWindow(table, page: page) {
-        effects += observeWindow(&state)
+
+    /// Shows a window: follows the selection to its row (or to the last row,
+    /// when following), keeps its place on the screen, looks up the rows that
+    /// left it for deletions, and counts the rows again after a commit.
+    ///
+    /// - parameter cause: `.update` when the window answers the request of
+    ///   the window shown, because the data changed.
+    /// - parameter recounts: True when the data changed since the last count.
+    mutating func show(
+        _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant) -> [ViewerEffect]
+    {
+        guard var table = self.table else { return [] }
+        var effects: [ViewerEffect] = []
+        if value.viewed.source != table.viewed.source {
+            self.message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
+            // Other columns: cells of the old window mean other values.
+            table.highlighter.reset()
+        }
+        // The rows on screen before this window: only those, when they
+        // leave, are deletions the user saw ("2 rows deleted"), not the rows
+        // of the window read beyond the screen.
+        let shownRows = table.highlighter.window.map { previous in
+            Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, self.pageRows)).map(\.id))
+        } ?? []
+        table.viewed = value.viewed
+        let window = value.window
+        table.window = window
+        table.rowsBeforeWindow = value.rowsBefore
+        table.isLive = true
+        table.isRecovering = false
+        if let failure = table.failure {
+            // Read again: the error it showed is over.
+            if self.message == .error(failure) {
+                self.message = nil
+            }
+            table.failure = nil
+        }
+        if table.pendingSort?.isOpened == true {
+            // The observation of the sorted order replaced the previous one:
+            // this is its window.
+            table.pendingSort = nil
+        }
+        let count = table.rowCountIsApproximate ? nil : table.rowCount
+        let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
+        // Rows that left from within the window were deleted, or moved out by
+        // an update: the lookup by identity tells. A row of a view or a query
+        // has no identity (a changed row departs as well): not looked up.
+        let departedFromScreen = diff.departedRows.filter(shownRows.contains)
+        if !departedFromScreen.isEmpty, value.identifiesRows {
+            effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
+        }
+
+        let page = max(1, self.pageRows)
+        var index: Int?
+        var reanchor = false
+        if let jump = table.pendingJump {
+            table.pendingJump = nil
+            reanchor = true
+            if !window.rows.isEmpty {
+                index = jump == .first ? 0 : window.rows.count - 1
+                table.selectedRow = jump == .first ? 0 : page - 1
+            }
+        } else if table.isFollowing {
+            // The end of the ordering, the list full.
+            if !window.rows.isEmpty {
+                index = window.rows.count - 1
+                table.selectedRow = page - 1
+            }
+        } else if table.selectedIndex == nil, let selected = table.selected {
+            if table.observedRequest?.anchor == .position(selected) {
+                // The window was anchored on the selection: the fetch followed
+                // it by identity, or found the row that took its place.
+                table.selected = value.selection
+                index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+            } else {
+                // The selected row left a window anchored elsewhere (its sort
+                // value changed, or it was deleted): look for it.
+                table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
+                self.table = table
+                return effects + (recounts ? recount() : []) + observeWindow()
+            }
+        } else {
+            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+        }
+        if let index {
+            table.place(at: index, page: page)
+            if table.pendingMove != 0 {
+                // The moves made while the window was read.
+                table.move(by: table.pendingMove, page: page)
+            }
+        } else {
+            table.selected = nil
+            table.scrollTop = 0
+            table.selectedRow = 0
+        }
+        self.table = table
+        if recounts {
+            effects += recount()
+        }
+        if reanchor || table.needsWindow(page: page) {
+            effects += observeWindow()
+        }
+        return effects
     }
-    return effects
+
+    /// Sets the highlight timer to the next time a highlight fades, when that
+    /// time changed: one timer at most, and none while nothing is highlighted.
+    mutating func setHighlightTimer() -> [ViewerEffect] {
+        let deadline = self.table?.highlighter.nextDeadline
+        guard deadline != self.highlightTimer else { return [] }
+        self.highlightTimer = deadline
+        return [.highlightTimer(at: deadline)]
+    }
 }
 
-/// Sets the highlight timer to the next time a highlight fades, when that
-/// time changed: one timer at most, and none while nothing is highlighted.
-func setHighlightTimer(_ state: inout ViewerState) -> [ViewerEffect] {
-    let deadline = state.table?.highlighter.nextDeadline
-    guard deadline != state.highlightTimer else { return [] }
-    state.highlightTimer = deadline
-    return [.highlightTimer(at: deadline)]
-}
-
-/// Moves the selection `delta` rows in the window: a page move keeps its
-/// screen row, a shorter one moves on the screen. What goes past an edge
-/// of the window that is not the edge of the table waits in
-/// `pendingMove` for the next window (a paused screen's frozen window has
-/// no next one).
-func move(_ table: inout TableState, by delta: Int, page: Int) {
-    guard let window = table.window, let index = table.selectedIndex, !window.rows.isEmpty else { return }
-    let wanted = index + delta
-    let target = min(max(0, wanted), window.rows.count - 1)
-    if abs(delta) < max(1, page) {
-        table.selectedRow += target - index
+extension TableState {
+    /// Moves the selection `delta` rows in the window: a page move keeps its
+    /// screen row, a shorter one moves on the screen. What goes past an edge
+    /// of the window that is not the edge of the table waits in
+    /// `pendingMove` for the next window (a paused screen's frozen window has
+    /// no next one).
+    mutating func move(by delta: Int, page: Int) {
+        guard let window = self.window, let index = self.selectedIndex, !window.rows.isEmpty else { return }
+        let wanted = index + delta
+        let target = min(max(0, wanted), window.rows.count - 1)
+        if abs(delta) < max(1, page) {
+            self.selectedRow += target - index
+        }
+        let screenRow = self.selectedRow
+        self.place(at: target, page: page)
+        let rest = wanted - target
+        let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
+        self.pendingMove = rest == 0 || isTableEdge || self.paused != nil ? 0 : rest
+        if self.pendingMove != 0 {
+            // Cut at the window's edge for now: the selection takes its screen
+            // row back when the rest of the move is applied.
+            self.selectedRow = screenRow
+        }
     }
-    let screenRow = table.selectedRow
-    place(&table, at: target, page: page)
-    let rest = wanted - target
-    let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
-    table.pendingMove = rest == 0 || isTableEdge || table.paused != nil ? 0 : rest
-    if table.pendingMove != 0 {
-        // Cut at the window's edge for now: the selection takes its screen
-        // row back when the rest of the move is applied.
-        table.selectedRow = screenRow
-    }
-}
 
-/// Selects row `index` of the window, keeping the selection's screen row
-/// where it can, and the list full when the window ends.
-func place(_ table: inout TableState, at index: Int, page: Int) {
-    guard let window = table.window, window.positions.indices.contains(index) else { return }
-    let page = max(1, page)
-    table.selected = window.positions[index]
-    let row = min(max(0, table.selectedRow), page - 1, index)
-    var top = index - row
-    top = max(0, min(top, window.rows.count - page))
-    table.scrollTop = top
-    table.selectedRow = index - top
+    /// Selects row `index` of the window, keeping the selection's screen row
+    /// where it can, and the list full when the window ends.
+    mutating func place(at index: Int, page: Int) {
+        guard let window = self.window, window.positions.indices.contains(index) else { return }
+        let page = max(1, page)
+        self.selected = window.positions[index]
+        let row = min(max(0, self.selectedRow), page - 1, index)
+        var top = index - row
+        top = max(0, min(top, window.rows.count - page))
+        self.scrollTop = top
+        self.selectedRow = index - top
+    }
 }
 
 /// How often the viewer reads while another process commits: the row
@@ -277,39 +286,41 @@ enum ViewerPacing {
     static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
 }
 
-/// Counts the rows, or notes that the count running is stale: one count
-/// at a time (with its pause, `ViewerPacing.count`), and one more after it
-/// when commits came meanwhile.
-func recount(_ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table else { return [] }
-    let counts = table.countPacer.change()
-    state.table = table
-    return counts ? [.count(table.viewed.source)] : []
-}
-
-/// After a key, reads the source again if its rows could not be read
-/// (`TableState.failure`), unless the key's own effects read it already:
-/// its schema, then its window.
-func retryAfterFailure(after effects: [ViewerEffect], _ state: inout ViewerState) -> [ViewerEffect] {
-    guard var table = state.table, table.failure != nil, state.pendingOpen == nil else { return [] }
-    let reads = effects.contains { effect in
-        switch effect {
-        case .observe, .open, .filter, .quit, .suspend: return true
-        default: return false
-        }
+extension ViewerState {
+    /// Counts the rows, or notes that the count running is stale: one count
+    /// at a time (with its pause, `ViewerPacing.count`), and one more after it
+    /// when commits came meanwhile.
+    mutating func recount() -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let counts = table.countPacer.change()
+        self.table = table
+        return counts ? [.count(table.viewed.source)] : []
     }
-    guard !reads else { return [] }
-    table.isRecovering = true
-    table.observedRequest = nil
-    state.table = table
-    state.pendingOpen = table.viewed.target
-    return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
-                                  descending: table.viewed.ordering.descending)]
-}
 
-/// Stops every read of the source on screen, going back to the picker:
-/// a read left running (a slow view's window or count) would hold its
-/// connection, and the picker's reads and the next source would wait.
-func leaveSource() -> [ViewerEffect] {
-    ViewerRead.allCases.map(ViewerEffect.stop)
+    /// After a key, reads the source again if its rows could not be read
+    /// (`TableState.failure`), unless the key's own effects read it already:
+    /// its schema, then its window.
+    mutating func retryAfterFailure(after effects: [ViewerEffect]) -> [ViewerEffect] {
+        guard var table = self.table, table.failure != nil, self.pendingOpen == nil else { return [] }
+        let reads = effects.contains { effect in
+            switch effect {
+            case .observe, .open, .filter, .quit, .suspend: return true
+            default: return false
+            }
+        }
+        guard !reads else { return [] }
+        table.isRecovering = true
+        table.observedRequest = nil
+        self.table = table
+        self.pendingOpen = table.viewed.target
+        return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+                                      descending: table.viewed.ordering.descending)]
+    }
+
+    /// Stops every read of the source on screen, going back to the picker:
+    /// a read left running (a slow view's window or count) would hold its
+    /// connection, and the picker's reads and the next source would wait.
+    func leaveSource() -> [ViewerEffect] {
+        ViewerRead.allCases.map(ViewerEffect.stop)
+    }
 }
