@@ -88,7 +88,6 @@ extension ViewerState {
 
     mutating func handleTable(_ action: ViewerAction) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        let page = max(1, self.pageRows)
         let readsOtherRows: Set<ViewerAction> = [.sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter]
         if table.paused != nil, readsOtherRows.contains(action) {
             // The frozen rows are not the table's any more: sorting, searching
@@ -108,22 +107,7 @@ extension ViewerState {
             // End resumes following, as F does.
             return toggleFollowing()
         case .jumpToFirst, .jumpToLast:
-            if action == .jumpToFirst {
-                table.stopFollowing()
-            }
-            if table.paused != nil {
-                // Paused: to the first or last row of the frozen window.
-                guard let window = table.window, !window.rows.isEmpty else { return [] }
-                table.selectedRow = action == .jumpToFirst ? 0 : page - 1
-                table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
-                self.table = table
-                return []
-            }
-            table.pendingJump = action == .jumpToFirst ? .first : .last
-            // The moves before the jump are left behind.
-            table.pendingMove = 0
-            self.table = table
-            return observeWindow()
+            return jump(action)
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns:
             table.handleColumns(action, width: self.width, message: &self.message)
             self.table = table
@@ -154,37 +138,7 @@ extension ViewerState {
             }
             return startSearch(search, forward: action == .searchNext)
         case .moveUp, .moveDown, .pageUp, .pageDown:
-            let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
-            if table.pendingJump != nil, table.paused == nil {
-                // Home or End waits for its window: the move starts from there.
-                table.pendingMove += delta
-                self.table = table
-                return []
-            }
-            guard table.selectedIndex != nil else {
-                if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
-                    // The selection is in the window being read (the one on
-                    // screen is anchored elsewhere): the move applies there.
-                    table.pendingMove += delta
-                    self.table = table
-                }
-                return []
-            }
-            let stopsFollowing = table.isFollowing && delta < 0
-            if stopsFollowing {
-                table.stopFollowing()
-            }
-            table.move(by: table.pendingMove + delta, page: page)
-            self.table = table
-            // Paused, the selection moves in the frozen window. Following
-            // stopped: the window now follows the selection.
-            guard table.paused == nil else { return [] }
-            if table.isReadingWindow, !stopsFollowing {
-                // One read at a time: the moves made meanwhile are applied when
-                // it ends, and the window they need is asked for then.
-                return []
-            }
-            return stopsFollowing || table.needsWindow(page: page) ? observeWindow() : []
+            return moveSelection(action)
         default:
             return []
         }
@@ -290,5 +244,54 @@ extension ViewerState {
         }
         self.overlay = .row(scroll: min(max(0, scroll), lastScroll))
         return []
+    }
+}
+
+// MARK: - Messages
+
+extension ViewerState {
+    /// Shows the tables and views of the file, then counts their rows.
+    mutating func tablesListed(_ entries: [PickerEntry]) -> [ViewerEffect] {
+        if let failure = self.picker.failure, self.message == .error(failure) {
+            self.message = nil
+        }
+        self.picker.failure = nil
+        self.picker.entries = entries
+        clampPicker()
+        return countTables(from: 0)
+    }
+
+    /// Says why the tables could not be listed, and lists them again in a
+    /// second.
+    mutating func tablesFailed(_ error: String) -> [ViewerEffect] {
+        // Tried again in a second, or at the next key: a lock or a hot
+        // journal does not last.
+        self.picker.failure = error
+        self.message = .error(error)
+        return [.retryListing(after: 1)]
+    }
+
+    /// Lists the tables again, unless a table is open or the listing works
+    /// again.
+    mutating func retryListing() -> [ViewerEffect] {
+        guard self.table == nil, self.picker.failure != nil else { return [] }
+        return [.listTables]
+    }
+
+    /// Takes the row counts of a batch of the picker's entries, and counts the
+    /// next batch.
+    mutating func tablesCounted(from: Int, names: [String], counts: [RowCount?]) -> [ViewerEffect] {
+        let isListed = self.picker.entries.map { entries in
+            from >= 0 && from + names.count <= entries.count
+                && entries[from..<(from + names.count)].map(\.name) == names
+        } ?? false
+        guard isListed else { return [] }
+        // In place (no other reference to the list meanwhile): it may hold
+        // thousands of entries.
+        for (offset, count) in counts.enumerated() where self.picker.entries?[from + offset].isCounting == true {
+            self.picker.entries?[from + offset].count = count
+            self.picker.entries?[from + offset].isCounting = false
+        }
+        return counts.count == names.count ? countTables(from: from + names.count) : []
     }
 }

@@ -132,3 +132,37 @@ extension ViewerState {
         return observeWindow() + recount()
     }
 }
+
+// MARK: - Messages
+
+extension ViewerState {
+    /// Says why the search failed, and drops the steps queued after it.
+    mutating func searchFailed(_ error: String) -> [ViewerEffect] {
+        guard self.table?.pendingSearch != nil else { return [] }
+        self.table?.pendingSearch = nil
+        self.table?.queuedSearchSteps = []
+        self.message = .error(error)
+        return []
+    }
+
+    /// Says why the filter failed: the previous one stays, or the rows show
+    /// unfiltered.
+    mutating func filterFailed(_ error: String) -> [ViewerEffect] {
+        guard var table = self.table, table.pendingFilter != nil else { return [] }
+        table.pendingFilter = nil
+        self.message = .error(error)
+        guard table.observedRequest == nil else {
+            // The previous filter stays, counted again.
+            self.table = table
+            return recount()
+        }
+        // Opened again after a failure, the source no longer takes its
+        // filter (a column was dropped): its rows, unfiltered. The failure
+        // was the filter's: its message stays once the rows show.
+        table.failure = nil
+        table.filterScannedRows = nil
+        table.window = nil
+        self.table = table
+        return observeWindow() + recount()
+    }
+}
