@@ -228,7 +228,7 @@ final class SourceSizeTests: XCTestCase {
         let sources = [
             "LiveTableCore/A.swift": "protocol P {\n    func f()\n}\n" + long,
             "LiveTableCore/B.swift": short,
-            "LiveTableCore/C.swift": String(repeating: "\n", count: 600),
+            "LiveTableCore/C.swift": String(repeating: "\n", count: 601),
             "LiveTableBenchmark/Bench.swift": "struct B {\n    func run() {\n" + body + "\n\n}\n}\n"
                 + String(repeating: "\n", count: 600),
         ]
