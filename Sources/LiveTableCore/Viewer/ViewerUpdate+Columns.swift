@@ -10,33 +10,33 @@ extension TableState {
     mutating func handleColumns(
         _ action: ViewerAction, width: Int, message: inout ViewerStatusMessage?)
     {
-        let plan = self.columnPlan(width: width)
+        let plan = columnPlan(width: width)
         let order = plan.order
-        guard let position = order.firstIndex(of: self.currentColumn) else { return }
-        let name = self.viewed.source.columnNames[self.currentColumn]
+        guard let position = order.firstIndex(of: currentColumn) else { return }
+        let name = viewed.source.columnNames[currentColumn]
         switch action {
         case .columnLeft:
-            self.currentColumn = order[max(0, position - 1)]
+            currentColumn = order[max(0, position - 1)]
         case .columnRight:
-            self.currentColumn = order[min(order.count - 1, position + 1)]
+            currentColumn = order[min(order.count - 1, position + 1)]
         case .narrowColumn, .widenColumn:
-            let width = plan.widths[self.currentColumn]
+            let width = plan.widths[currentColumn]
             // A column narrower than the minimum ("id") is left as it is.
             if action == .narrowColumn ? width <= ColumnPlan.minimumWidth : width >= plan.maximumWidth { return }
             let step = action == .narrowColumn ? -ColumnPlan.widthStep : ColumnPlan.widthStep
-            self.columnWidths[name] = min(max(ColumnPlan.minimumWidth, width + step), plan.maximumWidth)
+            columnWidths[name] = min(max(ColumnPlan.minimumWidth, width + step), plan.maximumWidth)
         case .hideColumn:
             // The next column takes the cursor, or the previous one at the
             // end. Columns share a name in a query: they hide together.
             let candidates = Array(order[(position + 1)...]) + order[..<position].reversed()
-            guard let next = candidates.first(where: { self.viewed.source.columnNames[$0] != name }) else {
+            guard let next = candidates.first(where: { viewed.source.columnNames[$0] != name }) else {
                 message = .notice("the last column stays shown")
                 return
             }
-            self.hiddenColumns.insert(name)
-            self.currentColumn = next
+            hiddenColumns.insert(name)
+            currentColumn = next
         case .showAllColumns:
-            self.hiddenColumns = []
+            hiddenColumns = []
         default:
             break
         }

@@ -33,10 +33,10 @@ extension TableState {
     /// Stops following because the user moved away from the end: the rows
     /// that arrive after the last one are counted from here.
     mutating func stopFollowing() {
-        guard self.isFollowing else { return }
-        let lastRow = self.window.flatMap { $0.reachesEnd ? $0.positions.last : nil }
-        self.follow = .stopped(FollowMark(
-            lastRow: lastRow, rowCount: self.rowCountIsApproximate ? nil : self.rowCount))
+        guard isFollowing else { return }
+        let lastRow = window.flatMap { $0.reachesEnd ? $0.positions.last : nil }
+        follow = .stopped(FollowMark(
+            lastRow: lastRow, rowCount: rowCountIsApproximate ? nil : self.rowCount))
     }
 }
 

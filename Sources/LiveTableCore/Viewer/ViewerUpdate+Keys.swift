@@ -19,16 +19,16 @@ extension ViewerState {
             self.table?.paused = paused
             return []
         }
-        switch self.overlay {
+        switch overlay {
         case .help:
-            self.overlay = nil
+            overlay = nil
             return []
         case let .row(scroll):
             return handleRowOverlay(action, scroll: scroll)
         case nil:
             break
         }
-        if self.prompt != nil {
+        if prompt != nil {
             return handlePrompt(key)
         }
         let isTooSmall = ViewerLayout(width: self.width, height: self.height).isTooSmall
@@ -38,12 +38,12 @@ extension ViewerState {
                 // interrupted), and the filter on screen stays, counted again.
                 table.pendingFilter = nil
                 self.table = table
-                self.message = .notice("filter cancelled")
+                message = .notice("filter cancelled")
                 return [.stop(.filter)] + recount()
             }
             if table.viewed.source.filter != nil {
                 // Esc clears the filter before it quits.
-                self.message = nil
+                message = nil
                 return requestFilter(nil)
             }
         }
@@ -53,10 +53,10 @@ extension ViewerState {
         if isTooSmall, action != .quit, action != .suspend {
             return []
         }
-        self.message = nil
+        message = nil
         switch action {
         case .help:
-            self.overlay = .help
+            overlay = .help
             return []
         case .suspend:
             return [.suspend]
@@ -68,8 +68,8 @@ extension ViewerState {
         case .tables:
             guard self.table != nil else { return [] }
             self.table = nil
-            self.pendingOpen = nil
-            self.prompt = nil
+            pendingOpen = nil
+            prompt = nil
             return leaveSource() + [.listTables]
         default:
             break
@@ -82,8 +82,8 @@ extension ViewerState {
 
     /// `H`: change highlighting off, or on again, for the tables opened next too.
     mutating func toggleHighlighting() {
-        self.highlightsChanges.toggle()
-        self.table?.highlighter.isEnabled = self.highlightsChanges
+        highlightsChanges.toggle()
+        table?.highlighter.isEnabled = highlightsChanges
     }
 
     mutating func handleTable(_ action: ViewerAction) -> [ViewerEffect] {
@@ -117,14 +117,14 @@ extension ViewerState {
             return sort(descending: action == .sortDescending)
         case .open:
             if table.selectedIndex != nil {
-                self.overlay = .row(scroll: 0)
+                overlay = .row(scroll: 0)
             }
             return []
         case .search:
-            self.prompt = ViewerPrompt(kind: .search)
+            prompt = ViewerPrompt(kind: .search)
             return []
         case .filter:
-            self.prompt = ViewerPrompt(kind: .filter, text: table.viewed.source.filter ?? "")
+            prompt = ViewerPrompt(kind: .filter, text: table.viewed.source.filter ?? "")
             return []
         case .searchNext, .searchPrevious:
             guard let search = table.search else {
@@ -149,14 +149,14 @@ extension ViewerState {
 
 extension ViewerState {
     mutating func handlePicker(_ action: ViewerAction) -> [ViewerEffect] {
-        if self.picker.failure != nil {
+        if picker.failure != nil {
             // The list failed: a key tries again at once.
-            self.picker.failure = nil
+            picker.failure = nil
             return [.listTables]
         }
-        guard let entries = self.picker.entries, !entries.isEmpty else { return [] }
-        let page = max(1, self.pageRows)
-        var index = self.picker.selectedIndex
+        guard let entries = picker.entries, !entries.isEmpty else { return [] }
+        let page = max(1, pageRows)
+        var index = picker.selectedIndex
         switch action {
         case .moveUp: index -= 1
         case .moveDown: index += 1
@@ -165,14 +165,14 @@ extension ViewerState {
         case .jumpToFirst: index = 0
         case .jumpToLast: index = entries.count - 1
         case .open:
-            self.pendingOpen = .table(entries[index].name)
+            pendingOpen = .table(entries[index].name)
             // The picker's counts are left: the table's own count reads on
             // their connection.
             return [.stop(.tableCounts), .open(.table(entries[index].name), sortColumn: nil, descending: false)]
         default:
             return []
         }
-        self.picker.selectedIndex = index
+        picker.selectedIndex = index
         clampPicker()
         return []
     }
@@ -184,7 +184,7 @@ let pickerCountBatch = 32
 extension ViewerState {
     /// Counts the picker's entries from index `from`, a batch at a time.
     mutating func countTables(from: Int) -> [ViewerEffect] {
-        guard let entries = self.picker.entries, from < entries.count else { return [] }
+        guard let entries = picker.entries, from < entries.count else { return [] }
         let batch = entries[from..<min(entries.count, from + pickerCountBatch)]
         return [.countTables(from: from, names: batch.map(\.name), kinds: batch.map(\.kind))]
     }
@@ -192,7 +192,7 @@ extension ViewerState {
     /// Keeps the picker's selection on an entry, and on the screen.
     mutating func clampPicker() {
         let count = self.picker.entries?.count ?? 0
-        let page = max(1, self.pageRows)
+        let page = max(1, pageRows)
         var picker = self.picker
         picker.selectedIndex = min(max(0, picker.selectedIndex), max(0, count - 1))
         if picker.selectedIndex < picker.scrollTop {
@@ -222,13 +222,13 @@ extension ViewerState {
         case .jumpToFirst: scroll = 0
         case .jumpToLast: scroll = lastScroll
         case .open, .quit:
-            self.overlay = nil
+            overlay = nil
             return []
         case .help:
-            self.overlay = .help
+            overlay = .help
             return []
         case .tables:
-            self.overlay = nil
+            overlay = nil
             return handle(.character("t"))
         case .suspend:
             return [.suspend]
@@ -242,7 +242,7 @@ extension ViewerState {
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter:
             return []
         }
-        self.overlay = .row(scroll: min(max(0, scroll), lastScroll))
+        overlay = .row(scroll: min(max(0, scroll), lastScroll))
         return []
     }
 }
@@ -252,11 +252,11 @@ extension ViewerState {
 extension ViewerState {
     /// Shows the tables and views of the file, then counts their rows.
     mutating func tablesListed(_ entries: [PickerEntry]) -> [ViewerEffect] {
-        if let failure = self.picker.failure, self.message == .error(failure) {
-            self.message = nil
+        if let failure = picker.failure, message == .error(failure) {
+            message = nil
         }
-        self.picker.failure = nil
-        self.picker.entries = entries
+        picker.failure = nil
+        picker.entries = entries
         clampPicker()
         return countTables(from: 0)
     }
@@ -266,31 +266,31 @@ extension ViewerState {
     mutating func tablesFailed(_ error: String) -> [ViewerEffect] {
         // Tried again in a second, or at the next key: a lock or a hot
         // journal does not last.
-        self.picker.failure = error
-        self.message = .error(error)
+        picker.failure = error
+        message = .error(error)
         return [.retryListing(after: 1)]
     }
 
     /// Lists the tables again, unless a table is open or the listing works
     /// again.
     mutating func retryListing() -> [ViewerEffect] {
-        guard self.table == nil, self.picker.failure != nil else { return [] }
+        guard table == nil, picker.failure != nil else { return [] }
         return [.listTables]
     }
 
     /// Takes the row counts of a batch of the picker's entries, and counts the
     /// next batch.
     mutating func tablesCounted(from: Int, names: [String], counts: [RowCount?]) -> [ViewerEffect] {
-        let isListed = self.picker.entries.map { entries in
+        let isListed = picker.entries.map { entries in
             from >= 0 && from + names.count <= entries.count
                 && entries[from..<(from + names.count)].map(\.name) == names
         } ?? false
         guard isListed else { return [] }
         // In place (no other reference to the list meanwhile): it may hold
         // thousands of entries.
-        for (offset, count) in counts.enumerated() where self.picker.entries?[from + offset].isCounting == true {
-            self.picker.entries?[from + offset].count = count
-            self.picker.entries?[from + offset].isCounting = false
+        for (offset, count) in counts.enumerated() where picker.entries?[from + offset].isCounting == true {
+            picker.entries?[from + offset].count = count
+            picker.entries?[from + offset].isCounting = false
         }
         return counts.count == names.count ? countTables(from: from + names.count) : []
     }

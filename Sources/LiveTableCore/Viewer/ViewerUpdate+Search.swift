@@ -14,7 +14,7 @@ extension ViewerState {
             return []
         case .enter:
             self.prompt = nil
-            self.message = nil
+            message = nil
             switch prompt.kind {
             case .search:
                 guard !prompt.text.isEmpty, let table = self.table else { return [] }
@@ -26,7 +26,7 @@ extension ViewerState {
             }
         default:
             if prompt.field.edit(key) == .full {
-                self.message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
+                message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
             }
             self.prompt = prompt
             return []
@@ -65,11 +65,11 @@ extension ViewerState {
         guard let match = result.match else {
             table.queuedSearchSteps = []
             self.table = table
-            self.message = .notice("not found: \(RowDetail.oneLine(request.text))")
+            message = .notice("not found: \(RowDetail.oneLine(request.text))")
             return []
         }
-        self.message = result.wrapped ? .notice("search wrapped") : nil
-        let page = max(1, self.pageRows)
+        message = result.wrapped ? .notice("search wrapped") : nil
+        let page = max(1, pageRows)
         table.pendingJump = nil
         table.pendingMove = 0
         // The match shows, even when paused since the search began.
@@ -127,7 +127,7 @@ extension ViewerState {
         table.observedRequest = nil
         self.table = table
         if viewed.source.filter == nil {
-            self.message = .notice("filter cleared")
+            message = .notice("filter cleared")
         }
         return observeWindow() + recount()
     }
@@ -138,10 +138,10 @@ extension ViewerState {
 extension ViewerState {
     /// Says why the search failed, and drops the steps queued after it.
     mutating func searchFailed(_ error: String) -> [ViewerEffect] {
-        guard self.table?.pendingSearch != nil else { return [] }
-        self.table?.pendingSearch = nil
-        self.table?.queuedSearchSteps = []
-        self.message = .error(error)
+        guard table?.pendingSearch != nil else { return [] }
+        table?.pendingSearch = nil
+        table?.queuedSearchSteps = []
+        message = .error(error)
         return []
     }
 
@@ -150,7 +150,7 @@ extension ViewerState {
     mutating func filterFailed(_ error: String) -> [ViewerEffect] {
         guard var table = self.table, table.pendingFilter != nil else { return [] }
         table.pendingFilter = nil
-        self.message = .error(error)
+        message = .error(error)
         guard table.observedRequest == nil else {
             // The previous filter stays, counted again.
             self.table = table

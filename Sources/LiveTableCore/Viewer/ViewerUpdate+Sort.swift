@@ -25,7 +25,7 @@ extension ViewerState {
             // that sort's opening is left, and the order on screen observed
             // again.
             table.pendingSort = nil
-            self.pendingOpen = nil
+            pendingOpen = nil
             self.table = table
             return [.stop(.open)] + observeWindow()
         }
@@ -35,7 +35,7 @@ extension ViewerState {
         // order. It is observed again if the new order can not be opened.
         table.observedRequest = nil
         self.table = table
-        self.pendingOpen = table.viewed.target
+        pendingOpen = table.viewed.target
         return [.stop(.window), .open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
     }
 
@@ -82,13 +82,13 @@ extension TableState {
     /// count are of the old rows), and a pause (the user asked for the new
     /// rows: they show).
     mutating func startsOtherRows() {
-        self.pendingSearch = nil
-        self.pendingMove = 0
-        self.queuedSearchSteps = []
-        if case .stopped? = self.follow {
-            self.follow = nil
+        pendingSearch = nil
+        pendingMove = 0
+        queuedSearchSteps = []
+        if case .stopped? = follow {
+            follow = nil
         }
-        self.paused = nil
+        paused = nil
     }
 
     /// The position, in the ordering of `viewed`, of row `index` of the

@@ -8,8 +8,8 @@ extension ViewerState {
     /// Takes an opened source: a sort on its way, a source opened again after a
     /// failure, or a new one.
     mutating func opened(_ viewed: ViewedSource) -> [ViewerEffect] {
-        guard self.pendingOpen == viewed.target else { return [] }
-        self.pendingOpen = nil
+        guard pendingOpen == viewed.target else { return [] }
+        pendingOpen = nil
         if let table = self.table, table.viewed.target == viewed.target,
             let sort = table.pendingSort, !sort.isOpened
         {
@@ -33,8 +33,8 @@ extension ViewerState {
             self.table = table
         } else {
             self.table = TableState(viewed: viewed)
-            self.table?.highlighter.isEnabled = self.highlightsChanges
-            self.overlay = nil
+            self.table?.highlighter.isEnabled = highlightsChanges
+            overlay = nil
         }
         return observeWindow() + recount()
     }
@@ -42,16 +42,16 @@ extension ViewerState {
     /// Says why a source could not be opened, and recovers as the failure
     /// allows.
     mutating func openFailed(_ error: String, _ kind: ViewerFailureKind) -> [ViewerEffect] {
-        guard self.pendingOpen != nil else { return [] }
-        self.pendingOpen = nil
-        self.message = .error(error)
+        guard pendingOpen != nil else { return [] }
+        pendingOpen = nil
+        message = .error(error)
         // A sort that can not be opened (its column was dropped meanwhile):
         // the order on screen stays, observed again.
         let wasSorting = self.table?.pendingSort != nil
         self.table?.pendingSort = nil
         guard var table = self.table else {
             // Still on the picker: its counts, left for the opening, go on.
-            let next = self.picker.entries?.firstIndex { $0.isCounting }
+            let next = picker.entries?.firstIndex { $0.isCounting }
             return next.map { countTables(from: $0) } ?? []
         }
         guard table.isRecovering else {
@@ -62,8 +62,8 @@ extension ViewerState {
             // The table is gone (dropped, renamed), or a column it is
             // sorted by: back to the picker, which lists what is there now.
             self.table = nil
-            self.overlay = nil
-            self.prompt = nil
+            overlay = nil
+            prompt = nil
             return leaveSource() + [.listTables]
         case .transient:
             // Locked, or a hot journal: the rows stay, `not live`, and the
@@ -90,7 +90,7 @@ extension ViewerState {
         if kind == .transient {
             // The observation goes on: it reads again on the next commit
             // (or key), and the rows stay meanwhile.
-            self.message = .error(error)
+            message = .error(error)
             self.table = table
             return []
         }
@@ -98,7 +98,7 @@ extension ViewerState {
         // The schema is read again in the order observed: a sort on its way
         // is dropped.
         table.pendingSort = nil
-        self.message = .error(error)
+        message = .error(error)
         if table.isRecovering {
             // It failed again before any window: stop retrying.
             self.table = table
@@ -108,7 +108,7 @@ extension ViewerState {
         // or locked for a moment.
         table.isRecovering = true
         self.table = table
-        self.pendingOpen = table.viewed.target
+        pendingOpen = table.viewed.target
         return [.open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                       descending: table.viewed.ordering.descending)]
     }
@@ -116,8 +116,8 @@ extension ViewerState {
     /// Takes the row count, and says when to count again.
     mutating func counted(_ count: Int, isExact: Bool, seconds: Double) -> [ViewerEffect] {
         guard var table = self.table, table.countPacer.phase == .reading else { return [] }
-        if let failure = table.countFailure, self.message == .error(failure) {
-            self.message = nil
+        if let failure = table.countFailure, message == .error(failure) {
+            message = nil
         }
         table.countFailure = nil
         table.rowCount = count
@@ -145,10 +145,10 @@ extension ViewerState {
     mutating func commitsPolled(note: String, reason: String?) -> [ViewerEffect] {
         // Each window's observation reports it: the status line says it
         // once, the title all along.
-        guard self.polling != note else { return [] }
-        self.polling = note
+        guard polling != note else { return [] }
+        polling = note
         if let reason {
-            self.message = .notice("other processes' commits are polled: \(reason)")
+            message = .notice("other processes' commits are polled: \(reason)")
         }
         return []
     }
@@ -161,7 +161,7 @@ extension ViewerState {
         // would fail the same way.
         guard var table = self.table, table.countPacer.phase == .reading else { return [] }
         table.countFailure = error
-        self.message = .error(error)
+        message = .error(error)
         let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: false)
         self.table = table
         return pause.map { [.pauseCounting(seconds: $0)] } ?? []

@@ -8,12 +8,12 @@ extension TableState {
     /// The window to observe: around the selection, or at the jump's end.
     func windowRequest(page: Int) -> RowWindowRequest {
         let page = max(1, page)
-        let ordering = self.viewed.ordering
-        if self.isFollowing {
+        let ordering = viewed.ordering
+        if isFollowing {
             // The window stays at the end as rows arrive.
             return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
         }
-        switch self.pendingJump {
+        switch pendingJump {
         case .first:
             return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
         case .last:
@@ -31,7 +31,7 @@ extension ViewerState {
     /// Observes the window that the state needs, unless it is observed already.
     mutating func observeWindow() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        let request = table.windowRequest(page: self.pageRows)
+        let request = table.windowRequest(page: pageRows)
         guard request != table.observedRequest else { return [] }
         table.observedRequest = request
         table.awaitsFirstWindow = true
@@ -47,7 +47,7 @@ extension TableState {
     func needsWindow(page: Int) -> Bool {
         guard let window = self.window else { return false }
         let page = max(1, page)
-        guard let index = self.selectedIndex else { return false }
+        guard let index = selectedIndex else { return false }
         return (index < page && !window.reachesStart)
             || (window.rows.count - 1 - index < page && !window.reachesEnd)
     }
@@ -90,7 +90,7 @@ extension ViewerState {
             effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now)
         } else {
             // Nothing arrived; the selection may have moved in the window.
-            effects = table.needsWindow(page: self.pageRows) ? observeWindow() : []
+            effects = table.needsWindow(page: pageRows) ? observeWindow() : []
         }
         if let table = self.table, !table.isFollowing, table.observedRequest?.anchor == .last {
             // Following stopped while paused: the window follows the selection
@@ -118,7 +118,7 @@ extension ViewerState {
         guard var table = self.table else { return [] }
         var effects: [ViewerEffect] = []
         if value.viewed.source != table.viewed.source {
-            self.message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
+            message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
             // Other columns: cells of the old window mean other values.
             table.highlighter.reset()
         }
@@ -126,7 +126,7 @@ extension ViewerState {
         // leave, are deletions the user saw ("2 rows deleted"), not the rows
         // of the window read beyond the screen.
         let shownRows = table.highlighter.window.map { previous in
-            Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, self.pageRows)).map(\.id))
+            Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, pageRows)).map(\.id))
         } ?? []
         table.viewed = value.viewed
         let window = value.window
@@ -136,8 +136,8 @@ extension ViewerState {
         table.isRecovering = false
         if let failure = table.failure {
             // Read again: the error it showed is over.
-            if self.message == .error(failure) {
-                self.message = nil
+            if message == .error(failure) {
+                message = nil
             }
             table.failure = nil
         }
@@ -156,7 +156,7 @@ extension ViewerState {
             effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
         }
 
-        let page = max(1, self.pageRows)
+        let page = max(1, pageRows)
         var index: Int?
         var reanchor = false
         if let jump = table.pendingJump {
@@ -212,9 +212,9 @@ extension ViewerState {
     /// Sets the highlight timer to the next time a highlight fades, when that
     /// time changed: one timer at most, and none while nothing is highlighted.
     mutating func setHighlightTimer() -> [ViewerEffect] {
-        let deadline = self.table?.highlighter.nextDeadline
-        guard deadline != self.highlightTimer else { return [] }
-        self.highlightTimer = deadline
+        let deadline = table?.highlighter.nextDeadline
+        guard deadline != highlightTimer else { return [] }
+        highlightTimer = deadline
         return [.highlightTimer(at: deadline)]
     }
 }
@@ -226,21 +226,21 @@ extension TableState {
     /// `pendingMove` for the next window (a paused screen's frozen window has
     /// no next one).
     mutating func move(by delta: Int, page: Int) {
-        guard let window = self.window, let index = self.selectedIndex, !window.rows.isEmpty else { return }
+        guard let window = self.window, let index = selectedIndex, !window.rows.isEmpty else { return }
         let wanted = index + delta
         let target = min(max(0, wanted), window.rows.count - 1)
         if abs(delta) < max(1, page) {
-            self.selectedRow += target - index
+            selectedRow += target - index
         }
-        let screenRow = self.selectedRow
-        self.place(at: target, page: page)
+        let screenRow = selectedRow
+        place(at: target, page: page)
         let rest = wanted - target
         let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
-        self.pendingMove = rest == 0 || isTableEdge || self.paused != nil ? 0 : rest
-        if self.pendingMove != 0 {
+        pendingMove = rest == 0 || isTableEdge || paused != nil ? 0 : rest
+        if pendingMove != 0 {
             // Cut at the window's edge for now: the selection takes its screen
             // row back when the rest of the move is applied.
-            self.selectedRow = screenRow
+            selectedRow = screenRow
         }
     }
 
@@ -249,12 +249,12 @@ extension TableState {
     mutating func place(at index: Int, page: Int) {
         guard let window = self.window, window.positions.indices.contains(index) else { return }
         let page = max(1, page)
-        self.selected = window.positions[index]
-        let row = min(max(0, self.selectedRow), page - 1, index)
+        selected = window.positions[index]
+        let row = min(max(0, selectedRow), page - 1, index)
         var top = index - row
         top = max(0, min(top, window.rows.count - page))
-        self.scrollTop = top
-        self.selectedRow = index - top
+        scrollTop = top
+        selectedRow = index - top
     }
 }
 
@@ -301,7 +301,7 @@ extension ViewerState {
     /// (`TableState.failure`), unless the key's own effects read it already:
     /// its schema, then its window.
     mutating func retryAfterFailure(after effects: [ViewerEffect]) -> [ViewerEffect] {
-        guard var table = self.table, table.failure != nil, self.pendingOpen == nil else { return [] }
+        guard var table = self.table, table.failure != nil, pendingOpen == nil else { return [] }
         let reads = effects.contains { effect in
             switch effect {
             case .observe, .open, .filter, .quit, .suspend: return true
@@ -312,7 +312,7 @@ extension ViewerState {
         table.isRecovering = true
         table.observedRequest = nil
         self.table = table
-        self.pendingOpen = table.viewed.target
+        pendingOpen = table.viewed.target
         return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                                       descending: table.viewed.ordering.descending)]
     }
@@ -334,8 +334,8 @@ extension ViewerState {
     mutating func resize(width: Int, height: Int) -> [ViewerEffect] {
         self.width = max(0, width)
         self.height = max(0, height)
-        if !self.isStarted {
-            self.isStarted = true
+        if !isStarted {
+            isStarted = true
             guard self.table != nil else { return [.listTables] }
             return observeWindow() + recount()
         }
@@ -343,22 +343,22 @@ extension ViewerState {
         guard var table = self.table, let index = table.selectedIndex else { return [] }
         if table.isFollowing {
             // Still the last row, the list full.
-            table.selectedRow = self.pageRows - 1
+            table.selectedRow = pageRows - 1
         }
-        table.place(at: index, page: self.pageRows)
+        table.place(at: index, page: pageRows)
         self.table = table
         // A paused screen keeps its window; a followed one fits the new
         // size from the end.
         guard table.paused == nil else { return [] }
-        return table.isFollowing || table.needsWindow(page: self.pageRows) ? observeWindow() : []
+        return table.isFollowing || table.needsWindow(page: pageRows) ? observeWindow() : []
     }
 
     /// Notes the rows that another process deleted, for their highlight.
     mutating func deletedRowsFound(_ source: RowSource, _ ids: [StoredKey]) -> [ViewerEffect] {
         // A lookup for a table left since, or altered (other columns):
         // its ids mean other rows.
-        guard self.table?.viewed.source == source else { return [] }
-        self.table?.highlighter.noteDeletions(ids)
+        guard table?.viewed.source == source else { return [] }
+        table?.highlighter.noteDeletions(ids)
         return []
     }
 
@@ -366,8 +366,8 @@ extension ViewerState {
     mutating func highlightTick(at now: ContinuousClock.Instant) -> [ViewerEffect] {
         // The timer has fired: it runs no longer, and is set again below
         // if some highlight remains.
-        self.highlightTimer = nil
-        self.table?.highlighter.advance(to: now)
+        highlightTimer = nil
+        table?.highlighter.advance(to: now)
         return []
     }
 }
@@ -377,7 +377,7 @@ extension ViewerState {
     /// frozen window of a paused screen.
     mutating func jump(_ action: ViewerAction) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        let page = max(1, self.pageRows)
+        let page = max(1, pageRows)
         if action == .jumpToFirst {
             table.stopFollowing()
         }
@@ -400,7 +400,7 @@ extension ViewerState {
     /// keeps the move for the window being read.
     mutating func moveSelection(_ action: ViewerAction) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        let page = max(1, self.pageRows)
+        let page = max(1, pageRows)
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
         if table.pendingJump != nil, table.paused == nil {
             // Home or End waits for its window: the move starts from there.
