@@ -124,7 +124,7 @@ final class FolderRuleTests: XCTestCase {
 
     /// The lines of `text` with comments and string literals blanked out,
     /// line numbers kept.
-    private static func code(_ text: String) -> [String] {
+    static func code(_ text: String) -> [String] {
         enum State { case code, blockComment(depth: Int), string, multilineString }
         var state = State.code
         var lines: [String] = []
@@ -189,5 +189,121 @@ final class FolderRuleTests: XCTestCase {
             sources[path] = try String(contentsOf: core.appendingPathComponent(path), encoding: .utf8)
         }
         return sources
+    }
+}
+
+/// The sources stay readable in pieces: no function in `Sources` is over
+/// 100 lines (except a benchmark's `run`, which reads as one script) and no
+/// file is over 600 lines (except the benchmarks', which are scripts).
+///
+/// A function's length runs from its `func` or `init` line to the brace
+/// that closes its body, found by matching braces in the code with its
+/// comments and strings blanked out (`FolderRuleTests.code`).
+final class SourceSizeTests: XCTestCase {
+    static let maximumFunctionLines = 100
+    static let maximumFileLines = 600
+
+    func testNoFunctionIsOver100LinesAndNoFileOver600() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: root.path))
+        var sources: [String: String] = [:]
+        for case let path as String in enumerator where path.hasSuffix(".swift") {
+            sources[path] = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        }
+        XCTAssertGreaterThan(sources.count, 50)
+        let violations = Self.violations(sources)
+        XCTAssertEqual(violations, [], "\n" + violations.joined(separator: "\n"))
+    }
+
+    /// The check itself finds a long function and a long file, matching
+    /// braces across strings and comments, and lets a benchmark's `run`
+    /// and a body-less requirement through.
+    func testTheCheckFindsALongFunctionAndALongFile() {
+        let body = Array(repeating: "    let a = \"}\" // }", count: 99).joined(separator: "\n")
+        let long = "func long() {\n" + body + "\n}\n"
+        let shortBody = Array(repeating: "    let b = 1", count: 96).joined(separator: "\n")
+        let short = "func short(\n    x: Int = { 1 }()\n) {\n" + shortBody + "\n}\n" // 100 lines
+        let sources = [
+            "LiveTableCore/A.swift": "protocol P {\n    func f()\n}\n" + long,
+            "LiveTableCore/B.swift": short,
+            "LiveTableCore/C.swift": String(repeating: "\n", count: 601),
+            "LiveTableBenchmark/Bench.swift": "struct B {\n    func run() {\n" + body + "\n\n}\n}\n"
+                + String(repeating: "\n", count: 600),
+        ]
+        XCTAssertEqual(Self.violations(sources), [
+            "LiveTableCore/A.swift:4: long is 101 lines",
+            "LiveTableCore/C.swift: 601 lines",
+        ])
+    }
+
+    /// "path:line: name is N lines" and "path: N lines", sorted.
+    static func violations(_ sources: [String: String]) -> [String] {
+        var found: [String] = []
+        for (path, text) in sources {
+            let isBenchmark = path.hasPrefix("LiveTableBenchmark/")
+            let lines = text.components(separatedBy: "\n")
+            let count = text.hasSuffix("\n") ? lines.count - 1 : lines.count
+            if !isBenchmark, count > maximumFileLines {
+                found.append("\(path): \(count) lines")
+            }
+            for function in functions(in: FolderRuleTests.code(text))
+            where function.lines > maximumFunctionLines && !(isBenchmark && function.name == "run") {
+                found.append("\(path):\(function.line): \(function.name) is \(function.lines) lines")
+            }
+        }
+        return found.sorted()
+    }
+
+    /// Each function (`func`, `init`) with a body: its name, first line
+    /// (1-based) and length in lines.
+    static func functions(in code: [String]) -> [(name: String, line: Int, lines: Int)] {
+        let declaration = try! NSRegularExpression(pattern: "(?:^|[^\\w.])(?:func\\s+([^\\s(<]+)|(init)[?!]?\\s*[(<])")
+        var found: [(name: String, line: Int, lines: Int)] = []
+        for (index, line) in code.enumerated() {
+            let range = NSRange(line.startIndex..., in: line)
+            guard let match = declaration.firstMatch(in: line, range: range) else { continue }
+            let nameRange = match.range(at: 1).location != NSNotFound ? match.range(at: 1) : match.range(at: 2)
+            guard let name = Range(nameRange, in: line).map({ String(line[$0]) }),
+                  let start = Range(match.range, in: line)?.upperBound,
+                  let end = bodyEnd(in: code, line: index, from: start)
+            else { continue }
+            found.append((name, index + 1, end - index + 1))
+        }
+        return found
+    }
+
+    /// The index of the line that closes the body of the function declared
+    /// at `line`, or nil when it has none (a protocol's requirement).
+    private static func bodyEnd(in code: [String], line: Int, from start: String.Index) -> Int? {
+        var parentheses = 0
+        var braces = 0
+        var index = line
+        var position: String.Index? = start
+        while index < code.count {
+            let text = code[index]
+            var character = position ?? text.startIndex
+            if braces == 0, parentheses == 0, index > line,
+               text.range(of: "^\\s*(?:[@\\w ]*\\s)?(?:func|var|let|init|case|subscript)\\b", options: .regularExpression) != nil {
+                return nil
+            }
+            while character < text.endIndex {
+                switch text[character] {
+                case "(", "[": parentheses += 1
+                case ")", "]": parentheses -= 1
+                case "{": braces += 1
+                case "}":
+                    if braces == 0 { return nil } // the end of a protocol
+                    braces -= 1
+                    if braces == 0, parentheses == 0 { return index }
+                default: break
+                }
+                character = text.index(after: character)
+            }
+            position = nil
+            index += 1
+        }
+        return nil
     }
 }

@@ -42,92 +42,125 @@ extension HallOfFameState {
     fileprivate mutating func apply(_ message: HallOfFameMessage) -> [HallOfFameEffect] {
         switch message {
         case let .key(key):
-            // The user looks at the screen: the row-count change and the
-            // deletions count start again from here.
-            highlighter.markAsSeen()
-            let effects = handle(key)
-            status.pendingWrites += effects.filter(\.isWrite).count
-            return effects
-
+            return press(key)
         case let .resize(width, height):
             return resize(width: width, height: height)
-
         case let .hallOfFame(hallOfFame, now):
             return receive(hallOfFame, at: now)
-
         case let .highlightTick(now):
-            // The timer has fired: it runs no longer, and is set again
-            // below if some highlight remains (also when it fired a little
-            // early, before the deadline it was set for).
-            highlightTimer = nil
-            highlighter.advance(to: now)
-            return []
-
+            return highlightTick(at: now)
         case let .deletedPlayersFound(ids, error):
-            if let error {
-                status.error = "Deleted players unknown: \(error)"
-            } else {
-                highlighter.noteDeletions(ids)
-            }
-            return []
-
+            return deletedPlayersFound(ids, error: error)
         case let .observationFailed(error):
-            status.error = "Observation failed: \(error)"
-            // No observation runs any longer: the next request must be emitted
-            // even if it equals the failed one.
-            observedRequest = nil
-            return []
-
+            return observationFailed(error)
         case let .writeFinished(effect, error):
-            status.pendingWrites = max(0, status.pendingWrites - 1)
-            if case let .updatePlayer(player) = effect, case var .editing(form) = mode,
-               form.isSaving, form.player.id == player.id
-            {
-                // The form waited for its save: close it, or show why it
-                // failed, with the edit kept.
-                if let error {
-                    form.isSaving = false
-                    form.error = "Save failed: \(error)"
-                    mode = .editing(form)
-                } else {
-                    mode = .browsing
-                }
-                return []
-            }
-            if let error {
-                status.error = "Write failed: \(error)"
-            }
-            return []
-
+            return writeFinished(effect, error: error)
         case let .externalChangesPolled(note, reason):
-            guard status.polling != note else { return [] }
-            status.polling = note
-            if let reason {
-                status.error = "Changes of other processes are polled: \(reason)"
-            }
-            return []
-
+            return externalChangesPolled(note: note, reason: reason)
         case let .stressProgress(completed, total):
-            // A late progress must not revive a finished test, or `s` would be
-            // ignored forever.
-            if isStressTestRunning {
-                status.stressTest = .running(completed: completed, total: total)
-            }
-            return []
-
+            return stressProgress(completed: completed, total: total)
         case let .stressFinished(total, failed, seconds, firstError):
-            status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
-            if failed > 0 {
-                // The counts are on the right of the status line; the error
-                // says why.
-                status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
-            }
-            return []
-
+            return stressFinished(total: total, failed: failed, seconds: seconds, firstError: firstError)
         case let .demoCaption(caption):
             status.caption = caption
             return []
         }
+    }
+
+    /// Takes a key: what it does, and the writes it starts, counted until they
+    /// finish.
+    private mutating func press(_ key: Key) -> [HallOfFameEffect] {
+        // The user looks at the screen: the row-count change and the
+        // deletions count start again from here.
+        highlighter.markAsSeen()
+        let effects = handle(key)
+        status.pendingWrites += effects.filter(\.isWrite).count
+        return effects
+    }
+
+    /// Fades the highlights whose time has come.
+    private mutating func highlightTick(at now: ContinuousClock.Instant) -> [HallOfFameEffect] {
+        // The timer has fired: it runs no longer, and is set again
+        // below if some highlight remains (also when it fired a little
+        // early, before the deadline it was set for).
+        highlightTimer = nil
+        highlighter.advance(to: now)
+        return []
+    }
+
+    /// Notes the players that were deleted, for their highlight, or says why
+    /// they are unknown.
+    private mutating func deletedPlayersFound(_ ids: [Int64], error: String?) -> [HallOfFameEffect] {
+        if let error {
+            status.error = "Deleted players unknown: \(error)"
+        } else {
+            highlighter.noteDeletions(ids)
+        }
+        return []
+    }
+
+    /// Says why the observation failed: the next request is observed again.
+    private mutating func observationFailed(_ error: String) -> [HallOfFameEffect] {
+        status.error = "Observation failed: \(error)"
+        // No observation runs any longer: the next request must be emitted
+        // even if it equals the failed one.
+        observedRequest = nil
+        return []
+    }
+
+    /// Takes the end of a write: the edit form that waited for its save closes,
+    /// or says why it failed.
+    private mutating func writeFinished(_ effect: HallOfFameEffect, error: String?) -> [HallOfFameEffect] {
+        status.pendingWrites = max(0, status.pendingWrites - 1)
+        if case let .updatePlayer(player) = effect, case var .editing(form) = mode,
+           form.isSaving, form.player.id == player.id
+        {
+            // The form waited for its save: close it, or show why it
+            // failed, with the edit kept.
+            if let error {
+                form.isSaving = false
+                form.error = "Save failed: \(error)"
+                mode = .editing(form)
+            } else {
+                mode = .browsing
+            }
+            return []
+        }
+        if let error {
+            status.error = "Write failed: \(error)"
+        }
+        return []
+    }
+
+    /// Says once that other processes' changes are polled, and why.
+    private mutating func externalChangesPolled(note: String, reason: String?) -> [HallOfFameEffect] {
+        guard status.polling != note else { return [] }
+        status.polling = note
+        if let reason {
+            status.error = "Changes of other processes are polled: \(reason)"
+        }
+        return []
+    }
+
+    /// Shows the progress of the stress test that runs.
+    private mutating func stressProgress(completed: Int, total: Int) -> [HallOfFameEffect] {
+        // A late progress must not revive a finished test, or `s` would be
+        // ignored forever.
+        if isStressTestRunning {
+            status.stressTest = .running(completed: completed, total: total)
+        }
+        return []
+    }
+
+    /// Shows the stress test's result, and its first error.
+    private mutating func stressFinished(total: Int, failed: Int, seconds: Double, firstError: String?) -> [HallOfFameEffect] {
+        status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
+        if failed > 0 {
+            // The counts are on the right of the status line; the error
+            // says why.
+            status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
+        }
+        return []
     }
 }
 

@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+import ReactiveGRDB
+
+// MARK: - Search and filter
+
+extension ViewerState {
+    /// A key in the prompt: Enter runs it, Esc closes it, the others edit it.
+    mutating func handlePrompt(_ key: Key) -> [ViewerEffect] {
+        guard var prompt = self.prompt else { return [] }
+        switch key {
+        case .escape:
+            self.prompt = nil
+            return []
+        case .enter:
+            self.prompt = nil
+            message = nil
+            switch prompt.kind {
+            case .search:
+                guard !prompt.text.isEmpty, let table = self.table else { return [] }
+                // A new search: the `n` typed for the previous one are dropped.
+                self.table?.queuedSearchSteps = []
+                return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true)
+            case .filter:
+                return requestFilter(prompt.text)
+            }
+        default:
+            if prompt.field.edit(key) == .full {
+                message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
+            }
+            self.prompt = prompt
+            return []
+        }
+    }
+
+    /// Searches from the selection, off the main thread; the result comes
+    /// back as `.searched`.
+    mutating func startSearch(_ search: TableSearch, forward: Bool) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let request = RowSearch(text: search.text, column: search.column, forward: forward, from: table.selected)
+        table.search = search
+        table.pendingSearch = request
+        self.table = table
+        return [.search(table.viewed, request)]
+    }
+
+    /// Selects the match, then runs the next search that `n` or `N` asked
+    /// for meanwhile, from it.
+    mutating func found(_ result: RowSearchResult) -> [ViewerEffect] {
+        guard let request = self.table?.pendingSearch, result.search == request else { return [] }
+        var effects = select(result)
+        if result.match != nil, var table = self.table, let search = table.search, !table.queuedSearchSteps.isEmpty {
+            let forward = table.queuedSearchSteps.removeFirst()
+            self.table = table
+            effects += startSearch(search, forward: forward)
+        }
+        return effects
+    }
+
+    /// Selects the match: at once when the window holds it, or in a window
+    /// anchored on it.
+    mutating func select(_ result: RowSearchResult) -> [ViewerEffect] {
+        guard var table = self.table, let request = table.pendingSearch else { return [] }
+        table.pendingSearch = nil
+        guard let match = result.match else {
+            table.queuedSearchSteps = []
+            self.table = table
+            message = .notice("not found: \(RowDetail.oneLine(request.text))")
+            return []
+        }
+        message = result.wrapped ? .notice("search wrapped") : nil
+        let page = max(1, pageRows)
+        table.pendingJump = nil
+        table.pendingMove = 0
+        // The match shows, even when paused since the search began.
+        table.paused = nil
+        // A match away from the end: following stops, as with any move away.
+        let stopsFollowing = table.isFollowing
+        if stopsFollowing {
+            table.stopFollowing()
+        }
+        if let index = table.window?.positions.firstIndex(of: match) {
+            table.place(at: index, page: page)
+            self.table = table
+            return stopsFollowing || table.needsWindow(page: page) ? observeWindow() : []
+        }
+        table.selected = match
+        self.table = table
+        return observeWindow()
+    }
+
+    /// Validates a filter (nil or empty: clears it), off the main thread; the
+    /// result comes back as `.filtered` or `.filterFailed`.
+    mutating func requestFilter(_ expression: String?) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        table.pendingFilter = text
+        // The count of the rows on screen is left: the filter's check reads on
+        // its connection, and the rows to count will be the filter's (counted
+        // again when the check ends).
+        table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
+        self.table = table
+        return [.stop(.count), .filter(table.viewed, text.isEmpty ? nil : text)]
+    }
+
+    /// Takes a validated filter: the windows, the count and the position
+    /// read the filtered source from now on.
+    mutating func filtered(_ viewed: ViewedSource, scannedRows: RowCount?) -> [ViewerEffect] {
+        guard var table = self.table, table.pendingFilter != nil, viewed.target == table.viewed.target else { return [] }
+        if viewed.ordering != table.viewed.ordering {
+            // Sorted while the filter was checked: checked again, in the order
+            // on screen.
+            return [.filter(table.viewed, viewed.source.filter)]
+        }
+        table.pendingFilter = nil
+        table.startsOtherRows()
+        table.viewed = viewed
+        table.filterScannedRows = scannedRows
+        // Other rows: the old window's are not shown under the new filter
+        // (the selection waits for the new window, anchored on it), nothing
+        // of them is a change, and the count starts again.
+        table.window = nil
+        table.highlighter.reset()
+        table.rowCount = nil
+        // The count that runs is replaced (one count slot): counted afresh.
+        table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
+        table.observedRequest = nil
+        self.table = table
+        if viewed.source.filter == nil {
+            message = .notice("filter cleared")
+        }
+        return observeWindow() + recount()
+    }
+}
+
+// MARK: - Messages
+
+extension ViewerState {
+    /// Says why the search failed, and drops the steps queued after it.
+    mutating func searchFailed(_ error: String) -> [ViewerEffect] {
+        guard table?.pendingSearch != nil else { return [] }
+        table?.pendingSearch = nil
+        table?.queuedSearchSteps = []
+        message = .error(error)
+        return []
+    }
+
+    /// Says why the filter failed: the previous one stays, or the rows show
+    /// unfiltered.
+    mutating func filterFailed(_ error: String) -> [ViewerEffect] {
+        guard var table = self.table, table.pendingFilter != nil else { return [] }
+        table.pendingFilter = nil
+        message = .error(error)
+        guard table.observedRequest == nil else {
+            // The previous filter stays, counted again.
+            self.table = table
+            return recount()
+        }
+        // Opened again after a failure, the source no longer takes its
+        // filter (a column was dropped): its rows, unfiltered. The failure
+        // was the filter's: its message stays once the rows show.
+        table.failure = nil
+        table.filterScannedRows = nil
+        table.window = nil
+        self.table = table
+        return observeWindow() + recount()
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import ReactiveGRDB
+
+// MARK: - The source: opening, failures, counting
+
+extension ViewerState {
+    /// Takes an opened source: a sort on its way, a source opened again after a
+    /// failure, or a new one.
+    mutating func opened(_ viewed: ViewedSource) -> [ViewerEffect] {
+        guard pendingOpen == viewed.target else { return [] }
+        pendingOpen = nil
+        if let table = self.table, table.viewed.target == viewed.target,
+            let sort = table.pendingSort, !sort.isOpened
+        {
+            return sorted(viewed)
+        }
+        if var table = self.table, table.viewed.target == viewed.target {
+            // Opened again after a failure: keep the selection, unless the
+            // key changed shape with the schema.
+            if table.selected?.key.count != viewed.ordering.keyColumns.count {
+                table.selected = nil
+            }
+            let filter = table.viewed.source.filter
+            table.viewed = viewed
+            if let filter {
+                // The filter, validated again on the source as it is now,
+                // before the windows are observed again (`.filtered`).
+                table.pendingFilter = filter
+                self.table = table
+                return [.filter(viewed, filter)]
+            }
+            self.table = table
+        } else {
+            self.table = TableState(viewed: viewed)
+            self.table?.highlighter.isEnabled = highlightsChanges
+            overlay = nil
+        }
+        return observeWindow() + recount()
+    }
+
+    /// Says why a source could not be opened, and recovers as the failure
+    /// allows.
+    mutating func openFailed(_ error: String, _ kind: ViewerFailureKind) -> [ViewerEffect] {
+        guard pendingOpen != nil else { return [] }
+        pendingOpen = nil
+        message = .error(error)
+        // A sort that can not be opened (its column was dropped meanwhile):
+        // the order on screen stays, observed again.
+        let wasSorting = self.table?.pendingSort != nil
+        self.table?.pendingSort = nil
+        guard var table = self.table else {
+            // Still on the picker: its counts, left for the opening, go on.
+            let next = picker.entries?.firstIndex { $0.isCounting }
+            return next.map { countTables(from: $0) } ?? []
+        }
+        guard table.isRecovering else {
+            return wasSorting ? observeWindow() : []
+        }
+        switch kind {
+        case .missingSource:
+            // The table is gone (dropped, renamed), or a column it is
+            // sorted by: back to the picker, which lists what is there now.
+            self.table = nil
+            overlay = nil
+            prompt = nil
+            return leaveSource() + [.listTables]
+        case .transient:
+            // Locked, or a hot journal: the rows stay, `not live`, and the
+            // window is observed again, which reads on the next commit.
+            table.failure = error
+            table.isRecovering = false
+            table.observedRequest = nil
+            self.table = table
+            return observeWindow()
+        case .other:
+            // The rows stay, `not live`, with the error, until a key.
+            table.failure = error
+            self.table = table
+            return []
+        }
+    }
+
+    /// Says why the window could not be read, and reads the schema again unless
+    /// it failed already.
+    mutating func windowFailed(_ error: String, _ kind: ViewerFailureKind) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        table.isLive = false
+        table.failure = error
+        if kind == .transient {
+            // The observation goes on: it reads again on the next commit
+            // (or key), and the rows stay meanwhile.
+            message = .error(error)
+            self.table = table
+            return []
+        }
+        table.observedRequest = nil
+        // The schema is read again in the order observed: a sort on its way
+        // is dropped.
+        table.pendingSort = nil
+        message = .error(error)
+        if table.isRecovering {
+            // It failed again before any window: stop retrying.
+            self.table = table
+            return []
+        }
+        // Read the schema again: the table may have been altered, dropped,
+        // or locked for a moment.
+        table.isRecovering = true
+        self.table = table
+        pendingOpen = table.viewed.target
+        return [.open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+                      descending: table.viewed.ordering.descending)]
+    }
+
+    /// Takes the row count, and says when to count again.
+    mutating func counted(_ count: Int, isExact: Bool, seconds: Double) -> [ViewerEffect] {
+        guard var table = self.table, table.countPacer.phase == .reading else { return [] }
+        if let failure = table.countFailure, message == .error(failure) {
+            message = nil
+        }
+        table.countFailure = nil
+        table.rowCount = count
+        if isExact, var counted = table.highlighter.window, let now = table.highlighter.now {
+            // For the title's row-count change: the same rows again, with
+            // the count, highlight nothing new.
+            counted.rowCount = count
+            table.highlighter.take(counted, cause: .update, at: now)
+        }
+        // A commit landed between the reads of the count: count again.
+        let pause = table.countPacer.readDidEnd(afterReadingFor: seconds, sawChange: !isExact)
+        self.table = table
+        return pause.map { [.pauseCounting(seconds: $0)] } ?? []
+    }
+
+    /// Counts again after the pause, when commits came meanwhile.
+    mutating func countPauseEnded() -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let countsAgain = table.countPacer.pauseDidEnd()
+        self.table = table
+        return countsAgain ? [.count(table.viewed.source)] : []
+    }
+
+    /// Says once that other processes' commits are polled, and why.
+    mutating func commitsPolled(note: String, reason: String?) -> [ViewerEffect] {
+        // Each window's observation reports it: the status line says it
+        // once, the title all along.
+        guard polling != note else { return [] }
+        polling = note
+        if let reason {
+            message = .notice("other processes' commits are polled: \(reason)")
+        }
+        return []
+    }
+
+    /// Says why the rows could not be counted, and counts again after the next
+    /// commit.
+    mutating func countFailed(_ error: String) -> [ViewerEffect] {
+        // The title shows "?" and the status line why; counted again
+        // after the next commit (a row fixed), not before: the same rows
+        // would fail the same way.
+        guard var table = self.table, table.countPacer.phase == .reading else { return [] }
+        table.countFailure = error
+        message = .error(error)
+        let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: false)
+        self.table = table
+        return pause.map { [.pauseCounting(seconds: $0)] } ?? []
+    }
+}

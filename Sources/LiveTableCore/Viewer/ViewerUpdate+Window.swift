@@ -1,0 +1,436 @@
+import Foundation
+import GRDB
+import ReactiveGRDB
+
+// MARK: - Windows
+
+extension TableState {
+    /// The window to observe: around the selection, or at the jump's end.
+    func windowRequest(page: Int) -> RowWindowRequest {
+        let page = max(1, page)
+        let ordering = viewed.ordering
+        if isFollowing {
+            // The window stays at the end as rows arrive.
+            return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
+        }
+        switch pendingJump {
+        case .first:
+            return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
+        case .last:
+            return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
+        case nil:
+            guard let selected = self.selected else {
+                return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
+            }
+            return RowWindowRequest(ordering: ordering, anchor: .position(selected), before: 2 * page, after: 3 * page)
+        }
+    }
+}
+
+extension ViewerState {
+    /// Observes the window that the state needs, unless it is observed already.
+    mutating func observeWindow() -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let request = table.windowRequest(page: pageRows)
+        guard request != table.observedRequest else { return [] }
+        table.observedRequest = request
+        table.awaitsFirstWindow = true
+        self.table = table
+        return [.observe(table.viewed, request)]
+    }
+}
+
+extension TableState {
+    /// True when the selection comes within a page of an edge of the window
+    /// that is not the edge of the table, or the window is smaller than the
+    /// screen needs.
+    func needsWindow(page: Int) -> Bool {
+        guard let window = self.window else { return false }
+        let page = max(1, page)
+        guard let index = selectedIndex else { return false }
+        return (index < page && !window.reachesStart)
+            || (window.rows.count - 1 - index < page && !window.reachesEnd)
+    }
+}
+
+extension ViewerState {
+    /// Takes a window: on a paused screen, counts its changes and keeps it for
+    /// the resume; otherwise shows it.
+    mutating func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        // A window of the observation that a new filter replaced.
+        guard value.viewed.source.filter == table.viewed.source.filter else { return [] }
+        // A window after the first of its observation answers the same
+        // request again, because the data changed: what arrives in it is news.
+        // The first one of an observation answers another request (a scroll,
+        // a jump, a resize): the user's own move lights nothing up.
+        let isCommit = !table.awaitsFirstWindow
+        table.awaitsFirstWindow = false
+        guard var paused = table.paused else {
+            self.table = table
+            return show(value, cause: isCommit ? .update : .navigation, recounts: isCommit, at: now)
+        }
+        // The screen stays as it is: the row count too, counted again on resume.
+        paused.counter.take(value.changeSnapshot(rowCount: nil), cause: isCommit ? .update : .navigation)
+        paused.latest = value
+        paused.latestIsUpdate = paused.latestIsUpdate && isCommit
+        table.paused = paused
+        self.table = table
+        return []
+    }
+
+    /// Shows the latest window of a paused screen, compared with the window
+    /// shown: what changed while paused lights up from `now`.
+    mutating func resume(at now: ContinuousClock.Instant) -> [ViewerEffect] {
+        guard var table = self.table, let paused = table.paused, paused.isResuming else { return [] }
+        table.paused = nil
+        self.table = table
+        var effects: [ViewerEffect]
+        if let latest = paused.latest {
+            effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now)
+        } else {
+            // Nothing arrived; the selection may have moved in the window.
+            effects = table.needsWindow(page: pageRows) ? observeWindow() : []
+        }
+        if let table = self.table, !table.isFollowing, table.observedRequest?.anchor == .last {
+            // Following stopped while paused: the window follows the selection
+            // from now on, not the end.
+            effects += observeWindow()
+        }
+        return effects + replayDeferredKeys(paused)
+    }
+
+    /// Handles the keys typed while the resume was on its way.
+    mutating func replayDeferredKeys(_ paused: PauseState) -> [ViewerEffect] {
+        paused.deferredKeys.flatMap { handle($0) }
+    }
+
+    /// Shows a window: follows the selection to its row (or to the last row,
+    /// when following), keeps its place on the screen, looks up the rows that
+    /// left it for deletions, and counts the rows again after a commit.
+    ///
+    /// - parameter cause: `.update` when the window answers the request of
+    ///   the window shown, because the data changed.
+    /// - parameter recounts: True when the data changed since the last count.
+    mutating func show(
+        _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant) -> [ViewerEffect]
+    {
+        guard var table = self.table else { return [] }
+        var effects: [ViewerEffect] = []
+        if value.viewed.source != table.viewed.source {
+            message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
+            // Other columns: cells of the old window mean other values.
+            table.highlighter.reset()
+        }
+        // The rows on screen before this window: only those, when they
+        // leave, are deletions the user saw ("2 rows deleted"), not the rows
+        // of the window read beyond the screen.
+        let shownRows = table.highlighter.window.map { previous in
+            Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, pageRows)).map(\.id))
+        } ?? []
+        table.viewed = value.viewed
+        let window = value.window
+        table.window = window
+        table.rowsBeforeWindow = value.rowsBefore
+        table.isLive = true
+        table.isRecovering = false
+        if let failure = table.failure {
+            // Read again: the error it showed is over.
+            if message == .error(failure) {
+                message = nil
+            }
+            table.failure = nil
+        }
+        if table.pendingSort?.isOpened == true {
+            // The observation of the sorted order replaced the previous one:
+            // this is its window.
+            table.pendingSort = nil
+        }
+        let count = table.rowCountIsApproximate ? nil : table.rowCount
+        let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
+        // Rows that left from within the window were deleted, or moved out by
+        // an update: the lookup by identity tells. A row of a view or a query
+        // has no identity (a changed row departs as well): not looked up.
+        let departedFromScreen = diff.departedRows.filter(shownRows.contains)
+        if !departedFromScreen.isEmpty, value.identifiesRows {
+            effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
+        }
+
+        let page = max(1, pageRows)
+        var index: Int?
+        var reanchor = false
+        if let jump = table.pendingJump {
+            table.pendingJump = nil
+            reanchor = true
+            if !window.rows.isEmpty {
+                index = jump == .first ? 0 : window.rows.count - 1
+                table.selectedRow = jump == .first ? 0 : page - 1
+            }
+        } else if table.isFollowing {
+            // The end of the ordering, the list full.
+            if !window.rows.isEmpty {
+                index = window.rows.count - 1
+                table.selectedRow = page - 1
+            }
+        } else if table.selectedIndex == nil, let selected = table.selected {
+            if table.observedRequest?.anchor == .position(selected) {
+                // The window was anchored on the selection: the fetch followed
+                // it by identity, or found the row that took its place.
+                table.selected = value.selection
+                index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+            } else {
+                // The selected row left a window anchored elsewhere (its sort
+                // value changed, or it was deleted): look for it.
+                table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
+                self.table = table
+                return effects + (recounts ? recount() : []) + observeWindow()
+            }
+        } else {
+            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+        }
+        if let index {
+            table.place(at: index, page: page)
+            if table.pendingMove != 0 {
+                // The moves made while the window was read.
+                table.move(by: table.pendingMove, page: page)
+            }
+        } else {
+            table.selected = nil
+            table.scrollTop = 0
+            table.selectedRow = 0
+        }
+        self.table = table
+        if recounts {
+            effects += recount()
+        }
+        if reanchor || table.needsWindow(page: page) {
+            effects += observeWindow()
+        }
+        return effects
+    }
+
+    /// Sets the highlight timer to the next time a highlight fades, when that
+    /// time changed: one timer at most, and none while nothing is highlighted.
+    mutating func setHighlightTimer() -> [ViewerEffect] {
+        let deadline = table?.highlighter.nextDeadline
+        guard deadline != highlightTimer else { return [] }
+        highlightTimer = deadline
+        return [.highlightTimer(at: deadline)]
+    }
+}
+
+extension TableState {
+    /// Moves the selection `delta` rows in the window: a page move keeps its
+    /// screen row, a shorter one moves on the screen. What goes past an edge
+    /// of the window that is not the edge of the table waits in
+    /// `pendingMove` for the next window (a paused screen's frozen window has
+    /// no next one).
+    mutating func move(by delta: Int, page: Int) {
+        guard let window = self.window, let index = selectedIndex, !window.rows.isEmpty else { return }
+        let wanted = index + delta
+        let target = min(max(0, wanted), window.rows.count - 1)
+        if abs(delta) < max(1, page) {
+            selectedRow += target - index
+        }
+        let screenRow = selectedRow
+        place(at: target, page: page)
+        let rest = wanted - target
+        let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
+        pendingMove = rest == 0 || isTableEdge || paused != nil ? 0 : rest
+        if pendingMove != 0 {
+            // Cut at the window's edge for now: the selection takes its screen
+            // row back when the rest of the move is applied.
+            selectedRow = screenRow
+        }
+    }
+
+    /// Selects row `index` of the window, keeping the selection's screen row
+    /// where it can, and the list full when the window ends.
+    mutating func place(at index: Int, page: Int) {
+        guard let window = self.window, window.positions.indices.contains(index) else { return }
+        let page = max(1, page)
+        selected = window.positions[index]
+        let row = min(max(0, selectedRow), page - 1, index)
+        var top = index - row
+        top = max(0, min(top, window.rows.count - page))
+        scrollTop = top
+        selectedRow = index - top
+    }
+}
+
+/// How often the viewer reads while another process commits: the row
+/// count and the window of rows, each with its `RefreshPacer`.
+///
+/// Every read holds SQLite's shared lock for a moment, and a
+/// rollback-journal writer that finds it held backs off (the `sqlite3`
+/// command sleeps 1 ms, then longer), so reading after every commit of a
+/// writer that commits without pause would slow it down by half or more.
+/// After each read, the next one waits, so that reading takes at most a
+/// share of the time (the duty cycle), and at least a minimum pause. The
+/// first commit after a quiet spell is read at once, and the last one of a
+/// burst after one pause: the title shows `~` while the count is out of
+/// date, and the window is never left stale.
+enum ViewerPacing {
+    /// The count: a tenth of the time, and 50 ms at least between two
+    /// counts, so that a cheap count does not run after every commit;
+    /// during a burst, the pause doubles up to 1 s, since each of the
+    /// count's short reads is one more that a writer may run into.
+    static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
+    /// The window: a tenth of the time too, and 2 ms at least between two
+    /// fetches, so that a window read from the cache in microseconds does
+    /// not run after every commit, while the lone commits of a script that
+    /// writes every few milliseconds are still shown at once. During a
+    /// burst, the pause doubles up to 50 ms: each fetch, however short,
+    /// costs a writer that runs into it a sleep of 1 ms or more, so a long
+    /// burst is shown 20 times a second.
+    static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
+}
+
+extension ViewerState {
+    /// Counts the rows, or notes that the count running is stale: one count
+    /// at a time (with its pause, `ViewerPacing.count`), and one more after it
+    /// when commits came meanwhile.
+    mutating func recount() -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let counts = table.countPacer.change()
+        self.table = table
+        return counts ? [.count(table.viewed.source)] : []
+    }
+
+    /// After a key, reads the source again if its rows could not be read
+    /// (`TableState.failure`), unless the key's own effects read it already:
+    /// its schema, then its window.
+    mutating func retryAfterFailure(after effects: [ViewerEffect]) -> [ViewerEffect] {
+        guard var table = self.table, table.failure != nil, pendingOpen == nil else { return [] }
+        let reads = effects.contains { effect in
+            switch effect {
+            case .observe, .open, .filter, .quit, .suspend: return true
+            default: return false
+            }
+        }
+        guard !reads else { return [] }
+        table.isRecovering = true
+        table.observedRequest = nil
+        self.table = table
+        pendingOpen = table.viewed.target
+        return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+                                      descending: table.viewed.ordering.descending)]
+    }
+
+    /// Stops every read of the source on screen, going back to the picker:
+    /// a read left running (a slow view's window or count) would hold its
+    /// connection, and the picker's reads and the next source would wait.
+    func leaveSource() -> [ViewerEffect] {
+        ViewerRead.allCases.map(ViewerEffect.stop)
+    }
+}
+
+// MARK: - Messages
+
+extension ViewerState {
+    /// Takes the terminal's new size: the selection keeps its screen row where
+    /// it can, and the window is observed again when the screen needs more
+    /// rows.
+    mutating func resize(width: Int, height: Int) -> [ViewerEffect] {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        if !isStarted {
+            isStarted = true
+            guard self.table != nil else { return [.listTables] }
+            return observeWindow() + recount()
+        }
+        clampPicker()
+        guard var table = self.table, let index = table.selectedIndex else { return [] }
+        if table.isFollowing {
+            // Still the last row, the list full.
+            table.selectedRow = pageRows - 1
+        }
+        table.place(at: index, page: pageRows)
+        self.table = table
+        // A paused screen keeps its window; a followed one fits the new
+        // size from the end.
+        guard table.paused == nil else { return [] }
+        return table.isFollowing || table.needsWindow(page: pageRows) ? observeWindow() : []
+    }
+
+    /// Notes the rows that another process deleted, for their highlight.
+    mutating func deletedRowsFound(_ source: RowSource, _ ids: [StoredKey]) -> [ViewerEffect] {
+        // A lookup for a table left since, or altered (other columns):
+        // its ids mean other rows.
+        guard table?.viewed.source == source else { return [] }
+        table?.highlighter.noteDeletions(ids)
+        return []
+    }
+
+    /// Fades the highlights whose time has come.
+    mutating func highlightTick(at now: ContinuousClock.Instant) -> [ViewerEffect] {
+        // The timer has fired: it runs no longer, and is set again below
+        // if some highlight remains.
+        highlightTimer = nil
+        table?.highlighter.advance(to: now)
+        return []
+    }
+}
+
+extension ViewerState {
+    /// Home and End: to the first or last row, of the table, or of the
+    /// frozen window of a paused screen.
+    mutating func jump(_ action: ViewerAction) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let page = max(1, pageRows)
+        if action == .jumpToFirst {
+            table.stopFollowing()
+        }
+        if table.paused != nil {
+            // Paused: to the first or last row of the frozen window.
+            guard let window = table.window, !window.rows.isEmpty else { return [] }
+            table.selectedRow = action == .jumpToFirst ? 0 : page - 1
+            table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
+            self.table = table
+            return []
+        }
+        table.pendingJump = action == .jumpToFirst ? .first : .last
+        // The moves before the jump are left behind.
+        table.pendingMove = 0
+        self.table = table
+        return observeWindow()
+    }
+
+    /// Up, down, a page up or down: moves the selection in the window, or
+    /// keeps the move for the window being read.
+    mutating func moveSelection(_ action: ViewerAction) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let page = max(1, pageRows)
+        let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
+        if table.pendingJump != nil, table.paused == nil {
+            // Home or End waits for its window: the move starts from there.
+            table.pendingMove += delta
+            self.table = table
+            return []
+        }
+        guard table.selectedIndex != nil else {
+            if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
+                // The selection is in the window being read (the one on
+                // screen is anchored elsewhere): the move applies there.
+                table.pendingMove += delta
+                self.table = table
+            }
+            return []
+        }
+        let stopsFollowing = table.isFollowing && delta < 0
+        if stopsFollowing {
+            table.stopFollowing()
+        }
+        table.move(by: table.pendingMove + delta, page: page)
+        self.table = table
+        // Paused, the selection moves in the frozen window. Following
+        // stopped: the window now follows the selection.
+        guard table.paused == nil else { return [] }
+        if table.isReadingWindow, !stopsFollowing {
+            // One read at a time: the moves made meanwhile are applied when
+            // it ends, and the window they need is asked for then.
+            return []
+        }
+        return stopsFollowing || table.needsWindow(page: page) ? observeWindow() : []
+    }
+}
