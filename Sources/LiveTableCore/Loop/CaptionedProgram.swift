@@ -27,7 +27,7 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
     }
 
     /// The base program's own commands.
-    public func start() -> [AppCommand<CaptionedMessage<Base.Message>>] {
+    public func start() -> [AppCommand<CaptionedMessage<Base.Message>, Base.Slot>] {
         base.start().map(Self.lift)
     }
 
@@ -56,11 +56,13 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
     }
 
     /// The base program's command for `effect`, its messages wrapped.
-    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>> {
+    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot> {
         Self.lift(base.command(for: effect))
     }
 
-    private static func lift(_ command: AppCommand<Base.Message>) -> AppCommand<CaptionedMessage<Base.Message>> {
+    private static func lift(
+        _ command: AppCommand<Base.Message, Base.Slot>) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot>
+    {
         switch command {
         case let .observe(slot, publisher):
             return .observe(slot: slot, publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
