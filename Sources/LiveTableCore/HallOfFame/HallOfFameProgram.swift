@@ -63,6 +63,15 @@ public struct HallOfFameProgram: AppProgram {
         hallOfFameRender(state)
     }
 
+    /// Draws the state with `caption` on the left of its status line, as
+    /// `hallOfFameRender(_:)` draws it: an error comes first, and the
+    /// stress test's progress keeps its place on the right.
+    public func render(_ state: HallOfFameState, caption: String) -> Screen {
+        var state = state
+        state.status.caption = caption
+        return hallOfFameRender(state)
+    }
+
     /// The publisher that performs `effect` against the database, or the
     /// host's part (suspend, quit).
     public func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {

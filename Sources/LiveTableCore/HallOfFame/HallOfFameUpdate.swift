@@ -123,10 +123,6 @@ extension HallOfFameState {
                 status.error = "Stress test refresh failed: \(firstError ?? "unknown error")"
             }
             return []
-
-        case let .demoCaption(caption):
-            status.caption = caption
-            return []
         }
     }
 }

@@ -45,6 +45,12 @@ public protocol AppProgram {
     /// Draws the state into a screen grid.
     func render(_ state: State) -> Screen
 
+    /// Draws the state with a caption over its status line, for a
+    /// `CaptionedProgram` (the demo's captions). The default covers the
+    /// bottom line of `render(_:)` with the caption; a screen whose status
+    /// line keeps other news (errors, progress) places it there instead.
+    func render(_ state: State, caption: String) -> Screen
+
     /// What the loop does to perform an effect.
     func command(for effect: Effect) -> AppCommand<Message, Slot>
 }
