@@ -82,19 +82,31 @@ struct Demo: ParsableCommand {
         }
         let stepDuration = Self.stepDuration / speed
         let steps = DemoScript.steps(playerCount: playerCount)
-        try launch.start(database: database, polling: options.polling, close: { shop.close() }) { runtime in
-            let demo = DemoPlayer(part: .hallOfFame(steps: steps), stepDuration: stepDuration) { runtime in
-                Self.playViewer(after: runtime, shop: shop, database: viewer, viewed: viewed, stepDuration: stepDuration)
-            }
-            demo.start(runtime)
-        }
+        let polling = options.polling
+        try launch.run(
+            { terminal in
+                AppLoop(
+                    program: CaptionedProgram(HallOfFameProgram(database: database, polling: polling)),
+                    state: Captioned(HallOfFameState.initial(
+                        width: terminal.width, height: terminal.height, useColor: terminal.usesColor)))
+            },
+            close: {
+                try? database.close()
+                shop.close()
+            },
+            started: { runtime in
+                let demo = DemoPlayer(part: .hallOfFame(steps: steps), stepDuration: stepDuration) { runtime in
+                    Self.playViewer(after: runtime, shop: shop, database: viewer, viewed: viewed, stepDuration: stepDuration)
+                }
+                demo.start(runtime)
+            })
     }
 
     /// Hands the terminal over to the viewer on the shop's file, starts
     /// the other connection's writes, and plays the viewer's steps.
     @MainActor
     private static func playViewer(
-        after runtime: Runtime<HallOfFameProgram>, shop: DemoShop,
+        after runtime: Runtime<CaptionedProgram<HallOfFameProgram>>, shop: DemoShop,
         database: ViewerDatabase, viewed: ViewedSource, stepDuration: TimeInterval) -> AnyObject
     {
         shop.startWriting(every: 0.3)
@@ -126,40 +138,37 @@ struct Demo: ParsableCommand {
     }
 }
 
-/// A part of the demo: the steps of one program, and how the demo player
-/// talks to it.
-struct DemoPart<Program: AppProgram> where Program.Message: TerminalMessage {
+/// A part of the demo: the steps of one program, which runs under the
+/// demo's captions (`CaptionedProgram`), and how the demo player talks to
+/// it.
+struct DemoPart<Base: AppProgram> where Base.Message: TerminalMessage {
     /// The steps, in order.
-    var steps: [(caption: String, messages: [Program.Message])]
-    /// The message that shows a caption, or removes it.
-    var caption: (String?) -> Program.Message
+    var steps: [(caption: String, messages: [Base.Message])]
     /// The action of a key in the program's key table.
     var isQuit: (Key) -> Bool
     var isSuspend: (Key) -> Bool
     /// True when the program is ready for the next step.
-    var isReady: (Program.State) -> Bool
+    var isReady: (Base.State) -> Bool
 }
 
-extension DemoPart where Program == HallOfFameProgram {
+extension DemoPart where Base == HallOfFameProgram {
     /// The Hall of Fame's part: the next step waits for the stress test's
     /// end, since deleting all players while its refreshes are queued
     /// would let them populate the table again.
     static func hallOfFame(steps: [DemoStep<HallOfFameMessage>]) -> DemoPart {
         DemoPart(
             steps: steps.map { ($0.caption, $0.messages) },
-            caption: HallOfFameMessage.demoCaption,
             isQuit: { KeyBinding.action(for: $0) == .quit },
             isSuspend: { KeyBinding.action(for: $0) == .suspend },
             isReady: { !$0.isStressTestRunning })
     }
 }
 
-extension DemoPart where Program == CaptionedProgram<ViewerProgram> {
-    /// The viewer's part, its captions over the viewer's status line.
+extension DemoPart where Base == ViewerProgram {
+    /// The viewer's part.
     static func viewer(steps: [DemoStep<ViewerMessage>]) -> DemoPart {
         DemoPart(
-            steps: steps.map { step in (step.caption, step.messages.map(CaptionedMessage.base)) },
-            caption: CaptionedMessage.caption,
+            steps: steps.map { ($0.caption, $0.messages) },
             isQuit: { KeyBinding.action(for: $0, in: viewerKeyBindings) == .quit },
             isSuspend: { KeyBinding.action(for: $0, in: viewerKeyBindings) == .suspend },
             isReady: { _ in true })
@@ -171,8 +180,9 @@ extension DemoPart where Program == CaptionedProgram<ViewerProgram> {
 /// once the program is ready; after the last step, `next` (the next part),
 /// or the end of the demo.
 @MainActor
-final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessage {
-    private let part: DemoPart<Program>
+final class DemoPlayer<Base: AppProgram> where Base.Message: TerminalMessage {
+    private typealias Program = CaptionedProgram<Base>
+    private let part: DemoPart<Base>
     private let stepDuration: TimeInterval
     private unowned var runtime: Runtime<Program>!
     private var nextStep = 0
@@ -189,8 +199,8 @@ final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessa
 
     /// Creates a player of `part`, followed by the part that `next` starts.
     init(
-        part: DemoPart<Program>, stepDuration: TimeInterval,
-        next: ((Runtime<Program>) -> AnyObject)? = nil)
+        part: DemoPart<Base>, stepDuration: TimeInterval,
+        next: ((Runtime<CaptionedProgram<Base>>) -> AnyObject)? = nil)
     {
         self.part = part
         self.stepDuration = stepDuration
@@ -199,7 +209,7 @@ final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessa
 
     /// Takes the keys of `runtime`, and plays the first step. The runtime
     /// keeps the player, through its key handler, for as long as it runs.
-    func start(_ runtime: Runtime<Program>) {
+    func start(_ runtime: Runtime<CaptionedProgram<Base>>) {
         self.runtime = runtime
         runtime.interceptKeys { key in self.receive(key) }
         playNextStep()
@@ -230,7 +240,8 @@ final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessa
     private func playNextStep() {
         generation += 1
         isWaitingForReady = true
-        runtime.loop.when(part.isReady) { [unowned self] in
+        let isReady = part.isReady
+        runtime.loop.when({ isReady($0.base) }) { [unowned self] in
             isWaitingForReady = false
             playStep()
         }
@@ -238,7 +249,7 @@ final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessa
 
     private func playStep() {
         guard nextStep < part.steps.count else {
-            runtime.loop.send(part.caption(nil))
+            runtime.loop.send(.caption(nil))
             if let next {
                 self.next = nil
                 generation += 1
@@ -249,8 +260,8 @@ final class DemoPlayer<Program: AppProgram> where Program.Message: TerminalMessa
         }
         let step = part.steps[nextStep]
         nextStep += 1
-        runtime.loop.send(part.caption(step.caption))
-        pending = step.messages
+        runtime.loop.send(.caption(step.caption))
+        pending = step.messages.map(CaptionedMessage.base)
         // The caption shows alone for a while, then the messages follow
         // at a steady pace (typing, for the edit form), leaving time to
         // see the effect of the last one.

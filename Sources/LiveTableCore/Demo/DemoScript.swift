@@ -1,11 +1,11 @@
 /// One step of the demo walkthrough: a caption, and the messages that
 /// perform it, as if the user pressed the keys; messages of the Hall of
-/// Fame (`Message`) or of the viewer (`ViewerMessage`).
+/// Fame (`HallOfFameMessage`) or of the viewer (`ViewerMessage`).
 ///
 /// For example:
 ///
 /// ```swift
-/// DemoStep(caption: "Insert a random player (n)", messages: [Message.key(.character("n"))])
+/// DemoStep(caption: "Insert a random player (n)", messages: [HallOfFameMessage.key(.character("n"))])
 /// ```
 public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
     /// What the step shows, for the status line.
@@ -28,8 +28,9 @@ public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
 
 /// The walkthrough of `livetable demo`.
 ///
-/// The demo player sends `.demoCaption(step.caption)` to the app loop, then each message of the
-/// step, at a readable pace, and `.demoCaption(nil)` after the last step.
+/// The demo runs each part's program under a `CaptionedProgram`: the demo
+/// player sends `.caption(step.caption)` to the app loop, then each message
+/// of the step, at a readable pace, and `.caption(nil)` after the last step.
 /// Steps only press keys, so the demo goes through the same `update` as a
 /// user does, and shows the real effects of each key. Before a step, the
 /// demo player waits while `state.isStressTestRunning`: deleting all players
@@ -44,10 +45,10 @@ public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
 /// ```swift
 /// for step in DemoScript.steps(playerCount: 0) {
 ///     await waitUntil { !state.isStressTestRunning }
-///     send(.demoCaption(step.caption))
-///     for message in step.messages { send(message); pause() }
+///     send(.caption(step.caption))
+///     for message in step.messages { send(.base(message)); pause() }
 /// }
-/// send(.demoCaption(nil))
+/// send(.caption(nil))
 /// ```
 public enum DemoScript {
     /// The name the edit step types.

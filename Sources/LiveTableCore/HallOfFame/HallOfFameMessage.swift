@@ -33,8 +33,6 @@ public enum HallOfFameMessage: Equatable, Sendable {
     /// The stress test is over: `failed` refreshes of `total` failed, the
     /// first one with `firstError`.
     case stressFinished(total: Int, failed: Int, seconds: Double, firstError: String? = nil)
-    /// The demo walkthrough shows this caption (nil when it ends).
-    case demoCaption(String?)
 }
 
 extension HallOfFameMessage: TerminalMessage { }

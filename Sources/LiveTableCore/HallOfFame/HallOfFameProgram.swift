@@ -49,8 +49,8 @@ public struct HallOfFameProgram: AppProgram {
     /// Watches the changes of other processes, before the first
     /// observation starts so that it misses none. When they are polled,
     /// says so with `.externalChangesPolled`.
-    public func start() -> [AppCommand<HallOfFameMessage>] {
-        [.observe(slot: "externalChanges", watchExternalChanges())]
+    public func start() -> [AppCommand<HallOfFameMessage, HallOfFameSlot>] {
+        [.observe(slot: .externalChanges, watchExternalChanges())]
     }
 
     /// Applies `message` with `hallOfFameUpdate(_:_:)`.
@@ -63,13 +63,22 @@ public struct HallOfFameProgram: AppProgram {
         hallOfFameRender(state)
     }
 
+    /// Draws the state with `caption` on the left of its status line, as
+    /// `hallOfFameRender(_:)` draws it: an error comes first, and the
+    /// stress test's progress keeps its place on the right.
+    public func render(_ state: HallOfFameState, caption: String) -> Screen {
+        var state = state
+        state.status.caption = caption
+        return hallOfFameRender(state)
+    }
+
     /// The publisher that performs `effect` against the database, or the
     /// host's part (suspend, quit).
-    public func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
+    public func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
         switch effect {
         case let .observe(request):
             // One observation at a time: a new window replaces the old one.
-            return .observe(slot: "hallOfFame", observation(request)
+            return .observe(slot: .hallOfFame, observation(request)
                 // Stamped as it arrives: `update` reads no clock.
                 .map { HallOfFameMessage.hallOfFame($0, now: .now) }
                 .catch { error in Just(HallOfFameMessage.observationFailed(error.oneLineDescription)) }
@@ -88,7 +97,7 @@ public struct HallOfFameProgram: AppProgram {
             return .perform(stressTest())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
-            return .timer(slot: "highlightTimer", at: deadline, message: HallOfFameMessage.highlightTick)
+            return .timer(slot: .highlightTimer, at: deadline, message: HallOfFameMessage.highlightTick)
         case let .findDeletedPlayers(ids):
             return .perform(database.writer.rx
                 .read { db in try HallOfFame.deletedPlayerIDs(db, among: ids) }
@@ -107,7 +116,7 @@ public struct HallOfFameProgram: AppProgram {
     /// A write whose changes come back through the observation: its end,
     /// and its error, come back as `.writeFinished`, which ends the
     /// "writing…" of the status line and closes the edit form after a save.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
+    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
         .perform(publisher
             .map { _ in HallOfFameMessage.writeFinished(effect, error: nil) }
             .catch { error in Just(HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)) }
@@ -158,4 +167,15 @@ public struct HallOfFameProgram: AppProgram {
         }
         .eraseToAnyPublisher()
     }
+}
+
+/// The Hall of Fame's long-lived subscriptions, each replaced by the next
+/// in its slot.
+public enum HallOfFameSlot: Hashable, Sendable {
+    /// The watch of other processes' changes.
+    case externalChanges
+    /// The observation of the window of players.
+    case hallOfFame
+    /// The one timer of the fading highlights.
+    case highlightTimer
 }

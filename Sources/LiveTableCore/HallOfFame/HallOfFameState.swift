@@ -156,7 +156,8 @@ enum Mode: Equatable, Sendable {
 /// The bottom line of the screen: the error or the demo caption on the
 /// left, the stress test on the right.
 public struct StatusLine: Equatable, Sendable {
-    /// The caption of the current demo step.
+    /// The caption of the current demo step, set as it is drawn by
+    /// `HallOfFameProgram.render(_:caption:)`.
     var caption: String?
     /// The last error, cleared by the next key on the main screen.
     public var error: String?

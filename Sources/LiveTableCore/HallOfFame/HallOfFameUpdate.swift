@@ -61,9 +61,6 @@ extension HallOfFameState {
             return stressProgress(completed: completed, total: total)
         case let .stressFinished(total, failed, seconds, firstError):
             return stressFinished(total: total, failed: failed, seconds: seconds, firstError: firstError)
-        case let .demoCaption(caption):
-            status.caption = caption
-            return []
         }
     }
 

@@ -29,10 +29,14 @@ public protocol AppProgram {
     associatedtype Message
     /// The work that `update` asks for, as data.
     associatedtype Effect
+    /// The names of the screen's long-lived subscriptions (its
+    /// observations and timers), one case per slot: a misspelt slot does
+    /// not compile, where a string would open a second observation.
+    associatedtype Slot: Hashable
 
     /// The commands that run when the loop starts, before any message:
     /// watches that the screen needs whatever its state.
-    func start() -> [AppCommand<Message>]
+    func start() -> [AppCommand<Message, Slot>]
 
     /// Applies a message to the state, and returns the effects to perform,
     /// in order. It must be pure, as `update(_:_:)` is.
@@ -41,8 +45,14 @@ public protocol AppProgram {
     /// Draws the state into a screen grid.
     func render(_ state: State) -> Screen
 
+    /// Draws the state with a caption over its status line, for a
+    /// `CaptionedProgram` (the demo's captions). The default covers the
+    /// bottom line of `render(_:)` with the caption; a screen whose status
+    /// line keeps other news (errors, progress) places it there instead.
+    func render(_ state: State, caption: String) -> Screen
+
     /// What the loop does to perform an effect.
-    func command(for effect: Effect) -> AppCommand<Message>
+    func command(for effect: Effect) -> AppCommand<Message, Slot>
 }
 
 /// What the app loop does to perform an effect: subscribe to a publisher
@@ -54,18 +64,18 @@ public protocol AppProgram {
 /// For example:
 ///
 /// ```swift
-/// let command: AppCommand<Message> = .perform(
+/// let command: AppCommand<HallOfFameMessage, HallOfFameSlot> = .perform(
 ///     appDatabase.deleteAll()
 ///         .map { _ in .writeFinished(.deleteAll, error: nil) }
 ///         .catch { error in Just(.writeFinished(.deleteAll, error: error.oneLineDescription)) }
 ///         .eraseToAnyPublisher())
 /// ```
-public enum AppCommand<Message> {
+public enum AppCommand<Message, Slot: Hashable> {
     /// Subscribes to a long-lived publisher in place of the one that runs
     /// in `slot`, if any, which is cancelled. Only the latest of its
     /// messages that wait to be handled is kept: an observation delivers
     /// its latest value, never a backlog of stale ones.
-    case observe(slot: String, AnyPublisher<Message, Never>)
+    case observe(slot: Slot, AnyPublisher<Message, Never>)
     /// Subscribes to a publisher until it completes, and handles each of
     /// its messages in order: a write and its error, for example.
     case perform(AnyPublisher<Message, Never>)
@@ -86,10 +96,10 @@ extension AppCommand {
     /// For example:
     ///
     /// ```swift
-    /// return .timer(slot: "highlightTimer", at: deadline, message: Message.highlightTick)
+    /// return .timer(slot: .highlightTimer, at: deadline, message: HallOfFameMessage.highlightTick)
     /// ```
     static func timer(
-        slot: String,
+        slot: Slot,
         at deadline: ContinuousClock.Instant?,
         message: @escaping (ContinuousClock.Instant) -> Message) -> AppCommand
     {
@@ -193,7 +203,7 @@ public final class AppLoop<Program: AppProgram> {
     /// sent it, if any.
     private struct Pending {
         var message: Program.Message
-        var slot: String?
+        var slot: Program.Slot?
     }
 
     private var queue: [Pending] = []
@@ -206,9 +216,9 @@ public final class AppLoop<Program: AppProgram> {
 
     /// The running observations, by slot, and the id that tells their
     /// messages from those of the observations they replaced.
-    private var observations: [String: (id: Int, cancellable: AnyCancellable)] = [:]
+    private var observations: [Program.Slot: (id: Int, cancellable: AnyCancellable)] = [:]
     /// The id of the latest observation of each slot.
-    private var observationIDs: [String: Int] = [:]
+    private var observationIDs: [Program.Slot: Int] = [:]
     /// The running `perform` subscriptions, until they complete.
     private var operations: [Int: AnyCancellable] = [:]
     private var nextSubscriptionID = 0
@@ -323,7 +333,7 @@ public final class AppLoop<Program: AppProgram> {
 
     /// Queues a message of a subscription, to be handled with the others
     /// that arrive before the main queue runs the loop again.
-    private func enqueue(_ message: Program.Message, slot: String?) {
+    private func enqueue(_ message: Program.Message, slot: Program.Slot?) {
         guard !isStopped else { return }
         if let slot, let index = queue.firstIndex(where: { $0.slot == slot }) {
             queue.remove(at: index)
@@ -356,7 +366,7 @@ public final class AppLoop<Program: AppProgram> {
 
     // MARK: - Commands
 
-    private func perform(_ command: AppCommand<Program.Message>) {
+    private func perform(_ command: AppCommand<Program.Message, Program.Slot>) {
         switch command {
         case let .observe(slot, publisher):
             observe(publisher, in: slot)
@@ -370,7 +380,7 @@ public final class AppLoop<Program: AppProgram> {
         }
     }
 
-    private func observe(_ publisher: AnyPublisher<Program.Message, Never>, in slot: String) {
+    private func observe(_ publisher: AnyPublisher<Program.Message, Never>, in slot: Program.Slot) {
         observations[slot]?.cancellable.cancel()
         observations[slot] = nil
         // The replaced observation's messages are news of nothing shown.

@@ -1,12 +1,12 @@
 import OpenCombine
 
-/// Any screen with a caption over its status line: the demo's captions on
-/// a screen that has no caption of its own, such as the viewer's.
+/// Any screen with a caption over its status line: the demo's captions,
+/// on the Hall of Fame and on the viewer alike.
 ///
 /// The program runs `Base` unchanged: its state, update, render and
-/// effects. The caption is one more message, and is drawn over the bottom
-/// line of the base screen, in the style of the Hall of Fame's demo
-/// captions.
+/// effects. The caption is one more message, and the base program draws
+/// it with `render(_:caption:)`: over the bottom line of its screen by
+/// default (the viewer), or in its own status line (the Hall of Fame).
 ///
 /// For example:
 ///
@@ -27,7 +27,7 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
     }
 
     /// The base program's own commands.
-    public func start() -> [AppCommand<CaptionedMessage<Base.Message>>] {
+    public func start() -> [AppCommand<CaptionedMessage<Base.Message>, Base.Slot>] {
         base.start().map(Self.lift)
     }
 
@@ -42,25 +42,21 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
         }
     }
 
-    /// The base screen, with the caption over its bottom line.
+    /// The base screen, with the caption, if any, where the base program
+    /// draws it.
     public func render(_ state: Captioned<Base.State>) -> Screen {
-        var screen = base.render(state.base)
-        if let caption = state.caption, screen.width > 2, screen.height > 0 {
-            let y = screen.height - 1
-            screen.fill(x: 0, y: y, width: screen.width, height: 1)
-            screen.put(
-                TextWidth.truncated(caption, toWidth: screen.width - 2), x: 1, y: y,
-                style: CellStyle(color: .status))
-        }
-        return screen
+        guard let caption = state.caption else { return base.render(state.base) }
+        return base.render(state.base, caption: caption)
     }
 
     /// The base program's command for `effect`, its messages wrapped.
-    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>> {
+    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot> {
         Self.lift(base.command(for: effect))
     }
 
-    private static func lift(_ command: AppCommand<Base.Message>) -> AppCommand<CaptionedMessage<Base.Message>> {
+    private static func lift(
+        _ command: AppCommand<Base.Message, Base.Slot>) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot>
+    {
         switch command {
         case let .observe(slot, publisher):
             return .observe(slot: slot, publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
@@ -71,6 +67,28 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
         case .quit:
             return .quit
         }
+    }
+}
+
+extension AppProgram {
+    /// The screen of `render(_:)`, its bottom line covered with `caption`:
+    /// the caption of a screen that has no place for one of its own.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// ViewerProgram(database: database).render(state, caption: "Another program writes")
+    /// ```
+    public func render(_ state: State, caption: String) -> Screen {
+        var screen = render(state)
+        if screen.width > 2, screen.height > 0 {
+            let y = screen.height - 1
+            screen.fill(x: 0, y: y, width: screen.width, height: 1)
+            screen.put(
+                TextWidth.truncated(caption, toWidth: screen.width - 2), x: 1, y: y,
+                style: CellStyle(color: .status))
+        }
+        return screen
     }
 }
 

@@ -116,24 +116,20 @@ public struct CellText: Equatable, Sendable {
     }
 
     /// `text` with the characters that could act on the terminal escaped:
-    /// control characters (C0, DEL, C1: ESC, newline, tab, NUL…), and the
-    /// bidirectional controls that reorder what follows them; and each
-    /// byte of invalid UTF-8 as `\x{ff}` (see `StoredText`).
+    /// control characters (C0, DEL, C1: ESC, newline, tab, NUL…), the
+    /// bidirectional controls that reorder what follows them and the
+    /// zero-width characters that hide in a name, all by
+    /// `escapingControlCharacters`; and each byte of invalid UTF-8 as
+    /// `\x{ff}` (see `StoredText`), whose stand-ins are private-use
+    /// characters that no other pass escapes.
     static func escaped(_ text: String) -> String {
         let escaped = text.escapingControlCharacters
-        guard escaped.unicodeScalars.contains(where: { isBidiControl($0) || StoredText.invalidByte($0) != nil }) else {
-            return escaped
-        }
+        guard StoredText.holdsInvalidBytes(escaped) else { return escaped }
         return escaped.unicodeScalars.map { scalar in
             if let byte = StoredText.invalidByte(scalar) {
                 return "\\x{\(String(byte, radix: 16))}"
             }
-            return isBidiControl(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            return String(scalar)
         }.joined()
-    }
-
-    private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
-        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-            || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
     }
 }

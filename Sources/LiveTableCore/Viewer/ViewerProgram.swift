@@ -56,9 +56,9 @@ public struct ViewerProgram: AppProgram {
 
     /// Listens to the polling fallback of the window observations, and
     /// says the polling asked for; the first resize starts the reads.
-    public func start() -> [AppCommand<ViewerMessage>] {
-        var commands: [AppCommand<ViewerMessage>] = [
-            .observe(slot: "pollingReports", pollingReports.subject.eraseToAnyPublisher()),
+    public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
+        var commands: [AppCommand<ViewerMessage, ViewerSlot>] = [
+            .observe(slot: .pollingReports, pollingReports.subject.eraseToAnyPublisher()),
         ]
         if polling.interval != nil {
             let note = polling.note(path: database.path, reason: nil)
@@ -79,25 +79,25 @@ public struct ViewerProgram: AppProgram {
 
     /// The publisher that performs `effect` against the database, or the
     /// host's part (suspend, quit).
-    public func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage> {
+    public func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage, ViewerSlot> {
         let database = self.database
         switch effect {
         case .listTables:
             // The names at once (one query); their counts follow
             // (`countTables`).
-            return .observe(slot: "tables", read(background: true, { db in
+            return .observe(slot: .tables, read(background: true, { db in
                 try TableSchema.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
             }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
         case let .retryListing(seconds):
-            return .observe(slot: "tables", Just(ViewerMessage.retryListing)
+            return .observe(slot: .tables, Just(ViewerMessage.retryListing)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
         case let .countTables(from, names, kinds):
             return .observe(
-                slot: ViewerRead.tableCounts.rawValue,
+                slot: .read(.tableCounts),
                 Self.countTables(from: from, names: names, kinds: kinds, in: database))
         case let .open(target, sortColumn, descending):
-            return .observe(slot: ViewerRead.open.rawValue, read(background: false, { db in
+            return .observe(slot: .read(.open), read(background: false, { db in
                 try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
@@ -107,30 +107,30 @@ public struct ViewerProgram: AppProgram {
             })).paced(ViewerPacing.window)
             // One window at a time: a new window replaces the old one, and
             // interrupts its read if it runs.
-            return .observe(slot: ViewerRead.window.rawValue, Self.observe(viewed, request, in: database, commits: commits))
+            return .observe(slot: .read(.window), Self.observe(viewed, request, in: database, commits: commits))
         case let .stop(read):
             // Cancelled: its ticket interrupts the read that runs.
-            return .observe(slot: read.rawValue, Empty<ViewerMessage, Never>().eraseToAnyPublisher())
+            return .observe(slot: .read(read), Empty<ViewerMessage, Never>().eraseToAnyPublisher())
         case let .count(source):
-            return .observe(slot: ViewerRead.count.rawValue, Self.count(source, in: database))
+            return .observe(slot: .read(.count), Self.count(source, in: database))
         case let .search(viewed, search):
             // On the background reader: a search without an index reads
             // rows until one matches, and must not hold up the windows.
-            return .observe(slot: ViewerRead.search.rawValue, read(background: true, { db in
+            return .observe(slot: .read(.search), read(background: true, { db in
                 try search.run(db, viewed.source, viewed.ordering)
             }, ViewerMessage.searched, { error, _ in ViewerMessage.searchFailed(error) }))
         case let .filter(viewed, expression):
-            return .observe(slot: ViewerRead.filter.rawValue, read(background: true, { db in
+            return .observe(slot: .read(.filter), read(background: true, { db in
                 try viewed.filtered(expression, in: db)
             }, { ViewerMessage.filtered($0.viewed, scannedRows: $0.scannedRows) },
             { error, _ in ViewerMessage.filterFailed(error) }))
         case let .pauseCounting(seconds):
-            return .observe(slot: ViewerRead.count.rawValue, Just(ViewerMessage.countPauseEnded)
+            return .observe(slot: .read(.count), Just(ViewerMessage.countPauseEnded)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
-            return .timer(slot: "highlightTimer", at: deadline, message: ViewerMessage.highlightTick)
+            return .timer(slot: .highlightTimer, at: deadline, message: ViewerMessage.highlightTick)
         case .resume:
             // Stamped as it is handled: `viewerUpdate` reads no clock.
             return .perform(Just(()).map { ViewerMessage.resumed(now: .now) }.eraseToAnyPublisher())
@@ -383,4 +383,17 @@ private final class TableCounting: @unchecked Sendable {
 // @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
 private final class PollingReports: @unchecked Sendable {
     let subject = PassthroughSubject<ViewerMessage, Never>()
+}
+
+/// The viewer's long-lived subscriptions, each replaced by the next in its
+/// slot: one read of each kind (`ViewerRead`) at a time.
+public enum ViewerSlot: Hashable, Sendable {
+    /// The polling fallback's reports of the window observations.
+    case pollingReports
+    /// The list of tables, or the wait before it is listed again.
+    case tables
+    /// A read of the view: the window, the count, a search…
+    case read(ViewerRead)
+    /// The one timer of the fading highlights.
+    case highlightTimer
 }

@@ -40,22 +40,31 @@ final class DemoScriptTests: XCTestCase {
         XCTAssertEqual(effects, [.refresh])
     }
 
-    func testStepsPerformTheirEffectsWithTheirCaptionShown() {
-        var state = makeLoadedState(width: 80, height: 24)
+    func testStepsPerformTheirEffectsWithTheirCaptionShown() throws {
+        // As the demo plays them: under the captions of `CaptionedProgram`.
+        let database = try AppDatabase.inMemory()
+        let program = MainActor.assumeIsolated { CaptionedProgram(HallOfFameProgram(database: database)) }
+        func render(_ state: Captioned<HallOfFameState>) -> [String] {
+            MainActor.assumeIsolated { program.render(state).lines }
+        }
+        var state = Captioned(makeLoadedState(width: 80, height: 24))
         var history: [[HallOfFameEffect]] = []
         for step in DemoScript.steps {
-            XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(step.caption)), [])
-            XCTAssertEqual(hallOfFameRender(state).lines[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
-            let effects = step.messages.flatMap { hallOfFameUpdate(&state, $0) }
+            XCTAssertEqual(MainActor.assumeIsolated { program.update(&state, .caption(step.caption)) }, [])
+            XCTAssertEqual(render(state)[23].dropFirst().prefix(step.caption.count), Substring(step.caption))
+            let effects = step.messages.flatMap { message in
+                MainActor.assumeIsolated { program.update(&state, .base(message)) }
+            }
             history.append(effects)
             // As the runtime does: each write ends, and says so.
             for effect in effects where effect.isWrite {
-                _ = hallOfFameUpdate(&state, .writeFinished(effect, error: nil))
+                _ = hallOfFameUpdate(&state.base, .writeFinished(effect, error: nil))
             }
-            XCTAssertEqual(state.status.caption, step.caption)
+            XCTAssertEqual(state.caption, step.caption)
         }
-        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(nil)), [])
-        XCTAssertNil(state.status.caption)
+        XCTAssertEqual(MainActor.assumeIsolated { program.update(&state, .caption(nil)) }, [])
+        XCTAssertNil(state.caption)
+        XCTAssertEqual(render(state), hallOfFameRender(state.base).lines)
 
         let barbara = samplePlayers[1]
         XCTAssertEqual(history, [
@@ -68,7 +77,7 @@ final class DemoScriptTests: XCTestCase {
             [.stressTest],
             [.deleteAll],
         ])
-        XCTAssertEqual(state.mode, .browsing)
-        XCTAssertFalse(state.isQuitting)
+        XCTAssertEqual(state.base.mode, .browsing)
+        XCTAssertFalse(state.base.isQuitting)
     }
 }

@@ -389,12 +389,12 @@ final class RenderTests: XCTestCase {
 
     func testStatusLineShowsTheCaptionAndTheStressTest() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
-        _ = hallOfFameUpdate(&state, .demoCaption("Stress test (s): 50 concurrent refreshes"))
+        state.status.caption = "Stress test (s): 50 concurrent refreshes"
         _ = press(.character("s"), in: &state)
         _ = hallOfFameUpdate(&state, .stressProgress(completed: 12, total: 50))
         XCTAssertEqual(hallOfFameRender(state).lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
         _ = hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 0, seconds: 1.234))
-        _ = hallOfFameUpdate(&state, .demoCaption(nil))
+        state.status.caption = nil
         XCTAssertEqual(hallOfFameRender(state).lines[9], "                       stress test: 50 ok, 0 failed, 1.23 s ")
         _ = press(.character("s"), in: &state)
         _ = hallOfFameUpdate(&state, .stressFinished(total: 50, failed: 2, seconds: 1.234, firstError: "locked"))
@@ -403,7 +403,7 @@ final class RenderTests: XCTestCase {
 
     func testStatusLineShowsErrorsFirst() {
         var state = makeLoadedState(makePlayers(3), width: 60, height: 10)
-        _ = hallOfFameUpdate(&state, .demoCaption("Insert a random player (n)"))
+        state.status.caption = "Insert a random player (n)"
         _ = hallOfFameUpdate(&state, .writeFinished(.insertRandomPlayer, error: "database is locked"))
         let screen = hallOfFameRender(state)
         XCTAssertEqual(screen.lines[9], " Write failed: database is locked                           ")

@@ -46,7 +46,7 @@ private struct RecordingProgram: AppProgram {
     let base: HallOfFameProgram
     let taken: TakenValues
 
-    func start() -> [AppCommand<HallOfFameMessage>] { base.start() }
+    func start() -> [AppCommand<HallOfFameMessage, HallOfFameSlot>] { base.start() }
 
     func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
         let shown = state.hallOfFame
@@ -65,7 +65,7 @@ private struct RecordingProgram: AppProgram {
 
     func render(_ state: HallOfFameState) -> Screen { base.render(state) }
 
-    func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage> {
+    func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
         switch effect {
         case .observe, .refresh, .updatePlayer, .highlightTimer, .findDeletedPlayers:
             // Change highlighting: refreshes move players out of the window.

@@ -420,12 +420,4 @@ final class UpdateTests: XCTestCase {
             .observe(WindowRequest(ordering: .byScore, anchor: .player(samplePlayers[0]), before: 57, after: 57)),
         ])
     }
-
-    func testDemoCaptionIsShownThenCleared() {
-        var state = makeLoadedState()
-        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption("Insert a player")), [])
-        XCTAssertEqual(state.status.caption, "Insert a player")
-        XCTAssertEqual(hallOfFameUpdate(&state, .demoCaption(nil)), [])
-        XCTAssertNil(state.status.caption)
-    }
 }

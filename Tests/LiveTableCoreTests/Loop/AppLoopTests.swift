@@ -91,6 +91,29 @@ final class AppLoopTests: XCTestCase {
         }
     }
 
+    func testObservationsInTwoSlotsRunSideBySide() {
+        MainActor.assumeIsolated {
+            let (loop, _) = makeProbe()
+            let values = PassthroughSubject<ProbeMessage, Never>()
+            let others = PassthroughSubject<ProbeMessage, Never>()
+            let replacement = PassthroughSubject<ProbeMessage, Never>()
+            loop.program.subjects.list += [values, others, replacement]
+            loop.send(.observe(0))
+            loop.send(.observe(1, in: .others))
+            // Each slot keeps its latest value: neither replaces the other.
+            values.send(.value(1))
+            others.send(.value(10))
+            waitUntil("both values") { loop.state.count == 4 }
+            XCTAssertEqual(loop.state, [.observe(0), .observe(1, in: .others), .value(1), .value(10)])
+            // A new observation in one slot replaces that slot's only.
+            loop.send(.observe(2))
+            values.send(.value(2))
+            others.send(.value(11))
+            waitUntil("the other slot's value") { loop.state.last == .value(11) }
+            XCTAssertEqual(loop.state.suffix(2), [.observe(2), .value(11)])
+        }
+    }
+
     // MARK: - Host
 
     func testSuspendAndQuitReachTheHost() {
@@ -269,8 +292,8 @@ private final class RecordingHost: AppHost {
 // MARK: - A program that records
 
 private enum ProbeMessage: Equatable {
-    /// Observe the publisher at this index of `publishers`.
-    case observe(Int)
+    /// Observe the publisher at this index of `publishers`, in this slot.
+    case observe(Int, in: ProbeSlot = .values)
     /// Perform a publisher that sends these notes at once.
     case perform([String])
     case note(String)
@@ -283,8 +306,14 @@ private final class Subjects {
     var list: [PassthroughSubject<ProbeMessage, Never>] = []
 }
 
+/// The probe's observation slots.
+private enum ProbeSlot: Hashable {
+    case values
+    case others
+}
+
 private enum ProbeEffect {
-    case observe(Int)
+    case observe(Int, ProbeSlot)
     case perform([String])
     case suspend
     case quit
@@ -297,14 +326,14 @@ private struct ProbeProgram: AppProgram {
     /// Messages of a long-running operation, as a write's error.
     let pendingNotes = PassthroughSubject<ProbeMessage, Never>()
 
-    func start() -> [AppCommand<ProbeMessage>] {
+    func start() -> [AppCommand<ProbeMessage, ProbeSlot>] {
         [.perform(pendingNotes.eraseToAnyPublisher())]
     }
 
     func update(_ state: inout [ProbeMessage], _ message: ProbeMessage) -> [ProbeEffect] {
         state.append(message)
         switch message {
-        case let .observe(index): return [.observe(index)]
+        case let .observe(index, slot): return [.observe(index, slot)]
         case let .perform(notes): return [.perform(notes)]
         case .suspend: return [.suspend]
         case .quit: return [.quit]
@@ -316,10 +345,10 @@ private struct ProbeProgram: AppProgram {
         Screen(width: 1, height: 1)
     }
 
-    func command(for effect: ProbeEffect) -> AppCommand<ProbeMessage> {
+    func command(for effect: ProbeEffect) -> AppCommand<ProbeMessage, ProbeSlot> {
         switch effect {
-        case let .observe(index):
-            return .observe(slot: "values", subjects.list[index].eraseToAnyPublisher())
+        case let .observe(index, slot):
+            return .observe(slot: slot, subjects.list[index].eraseToAnyPublisher())
         case let .perform(notes):
             return .perform(Publishers.Sequence(sequence: notes.map(ProbeMessage.note)).eraseToAnyPublisher())
         case .suspend:

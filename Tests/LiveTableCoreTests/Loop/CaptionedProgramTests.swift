@@ -2,7 +2,8 @@ import XCTest
 @testable import LiveTableCore
 import LiveTableTestSupport
 
-/// A caption over any screen: the viewer's program runs unchanged under it.
+/// A caption over any screen: the viewer's and the Hall of Fame's programs
+/// run unchanged under it.
 final class CaptionedProgramTests: XCTestCase {
     private func makeProgram() throws -> CaptionedProgram<ViewerProgram> {
         let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
@@ -39,6 +40,34 @@ final class CaptionedProgramTests: XCTestCase {
                 _ = program.update(&state, .base(.resize(width: width, height: height)))
                 _ = program.render(state)
             }
+        }
+    }
+
+    func testHallOfFameCaptionSharesItsStatusLine() throws {
+        let database = try AppDatabase.inMemory()
+        try MainActor.assumeIsolated {
+            let program = CaptionedProgram(HallOfFameProgram(database: database))
+            var state = Captioned(makeLoadedState(makePlayers(3), width: 60, height: 10))
+            let plain = program.render(state).lines
+
+            XCTAssertEqual(program.update(&state, .caption("Stress test (s): 50 concurrent refreshes")), [])
+            XCTAssertEqual(program.update(&state, .key(.character("s"))), [.stressTest])
+            _ = program.update(&state, .base(.stressProgress(completed: 12, total: 50)))
+            let lines = program.render(state).lines
+            XCTAssertEqual(Array(lines.dropLast()), Array(plain.dropLast()))
+            // The caption on the left, the stress test's progress kept on
+            // the right, in the status line's style.
+            XCTAssertEqual(lines[9], " Stress test (s): 50 concurrent refresh… stress test 12/50… ")
+            XCTAssertEqual(program.render(state).style(x: 1, y: 9), CellStyle(color: .status))
+
+            // An error comes first.
+            _ = program.update(&state, .base(.writeFinished(.insertRandomPlayer, error: "database is locked")))
+            XCTAssertTrue(program.render(state).lines[9].hasPrefix(" Write failed: database is locked"))
+            XCTAssertEqual(program.render(state).style(x: 1, y: 9), CellStyle(color: .error, bold: true))
+
+            _ = program.update(&state, .caption(nil))
+            XCTAssertEqual(program.render(state), hallOfFameRender(state.base))
+            XCTAssertNil(state.base.status.caption, "the caption is drawn, never kept in the Hall of Fame's state")
         }
     }
 

@@ -56,6 +56,20 @@ final class ViewerCellTextTests: XCTestCase {
         XCTAssertEqual(CellText("\u{2067}x\u{2069}".databaseValue).text, #"\u{2067}x\u{2069}"#)
     }
 
+    func testBidirectionalAndZeroWidthCharactersAreEscapedOnceByTheOnePass() {
+        // The bidirectional controls, and the zero-width characters that
+        // hide in a name: the shared one-line escaping alone must escape
+        // each, since a cell has no second pass of its own for them.
+        let values: [UInt32] = [0x061C, 0x200B, 0x200E, 0x200F, 0xFEFF, 0x2028, 0x2029]
+            + Array(0x202A...0x202E) + Array(0x2066...0x2069)
+        for value in values {
+            let scalar = Unicode.Scalar(value)!
+            let expected = "a\\u{\(String(value, radix: 16))}b"
+            XCTAssertEqual("a\(scalar)b".escapingControlCharacters, expected, "U+\(String(value, radix: 16))")
+            XCTAssertEqual(CellText("a\(scalar)b".databaseValue).text, expected, "U+\(String(value, radix: 16))")
+        }
+    }
+
     func testWideCharactersKeepColumnsAligned() {
         let cells = ["中文字", "Zoë", "😀!", "e\u{301}t\u{e9}"].map { CellText($0.databaseValue).fitted(toWidth: 5) }
         XCTAssertEqual(cells, ["中文…", "Zoë  ", "😀!  ", "e\u{301}t\u{e9}  "])

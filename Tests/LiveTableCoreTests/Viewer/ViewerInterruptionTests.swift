@@ -384,7 +384,7 @@ private struct LoggingProgram: AppProgram {
     let base: ViewerProgram
     let failures: FailureLog
 
-    func start() -> [AppCommand<ViewerMessage>] { base.start() }
+    func start() -> [AppCommand<ViewerMessage, ViewerSlot>] { base.start() }
 
     func update(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
         if case .windowFailed = message {
@@ -395,7 +395,7 @@ private struct LoggingProgram: AppProgram {
 
     func render(_ state: ViewerState) -> Screen { base.render(state) }
 
-    func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage> { base.command(for: effect) }
+    func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage, ViewerSlot> { base.command(for: effect) }
 }
 
 /// A host that draws nothing.
