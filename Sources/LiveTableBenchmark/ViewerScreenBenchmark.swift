@@ -66,12 +66,26 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// The table of `ViewerBenchmark.makeTable`.
     private static let table = "item"
 
+    /// How much a run measures: the number of each kind of sample.
+    public struct Samples: Sendable {
+        /// The number of End and of Home presses.
+        public var jumps = 10
+        /// The number of updates of the other process.
+        public var updates = 200
+        /// The number of `]` presses on each column.
+        public var sorts = 3
+        /// The number of updates of the other process while sorted by the
+        /// unindexed column (each one a scan).
+        public var sortedUpdates = 10
+        /// How long the writer writes, alone, then with the viewer open.
+        public var writerSeconds: Double = 2
+
+        /// The default samples of `livetable bench`.
+        public init() {}
+    }
+
     private let path: String
-    private let jumps: Int
-    private let updateSamples: Int
-    private let sortSamples: Int
-    private let sortedUpdateSamples: Int
-    private let writerSeconds: Double
+    private let samples: Samples
     private let frameTimeout: Double
     private let log: (String) -> Void
 
@@ -91,32 +105,16 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// `ViewerBenchmark.makeTable`.
     ///
     /// - parameter path: The database file.
-    /// - parameter jumps: The number of End and of Home presses.
-    /// - parameter updateSamples: The number of updates of the other process.
-    /// - parameter sortSamples: The number of `]` presses on each column.
-    /// - parameter sortedUpdateSamples: The number of updates of the other
-    ///   process while sorted by the unindexed column (each one a scan).
-    /// - parameter writerSeconds: How long the writer writes, alone, then
-    ///   with the viewer open.
+    /// - parameter samples: How much the run measures.
     /// - parameter frameTimeout: How long to wait for an expected screen
     ///   before failing.
     /// - parameter log: Where to report progress.
     public init(
-        path: String,
-        jumps: Int = 10,
-        updateSamples: Int = 200,
-        sortSamples: Int = 3,
-        sortedUpdateSamples: Int = 10,
-        writerSeconds: Double = 2,
-        frameTimeout: Double = 60,
+        path: String, samples: Samples = Samples(), frameTimeout: Double = 60,
         log: @escaping (String) -> Void = { _ in })
     {
         self.path = path
-        self.jumps = jumps
-        self.updateSamples = updateSamples
-        self.sortSamples = sortSamples
-        self.sortedUpdateSamples = sortedUpdateSamples
-        self.writerSeconds = writerSeconds
+        self.samples = samples
         self.frameTimeout = frameTimeout
         self.log = log
         frames = FrameLog(timeout: frameTimeout)
@@ -166,7 +164,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         // End and Home: the key, then the screen of the window at that end.
         var ends: [Double] = []
         var homes: [Double] = []
-        for _ in 0..<jumps {
+        for _ in 0..<samples.jumps {
             for (key, anchor) in [(Key.end, RowAnchor.last), (.home, .first)] {
                 let framesBefore = frameCount()
                 let pressed = now()
@@ -184,7 +182,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         // Updates of visible rows (the first rows, after Home), a few
         // milliseconds apart, as a script that writes one row at a time.
         var latencies: [Double] = []
-        for index in 0..<updateSamples {
+        for index in 0..<samples.updates {
             Thread.sleep(forTimeInterval: Double(2 + index % 7) / 1000)
             let value = "live \(index)"
             let framesBefore = frameCount()
@@ -232,7 +230,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             first_rows_ms: firstRows * 1000,
             end_ms: end.p50,
             home_ms: home.p50,
-            jumps: jumps,
+            jumps: samples.jumps,
             update_p50_ms: update.p50,
             update_p99_ms: update.p99,
             update_samples: update.count,
@@ -269,16 +267,16 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     }
 
     /// Presses `]` with the cursor on `column`: the time from the key to
-    /// the screen of the first window sorted by it, `sortSamples` times;
+    /// the screen of the first window sorted by it, `samples.sorts` times;
     /// each time `]` again goes back to the natural order.
     private func sortLatency(column: String) throws -> LatencySummary {
         try moveCursor(to: column)
-        var samples: [Double] = []
-        for _ in 0..<max(1, sortSamples) {
-            samples.append(try pressSortKey(until: column))
+        var seconds: [Double] = []
+        for _ in 0..<max(1, samples.sorts) {
+            seconds.append(try pressSortKey(until: column))
             _ = try pressSortKey(until: nil)
         }
-        return LatencySummary(seconds: samples)!
+        return LatencySummary(seconds: seconds)!
     }
 
     /// Presses `]`, and returns the time to the screen of the first window
@@ -295,7 +293,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
 
     /// Sorts by `column` (`]`, then Home), and measures the latency from
     /// the other process's update of a visible row to the screen that shows
-    /// it, `sortedUpdateSamples` times; then goes back to the natural order.
+    /// it, `samples.sortedUpdates` times; then goes back to the natural order.
     private func sortedUpdateLatency(column: String, other: SQLiteCommand) throws -> LatencySummary {
         try moveCursor(to: column)
         _ = try pressSortKey(until: column)
@@ -313,7 +311,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         }
         guard !ids.isEmpty else { throw ViewerScreenBenchmarkError("no visible row sorted by \(column)") }
         var latencies: [Double] = []
-        for index in 0..<max(1, sortedUpdateSamples) {
+        for index in 0..<max(1, samples.sortedUpdates) {
             let value = "sorted \(index)"
             let framesBefore = frameCount()
             setAwaited(value.databaseValue)
@@ -388,13 +386,13 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     }
 
     /// The other process updates rows, one transaction each, without pause,
-    /// for `writerSeconds`.
+    /// for `samples.writerSeconds`.
     private func write(_ other: SQLiteCommand, rows: Int) throws -> (commits: Int, perSecond: Double) {
         let batch = 20
         var commits = 0
         let start = now()
         var end = start
-        while end - start < writerSeconds {
+        while end - start < samples.writerSeconds {
             let statements = (commits..<commits + batch).map { index in
                 "UPDATE \(Self.table) SET score = score + 1 WHERE rowid = \((index * 7919) % max(rows, 1) + 1);\n"
             }

@@ -100,9 +100,13 @@ final class ViewerScreenBenchmarkTests: XCTestCase {
         var generated: String?
         let results = try suite.run { path in
             generated = path
-            let benchmark = ViewerScreenBenchmark(
-                path: path, jumps: 2, updateSamples: 5, sortSamples: 2, sortedUpdateSamples: 3,
-                writerSeconds: 0.3, frameTimeout: 20)
+            var samples = ViewerScreenBenchmark.Samples()
+            samples.jumps = 2
+            samples.updates = 5
+            samples.sorts = 2
+            samples.sortedUpdates = 3
+            samples.writerSeconds = 0.3
+            let benchmark = ViewerScreenBenchmark(path: path, samples: samples, frameTimeout: 20)
             let done = expectation(description: "viewer measured")
             nonisolated(unsafe) var result: Result<ViewerScreenFigures, Error>?  // written before `done` is fulfilled
             DispatchQueue.global().async {
