@@ -1,6 +1,3 @@
-import GRDB
-import ReactiveGRDB
-
 // MARK: - Messages and effects
 
 /// Everything that can happen to the viewer.

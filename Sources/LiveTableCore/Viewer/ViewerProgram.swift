@@ -1,10 +1,4 @@
 import Foundation
-import GRDB
-import OpenCombine
-import OpenCombineDispatch
-import ReactiveGRDB
-
-import Foundation
 import OpenCombine
 import OpenCombineDispatch
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Draws the viewer's state into a new screen of the state's size: the
 /// table picker or the table, then the help or the whole row on top.

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import ReactiveGRDB
 
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure: the reads and the observation run as effects, and
