@@ -212,15 +212,13 @@ public struct RemoteFileBenchmark: Sendable {
     /// that shows it, in seconds.
     @MainActor
     private func screenLatencies(path: String, other: SQLiteCommand) throws -> [Double] {
-        let database = try ViewerDatabase.open(path: path)
-        let viewed = try database.read { db in
-            try ViewedSource.open(.table("item"), sortColumn: nil, descending: false, in: db)
-        }
+        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
         var shownPrices: [Int64: UInt64] = [:]
         let host = BenchmarkHost(
-            program: ViewerProgram(database: database),
+            program: ViewerProgram(dataSource: dataSource),
             state: ViewerState.initial(
-                fileName: "app.sqlite", opened: viewed,
+                databaseName: "app.sqlite", opened: viewed,
                 width: BenchmarkHost<ViewerProgram>.width, height: BenchmarkHost<ViewerProgram>.height)) { state in
             if case let .int64(price)? = state.table?.window?.rows.first?[2].storage, shownPrices[price] == nil {
                 shownPrices[price] = DispatchTime.now().uptimeNanoseconds

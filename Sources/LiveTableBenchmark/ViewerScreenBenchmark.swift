@@ -136,16 +136,14 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         // First rows: open the file and the table as `livetable view FILE
         // item` does, start the loop, draw.
         let start = now()
-        let database = try ViewerDatabase.open(path: path)
-        let viewed = try database.read { db in
-            try ViewedSource.open(.table(Self.table), sortColumn: nil, descending: false, in: db)
-        }
-        let fileName = (path as NSString).lastPathComponent
+        // Through the data source's protocol, as the command does.
+        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let viewed = try dataSource.open(.table(Self.table), sortColumn: nil, descending: false, ticket: ReadTicket())
         onMain {
             self.host = BenchmarkHost(
-                program: ViewerProgram(database: database),
+                program: ViewerProgram(dataSource: dataSource),
                 state: .initial(
-                    fileName: fileName, opened: viewed,
+                    databaseName: dataSource.name, opened: viewed,
                     width: BenchmarkHost<ViewerProgram>.width, height: BenchmarkHost<ViewerProgram>.height))
             { [weak self] state in
                 self?.recordFrame(state)

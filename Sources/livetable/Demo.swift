@@ -111,13 +111,13 @@ struct Demo: ParsableCommand {
     {
         shop.startWriting(every: 0.3)
         let demo = DemoPlayer(part: .viewer(steps: DemoScript.viewerSteps), stepDuration: stepDuration)
-        let fileName = (shop.path as NSString).lastPathComponent
+        let databaseName = (shop.path as NSString).lastPathComponent
         runtime.handOver(
             to: { terminal in
                 AppLoop(
-                    program: CaptionedProgram(ViewerProgram(database: database)),
+                    program: CaptionedProgram(ViewerProgram(dataSource: database)),
                     state: Captioned(ViewerState.initial(
-                        fileName: fileName, opened: viewed,
+                        databaseName: databaseName, opened: viewed,
                         width: terminal.width, height: terminal.height, useColor: terminal.usesColor)))
             },
             close: { shop.close() },

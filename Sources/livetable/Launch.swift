@@ -65,6 +65,24 @@ struct Launch {
         }
     }
 
+    /// Opens what `livetable view` reads, picking the data source from the
+    /// argument: today a SQLite file, read-only. This is the one place
+    /// where a database is chosen: PostgreSQL's `postgres://` and
+    /// `postgresql://` URLs and libpq's key/value strings (`"host=… dbname=…"`)
+    /// are to be routed here (issue 19).
+    ///
+    /// - throws: A `CommandFailure` of status 1 that says why, in one line.
+    static func openViewerDataSource(_ argument: String, polling: CommitPolling) throws -> any ViewerDataSource {
+        do {
+            switch ViewerDataSourceKind(argument) {
+            case .sqliteFile:
+                return try ViewerDatabase.open(path: argument, polling: polling)
+            }
+        } catch {
+            throw CommandFailure(error.oneLineDescription, status: 1)
+        }
+    }
+
     /// Takes over the terminal and runs the Hall of Fame until it exits, or
     /// throws a `CommandFailure` of status 2 when the terminal can not be
     /// set up.
@@ -114,5 +132,19 @@ struct Launch {
             }
             Runtime.run(terminal: terminal, loop: makeLoop(terminal), close: close, started: started)
         }
+    }
+}
+
+/// Which database `livetable view` reads, from its argument.
+enum ViewerDataSourceKind: Equatable {
+    /// A SQLite file: any argument that names no server.
+    case sqliteFile
+    // To come (issue 19): `case postgres`, for an argument that starts
+    // with `postgres://` or `postgresql://`, or a libpq key/value string
+    // (`host=… dbname=…`: a `word=` at its start).
+
+    /// The kind of `argument`: today always a file.
+    init(_ argument: String) {
+        self = .sqliteFile
     }
 }

@@ -106,12 +106,7 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
-        let database: ViewerDatabase
-        do {
-            database = try ViewerDatabase.open(path: file)
-        } catch {
-            throw CommandFailure(error.oneLineDescription, status: 1)
-        }
+        let dataSource = try Launch.openViewerDataSource(file, polling: pollOption.polling)
         let target: ViewerTarget?
         if let query {
             target = .query(query)
@@ -120,32 +115,30 @@ struct ViewCommand: ParsableCommand {
         }
         guard let target else {
             if format != nil || isatty(STDOUT_FILENO) == 0 {
-                try printTables(database)
+                try printTables(dataSource)
                 return
             }
-            try live(database, opened: nil)
+            try live(dataSource, opened: nil)
         }
         // Every check that can fail, before anything is printed or the
         // screen is touched.
         let viewed: ViewedSource
         do {
-            viewed = try database.read { db in
-                try ViewedSource.open(target, sortColumn: sort, descending: desc, in: db)
-            }
+            viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
         } catch {
-            throw CommandFailure(error.oneLineDescription, status: 1)
+            throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
         }
         guard let format else {
             if isatty(STDOUT_FILENO) == 0 {
                 throw CommandFailure(
                     "standard output is not a terminal: give --format csv, tsv or json to print the rows", status: 2)
             }
-            try live(database, opened: viewed)
+            try live(dataSource, opened: viewed)
         }
         let summary: RowExport.Summary
         do {
             // The export buffers: each piece goes straight out.
-            summary = try RowExport.export(database, viewed.source, format: format) { bytes in
+            summary = try dataSource.export(viewed.source, format: format) { bytes in
                 try StandardOutput.write(bytes)
             }
         } catch {
@@ -157,16 +150,15 @@ struct ViewCommand: ParsableCommand {
     }
 
     /// Runs the live screen until the user quits.
-    private func live(_ database: ViewerDatabase, opened: ViewedSource?) throws -> Never {
+    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor)
-        let fileName = (file as NSString).lastPathComponent
         try launch.run(
             { terminal in
                 AppLoop(
-                    program: ViewerProgram(database: database, polling: pollOption.polling),
+                    program: ViewerProgram(dataSource: dataSource),
                     state: .initial(
-                        fileName: fileName, opened: opened,
+                        databaseName: dataSource.name, opened: opened,
                         width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
             },
             // The read-only connections close with the process: nothing
@@ -179,15 +171,13 @@ struct ViewCommand: ParsableCommand {
     /// not be counted within `PickerEntry.countTimeLimit`). Each line is
     /// written as soon as its table is counted, each count in its own read:
     /// a slow view holds up neither the names before it nor a writer.
-    private func printTables(_ database: ViewerDatabase) throws {
+    private func printTables(_ dataSource: any ViewerDataSource) throws {
         do {
-            let tables = try database.read { db in try TableSchema.list(db) }
+            let tables = try dataSource.listTables(ticket: ReadTicket())
             for table in tables {
                 let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
                 let count: String
-                switch try? database.read(ticket: ticket, { db in
-                    try RowSource.table(TableSchema.named(table.name, kind: table.kind, in: db)).quickRowCount(db)
-                }) {
+                switch try? dataSource.quickRowCount(ofTable: table.name, kind: table.kind, ticket: ticket) {
                 case let .exact(value)?: count = "\(value)"
                 case let .estimated(value)?: count = "~\(value)"
                 case let .atLeast(value)?: count = "\(value)+"
@@ -198,8 +188,13 @@ struct ViewCommand: ParsableCommand {
                 try line.withUTF8 { try StandardOutput.write(UnsafeRawBufferPointer($0)) }
             }
         } catch {
-            throw CommandFailure(error.oneLineDescription, status: 1)
+            throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
         }
+    }
+
+    /// `text` on one line: a data source's description of an error.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
 

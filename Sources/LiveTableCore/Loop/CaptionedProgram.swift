@@ -12,7 +12,7 @@ import OpenCombine
 ///
 /// ```swift
 /// let loop = AppLoop(
-///     program: CaptionedProgram(ViewerProgram(database: database)),
+///     program: CaptionedProgram(ViewerProgram(dataSource: database)),
 ///     state: Captioned(viewerState))
 /// loop.send(.caption("Another process writes the file"))
 /// loop.send(.base(.key(.down)))
@@ -77,7 +77,7 @@ extension AppProgram {
     /// For example:
     ///
     /// ```swift
-    /// ViewerProgram(database: database).render(state, caption: "Another program writes")
+    /// ViewerProgram(dataSource: database).render(state, caption: "Another program writes")
     /// ```
     public func render(_ state: State, caption: String) -> Screen {
         var screen = render(state)

@@ -3,8 +3,8 @@ import GRDB
 import CSQLite
 
 /// A read that can be left before it ends: abandoned (the user moved on),
-/// or out of time. SQLite then stops it at its next step, and the
-/// connection is free for the next read at once.
+/// or out of time. The database then stops it (SQLite at its next step),
+/// and the connection is free for the next read at once.
 ///
 /// A read of a slow source (a view that scans, a recursive view that never
 /// ends) holds its connection until it ends, and the connection is serial:
@@ -24,13 +24,17 @@ import CSQLite
 ///     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM slowView")
 /// } // nil after a second at most
 /// ```
-// @unchecked Sendable: `isAbandoned` and `connection` are only accessed
+///
+/// A ticket knows nothing of the database: the read that runs registers
+/// how to interrupt it (`setRunning(interrupt:)`): `sqlite3_interrupt`
+/// for SQLite (`ReadInterrupter`), a cancel request for a server.
+// @unchecked Sendable: `isAbandoned` and `interrupt` are only accessed
 // with `lock` held.
 public final class ReadTicket: @unchecked Sendable {
     private let lock = NSLock()
     private var isAbandoned = false
-    /// The connection that runs the read now, if any.
-    private var connection: ReadInterrupter?
+    /// Interrupts the read that runs now, if any.
+    private var interrupt: (@Sendable () -> Void)?
     /// When the read stops by itself, if ever.
     private let deadline: ContinuousClock.Instant?
 
@@ -43,11 +47,11 @@ public final class ReadTicket: @unchecked Sendable {
     /// Stops the read: at once if it runs, before it starts otherwise. Its
     /// statements fail with `SQLITE_INTERRUPT`.
     public func abandon() {
-        let connection = lock.withLock {
+        let interrupt = lock.withLock {
             isAbandoned = true
-            return self.connection
+            return self.interrupt
         }
-        connection?.interrupt(for: self)
+        interrupt?()
     }
 
     /// True once abandoned, or out of time.
@@ -60,11 +64,13 @@ public final class ReadTicket: @unchecked Sendable {
         deadline.map { ContinuousClock.now >= $0 } ?? false
     }
 
-    /// Marks the read as running on `connection` (nil: it ended); false
-    /// when it was abandoned already.
-    fileprivate func setRunning(on connection: ReadInterrupter?) -> Bool {
+    /// Marks the read as running, interrupted by `interrupt` if it is
+    /// abandoned (nil: it ended); false when it was abandoned already, and
+    /// must not start. `interrupt` is called from any thread, and must
+    /// interrupt only this ticket's read.
+    func setRunning(interrupt: (@Sendable () -> Void)?) -> Bool {
         lock.withLock {
-            self.connection = connection
+            self.interrupt = interrupt
             return !isAbandoned
         }
     }
@@ -107,20 +113,22 @@ final class ReadInterrupter: @unchecked Sendable {
 
     /// Runs `body` on `db`, this interrupter's connection, for `ticket`.
     func run<T>(_ ticket: ReadTicket, _ body: () throws -> T) throws -> T {
-        guard ticket.setRunning(on: self) else {
+        guard ticket.setRunning(interrupt: { [weak self, weak ticket] in
+            if let self, let ticket { self.interrupt(for: ticket) }
+        }) else {
             throw DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "interrupted")
         }
         lock.withLock { running = ticket }
         defer {
             lock.withLock { running = nil }
-            _ = ticket.setRunning(on: nil)
+            _ = ticket.setRunning(interrupt: nil)
         }
         // Abandoned between the two locks: the progress handler stops it.
         return try body()
     }
 
     /// Interrupts the statement that runs, if it is `ticket`'s.
-    fileprivate func interrupt(for ticket: ReadTicket) {
+    private func interrupt(for ticket: ReadTicket) {
         lock.withLock {
             // Under the lock, `running` can not end: the statement that
             // SQLite interrupts is the ticket's.

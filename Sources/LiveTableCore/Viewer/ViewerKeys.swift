@@ -1,6 +1,3 @@
-import GRDB
-import ReactiveGRDB
-
 // MARK: - Keys
 
 /// What a key does in the viewer.

@@ -1,6 +1,3 @@
-import GRDB
-import ReactiveGRDB
-
 // MARK: - Messages and effects
 
 /// Everything that can happen to the viewer.
@@ -77,7 +74,8 @@ public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
     case tableCounts
 }
 
-/// What a failed read means for the view.
+/// What a failed read means for the view; each data source says which
+/// of its errors mean what (`ViewerDataSource.failureKind(of:)`).
 public enum ViewerFailureKind: Equatable, Sendable {
     /// It may work later (a lock held longer than the busy timeout, a hot
     /// journal that the next writer rolls back): the view stays, `not
@@ -88,37 +86,6 @@ public enum ViewerFailureKind: Equatable, Sendable {
     case missingSource
     /// Anything else (a corrupt page…): the view stays, with the error.
     case other
-
-    /// The kind of `error`, thrown by a read of the viewer.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// ViewerFailureKind(SourceError.locked(path: "app.sqlite")) // .transient
-    /// ```
-    public init(_ error: any Error) {
-        if let error = error as? SourceError {
-            switch error {
-            case .locked, .needsRecovery:
-                self = .transient
-            case .noSuchTable, .noSuchColumn, .invalidQuery:
-                self = .missingSource
-            default:
-                self = .other
-            }
-            return
-        }
-        guard let error = error as? DatabaseError else {
-            self = .other
-            return
-        }
-        switch (error.resultCode, error.extendedResultCode) {
-        case (.SQLITE_BUSY, _), (.SQLITE_LOCKED, _), (_, .SQLITE_READONLY_ROLLBACK), (_, .SQLITE_READONLY_RECOVERY):
-            self = .transient
-        default:
-            self = .other
-        }
-    }
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Draws the viewer's state into a new screen of the state's size: the
 /// table picker or the table, then the help or the whole row on top.
@@ -77,7 +76,7 @@ private let columnGap = ColumnPlan.gap
 private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) {
     let entries = state.picker.entries
     let count = entries.map { "\($0.count) \($0.count == 1 ? "table" : "tables") " } ?? ""
-    screen.drawTitleBar(" \(oneLine(state.fileName)) — tables and views", trailing: [count], y: 0)
+    screen.drawTitleBar(" \(oneLine(state.databaseName)) — tables and views", trailing: [count], y: 0)
     guard let entries else {
         drawCentered("Loading…", y: layout.listY + layout.listRows / 2, into: &screen)
         return
@@ -238,7 +237,7 @@ extension String {
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
-    var title = " \(oneLine(state.fileName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
+    var title = " \(oneLine(state.databaseName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(RowDetail.name(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     }

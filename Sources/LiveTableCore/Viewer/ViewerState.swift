@@ -1,4 +1,3 @@
-import GRDB
 import ReactiveGRDB
 
 // MARK: - State
@@ -15,12 +14,13 @@ import ReactiveGRDB
 /// For example:
 ///
 /// ```swift
-/// var state = ViewerState.initial(fileName: "app.sqlite", opened: nil, width: 80, height: 24)
+/// var state = ViewerState.initial(databaseName: "app.sqlite", opened: nil, width: 80, height: 24)
 /// let effects = viewerUpdate(&state, .resize(width: 80, height: 24)) // [.listTables]
 /// ```
 public struct ViewerState: Equatable, Sendable {
-    /// The file name, as the title shows it.
-    public var fileName: String
+    /// The database's name, as the title shows it: "app.sqlite"
+    /// (`ViewerDataSource.name`).
+    public var databaseName: String
     /// The terminal width, in cells.
     public var width: Int
     /// The terminal height, in cells.
@@ -58,10 +58,10 @@ public struct ViewerState: Equatable, Sendable {
     /// The state at launch: on the table `opened` (read and checked before
     /// the screen is touched), or on the picker when it is nil.
     public static func initial(
-        fileName: String, opened: ViewedSource?, width: Int, height: Int, useColor: Bool = true) -> ViewerState
+        databaseName: String, opened: ViewedSource?, width: Int, height: Int, useColor: Bool = true) -> ViewerState
     {
         ViewerState(
-            fileName: fileName, width: max(0, width), height: max(0, height), useColor: useColor,
+            databaseName: databaseName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
             overlay: nil, message: nil, isStarted: false, polling: nil, pendingOpen: nil,
             highlightsChanges: true, highlightTimer: nil, prompt: nil)

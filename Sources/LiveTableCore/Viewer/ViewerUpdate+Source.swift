@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import ReactiveGRDB
 
 // MARK: - The source: opening, failures, counting
 

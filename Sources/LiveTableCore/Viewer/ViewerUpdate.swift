@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import ReactiveGRDB
 
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure: the reads and the observation run as effects, and
@@ -15,7 +13,7 @@ import ReactiveGRDB
 /// For example:
 ///
 /// ```swift
-/// var state = ViewerState.initial(fileName: "app.sqlite", opened: viewed, width: 80, height: 24)
+/// var state = ViewerState.initial(databaseName: "app.sqlite", opened: viewed, width: 80, height: 24)
 /// viewerUpdate(&state, .resize(width: 80, height: 24)) // [.observe(viewed, …), .count(viewed.source)]
 /// viewerUpdate(&state, .key(.down))                    // selects the next row
 /// ```

@@ -9,13 +9,13 @@ final class CaptionedProgramTests: XCTestCase {
         let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
         _ = try ForeignFile.sqlite3(path, "CREATE TABLE t(a); INSERT INTO t VALUES (1);")
         let database = try ViewerDatabase.open(path: path)
-        return MainActor.assumeIsolated { CaptionedProgram(ViewerProgram(database: database)) }
+        return MainActor.assumeIsolated { CaptionedProgram(ViewerProgram(dataSource: database)) }
     }
 
     func testCaptionIsDrawnOverTheBottomLineOnly() throws {
         try MainActor.assumeIsolated {
             let program = try makeProgram()
-            var state = Captioned(ViewerState.initial(fileName: "shop.sqlite", opened: nil, width: 40, height: 8))
+            var state = Captioned(ViewerState.initial(databaseName: "shop.sqlite", opened: nil, width: 40, height: 8))
             _ = program.update(&state, .base(.tablesListed([PickerEntry(name: "t", kind: .table, count: .exact(1))])))
             let plain = program.render(state).text.components(separatedBy: "\n")
 
@@ -33,7 +33,7 @@ final class CaptionedProgramTests: XCTestCase {
     func testLongCaptionIsCutAndTinyScreensDoNotCrash() throws {
         try MainActor.assumeIsolated {
             let program = try makeProgram()
-            var state = Captioned(ViewerState.initial(fileName: "shop.sqlite", opened: nil, width: 20, height: 6))
+            var state = Captioned(ViewerState.initial(databaseName: "shop.sqlite", opened: nil, width: 20, height: 6))
             _ = program.update(&state, .caption(String(repeating: "caption ", count: 10)))
             XCTAssertEqual(program.render(state).text.components(separatedBy: "\n").last, " caption caption c…")
             for (width, height) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
@@ -74,7 +74,7 @@ final class CaptionedProgramTests: XCTestCase {
     func testBaseMessagesGoThroughTheBaseUpdate() throws {
         try MainActor.assumeIsolated {
             let program = try makeProgram()
-            var state = Captioned(ViewerState.initial(fileName: "shop.sqlite", opened: nil, width: 40, height: 8))
+            var state = Captioned(ViewerState.initial(databaseName: "shop.sqlite", opened: nil, width: 40, height: 8))
             var base = state.base
             XCTAssertEqual(program.update(&state, .resize(width: 40, height: 8)), viewerUpdate(&base, .resize(width: 40, height: 8)))
             XCTAssertEqual(state.base, base)

@@ -47,7 +47,7 @@ final class ViewerDriver {
                 try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db)
             }
         }
-        state = .initial(fileName: (path as NSString).lastPathComponent, opened: opened,
+        state = .initial(databaseName: (path as NSString).lastPathComponent, opened: opened,
                          width: width, height: height, useColor: false)
         try send(.resize(width: width, height: height))
     }
@@ -86,7 +86,7 @@ final class ViewerDriver {
         do {
             window = try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }
         } catch {
-            return try send(.windowFailed("\(error)", ViewerFailureKind(error)))
+            return try send(.windowFailed("\(error)", ViewerDatabase.failureKind(of: error)))
         }
         return try send(.window(window, now: now))
     }
@@ -176,8 +176,8 @@ func performViewerEffect(
         }
     } catch {
         switch effect {
-        case .open: return .openFailed("\(error)", ViewerFailureKind(error))
-        case .observe: return .windowFailed("\(error)", ViewerFailureKind(error))
+        case .open: return .openFailed("\(error)", ViewerDatabase.failureKind(of: error))
+        case .observe: return .windowFailed("\(error)", ViewerDatabase.failureKind(of: error))
         case .filter: return .filterFailed("\(error)")
         case .search: return .searchFailed("\(error)")
         default: throw error

@@ -35,8 +35,8 @@ final class ViewerInterruptionTests: XCTestCase {
             try database.read { db in try ViewedSource.open(target, sortColumn: nil, descending: false, in: db) }
         }
         let loop = AppLoop(
-            program: LoggingProgram(base: ViewerProgram(database: database), failures: failures),
-            state: .initial(fileName: "slow.sqlite", opened: viewed, width: 60, height: 10))
+            program: LoggingProgram(base: ViewerProgram(dataSource: database), failures: failures),
+            state: .initial(databaseName: "slow.sqlite", opened: viewed, width: 60, height: 10))
         loop.start(host: SilentHost())
         loop.send(.resize(width: 60, height: 10))
         return loop
@@ -132,7 +132,7 @@ final class ViewerInterruptionTests: XCTestCase {
     }
 
     func testPickerCountsGoOnAfterAnOpeningThatFailed() {
-        var state = ViewerState.initial(fileName: "slow.sqlite", opened: nil, width: 60, height: 10)
+        var state = ViewerState.initial(databaseName: "slow.sqlite", opened: nil, width: 60, height: 10)
         XCTAssertEqual(viewerUpdate(&state, .resize(width: 60, height: 10)), [.listTables])
         let names = ["forever", "item"]
         let listed = names.map { PickerEntry(name: $0, kind: $0 == "item" ? .table : .view, count: nil, isCounting: true) }

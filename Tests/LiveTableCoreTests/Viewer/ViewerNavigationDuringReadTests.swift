@@ -39,8 +39,8 @@ final class ViewerNavigationDuringReadTests: XCTestCase {
         XCTAssertEqual(viewed.cost, .scan)
         let host = ScreenRecorder()
         let loop = AppLoop(
-            program: ViewerProgram(database: database),
-            state: .initial(fileName: "tracks.sqlite", opened: viewed, width: 60, height: 10))
+            program: ViewerProgram(dataSource: database),
+            state: .initial(databaseName: "tracks.sqlite", opened: viewed, width: 60, height: 10))
         loop.start(host: host)
         loop.send(.resize(width: 60, height: 10))
         XCTAssertTrue(waitUntil("the first window") {

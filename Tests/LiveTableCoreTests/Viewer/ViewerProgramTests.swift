@@ -22,8 +22,8 @@ final class ViewerProgramTests: XCTestCase {
             }
             let host = SilentHost()
             let loop = AppLoop(
-                program: ViewerProgram(database: database),
-                state: .initial(fileName: "live.sqlite", opened: viewed, width: 60, height: 10))
+                program: ViewerProgram(dataSource: database),
+                state: .initial(databaseName: "live.sqlite", opened: viewed, width: 60, height: 10))
             loop.start(host: host)
             defer { loop.stop() }
             loop.send(.resize(width: 60, height: 10))
@@ -59,8 +59,8 @@ final class ViewerProgramTests: XCTestCase {
                 try ViewedSource.open(.table("item"), sortColumn: nil, descending: false, in: db)
             }
             let loop = AppLoop(
-                program: ViewerProgram(database: database, polling: CommitPolling(interval: 0.5)),
-                state: .initial(fileName: "polled.sqlite", opened: viewed, width: 60, height: 10))
+                program: ViewerProgram(dataSource: database.withPolling(CommitPolling(interval: 0.5))),
+                state: .initial(databaseName: "polled.sqlite", opened: viewed, width: 60, height: 10))
             loop.start(host: SilentHost())
             defer { loop.stop() }
             loop.send(.resize(width: 60, height: 10))

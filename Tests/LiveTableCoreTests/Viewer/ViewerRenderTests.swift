@@ -26,7 +26,7 @@ final class ViewerRenderTests: XCTestCase {
     /// The state after the first window of `target`, on a `width` x `height` screen.
     private func tableState(_ target: ViewerTarget = .table("odd"), width: Int, height: Int) throws -> ViewerState {
         let viewed = try database.read { db in try ViewedSource.open(target, sortColumn: nil, descending: false, in: db) }
-        var state = ViewerState.initial(fileName: "odd.sqlite", opened: viewed, width: width, height: height, useColor: false)
+        var state = ViewerState.initial(databaseName: "odd.sqlite", opened: viewed, width: width, height: height, useColor: false)
         let effects = viewerUpdate(&state, .resize(width: width, height: height))
         for effect in effects {
             switch effect {
@@ -74,7 +74,7 @@ final class ViewerRenderTests: XCTestCase {
         // A file name (or a table or column name) of thousands of
         // characters took the whole title: "row 1 of 4 · live" vanished.
         var state = try tableState(width: 40, height: 6)
-        state.fileName = String(repeating: "f", count: 5_000) + ".sqlite"
+        state.databaseName = String(repeating: "f", count: 5_000) + ".sqlite"
         let title = viewerRender(state).text.split(separator: "\n", omittingEmptySubsequences: false)[0]
         XCTAssertEqual(title, " " + String(repeating: "f", count: 19) + "… row 1 of 4 · live")
     }
@@ -182,7 +182,7 @@ final class ViewerRenderTests: XCTestCase {
     }
 
     func testNamesWithALineBreakAndWithASpaceLookDifferentInThePicker() throws {
-        var state = ViewerState.initial(fileName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
+        var state = ViewerState.initial(databaseName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
         _ = viewerUpdate(&state, .resize(width: 40, height: 7))
         _ = viewerUpdate(&state, .tablesListed([
             PickerEntry(name: "new\nline", kind: .table, count: .exact(1)),
@@ -194,7 +194,7 @@ final class ViewerRenderTests: XCTestCase {
     }
 
     func testPickerListsTablesWithCounts() throws {
-        var state = ViewerState.initial(fileName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
+        var state = ViewerState.initial(databaseName: "odd.sqlite", opened: nil, width: 40, height: 7, useColor: false)
         XCTAssertEqual(viewerUpdate(&state, .resize(width: 40, height: 7)), [.listTables])
         XCTAssertEqual(viewerRender(state).text, """
              odd.sqlite — tables and views
@@ -228,7 +228,7 @@ final class ViewerRenderTests: XCTestCase {
             try ViewedSource.open(.table("odd"), sortColumn: "note", descending: true, in: db)
         }
         XCTAssertEqual(viewed.cost, .scan)
-        var state = ViewerState.initial(fileName: "odd.sqlite", opened: viewed, width: 70, height: 6, useColor: false)
+        var state = ViewerState.initial(databaseName: "odd.sqlite", opened: viewed, width: 70, height: 6, useColor: false)
         _ = viewerUpdate(&state, .resize(width: 70, height: 6))
         _ = viewerUpdate(&state, .counted(2_000_000))
         XCTAssertEqual(viewerRender(state).text.components(separatedBy: "\n").last,

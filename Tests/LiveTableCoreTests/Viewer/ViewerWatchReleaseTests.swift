@@ -27,8 +27,8 @@ final class ViewerWatchReleaseTests: XCTestCase {
             // The viewer's own two connections.
             let ownFiles = Self.openDescriptors(of: path)
             let loop = AppLoop(
-                program: ViewerProgram(database: database, polling: CommitPolling(interval: 0.1)),
-                state: .initial(fileName: "watched.sqlite", opened: viewed, width: 60, height: 10))
+                program: ViewerProgram(dataSource: database.withPolling(CommitPolling(interval: 0.1))),
+                state: .initial(databaseName: "watched.sqlite", opened: viewed, width: 60, height: 10))
             loop.start(host: SilentHost())
             defer { loop.stop() }
             loop.send(.resize(width: 60, height: 10))

@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
+import OpenCombine
+import ReactiveGRDB
 
-/// Any SQLite file, opened for reading only.
+/// Any SQLite file, opened for reading only: the viewer's data source for
+/// SQLite (`ViewerDataSource`).
 ///
 /// The viewer never writes: its connections are opened with
 /// `SQLITE_OPEN_READONLY` (GRDB's `Configuration.readonly`), so SQLite
@@ -31,6 +34,7 @@ import GRDB
 /// ```swift
 /// let database = try ViewerDatabase.open(path: "app.sqlite")
 /// let tables = try database.read { db in try TableSchema.all(db) }
+/// let program = ViewerProgram(dataSource: database)
 /// ```
 public struct ViewerDatabase: Sendable {
     /// How long a read waits for another process that locks the file
@@ -56,6 +60,19 @@ public struct ViewerDatabase: Sendable {
     /// (`ReadTicket`).
     let interrupters: (reader: ReadInterrupter, background: ReadInterrupter)
 
+    /// The checks at an interval asked for (`--poll`), if any.
+    public var polling = CommitPolling()
+
+    /// How the window observations see other processes' commits: nil for
+    /// inotify's file events, and checks at the interval of `polling` when
+    /// asked, or where the events are not enough (reported by
+    /// `liveness()`).
+    public var commits: OtherProcessCommits?
+
+    /// Where the window observations report that they poll; shared by the
+    /// copies of this value.
+    let pollingReports = PollingReports()
+
     /// Opens the file at `path` for reading only.
     ///
     /// For example:
@@ -69,8 +86,10 @@ public struct ViewerDatabase: Sendable {
     /// ```
     ///
     /// - parameter path: The path to the database file.
+    /// - parameter polling: The checks at an interval asked for (`--poll`),
+    ///   if any.
     /// - throws: A `SourceError`, which describes itself in one line.
-    public static func open(path: String) throws -> ViewerDatabase {
+    public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> ViewerDatabase {
         try checkFile(atPath: path)
         var configuration = Configuration()
         configuration.readonly = true
@@ -94,7 +113,8 @@ public struct ViewerDatabase: Sendable {
             interrupters.reader.interruptConnection = { [weak reader] in reader?.interrupt() }
             interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
             return ViewerDatabase(
-                path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters)
+                path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters,
+                polling: polling)
         } catch {
             throw SourceError(opening: path, error: error)
         }
@@ -123,6 +143,27 @@ public struct ViewerDatabase: Sendable {
             throw error
         } catch {
             throw SourceError(reading: path, error: error)
+        }
+    }
+
+    /// The same file, checked at the interval of `polling` too.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let program = ViewerProgram(dataSource: database.withPolling(CommitPolling(interval: 0.5)))
+    /// ```
+    public func withPolling(_ polling: CommitPolling) -> ViewerDatabase {
+        var database = self
+        database.polling = polling
+        return database
+    }
+
+    /// Reads the file with `body` in one short transaction, so that
+    /// `ticket` can stop it; its errors are SQLite's, as they are.
+    func readRaw<T>(background: Bool, ticket: ReadTicket, _ body: (Database) throws -> T) throws -> T {
+        try (background ? backgroundReader : reader).read { db in
+            try run(background: background, ticket: ticket) { try body(db) }
         }
     }
 

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import OpenCombine
+import OpenCombineDispatch
+import ReactiveGRDB
+
+// MARK: - Live windows
+
+extension ViewerDatabase {
+    /// The windows of `request` on `viewed`, as they change: a
+    /// `ValueObservation` of `ViewerWindow.fetch` on the screen's reader,
+    /// which also sees other processes' commits (`includingOtherProcesses`),
+    /// its fetches paced during a burst of commits (`ViewerPacing.window`);
+    /// it fetches off the main thread, and delivers on the main queue. Its
+    /// read is interrupted when it is cancelled.
+    ///
+    /// A transient failure (a lock held longer than the busy timeout, a hot
+    /// journal) is sent as `.transientFailure`, and the window is read
+    /// again on the next commit: by the observation, which goes on, when
+    /// its fetch failed; by a new observation, after the next commit
+    /// (`nextOtherProcessCommit`), when the observation could not start,
+    /// or every `retryDelay` seconds while the watch of commits can not
+    /// open the file either.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = database.windows(of: viewed, request).sink(
+    ///     receiveCompletion: { print($0) },
+    ///     receiveValue: { read in print(read) })
+    /// ```
+    public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
+        let reports = pollingReports
+        let commits = (self.commits ?? polling.commits(path: path, onPolled: { note, reason in
+            DispatchQueue.main.async { reports.subject.send(ViewerLiveness(note: note, reason: reason)) }
+        })).paced(ViewerPacing.window)
+        return Self.observe(viewed, request, in: self, commits: commits)
+    }
+
+    /// The polling fallback of the window observations, and the polling
+    /// asked for (`--poll`) at once: "polled every 0.1 s: fuse".
+    public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
+        let reports = pollingReports.subject.eraseToAnyPublisher()
+        guard polling.interval != nil else { return reports }
+        return reports
+            .prepend(ViewerLiveness(note: polling.note(path: path, reason: nil), reason: nil))
+            .eraseToAnyPublisher()
+    }
+
+    /// How long a failed window waits before it is read again, while
+    /// nothing tells of the next commit: 1 s.
+    static let retryDelay = 1
+
+    /// The observation of `windows(of:_:)`, started again after the next
+    /// commit when it could not start.
+    private static func observe(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, in database: ViewerDatabase,
+        commits: OtherProcessCommits) -> AnyPublisher<ViewerWindowRead, any Error>
+    {
+        Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in
+            let ticket = ReadTicket()
+            return ValueObservation
+                .tracking { db -> ViewerWindowRead in
+                    do {
+                        return try database.run(background: false, ticket: ticket) {
+                            .window(try ViewerWindow.fetch(db, viewed, request))
+                        }
+                    } catch where failureKind(of: error) == .transient {
+                        return .transientFailure(error)
+                    }
+                }
+                .publisher(in: database.reader)
+                .includingOtherProcesses(commits)
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
+                    guard failureKind(of: error) == .transient else {
+                        return Fail(error: error).eraseToAnyPublisher()
+                    }
+                    return Just(ViewerWindowRead.transientFailure(error))
+                        .setFailureType(to: (any Error).self)
+                        .append(database.reader.nextOtherProcessCommit(commits)
+                            // The watch of commits could not open the file
+                            // either (locked, or a hot journal): tried again
+                            // in a second, as the watch itself would.
+                            .catch { _ in
+                                Just(()).delay(for: .seconds(retryDelay), scheduler: DispatchQueue.main.ocombine)
+                            }
+                            .setFailureType(to: (any Error).self)
+                            .flatMap { observe(viewed, request, in: database, commits: commits) })
+                        .eraseToAnyPublisher()
+                }
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
+    }
+}
+
+/// The reports of the window observations that poll the file because
+/// inotify is not available.
+// @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
+final class PollingReports: @unchecked Sendable {
+    let subject = PassthroughSubject<ViewerLiveness, Never>()
+}
