@@ -10,7 +10,8 @@ import GRDB
 /// size of the table. Both screens use it: the Hall of Fame on the
 /// `player` table's `id`, the viewer on the identity of a table
 /// (`RowSource.identityLookup`); a view or a query has no identity, and
-/// no lookup.
+/// no lookup. A row that a filter no longer keeps is not missing: the
+/// table, not the filtered source, is looked up.
 ///
 /// For example:
 ///
@@ -19,16 +20,32 @@ import GRDB
 /// let deleted = try reader.read { db in try lookup.missing(db, among: [[1.databaseValue], [2.databaseValue]]) }
 /// ```
 struct RowIdentityLookup: Equatable, Sendable {
-    /// What the lookup reads from: a quoted table name.
-    let from: String
+    /// The table, unfiltered, whose statements `RowSource.selectSQL` writes.
+    let source: RowSource
     /// The SQL expressions of the identity columns, quoted.
     let identity: [String]
 
     /// Creates a lookup of the rows of `from`, identified by the values of
     /// the `identity` expressions (SQL, quoted where needed).
-    init(from: String, identity: [String]) {
-        self.from = from
+    ///
+    /// - parameter from: What the lookup reads from: a table name, quoted
+    ///   where needed.
+    /// - parameter dialect: The SQL of the table's database.
+    init(from: String, identity: [String], dialect: SQLDialect = .sqlite) {
+        self.source = RowSource(
+            name: from, columns: [], identity: .none, isQuery: false, prefix: "", querySQL: nil, from: from,
+            columnExpressions: [], dialect: dialect)
         self.identity = identity
+    }
+
+    /// `SELECT 1 FROM table WHERE (id IS ?) LIMIT 1`: one search of the
+    /// key, with `IS` so that the key's index is used whatever the values
+    /// (SQLite plans `a IS ?` as `a = ?` on a key that holds no NULL).
+    var sql: String {
+        let equality = " \(source.dialect.nullMatchingEquality) "
+        let condition = SQLFragment.joined(
+            identity.map { SQLFragment($0 + equality) + .placeholder }, separator: " AND ")
+        return source.selectSQL(columns: ["1"], where: condition) + " LIMIT 1"
     }
 
     /// The identities among `identities` that no row of the table has:
@@ -38,17 +55,13 @@ struct RowIdentityLookup: Equatable, Sendable {
     /// - parameter db: A database connection.
     /// - parameter identities: The identities to look up.
     /// - returns: The identities of `identities` that the table lacks.
-    func missing(_ db: Database, among identities: [[DatabaseValue]]) throws -> [[DatabaseValue]] {
+    func missing(_ db: some RowReading, among identities: [[DatabaseValue]]) throws -> [[DatabaseValue]] {
         guard !identities.isEmpty, !identity.isEmpty else { return [] }
-        // One cached statement, run once per identity: each run is one
-        // search of the key, with `IS` so that the key's index is used
-        // whatever the values (SQLite plans `a IS ?` as `a = ?` on a key
-        // that holds no NULL).
-        let condition = identity.map { "\($0) IS ?" }.joined(separator: " AND ")
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM \(from) WHERE \(condition) LIMIT 1")
+        // One cached statement, run once per identity.
+        let sql = self.sql
         return try identities.filter { values in
             guard values.count == identity.count else { return true }
-            return try Int.fetchOne(statement, arguments: StatementArguments(values)) == nil
+            return try db.fetchInt(sql, arguments: values) == nil
         }
     }
 }

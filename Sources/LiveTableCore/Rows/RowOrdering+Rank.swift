@@ -26,7 +26,7 @@ extension RowOrdering {
     /// - parameter limit: The count at which counting stops.
     /// - returns: The number of rows before `position`, or `limit` when
     ///   there are at least that many.
-    public func countRows(_ db: Database, in source: RowSource, before position: RowPosition, limit: Int) throws -> Int {
+    public func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition, limit: Int) throws -> Int {
         guard limit > 0 else { return 0 }
         // Rows of the position's key that come first, then rows before the key.
         var count = 0
@@ -53,7 +53,7 @@ extension RowOrdering {
     /// - parameter limit: The count at which counting stops.
     /// - returns: The number of rows from `position` on, or `limit` when
     ///   there are at least that many.
-    public func countRows(_ db: Database, in source: RowSource, from position: RowPosition, limit: Int) throws -> Int {
+    public func countRows(_ db: some RowReading, in source: RowSource, from position: RowPosition, limit: Int) throws -> Int {
         guard limit > 0 else { return 0 }
         // Rows of the position's key but the first `occurrence` ones, then
         // rows after the key.
@@ -64,7 +64,7 @@ extension RowOrdering {
     }
 
     /// The number of rows in `ranges`, counting no further than `limit`.
-    private func countRows(_ db: Database, in source: RowSource, _ ranges: [Range], limit: Int) throws -> Int {
+    private func countRows(_ db: some RowReading, in source: RowSource, _ ranges: [Range], limit: Int) throws -> Int {
         var count = 0
         for range in ranges where count < limit {
             // The statement of `RowWindow`'s range, bounded, counted: the
@@ -72,9 +72,9 @@ extension RowOrdering {
             let select = source.selectSQL(
                 columns: ["1"], indexedBy: indexName, where: range.condition,
                 orderBy: orderBy(forward: range.forward), limit: true)
-            count += try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM (\(select))"),
-                arguments: StatementArguments(range.arguments + [DatabaseValue(value: Int64(limit - count))!])) ?? 0
+            count += try db.fetchInt(
+                source.dialect.countSQL(of: select),
+                arguments: range.arguments + [DatabaseValue(value: Int64(limit - count))!]) ?? 0
         }
         return max(0, count)
     }
@@ -101,29 +101,30 @@ extension RowOrdering {
     /// - parameter position: A position of this ordering.
     /// - parameter source: The table, view or query.
     /// - parameter db: A database connection.
-    public func currentPosition(of position: RowPosition, in source: RowSource, _ db: Database) throws -> RowPosition? {
+    public func currentPosition(of position: RowPosition, in source: RowSource, _ db: some RowReading) throws -> RowPosition? {
         let keyExpressions = keyColumns.map(\.expression)
         guard source.identity != .none else {
             // A row without identity is its values: it is there or not.
             let equal = equal(to: position.key, forward: true)[0]
             let sql = source.selectSQL(columns: ["COUNT(*)"], where: equal.condition)
-            let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(equal.arguments)) ?? 0
+            let count = try db.fetchInt(sql, arguments: equal.arguments) ?? 0
             return position.occurrence < count ? position : nil
         }
-        var conditions: [String] = []
+        var conditions: [SQLFragment] = []
         var arguments: [DatabaseValue] = []
         for expression in source.identityExpressions {
             guard let index = keyExpressions.firstIndex(of: expression) else { return nil }
-            conditions.append("\(expression) IS ?")
+            conditions.append(matching(expression))
             arguments.append(position.key[index])
         }
         // The key values are read as stored, not decoded, so that they bind
         // back exactly (a blob stays a blob). A row that the filter no
         // longer keeps is gone.
-        let sql = source.selectSQL(columns: keyExpressions, where: conditions.joined(separator: " AND ")) + " LIMIT 1"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) else {
+        let sql = source.selectSQL(
+            columns: keyExpressions, where: SQLFragment.joined(conditions, separator: " AND ")) + " LIMIT 1"
+        guard let key = try db.firstRowValues(sql, arguments: arguments) else {
             return nil
         }
-        return RowPosition(key: Array(row.databaseValues))
+        return RowPosition(key: key)
     }
 }

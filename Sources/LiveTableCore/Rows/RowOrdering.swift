@@ -62,6 +62,9 @@ public struct RowOrdering: Equatable, Sendable {
     /// The Hall of Fame names the index of each of its orderings: a test
     /// holds its key columns against the index.
     public var indexName: String? = nil
+    /// The SQL dialect of the sources it orders: where NULL sorts, which
+    /// the keyset ranges follow, and how a key is matched.
+    public var dialect: SQLDialect = .sqlite
 
     /// Creates an ordering from its key columns: for orderings that are
     /// not a sort column plus an identity (mixed directions, several sort
@@ -77,11 +80,14 @@ public struct RowOrdering: Equatable, Sendable {
     ///     .init(expression: "id", descending: false),
     /// ], isUnique: true)
     /// ```
-    public init(keyColumns: [KeyColumn], isUnique: Bool) {
+    ///
+    /// - parameter dialect: The dialect of the sources it orders.
+    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect = .sqlite) {
         self.keyColumns = keyColumns
         self.isUnique = isUnique
         self.sortColumn = nil
         self.descending = keyColumns.first?.descending ?? false
+        self.dialect = dialect
     }
 
     /// Creates an ordering from its key columns, read on `indexName` (see
@@ -143,7 +149,7 @@ public struct RowOrdering: Equatable, Sendable {
         // of the entries of its other indexes, which end with the primary
         // key. A sort on a column of the key declared DESC walks the key's
         // index backwards when it is ascending.
-        let reversed = Set(source.descendingIdentityColumns.map(\.quotedSQLIdentifier))
+        let reversed = Set(source.descendingIdentityColumns.map { source.dialect.quoted($0) })
         let sortsReversedKey = sortColumnName != nil && expressions.first.map(reversed.contains) == true
         let walksBackwards = descending != sortsReversedKey
         self.keyColumns = expressions.enumerated().map { index, expression in
@@ -156,6 +162,7 @@ public struct RowOrdering: Equatable, Sendable {
         self.isUnique = source.identity != .none
         self.sortColumn = sortColumnName
         self.descending = descending
+        self.dialect = source.dialect
     }
 
     // MARK: - SQL
@@ -170,11 +177,13 @@ public struct RowOrdering: Equatable, Sendable {
     /// One range of rows that one index search can read: a condition, its
     /// arguments, and the direction in which it is read.
     struct Range {
-        var condition: String?
+        /// The condition, its placeholders written by the dialect where
+        /// `RowSource.selectSQL` numbers them; nil for all rows.
+        var condition: SQLFragment?
         var arguments: [DatabaseValue]
         var forward: Bool
 
-        init(condition: String?, arguments: [DatabaseValue], forward: Bool) {
+        init(condition: SQLFragment?, arguments: [DatabaseValue], forward: Bool) {
             self.condition = condition
             self.arguments = arguments
             self.forward = forward
@@ -183,8 +192,10 @@ public struct RowOrdering: Equatable, Sendable {
         /// The rows of any of `ranges`: `(c1) OR (c2) OR …`, each condition
         /// in its own parentheses (`RowSource.selectSQL` puts the whole in
         /// parentheses of its own).
-        init(union ranges: [Range], forward: Bool) {
-            condition = ranges.map { "(\($0.condition ?? "1"))" }.joined(separator: " OR ")
+        init(union ranges: [Range], forward: Bool, dialect: SQLDialect) {
+            condition = SQLFragment.joined(
+                ranges.map { SQLFragment("(") + ($0.condition ?? SQLFragment(dialect.trueCondition)) + SQLFragment(")") },
+                separator: " OR ")
             arguments = ranges.flatMap(\.arguments)
             self.forward = forward
         }
@@ -197,8 +208,14 @@ public struct RowOrdering: Equatable, Sendable {
 
     /// The rows whose key equals `key`.
     func equal(to key: [DatabaseValue], forward: Bool) -> [Range] {
-        let conditions = keyColumns.map { "\($0.expression) IS ?" }
-        return [Range(condition: conditions.joined(separator: " AND "), arguments: key, forward: forward)]
+        let conditions = keyColumns.map { matching($0.expression) }
+        return [Range(condition: SQLFragment.joined(conditions, separator: " AND "), arguments: key, forward: forward)]
+    }
+
+    /// `x IS ?` (SQLite), `x IS NOT DISTINCT FROM $n` (PostgreSQL): true
+    /// when `x` is the argument, NULL included.
+    func matching(_ expression: String) -> SQLFragment {
+        SQLFragment("\(expression) \(dialect.nullMatchingEquality) ") + .placeholder
     }
 
     /// The rows strictly after `key`, closest first.
@@ -214,11 +231,12 @@ public struct RowOrdering: Equatable, Sendable {
     /// A row value comparison such as `(a, rowid) > (?, ?)` would be
     /// shorter, but a NULL in the row value makes the comparison NULL,
     /// which drops the rows it should keep, and it can not mix directions.
-    /// Instead each column is compared the way SQLite sorts: NULL before
-    /// every value (so last in a descending order), then numbers, text and
-    /// blobs, which SQLite's `<` and `>` order the same way `ORDER BY`
-    /// does. `x < ? OR x IS NULL` is two ranges, so that each statement
-    /// stays one index search.
+    /// Instead each column is compared the way the database sorts: NULL
+    /// before every value in SQLite (so last in a descending order), after
+    /// every value in PostgreSQL (`SQLDialect.sortsNullsFirst`), and
+    /// values by `<` and `>`, which order them the way `ORDER BY` does.
+    /// `x < ? OR x IS NULL` is two ranges, so that each statement stays
+    /// one index search.
     private func ranges(_ key: [DatabaseValue], after: Bool) -> [Range] {
         // A key of another ordering (a position read before a sort): no
         // place in this one, so the whole ordering.
@@ -229,21 +247,26 @@ public struct RowOrdering: Equatable, Sendable {
             let value = key[position]
             // Later in the walk: greater in an ascending column.
             let greater = after != column.descending
-            let steps: [(String, [DatabaseValue])]
-            switch (greater, value.isNull) {
-            case (true, true):
-                steps = [("IS NOT NULL", [])]
-            case (true, false):
-                steps = [("> ?", [value])]
+            // Towards the end where the NULLs are: the greater end when
+            // NULL sorts after every value.
+            let towardsNulls = greater != dialect.sortsNullsFirst
+            let comparison = SQLFragment(greater ? " > " : " < ") + .placeholder
+            let steps: [(SQLFragment, [DatabaseValue])]
+            switch (towardsNulls, value.isNull) {
             case (false, true):
-                steps = []
+                steps = [(SQLFragment(" IS NOT NULL"), [])]
             case (false, false):
-                steps = column.isNotNull ? [("< ?", [value])] : [("< ?", [value]), ("IS NULL", [])]
+                steps = [(comparison, [value])]
+            case (true, true):
+                steps = []
+            case (true, false):
+                steps = column.isNotNull
+                    ? [(comparison, [value])] : [(comparison, [value]), (SQLFragment(" IS NULL"), [])]
             }
-            let prefix = keyColumns[..<position].map { "\($0.expression) IS ?" }
-            for (comparison, arguments) in steps {
+            let prefix = keyColumns[..<position].map { matching($0.expression) }
+            for (test, arguments) in steps {
                 result.append(Range(
-                    condition: (prefix + ["\(column.expression) \(comparison)"]).joined(separator: " AND "),
+                    condition: SQLFragment.joined(prefix + [SQLFragment(column.expression) + test], separator: " AND "),
                     arguments: Array(key[..<position]) + arguments,
                     forward: after))
             }
@@ -251,10 +274,13 @@ public struct RowOrdering: Equatable, Sendable {
         return result
     }
 
-    // MARK: - Cost
+    // MARK: - Cost (SQLite only)
 
     /// Whether a window in this order costs an index search or a scan,
     /// from SQLite's query plans of the statements a window runs.
+    ///
+    /// SQLite only (`EXPLAIN QUERY PLAN`): a second database tells the
+    /// cost by its own means.
     ///
     /// For example:
     ///

@@ -5,7 +5,8 @@ import GRDB
 /// SQL over the whole source, not in the rows on screen.
 ///
 /// The text is compared case-insensitively for ASCII letters, with
-/// SQLite's `instr(lower(column), lower(text))`: no `LIKE` pattern, so
+/// SQLite's `instr(lower(column), lower(text))` (PostgreSQL's `strpos`,
+/// on the value's text: `SQLDialect.containment`): no `LIKE` pattern, so
 /// that `%` and `_` are plain characters. The rows are walked with the
 /// ordering's keyset ranges (`RowOrdering.after(_:)`, `before(_:)`) and
 /// `LIMIT 1`: the search stops at the first match. When none comes before
@@ -44,21 +45,21 @@ public struct RowSearch: Equatable, Sendable {
     ///
     /// - throws: `SourceError.noSuchColumn` for a column out of range,
     ///   and SQLite's errors.
-    public func run(_ db: Database, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
+    public func run(_ db: some RowReading, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
         guard source.columnExpressions.indices.contains(column) else {
             throw SourceError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
         }
-        let contains = "instr(lower(\(source.columnExpressions[column])), lower(?)) > 0"
+        let contains = condition(in: source)
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {
             for range in ranges {
                 let sql = source.selectSQL(
                     columns: ordering.keyColumns.map(\.expression), where: [range.condition, contains].compactMap { $0 },
                     orderBy: ordering.orderBy(forward: range.forward), limit: true)
-                let arguments = StatementArguments(range.arguments + [text.databaseValue, 1.databaseValue])
-                if let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) {
+                let arguments = range.arguments + [text.databaseValue, 1.databaseValue]
+                if let key = try db.firstRowValues(sql, arguments: arguments) {
                     // Rows equal in every column (no identity) can not be
                     // told apart: the match is the first of them.
-                    return RowPosition(key: Array(row.databaseValues))
+                    return RowPosition(key: key)
                 }
             }
             return nil
@@ -71,6 +72,17 @@ public struct RowSearch: Equatable, Sendable {
         }
         let match = try firstMatch(in: ordering.all(forward: forward))
         return RowSearchResult(search: self, match: match, wrapped: from != nil && match != nil)
+    }
+}
+
+extension RowSearch {
+    /// The test of the searched column, in the dialect of `source`:
+    /// `instr(lower(x), lower(?)) > 0` (SQLite), its one argument the text.
+    /// The column must be one of the source's.
+    func condition(in source: RowSource) -> SQLFragment {
+        let spelling = source.dialect.containment
+        return SQLFragment(spelling.beforeColumn + source.columnExpressions[column] + spelling.beforeText)
+            + .placeholder + SQLFragment(spelling.afterText)
     }
 }
 

@@ -30,6 +30,11 @@ public enum RowCount: Equatable, Sendable {
     }
 }
 
+// MARK: - Counting in chunks (SQLite only)
+
+// Paged by the rowid, with SQLite's `PRAGMA data_version`: a second
+// database counts by its own means (`exactRowCount(_:)` is generic).
+
 extension RowSource {
     /// The number of rows that `countRows(in:chunk:)` counts in one read,
     /// at most: a fraction of a millisecond of a scan.
@@ -109,26 +114,31 @@ extension RowSource {
         return firstVersion == lastVersion ? .exact(total) : .estimated(total)
     }
 
-    /// The number of rows that `quickRowCount(_:limit:)` counts, at most.
-    public static let quickCountLimit = 100_000
+    // MARK: - Counting at once
 
     /// The exact number of rows: `COUNT(*)`, which reads the whole table
     /// (its smallest index) in the read of `db`. Call it off the main
-    /// thread; the live screen counts with `countRows(in:chunk:)`, which
-    /// does not hold the file for the whole count.
+    /// thread; the live screen counts SQLite with `countRows(in:chunk:)`,
+    /// which does not hold the file for the whole count.
     ///
     /// For example:
     ///
     /// ```swift
     /// let count = try database.read { db in try source.exactRowCount(db) }
     /// ```
-    public func exactRowCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: selectSQL(columns: ["COUNT(*)"], where: nil)) ?? 0
+    public func exactRowCount(_ db: some RowReading) throws -> Int {
+        try db.fetchInt(selectSQL(columns: ["COUNT(*)"], where: nil), arguments: []) ?? 0
     }
+
+    // MARK: - Quick counts (SQLite only)
+
+    /// The number of rows that `quickRowCount(_:limit:)` counts, at most.
+    public static let quickCountLimit = 100_000
 
     /// The number of rows at a bounded cost, for a list of tables: exact
     /// up to `limit` rows; beyond, estimated from `sqlite_stat1` or from
-    /// the rowids, or else "at least `limit`".
+    /// the rowids, or else "at least `limit`". SQLite only: a second
+    /// database estimates from its own statistics.
     ///
     /// For example:
     ///

@@ -107,7 +107,8 @@ public struct RowWindow: Equatable, Sendable {
     /// }
     /// ```
     ///
-    /// - parameter db: A database connection.
+    /// - parameter db: A database connection (GRDB's `Database`, or
+    ///   another database's `RowReading`).
     /// - parameter source: The table, view or query.
     /// - parameter request: The window.
     /// - parameter scans: True when no index serves the ordering
@@ -116,7 +117,7 @@ public struct RowWindow: Equatable, Sendable {
     ///   per side rather than once per range. With an index, each range is
     ///   its own index search.
     public static func fetch(
-        _ db: Database, _ source: RowSource, _ request: RowWindowRequest, scans: Bool = false) throws -> RowWindow
+        _ db: some RowReading, _ source: RowSource, _ request: RowWindowRequest, scans: Bool = false) throws -> RowWindow
     {
         let fetcher = Fetcher(db: db, source: source, ordering: request.ordering, combinesRanges: scans)
         let before = max(0, request.before)
@@ -184,14 +185,14 @@ public struct RowWindow: Equatable, Sendable {
 // MARK: - Fetcher
 
 /// Runs the range statements of a window.
-private struct Fetcher {
+private struct Fetcher<Reader: RowReading> {
     /// One fetched row: the source's columns, and the key.
     struct FetchedRow {
         var values: [DatabaseValue]
         var key: [DatabaseValue]
     }
 
-    let db: Database
+    let db: Reader
     let source: RowSource
     let ordering: RowOrdering
     /// True when the ranges of a side are read with one statement (see
@@ -202,7 +203,7 @@ private struct Fetcher {
     /// For each key column, its index in the selected values.
     let keyIndices: [Int]
 
-    init(db: Database, source: RowSource, ordering: RowOrdering, combinesRanges: Bool) {
+    init(db: Reader, source: RowSource, ordering: RowOrdering, combinesRanges: Bool) {
         self.db = db
         self.source = source
         self.ordering = ordering
@@ -230,25 +231,21 @@ private struct Fetcher {
         {
             // The ranges are disjoint and follow each other in the order
             // read: their union, in that order, gives the same rows.
-            return try rows(in: [RowOrdering.Range(union: ranges, forward: forward)], limit: limit)
+            return try rows(in: [RowOrdering.Range(union: ranges, forward: forward, dialect: source.dialect)], limit: limit)
         }
         var result: [FetchedRow] = []
         let columnCount = source.columnExpressions.count
         for range in ranges where result.count < limit {
-            // Statements are cached by the connection: compiling them would
-            // cost more than running them.
-            let statement = try db.cachedStatement(sql: source.selectSQL(
+            // Statements are cached by the connection (`RowReading`):
+            // compiling them would cost more than running them.
+            let sql = source.selectSQL(
                 extra: extraExpressions, indexedBy: ordering.indexName, where: range.condition,
-                orderBy: ordering.orderBy(forward: range.forward), limit: true))
-            let arguments = StatementArguments(range.arguments + [DatabaseValue(value: Int64(limit - result.count))!])
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try cursor.next() {
-                let values = Array(row.databaseValues)
-                // What is shown, as stored (a NUL, invalid UTF-8); the key
-                // as GRDB reads and binds it back.
-                result.append(FetchedRow(
-                    values: (0..<columnCount).map { DatabaseValue.stored(statement, column: $0) },
-                    key: keyIndices.map { values[$0] }))
+                orderBy: ordering.orderBy(forward: range.forward), limit: true)
+            let arguments = range.arguments + [DatabaseValue(value: Int64(limit - result.count))!]
+            // What is shown, as stored (a NUL, invalid UTF-8); the key as
+            // the connection reads and binds it back.
+            try db.forEachRow(sql, arguments: arguments, shownColumns: columnCount) { shown, values in
+                result.append(FetchedRow(values: shown, key: keyIndices.map { values[$0] }))
             }
         }
         return result
@@ -336,6 +333,6 @@ private struct Fetcher {
     private func count(of key: [DatabaseValue]) throws -> Int {
         let range = ordering.equal(to: key, forward: true)[0]
         let sql = source.selectSQL(columns: ["COUNT(*)"], where: range.condition)
-        return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(range.arguments)) ?? 0
+        return try db.fetchInt(sql, arguments: range.arguments) ?? 0
     }
 }

@@ -56,13 +56,18 @@ public struct TableSchema: Equatable, Sendable {
     /// declaration sorts in descending order (`PRIMARY KEY(b DESC, a)`):
     /// the table's own order, which the natural order of the viewer follows.
     public var descendingKeyColumns: Set<String>
+    /// The schema that holds the table, for a database with schemas
+    /// (PostgreSQL's `public`, `sales`): statements then name it
+    /// `"schema"."table"`. Nil for SQLite, whose names are unqualified.
+    public var schema: String?
 
     /// Creates a table description; `all(_:)` and `named(_:in:)` read them.
     public init(
         name: String, kind: Kind, columns: [SourceColumn], identity: RowIdentity,
-        descendingKeyColumns: Set<String> = [])
+        descendingKeyColumns: Set<String> = [], schema: String? = nil)
     {
         self.name = name
+        self.schema = schema
         self.kind = kind
         self.columns = columns
         self.identity = identity

@@ -90,7 +90,9 @@ public struct ViewedSource: Equatable, Sendable {
     }
 
     /// The source as the current schema describes it, when another process
-    /// changed the schema since it was read; itself otherwise.
+    /// changed the schema since it was read; itself otherwise. SQLite's
+    /// (`PRAGMA schema_version`, `EXPLAIN QUERY PLAN`): another database
+    /// gives `ViewerWindow.fetch(_:_:_:current:)` its own.
     ///
     /// - throws: `SourceError.noSuchTable` when the table was dropped,
     ///   `.noSuchColumn` when the sort column was.
@@ -144,17 +146,43 @@ public struct ViewerWindow: Equatable, Sendable {
         self.rowsBefore = rowsBefore ?? (window.reachesStart ? 0 : nil)
     }
 
-    /// Fetches a window in one read: reads the source again if the schema
-    /// changed, follows an anchored row by its identity (rowid or primary
-    /// key) to its current place, and, when it is gone, anchors on the row
-    /// that took its place.
+    /// Fetches a window in one read of SQLite: reads the source again if
+    /// the schema changed (`PRAGMA schema_version`), follows an anchored
+    /// row by its identity (rowid or primary key) to its current place,
+    /// and, when it is gone, anchors on the row that took its place.
     ///
     /// - parameter db: A database connection.
     /// - parameter viewed: The source as last read.
     /// - parameter request: The window; its ordering is replaced by the
     ///   ordering of the source as currently read.
     public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
-        var value = try fetchRows(db, viewed, request)
+        try fetch(db, viewed, request, current: { try $0.current(db) })
+    }
+
+    /// Fetches a window in one read of any database: `fetch(_:_:_:)`, with
+    /// the source as its database now describes it given by `current`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A database that reads its catalog again when its schema changed:
+    /// let value = try ViewerWindow.fetch(connection, viewed, request) { viewed in
+    ///     try catalog.current(viewed, on: connection)
+    /// }
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter viewed: The source as last read.
+    /// - parameter request: The window; its ordering is replaced by the
+    ///   ordering of the source as currently read.
+    /// - parameter current: The source as the schema now describes it
+    ///   (itself when the schema did not change), read in the same read
+    ///   as the window; it throws when the source is gone.
+    public static func fetch<Reader: RowReading>(
+        _ db: Reader, _ viewed: ViewedSource, _ request: RowWindowRequest,
+        current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow
+    {
+        var value = try fetchRows(db, try current(viewed), request)
         // Counted only where an index reads the rows before: never a scan
         // (an unindexed order, a view, a filter that SQLite may scan for).
         if value.rowsBefore == nil, value.viewed.cost == .indexSearch, value.viewed.source.filter == nil, !value.viewed.source.isQuery,
@@ -166,8 +194,7 @@ public struct ViewerWindow: Equatable, Sendable {
         return value
     }
 
-    private static func fetchRows(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
-        let viewed = try viewed.current(db)
+    private static func fetchRows(_ db: some RowReading, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
         let ordering = viewed.ordering
         var request = request
         request.ordering = ordering
@@ -207,7 +234,7 @@ public struct ViewerWindow: Equatable, Sendable {
     /// The current position of the row at `position`: found by its
     /// identity, whose sort value may have changed, or at the same
     /// position for a source without identity. Nil when it is gone.
-    private static func currentPosition(of position: RowPosition, _ viewed: ViewedSource, _ db: Database) throws -> RowPosition? {
+    private static func currentPosition(of position: RowPosition, _ viewed: ViewedSource, _ db: some RowReading) throws -> RowPosition? {
         try viewed.ordering.currentPosition(of: position, in: viewed.source, db)
     }
 }

@@ -61,6 +61,6 @@ extension RowSource {
     /// `identifiesRows` is true are its identities.
     var identityLookup: RowIdentityLookup? {
         guard !isQuery, identity != .none else { return nil }
-        return RowIdentityLookup(from: from, identity: identityExpressions)
+        return RowIdentityLookup(from: from, identity: identityExpressions, dialect: dialect)
     }
 }
