@@ -45,7 +45,7 @@ final class CaptionedProgramTests: XCTestCase {
 
     func testHallOfFameCaptionSharesItsStatusLine() throws {
         let database = try AppDatabase.inMemory()
-        try MainActor.assumeIsolated {
+        MainActor.assumeIsolated {
             let program = CaptionedProgram(HallOfFameProgram(database: database))
             var state = Captioned(makeLoadedState(makePlayers(3), width: 60, height: 10))
             let plain = program.render(state).lines
