@@ -153,6 +153,7 @@ struct PostgresPrograms: Sendable {
         asOwner: Bool, password: String? = nil, input: String? = nil,
         in directory: URL, timeout: TimeInterval = 60) throws -> Output
     {
+        Self.ignoreBrokenPipes()
         let inputPipe = try Self.makePipe()
         let outputPipe = try Self.makePipe()
         let errorPipe = try Self.makePipe()
@@ -167,8 +168,17 @@ struct PostgresPrograms: Sendable {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // The program gets SIGPIPE's default back (see ignoreBrokenPipes).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, envp)
         for fd in [inputPipe.read, outputPipe.write, errorPipe.write] { close(fd) }
         let writer = FileHandle(fileDescriptor: inputPipe.write, closeOnDealloc: true)
         let outputReader = FileHandle(fileDescriptor: outputPipe.read, closeOnDealloc: true)
@@ -241,6 +251,18 @@ struct PostgresPrograms: Sendable {
         }
         return ["-c", script, "bash", directory.path] + command
     }
+
+    /// Makes a write to the pipe of a program that exited (psql refused a
+    /// password before it read its input) throw, rather than kill this
+    /// process with SIGPIPE. For the whole process: a signal's disposition
+    /// is one per process.
+    static func ignoreBrokenPipes() {
+        _ = brokenPipesIgnored
+    }
+
+    private static let brokenPipesIgnored: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
 
     private static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]

@@ -39,9 +39,7 @@ public final class PostgresSession: @unchecked Sendable {
     private var hasEnded = false
 
     init(process: Process, secrets: [String]) throws {
-        // A write to the pipe of a psql that exited must throw, not kill
-        // this process with SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
+        PostgresPrograms.ignoreBrokenPipes()
         self.process = process
         self.secrets = secrets
         let inputPipe = Pipe()
