@@ -313,6 +313,8 @@ public final class PostgresServer: @unchecked Sendable {
     /// ```
     ///
     /// - parameter role: the superuser when nil.
+    /// - parameter timeout: seconds before psql is stopped, and `Failure`
+    ///   thrown (a statement waiting for a lock).
     /// - throws: `Failure` with psql's error (the server's message, such as
     ///   "permission denied for table item") when a statement fails: the
     ///   statements after it do not run.
