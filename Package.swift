@@ -64,6 +64,11 @@ let package = Package(
         // other processes' commits.
         .target(name: "SQLiteCommandLine"),
 
+        // A throwaway PostgreSQL cluster (initdb, pg_ctl, psql and
+        // pg_basebackup processes, no libpq): the server of the tests and
+        // the benchmark, its roles, a writing session, a hot standby.
+        .target(name: "PostgresServer"),
+
         // The benchmark harness of `livetable bench`: the app loop measured
         // in child processes, /proc figures, the report. Not in the app core.
         .target(
@@ -137,6 +142,10 @@ let package = Package(
                 "LiveTableTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "PostgresServerTests",
+            dependencies: ["PostgresServer", "LiveTableTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

@@ -1,0 +1,27 @@
+import Foundation
+
+extension PostgresServer {
+    /// The server that the tests of this process share, started by the
+    /// first test that asks for it and removed at exit. Each test makes a
+    /// database of its own with `createDatabase(_:)`.
+    ///
+    /// Before it starts, it removes the servers that crashed test processes
+    /// left behind.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let server = try PostgresServer.shared
+    /// try server.createDatabase("testFollowShowsInserts")
+    /// ```
+    ///
+    /// - throws: The error of its start, to every test that asks for it.
+    public static var shared: PostgresServer {
+        get throws { try sharedServer.get() }
+    }
+
+    private static let sharedServer = Result<PostgresServer, any Error> {
+        ServerRegistry.removeLeftovers(programs: try PostgresPrograms.find())
+        return try PostgresServer()
+    }
+}
