@@ -77,7 +77,7 @@ final class PostgresConnectionTests: XCTestCase {
         { error in
             guard let error = error as? PostgresError else { return XCTFail("not a PostgresError") }
             XCTAssertEqual(error.kind, .connection)
-            XCTAssertTrue(error.message.contains("Connection refused"), error.message)
+            XCTAssertTrue(error.message.contains("Connection refused"), PostgresConnectionString.redacted(error.message))
             XCTAssertFalse(error.message.contains("\n"))
             XCTAssertFalse(error.message.contains("hunter2"))
         }
@@ -90,7 +90,8 @@ final class PostgresConnectionTests: XCTestCase {
         XCTAssertThrowsError(try connection.execute("SELECT $1::int", [cluster.password])) { error in
             guard let error = error as? PostgresError else { return XCTFail("not a PostgresError") }
             XCTAssertEqual(error.sqlState, "22P02")
-            XCTAssertTrue(error.message.contains("***"), error.message)
+            // No message in the failure: it would hold the password.
+            XCTAssertTrue(error.message.contains("***"))
             XCTAssertFalse(error.message.contains(cluster.password), "the password leaked")
         }
     }
@@ -107,5 +108,25 @@ final class PostgresConnectionTests: XCTestCase {
         try connection.reset()
         XCTAssertEqual(connection.status, .ok)
         XCTAssertEqual(try connection.execute("SELECT 2").rows, [["2"]])
+    }
+}
+
+/// libpq's own conventions come for free: here, a password file.
+final class PostgresPasswordFileTests: XCTestCase {
+    func testPasswordFileIsReadAndItsPasswordNeverReachesAnError() throws {
+        let cluster = try SharedCluster.get()
+        let directory = NSTemporaryDirectory() + "LiveTable-pgpass-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let passwordFile = directory + "/pgpass"
+        try "127.0.0.1:\(cluster.port):*:postgres:\(cluster.password)\n"
+            .write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)   // libpq ignores a file others can read
+
+        let connection = try PostgresConnection(
+            "host=127.0.0.1 port=\(cluster.port) user=postgres dbname=postgres passfile=\(passwordFile)")
+        XCTAssertThrowsError(try connection.execute("SELECT $1::int", [cluster.password])) { error in
+            XCTAssertFalse("\(error)".contains(cluster.password), "the password leaked")
+        }
     }
 }
