@@ -197,14 +197,15 @@ final class PostgresChannel: @unchecked Sendable {
         defer { _ = ticket.setRunning(interrupt: nil) }
         var timeout = statementTimeout ?? self.statementTimeout
         if let remaining = ticket.remainingTime {
-            timeout = timeout > 0 ? min(timeout, remaining) : remaining
+            // At least a millisecond: 0 would be no timeout at all.
+            timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
         _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
             if timeout != self.statementTimeout {
                 // SET takes no parameter; the number is ours.
                 _ = try connection.execute(
-                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(max(timeout, 0.001)))")
+                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))")
             }
             let value = try body(PostgresReader(connection))
             _ = try connection.execute("COMMIT")
