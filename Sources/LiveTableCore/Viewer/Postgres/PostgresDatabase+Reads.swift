@@ -219,11 +219,13 @@ extension PostgresDatabase {
     /// again otherwise. A query is itself: its text names what it reads,
     /// and a dropped table or column fails it (42P01, 42703).
     ///
-    /// - throws: The server's 42P01 (undefined_table) when the table is
-    ///   gone, `SourceError.noSuchColumn` when the sort column is.
+    /// - throws: `SourceError.noSuchTable` when the table is gone,
+    ///   `.noSuchColumn` when the sort column is.
     static func current(_ viewed: ViewedSource, _ reader: PostgresReader) throws -> ViewedSource {
         guard !viewed.source.isQuery else { return viewed }
-        let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) ?? 0
+        guard let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) else {
+            throw SourceError.noSuchTable(name: viewed.source.name, tables: try relations(reader, sql: listSQL).map(\.displayName))
+        }
         guard version != viewed.schemaVersion else { return viewed }
         return try open(
             .table(viewed.source.name), sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending,
