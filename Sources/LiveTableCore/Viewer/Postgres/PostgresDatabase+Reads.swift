@@ -85,11 +85,12 @@ extension PostgresDatabase: ViewerDataSource {
             do {
                 let select = filtered.selectSQL(columns: ["1"], where: nil)
                 plan = try Self.plan(of: select, arguments: [], reader)
-                // Run on a row or so, within a second: what only running
-                // tells (a write refused, a division by zero) is said now.
+                // Run on a row or so, for a quarter of a second at most:
+                // what only running tells (a write refused, a division by
+                // zero) is said now, on the first rows it meets.
                 _ = try reader.execute("SAVEPOINT \"filter\"")
                 do {
-                    _ = try reader.execute("SET LOCAL statement_timeout = 1000")
+                    _ = try reader.execute("SET LOCAL statement_timeout = 250")
                     _ = try reader.execute(select + " LIMIT 1")
                 } catch let error as PostgresError where error.kind == .timeout {
                     _ = try reader.execute("ROLLBACK TO SAVEPOINT \"filter\"")
