@@ -72,7 +72,7 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     private let settings: [String: String]
     private let queue = DispatchQueue(label: "livetable.postgres.commits", qos: .userInitiated)
     private let lock = NSLock()
-    private var observers: [Int: @Sendable (Event) -> Void] = [:]
+    private var observers: [Int: (handler: @Sendable (Event) -> Void, passive: Bool)] = [:]
     private var nextObserverID = 0
     private var lastLiveness: ViewerLiveness?
     private var poll: CommitPoll?
@@ -154,13 +154,16 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     /// let observer = watch.observe { event in print(event) }
     /// ```
     ///
+    /// - parameter passive: True for an observer that neither starts nor
+    ///   keeps the poll, and hears it only while others do (the title's
+    ///   note, which has nothing to say while no window shows).
     /// - important: `onEvent` must not block: it holds up the poll.
-    public func observe(_ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
+    public func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
         let (id, liveness, startsPoll) = lock.withLock { () -> (Int, ViewerLiveness?, CommitPoll?) in
             let id = nextObserverID
             nextObserverID += 1
-            observers[id] = onEvent
-            guard poll == nil else { return (id, lastLiveness, nil) }
+            observers[id] = (onEvent, passive)
+            guard !passive, poll == nil else { return (id, lastLiveness, nil) }
             let poll = CommitPoll(
                 connectionString: connectionString, settings: settings,
                 interval: interval, channel: channel) { [weak self] event in self?.send(event) }
@@ -179,16 +182,20 @@ public final class PostgresCommitWatch: @unchecked Sendable {
         lock.withLock { poll != nil }
     }
 
+    private var hasActiveObservers: Bool {
+        observers.values.contains { !$0.passive }
+    }
+
     private func removeObserver(_ id: Int) {
         let isLast = lock.withLock {
             observers[id] = nil
-            return observers.isEmpty
+            return !hasActiveObservers
         }
         guard isLast else { return }
         queue.asyncAfter(deadline: .now() + linger) { [weak self] in
             guard let self else { return }
             let stopped = lock.withLock { () -> CommitPoll? in
-                guard observers.isEmpty else { return nil }
+                guard !hasActiveObservers else { return nil }
                 defer { poll = nil; lastLiveness = nil }
                 return poll
             }
@@ -203,7 +210,7 @@ public final class PostgresCommitWatch: @unchecked Sendable {
                 guard liveness != lastLiveness else { return [] }
                 lastLiveness = liveness
             }
-            return observers.sorted { $0.key < $1.key }.map(\.value)
+            return observers.sorted { $0.key < $1.key }.map(\.value.handler)
         }
         for handler in handlers { handler(event) }
     }
