@@ -180,6 +180,39 @@ final class PostgresLiveWindowTests: XCTestCase {
         XCTAssertNil(recorder.completion)
     }
 
+    func testSessionsEndedByTheServerAreReopenedAndTheWindowStaysLive() throws {
+        // The screen's connection ended by idle_session_timeout (57P05)
+        // while it waits between reads; the poll's, which is never idle,
+        // ended by an administrator (57P01).
+        let database = try open(
+            "testLiveEndedSessions",
+            setUp: "ALTER ROLE viewer IN DATABASE \"testLiveEndedSessions\" SET idle_session_timeout = '300ms';")
+        let server = try PostgresServer.shared
+        func sessions(_ condition: String) throws -> String {
+            try server.psql("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE application_name = 'livetable' AND datname = 'testLiveEndedSessions' AND \(condition);
+                """)
+        }
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { title(recorder, id: 10) == "t10" }
+        try waitUntil("the screen's session ended by the server") {
+            try sessions("query NOT LIKE '%wal_insert_lsn%'") == "0"
+        }
+        try PostgresTestDatabase.write("testLiveEndedSessions", "UPDATE track SET title = 'after idle' WHERE id = 11;")
+        waitUntil("the window read on a new session") { title(recorder, id: 11) == "after idle" }
+
+        try server.psql("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE application_name = 'livetable' AND datname = 'testLiveEndedSessions'
+            AND query LIKE '%wal_insert_lsn%';
+            """)
+        try PostgresTestDatabase.write("testLiveEndedSessions", "UPDATE track SET title = 'after terminate' WHERE id = 11;")
+        waitUntil("the window read after the poll reconnected") { title(recorder, id: 11) == "after terminate" }
+        XCTAssertNil(recorder.completion)
+    }
+
     func testTheLastWindowCancelledThePollSessionEnds() throws {
         let database = try open("testLiveCancel")
         let server = try PostgresServer.shared
