@@ -35,6 +35,15 @@ public struct RowSource: Equatable, Sendable {
     /// with SQLite, or by `applyingFilter(_:)` for another database.
     public private(set) var filter: String?
 
+    /// An expression whose value changes whenever a row does, selected
+    /// with each row as its change token (PostgreSQL's `xmin`: the
+    /// transaction that wrote the row's version), or nil: a row whose
+    /// token did not change is not compared cell by cell
+    /// (`WindowSnapshot.Row.changeToken`). Nil for SQLite, whose
+    /// statements stay as they are, and for a view or a query, whose rows
+    /// have none.
+    public var changeToken: String?
+
     /// `WITH … ` before the SELECT, for a query (empty for a table).
     private(set) var prefix: String
     /// The query as given, without its final semicolon (nil for a table).
@@ -86,7 +95,7 @@ public struct RowSource: Equatable, Sendable {
     ///   when it has one (`"sales"."order"`).
     /// - parameter dialect: The SQL of the table's database.
     public static func table(_ table: TableSchema, dialect: SQLDialect = .sqlite) -> RowSource {
-        RowSource(
+        var source = RowSource(
             name: table.name,
             columns: table.columns,
             identity: table.identity,
@@ -97,6 +106,12 @@ public struct RowSource: Equatable, Sendable {
             from: dialect.quotedTable(table.name, schema: table.schema),
             columnExpressions: table.columns.map { dialect.quoted($0.name) },
             dialect: dialect)
+        // Stored rows have a version's system columns; a view's rows, and
+        // a foreign table's, have none.
+        if table.kind == .table || table.kind == .materializedView {
+            source.changeToken = dialect.changeToken
+        }
+        return source
     }
 
     /// The source of a query that its database has validated: one
