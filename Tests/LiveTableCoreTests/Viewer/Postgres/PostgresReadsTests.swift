@@ -96,6 +96,16 @@ final class PostgresReadsTests: XCTestCase {
             viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
         XCTAssertEqual(texts(window).map { $0[1] }, ["60", "40", "20"])
 
+        // Filtered by the names of its own columns, the view and the
+        // query alike.
+        let filtered = try database.filter(viewed, by: "double > 20 AND name <> 'x'", ticket: ReadTicket())
+        XCTAssertEqual(try database.countRows(of: filtered.viewed.source, ticket: ReadTicket()), .exact(2))
+        XCTAssertNil(filtered.scannedRows)
+        let filteredWindow = try database.fetchWindow(
+            filtered.viewed, RowWindowRequest(ordering: filtered.viewed.ordering, anchor: .first, before: 0, after: 5),
+            ticket: ReadTicket())
+        XCTAssertEqual(texts(filteredWindow).map { $0[1] }, ["60", "40"])
+
         func refusal(_ sql: String) -> String {
             do {
                 _ = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
