@@ -139,7 +139,7 @@ extension PostgresDatabase: ViewerDataSource {
         switch error {
         case let error as SourceError:
             if case let .noSuchTable(name, tables) = error, tables.isEmpty {
-                return "no table or view \"\(name.escapingControlCharacters)\": the database has none that \(Self.roleWords) may read"
+                return "no table or view \"\(name.escapingControlCharacters)\": the database has none that the role may read"
             }
             // SQLite's words, for a database.
             return error.description.replacingOccurrences(of: ": the file has ", with: ": the database has ")
@@ -182,8 +182,6 @@ extension PostgresDatabase: ViewerDataSource {
             return .other
         }
     }
-
-    private static let roleWords = "the role"
 
     /// "5 s", "0.5 s".
     static func seconds(_ seconds: TimeInterval) -> String {

@@ -189,6 +189,30 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(texts(window).map { $0[0] }, ["1", "2"])
     }
 
+    /// The server stopped: a read fails at once with a transient error,
+    /// said in one line; started again, the next read reconnects.
+    func testAStoppedServerIsTransientAndTheNextReadReconnects() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 2)
+        _ = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+        let server = try PostgresServer.shared
+        try server.stop()
+        var started = false
+        defer { if !started { try? server.start() } }
+        XCTAssertThrowsError(try database.fetchWindow(viewed, request, ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.failureKind(of: error), .transient)
+            let text = database.describe(error)
+            XCTAssertTrue(text.hasPrefix(database.name + ": "), text)
+            XCTAssertFalse(text.contains("\n"), text)
+            XCTAssertFalse(text.contains(server.viewer.password), text)
+        }
+        try server.start()
+        started = true
+        XCTAssertEqual(texts(try database.fetchWindow(viewed, request, ticket: ReadTicket())).map { $0[0] }, ["1", "2"])
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
+    }
+
     func testAWrongPasswordIsOneLineWithoutThePassword() throws {
         let server = try PostgresServer.shared
         let url = server.url(role: PostgresServer.Role(name: "viewer", password: "Wrong-Secret-42"), database: Self.name)
