@@ -67,7 +67,8 @@ final class EditingTests: LiveTableTestCase {
         // Typed or pasted, a name stops at the limit.
         try session.send("e", "C-u")
         try session.type(String(repeating: "y", count: 1_200))
-        try session.waitForScreen(containing: "Name is limited to 1,000 characters")
+        // 1,200 keys through tmux: seconds on a loaded machine.
+        try session.waitForScreen(containing: "Name is limited to 1,000 characters", timeout: 20)
         try session.send("Enter")
         try waitUntil("the name of 1,000 characters to be saved") {
             try sqlite(database, "SELECT length(name) FROM player WHERE score = 5000") == "1000"

@@ -133,7 +133,9 @@ class LiveTableTestCase: XCTestCase {
         guard let sqlite3 = Shell.which("sqlite3") else {
             throw HarnessError("sqlite3 is not installed: the end-to-end tests need it (apt-get install sqlite3)")
         }
-        let result = try Shell.run(sqlite3, [database.path, sql])
+        // Another process as users run one: it waits for a lock the app
+        // holds for one read (2 s at most), rather than failing at once.
+        let result = try Shell.run(sqlite3, ["-cmd", ".timeout 2000", database.path, sql])
         guard result.status == 0 else {
             throw HarnessError("sqlite3 failed: \(result.standardError)")
         }

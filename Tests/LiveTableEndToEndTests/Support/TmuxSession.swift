@@ -115,11 +115,13 @@ final class TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition`, polling, and returns
-    /// it. Fails the test with the last screen on timeout.
+    /// it. Fails the test with the last screen on timeout: 10 s by
+    /// default, a bound for a loaded machine (CI, two cores), not a figure
+    /// of speed.
     @discardableResult
     func waitForScreen(
         _ description: String,
-        timeout: TimeInterval = 5,
+        timeout: TimeInterval = 10,
         file: StaticString = #filePath, line: UInt = #line,
         until condition: (String) -> Bool) throws -> String
     {
@@ -140,7 +142,7 @@ final class TmuxSession {
     @discardableResult
     func waitForScreen(
         containing text: String,
-        timeout: TimeInterval = 5,
+        timeout: TimeInterval = 10,
         file: StaticString = #filePath, line: UInt = #line) throws -> String
     {
         try waitForScreen("\"\(text)\"", timeout: timeout, file: file, line: line) { $0.contains(text) }
