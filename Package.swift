@@ -110,6 +110,7 @@ let package = Package(
                 "LiveTableCore",
                 "ReactiveGRDB",
                 "LiveTableBenchmark",
+                "PostgresClient",
                 "CNcurses",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
