@@ -176,7 +176,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",
-            dependencies: ["livetable", "SQLiteCommandLine"],
+            dependencies: ["livetable", "SQLiteCommandLine", "PostgresServer"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )

@@ -21,6 +21,8 @@ import PostgresClient
 /// ```
 enum CommandLinePasswords {
     /// The arguments that held a password, and their redacted forms.
+    // nonisolated(unsafe): written once by `hide()`, first thing in `main`,
+    // before any other thread starts; only read afterwards.
     nonisolated(unsafe) private static var redactions: [(argument: String, redacted: String)] = []
 
     /// Copies the command line (`CommandLine.arguments`, which the parser

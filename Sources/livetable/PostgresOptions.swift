@@ -16,13 +16,13 @@ struct PostgresOptions: ParsableArguments {
     @Option(
         name: .customLong("listen"),
         help: ArgumentHelp(
-            "PostgreSQL: also LISTEN on this channel, and read again at each NOTIFY (repeatable).",
+            "PostgreSQL: also LISTEN on this channel, and read again at each NOTIFY.",
             discussion: """
                 For writers that NOTIFY: the screen is read again as soon as a notification \
                 comes, without waiting for the next poll.
                 """,
             valueName: "channel"))
-    var listen: [String] = []
+    var listen: String?
 
     // Unconditional: `--statement-timeout -1` says what is wrong with -1.
     @Option(
@@ -36,7 +36,7 @@ struct PostgresOptions: ParsableArguments {
 
     /// The options given, by their names on the command line.
     var given: [String] {
-        (listen.isEmpty ? [] : ["--listen"]) + (statementTimeout == nil ? [] : ["--statement-timeout"])
+        (listen == nil ? [] : ["--listen"]) + (statementTimeout == nil ? [] : ["--statement-timeout"])
     }
 
     /// A number of seconds in `statementTimeoutRange`.

@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+
+/// `livetable view postgres://…`, the live screen, in tmux: the real
+/// binary on the test server's `tracks` table, written meanwhile by the
+/// writer role's psql session, and checked with psql to be left unchanged
+/// by the viewer, whose role may only read.
+final class PostgresViewerTests: LiveTableTestCase {
+    /// Starts the viewer on `tracks` and waits for its first window.
+    private func viewTracks(
+        _ database: String, arguments: [String] = [],
+        file: StaticString = #filePath, line: UInt = #line) throws -> TmuxSession
+    {
+        let session = try launch(["view", try viewerURL(database), "tracks"] + arguments)
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10, file: file, line: line)
+        try assertNoPassword(in: screen, "the screen", file: file, line: line)
+        return session
+    }
+
+    /// The first row of the list: the first line with a track's title.
+    private static func firstRow(_ screen: String) -> String? {
+        screen.components(separatedBy: "\n").first { $0.contains("track ") }
+    }
+
+    // MARK: - Live
+
+    func testTableShowsAndAnotherSessionsUpdateIsHighlighted() throws {
+        let database = try makeTracks()
+        let session = try viewTracks(database)
+        let screen = try session.screen()
+        XCTAssertTrue(
+            ViewerScreen.line(0, of: screen).contains("\(try titleName(database)) — tracks"),
+            "the title names the database and the host:\n\(screen)")
+        XCTAssertTrue(screen.contains("track 002"), screen)
+
+        // `ps` shows the URL without its password.
+        let pid = try session.childProcessID(named: "livetable")
+        let commandLine = try String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
+        XCTAssertTrue(commandLine.contains("viewer:***@127.0.0.1"), "the URL is redacted in place")
+        try assertNoPassword(in: commandLine, "the command line in ps")
+
+        // Another session's UPDATE: the changed cell is highlighted (yellow,
+        // bold, reversed) within about a poll interval (0.05 s), plus the
+        // time tmux takes to capture.
+        let writer = try writerSession(database)
+        let committed = Date()
+        try writer.run("UPDATE tracks SET plays = 77777 WHERE id = 3;")
+        var codes: Set<String>?
+        try waitUntil("the new value on screen") {
+            codes = try session.styledLines().codes(of: "77777")
+            return codes != nil
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(committed), 1, "the commit reaches the screen at once")
+        let highlight = try XCTUnwrap(codes)
+        XCTAssertTrue(highlight.contains("33") && highlight.contains("1"), "\(highlight)")
+        XCTAssertTrue(highlight.contains("7") || highlight.contains("4"), "\(highlight)")
+        XCTAssertEqual(try session.styledLines().codes(of: "track 003"), [], "only the changed cell")
+        try waitUntil("the highlight faded", timeout: 10) {
+            try session.styledLines().codes(of: "77777") == []
+        }
+        try assertNoPassword(in: try session.screen(), "the screen")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testPickerListsTablesWithEstimatedCounts() throws {
+        let database = try makeTracks()
+        try psqlAsWriter("DROP VIEW IF EXISTS nina; CREATE VIEW nina AS SELECT * FROM tracks WHERE artist = 'Nina';", database)
+        let session = try launch(["view", try viewerURL(database)])
+        try session.waitForScreen(containing: "\(try titleName(database)) — tables and views", timeout: 10)
+        // The planner's estimate, "~50", from ANALYZE.
+        let screen = try session.waitForScreen("tracks, about 50 rows") { screen in
+            screen.components(separatedBy: "\n").contains { line in
+                let words = line.split(separator: " ")
+                return words.first.map { $0.hasSuffix("tracks") } == true && words.contains("~50")
+            }
+        }
+        XCTAssertTrue(screen.contains("nina"), screen)
+        try assertNoPassword(in: screen, "the picker")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "row 1 of ", timeout: 10)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testFollowShowsTheRowsAnotherSessionInserts() throws {
+        let database = try makeTracks()
+        let session = try viewTracks(database)
+        try session.send("F")
+        try waitForFollowed(session, row: 50, name: "track 050")
+        let writer = try writerSession(database)
+        for id in 51...53 {
+            try writer.run("INSERT INTO tracks VALUES (\(id), 'new \(id)', NULL, 1);")
+        }
+        try waitForFollowed(session, row: 53, name: "new 53")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+        XCTAssertEqual(try psqlAsWriter("SELECT count(*) FROM tracks;", database), "53")
+    }
+
+    // MARK: - Sort, search, filter
+
+    func testSortSearchAndFilterRunOnTheServer() throws {
+        let database = try makeTracks()
+        let session = try viewTracks(database)
+
+        // `]` on plays (indexed): descending, the selection on its row.
+        try session.send("l", "l", "l", "]")
+        try session.waitForScreen(containing: "tracks · by plays ↓")
+        try session.send("g")
+        try session.waitForScreen("track 050 first") { screen in
+            Self.firstRow(screen)?.contains("track 050") == true
+        }
+        // `[`: ascending again.
+        try session.send("[", "g")
+        try session.waitForScreen("track 001 first, by plays ↑") { screen in
+            screen.contains("tracks · by plays ↑")
+                && Self.firstRow(screen)?.contains("track 001") == true
+        }
+
+        // Search the title column: `/`, then `n` wraps round.
+        try session.send("h", "h", "/")
+        try session.type("TRACK 042")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "row 42 of 50")
+        XCTAssertEqual(try session.styledLines().codes(of: "track 042")?.contains("7"), true, "the match is selected")
+        try session.send("n")
+        try session.waitForScreen(containing: "search wrapped")
+        try session.send("/")
+        try session.type("no such track")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "not found: no such track")
+
+        // A filter in SQL, live: a row the writer adds that it keeps shows.
+        try session.send("f")
+        try session.type("plays > 400 AND artist IS NOT NULL")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "where plays > 400 AND artist IS NOT NULL")
+        try session.waitForScreen("5 rows") { ViewerScreen.titleCount($0) == 5 }
+        try writerSession(database).run("INSERT INTO tracks VALUES (60, 'kept', 'Nina', 600), (61, 'left out', NULL, 610);")
+        try session.waitForScreen("6 rows, the new one kept") { ViewerScreen.titleCount($0) == 6 && $0.contains("kept") }
+        XCTAssertFalse(try session.screen().contains("left out"))
+        try session.send("Escape")
+        try session.waitForScreen(containing: "filter cleared")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testWritingFilterIsRefusedByTheServerAndWritesNothing() throws {
+        let database = try makeTracks()
+        try psqlAsWriter("""
+            CREATE SEQUENCE IF NOT EXISTS hits;
+            CREATE TABLE IF NOT EXISTS visits(at timestamptz);
+            GRANT INSERT ON visits TO viewer;
+            CREATE OR REPLACE FUNCTION visit() RETURNS boolean
+                LANGUAGE sql AS 'INSERT INTO visits VALUES (now()) RETURNING true';
+            """, database)
+        let before = try psqlAsWriter("SELECT last_value, is_called FROM hits;", database)
+        let session = try viewTracks(database)
+
+        // nextval() writes the sequence: PostgreSQL refuses it in the
+        // session's read-only transactions, with its own message.
+        try session.send("f")
+        try session.type("nextval('hits') > 0")
+        try session.send("Enter")
+        var screen = try session.waitForScreen(containing: "cannot execute nextval() in a read-only transaction")
+        XCTAssertFalse(ViewerScreen.statusLine(screen).isEmpty, screen)
+        // A function that inserts, though the role may insert there.
+        try session.send("f", "C-u")
+        try session.type("visit()")
+        try session.send("Enter")
+        screen = try session.waitForScreen(containing: "cannot execute INSERT in a read-only transaction")
+        try assertNoPassword(in: screen, "the screen")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+
+        XCTAssertEqual(try psqlAsWriter("SELECT last_value, is_called FROM hits;", database), before)
+        XCTAssertEqual(try psqlAsWriter("SELECT count(*) FROM visits;", database), "0")
+    }
+}
