@@ -12,10 +12,12 @@ extension LiveTableTestCase {
         get throws { try PostgresServer.shared }
     }
 
-    /// The test class's database ("e2e_postgresviewertests"), made on the
-    /// shared server at its first use.
+    /// The test class's database ("e2e_viewer" for PostgresViewerTests),
+    /// made on the shared server at its first use. Short: the title shows
+    /// it with the host, the port, the table and the liveness note.
     func classDatabase() throws -> String {
         let name = "e2e_" + String(describing: type(of: self)).lowercased()
+            .replacingOccurrences(of: "postgres", with: "").replacingOccurrences(of: "tests", with: "")
             .filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
         try PostgresDatabases.makeOnce(name, on: postgres)
         return name
