@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "ReactiveGRDB",
                 "CSQLite",
+                "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
@@ -153,6 +154,9 @@ let package = Package(
             dependencies: [
                 "LiveTableCore",
                 "LiveTableTestSupport",
+                // The PostgreSQL viewer's tests run against a real server.
+                "PostgresServer",
+                "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

@@ -35,6 +35,15 @@ public struct RowSource: Equatable, Sendable {
     /// with SQLite, or by `applyingFilter(_:)` for another database.
     public private(set) var filter: String?
 
+    /// An expression whose value changes whenever a row does, selected
+    /// with each row as its change token (PostgreSQL's `xmin`: the
+    /// transaction that wrote the row's version), or nil: a row whose
+    /// token did not change is not compared cell by cell
+    /// (`WindowSnapshot.Row.changeToken`). Nil for SQLite, whose
+    /// statements stay as they are, and for a view or a query, whose rows
+    /// have none.
+    public var changeToken: String?
+
     /// `WITH … ` before the SELECT, for a query (empty for a table).
     private(set) var prefix: String
     /// The query as given, without its final semicolon (nil for a table).
@@ -46,6 +55,12 @@ public struct RowSource: Equatable, Sendable {
     /// How the statements of the source are written (quoting, NULLs,
     /// placeholders): `.sqlite` unless made for another database.
     public let dialect: SQLDialect
+    /// The SQL expressions by which each column is ordered, where they
+    /// differ from `columnExpressions`: PostgreSQL orders no `json`, `xml`
+    /// or `point` value, which are then ordered by their text
+    /// (`"doc"::text`). Nil: the columns themselves (SQLite orders any
+    /// value).
+    var orderExpressions: [String]?
 
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
@@ -274,12 +289,19 @@ public struct RowSource: Equatable, Sendable {
             .map { columnExpressions[$0] }
     }
 
+    /// The SQL expression by which the column named `name` is ordered
+    /// (`orderExpressions`).
+    func orderExpression(ofColumn name: String) -> String? {
+        columns.firstIndex { $0.name == name }
+            .map { (orderExpressions ?? columnExpressions)[$0] }
+    }
+
     /// The SQL expressions of the identity (all columns when there is none).
     var identityExpressions: [String] {
         switch identity {
         case let .rowid(name): return [name]
         case let .primaryKey(names): return names.map { dialect.quoted($0) }
-        case .none: return columnExpressions
+        case .none: return orderExpressions ?? columnExpressions
         }
     }
 }
