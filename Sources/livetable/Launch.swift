@@ -87,7 +87,18 @@ struct Launch {
                 throw CommandFailure(error.oneLineDescription, status: 1)
             }
         case .postgres:
-            throw CommandFailure("PostgreSQL databases are not supported yet", status: 1)
+            var settings = PostgresDatabase.Settings()
+            if let timeout = postgres.statementTimeout {
+                settings.statementTimeout = timeout
+            }
+            do {
+                // Connects at once: a wrong password or an unreachable
+                // server fails here, before the screen is taken.
+                return try PostgresDatabase(argument, settings: settings)
+            } catch {
+                // PostgresClient's errors hold no password.
+                throw CommandFailure(error.oneLineDescription.escapingControlCharacters, status: 1)
+            }
         }
     }
 

@@ -27,8 +27,12 @@ final class PostgresCommandLineTests: LiveTableTestCase {
             UPDATE tracks SET title = E'a, "quoted"\\nline' WHERE id = 7;
             UPDATE tracks SET artist = '' WHERE id = 9;
             """, database)
+        // psql writes empty text as it writes NULL, an empty field; the
+        // export writes it `""` (RFC 4180), as PostgreSQL's COPY does.
         let expected = try psqlCSV("SELECT * FROM tracks ORDER BY id", database)
+            .replacingOccurrences(of: "9,track 009,,90\n", with: "9,track 009,\"\",90\n")
         XCTAssertTrue(expected.contains("\"a, \"\"quoted\"\"\nline\""), expected)
+        XCTAssertTrue(expected.contains("\n9,track 009,\"\",90\n"), expected)
 
         let server = try postgres
         let keyValue = "host=127.0.0.1 port=\(server.port) dbname=\(database) user=viewer"
@@ -51,8 +55,8 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         let database = try makeTracks()
         let result = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--format", "csv"])
         XCTAssertEqual(result.status, 0, result.standardError)
-        // The planner's estimate, from ANALYZE.
-        XCTAssertEqual(result.standardOutput, "tracks\ttable\t~50\n")
+        // Counted: a table under 100,000 rows is counted at once.
+        XCTAssertEqual(result.standardOutput, "tracks\ttable\t50\n")
     }
 
     // MARK: - Failed starts
