@@ -91,6 +91,10 @@ struct Launch {
             if let timeout = postgres.statementTimeout {
                 settings.statementTimeout = timeout
             }
+            if let interval = polling.interval {
+                settings.pollInterval = interval
+            }
+            settings.listenChannel = postgres.listen
             do {
                 // Connects at once: a wrong password or an unreachable
                 // server fails here, before the screen is taken.

@@ -42,13 +42,14 @@ final class PostgresServerFaultTests: LiveTableTestCase {
         let session = try launch(["view", url, "tracks"])
         let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
         XCTAssertTrue(screen.contains("\(database) on 127.0.0.1:\(standby.port)"), screen)
+        XCTAssertTrue(screen.contains("on standby, polled every 0.05 s"), screen)
 
         // The primary's commit reaches the standby's screen.
         let writer = try writerSession(database)
         try writer.run("UPDATE tracks SET plays = 77777 WHERE id = 2;")
         try session.waitForScreen(containing: "77777", timeout: 5)
         try writer.run("INSERT INTO tracks VALUES (51, 'from the primary', NULL, 1);")
-        try session.waitForScreen(containing: "row 1 of 51 · live", timeout: 5)
+        try session.waitForScreen("51 rows, live", timeout: 5) { ViewerScreen.titleCount($0) == 51 }
         try assertNoPassword(in: try session.screen(), "the screen")
         try session.send("q")
         try waitForExit(session, status: 0)

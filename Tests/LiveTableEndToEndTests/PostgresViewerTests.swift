@@ -8,10 +8,10 @@ import XCTest
 final class PostgresViewerTests: LiveTableTestCase {
     /// Starts the viewer on `tracks` and waits for its first window.
     private func viewTracks(
-        _ database: String, arguments: [String] = [],
+        _ database: String, arguments: [String] = [], width: Int = 100,
         file: StaticString = #filePath, line: UInt = #line) throws -> TmuxSession
     {
-        let session = try launch(["view", try viewerURL(database), "tracks"] + arguments)
+        let session = try launch(["view", try viewerURL(database), "tracks"] + arguments, width: width)
         let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10, file: file, line: line)
         try assertNoPassword(in: screen, "the screen", file: file, line: line)
         return session
@@ -32,6 +32,7 @@ final class PostgresViewerTests: LiveTableTestCase {
             ViewerScreen.line(0, of: screen).contains("\(try titleName(database)) — tracks"),
             "the title names the database and the host:\n\(screen)")
         XCTAssertTrue(screen.contains("track 002"), screen)
+        XCTAssertTrue(ViewerScreen.line(0, of: screen).contains("polled every 0.05 s"), screen)
 
         // `ps` shows the URL without its password.
         let pid = try session.childProcessID(named: "livetable")
@@ -59,6 +60,24 @@ final class PostgresViewerTests: LiveTableTestCase {
             try session.styledLines().codes(of: "77777") == []
         }
         try assertNoPassword(in: try session.screen(), "the screen")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testListenReadsAtEachNotifyWhateverThePollInterval() throws {
+        let database = try makeTracks()
+        // A minute between polls: only the notification can show the update.
+        // Wide enough for the title to show the position and the note.
+        let session = try viewTracks(
+            database, arguments: ["--poll", "60", "--listen", "tracks_changed"], width: 140)
+        try session.waitForScreen(containing: "polled every 60 s + LISTEN tracks_changed")
+        let writer = try writerSession(database)
+        // Twice: the second once the start's reads are over.
+        for (id, plays) in [(3, 77777), (4, 88888)] {
+            try writer.run("UPDATE tracks SET plays = \(plays) WHERE id = \(id);")
+            try writer.run("NOTIFY tracks_changed;")
+            try session.waitForScreen(containing: "\(plays)", timeout: 3)
+        }
         try session.send("q")
         try waitForExit(session, status: 0)
     }
@@ -107,7 +126,8 @@ final class PostgresViewerTests: LiveTableTestCase {
 
     func testSortSearchAndFilterRunOnTheServer() throws {
         let database = try makeTracks()
-        let session = try viewTracks(database)
+        // Wide enough for the title to show the whole filter.
+        let session = try viewTracks(database, width: 140)
 
         // `]` on plays (indexed): descending, the selection on its row.
         try session.send("l", "l", "l", "]")
@@ -156,6 +176,7 @@ final class PostgresViewerTests: LiveTableTestCase {
         try psqlAsWriter("""
             CREATE SEQUENCE IF NOT EXISTS hits;
             CREATE TABLE IF NOT EXISTS visits(at timestamptz);
+            GRANT USAGE, UPDATE ON SEQUENCE hits TO viewer;
             GRANT INSERT ON visits TO viewer;
             CREATE OR REPLACE FUNCTION visit() RETURNS boolean
                 LANGUAGE sql AS 'INSERT INTO visits VALUES (now()) RETURNING true';
@@ -164,13 +185,14 @@ final class PostgresViewerTests: LiveTableTestCase {
         let session = try viewTracks(database)
 
         // nextval() writes the sequence: PostgreSQL refuses it in the
-        // session's read-only transactions, with its own message.
+        // session's read-only transactions, with its own message, though
+        // the role may use the sequence.
         try session.send("f")
         try session.type("nextval('hits') > 0")
         try session.send("Enter")
         var screen = try session.waitForScreen(containing: "cannot execute nextval() in a read-only transaction")
         XCTAssertFalse(ViewerScreen.statusLine(screen).isEmpty, screen)
-        // A function that inserts, though the role may insert there.
+        // A function that inserts, though the role may insert there too.
         try session.send("f", "C-u")
         try session.type("visit()")
         try session.send("Enter")
