@@ -4,9 +4,9 @@ extension SQLDialect {
     /// planner uses no index for `x IS NOT DISTINCT FROM $1`), NULL last
     /// in ascending order (first in descending order, as `ORDER BY x DESC`
     /// and a B-tree index read backwards give them), no index hint, the
-    /// search on the value's text (`strpos(lower(x::text), lower($1::text)) > 0`:
-    /// any type, no `LIKE` pattern; the cast, since `lower` also takes
-    /// ranges, and a parameter of unknown type would be ambiguous),
+    /// search on the value's text (`strpos(lower(x::text), lower($1)) > 0`:
+    /// any type, no `LIKE` pattern; `$1`, of unknown type, is resolved to
+    /// text, lower's preferred type, without a cast),
     /// `count(*)` of an aliased subquery, `xmin` as the change token of a
     /// table's rows.
     ///
@@ -26,8 +26,7 @@ extension SQLDialect {
             keyEquality: .equalsOrIsNull,
             sortsNullsFirst: false,
             supportsIndexedBy: false,
-            containment: Containment(
-                beforeColumn: "strpos(lower(", beforeText: "::text), lower(", afterText: "::text)) > 0"),
+            containment: Containment(beforeColumn: "strpos(lower(", beforeText: "::text), lower(", afterText: ")) > 0"),
             trueCondition: "TRUE",
             subqueryAlias: " AS \"rows\"")
         dialect.changeToken = "xmin"

@@ -144,16 +144,6 @@ public final class PostgresDatabase: Sendable {
             connectionString: connectionString, settings: options,
             interval: settings.pollInterval, listen: settings.listenChannel)
     }
-
-    /// What the server is, for a title or a test: "15.4", and whether it
-    /// is a hot standby.
-    public func serverFacts() throws -> (version: String, isStandby: Bool) {
-        try screen.read(ticket: ReadTicket()) { reader in
-            let result = try reader.execute("SELECT current_setting('server_version'), pg_is_in_recovery()")
-            let row = result.rows.first
-            return ((row?[0] ?? nil) ?? "", (row?[1] ?? nil) == "t")
-        }
-    }
 }
 
 // MARK: - Connections
@@ -209,14 +199,15 @@ final class PostgresChannel: @unchecked Sendable {
         defer { _ = ticket.setRunning(interrupt: nil) }
         var timeout = statementTimeout ?? self.statementTimeout
         if let remaining = ticket.remainingTime {
-            timeout = timeout > 0 ? min(timeout, remaining) : remaining
+            // At least a millisecond: 0 would be no timeout at all.
+            timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
         _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
             if timeout != self.statementTimeout {
                 // SET takes no parameter; the number is ours.
                 _ = try connection.execute(
-                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(max(timeout, 0.001)))")
+                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))")
             }
             let value = try body(PostgresReader(connection))
             _ = try connection.execute("COMMIT")
