@@ -81,7 +81,7 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         try assertNoPassword(in: screen, "the terminal")
     }
 
-    func testUnreachableServerAndUnknownDatabaseAreOneLine() throws {
+    func testUnreachableServerUnknownDatabaseAndForbiddenTableAreOneLine() throws {
         let server = try postgres
         // A port nobody listens on.
         let unreachable = "postgres://viewer:\(server.viewer.password)@127.0.0.1:1/tracks?connect_timeout=2"
@@ -95,11 +95,24 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         XCTAssertTrue(message.contains("database \"no_such_database\" does not exist"), message)
         try assertNoPassword(in: message, "the error")
 
-        // A missing table, once connected.
-        (status, message) = try runOneLineError(["view", try viewerURL(try makeTracks()), "no_such_table"])
+        // A missing table, once connected; a table the role may not read.
+        let database = try makeTracks()
+        (status, message) = try runOneLineError(["view", try viewerURL(database), "no_such_table"])
         XCTAssertEqual(status, 1)
         XCTAssertTrue(message.contains("no_such_table"), message)
         try assertNoPassword(in: message, "the error")
+        try psqlAsWriter("REVOKE SELECT ON tracks FROM viewer;", database)
+        // (The export has written its header line by then.)
+        let export = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "tracks", "--format", "csv"])
+        XCTAssertEqual(export.status, 1)
+        XCTAssertEqual(export.standardError, "livetable: error: permission denied for table tracks\n")
+        // On the screen: the server's message, and the picker still works.
+        let session = try launch(["view", try viewerURL(database), "tracks"])
+        try session.waitForScreen(containing: "permission denied for table tracks", timeout: 10)
+        try session.send("t")
+        try session.waitForScreen(containing: "tables and views")
+        try session.send("q")
+        try waitForExit(session, status: 0)
     }
 
     func testPostgresOptionsAreRefusedForAFileAndCheckedForAServer() throws {
