@@ -171,6 +171,20 @@ final class PostgresViewerTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testStatementTimeoutStopsASlowReadAndSaysSo() throws {
+        let database = try makeTracks()
+        // 50 ms a row: a screenful takes more than a second.
+        try psqlAsWriter("""
+            CREATE OR REPLACE FUNCTION slowly(i integer) RETURNS integer VOLATILE
+                LANGUAGE plpgsql AS 'BEGIN PERFORM pg_sleep(0.05); RETURN i; END';
+            CREATE OR REPLACE VIEW slow AS SELECT slowly(id) AS id, title FROM tracks;
+            """, database)
+        let session = try launch(["view", try viewerURL(database), "slow", "--statement-timeout", "0.3"])
+        try session.waitForScreen(containing: "timed out after 0.3 s", timeout: 10)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testWritingFilterIsRefusedByTheServerAndWritesNothing() throws {
         let database = try makeTracks()
         try psqlAsWriter("""
