@@ -32,8 +32,8 @@ struct ViewCommand: ParsableCommand {
             postgres://[user[:password]@]host[:port]/dbname, or a libpq key/value string, \
             "host=db dbname=shop"; libpq's PG* environment variables, ~/.pgpass and \
             service files apply (PGPASSWORD or ~/.pgpass keep the password off the command \
-            line). TABLE may be schema.table; the picker's counts are the planner's \
-            estimates ("~"). The session is read-only, enforced by the server: a --query \
+            line). TABLE may be schema.table; the picker shows the planner's estimate \
+            ("~") of a table of more than 100,000 rows. The session is read-only, enforced by the server: a --query \
             or a filter that writes is refused with PostgreSQL's message. Each read is one \
             short transaction, stopped after --statement-timeout. The viewer polls the \
             server's commit position (its WAL LSN; on a hot standby, the replayed one) every \
