@@ -215,6 +215,12 @@ final class PostgresViewerTests: LiveTableTestCase {
         try session.send("q")
         try waitForExit(session, status: 0)
 
+        // A --query that writes, refused the same way.
+        let query = try Shell.run(
+            Self.binaryPath, ["view", try viewerURL(database), "--query", "SELECT nextval('hits')", "--format", "csv"])
+        XCTAssertEqual(query.status, 1)
+        XCTAssertTrue(query.standardError.contains("cannot execute nextval() in a read-only transaction"), query.standardError)
+
         XCTAssertEqual(try psqlAsWriter("SELECT last_value, is_called FROM hits;", database), before)
         XCTAssertEqual(try psqlAsWriter("SELECT count(*) FROM visits;", database), "0")
     }
