@@ -51,6 +51,25 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         }
     }
 
+    func testKeyValueStringIsViewedLiveItsPasswordHiddenFromPs() throws {
+        let database = try makeTracks()
+        let server = try postgres
+        let session = try launch([
+            "view", "host=127.0.0.1 port=\(server.port) dbname=\(database) user=viewer password=\(server.viewer.password)",
+            "tracks",
+        ])
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
+        XCTAssertTrue(ViewerScreen.line(0, of: screen).contains("\(try titleName(database)) — tracks"), screen)
+        let pid = try session.childProcessID(named: "livetable")
+        let commandLine = try String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
+        XCTAssertTrue(commandLine.contains("user=viewer password=***"), "the string is redacted in place")
+        try assertNoPassword(in: commandLine, "the command line in ps")
+        try writerSession(database).run("UPDATE tracks SET plays = 77777 WHERE id = 3;")
+        try session.waitForScreen(containing: "77777")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testTablesAreListedWhenOutputIsNoTerminal() throws {
         let database = try makeTracks()
         let result = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--format", "csv"])
