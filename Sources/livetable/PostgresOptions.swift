@@ -10,7 +10,8 @@ import Foundation
 /// livetable view postgres://viewer@db/shop orders --listen orders_changed --statement-timeout 10
 /// ```
 struct PostgresOptions: ParsableArguments {
-    /// The longest statement timeout accepted, in seconds: an hour.
+    /// The statement timeouts accepted, in seconds: a millisecond to an
+    /// hour.
     static let statementTimeoutRange: ClosedRange<TimeInterval> = 0.001...3600
 
     @Option(
