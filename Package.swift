@@ -111,6 +111,7 @@ let package = Package(
                 "LiveTableCore",
                 "ReactiveGRDB",
                 "LiveTableBenchmark",
+                "PostgresClient",
                 "CNcurses",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -179,7 +180,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",
-            dependencies: ["livetable", "SQLiteCommandLine"],
+            dependencies: ["livetable", "SQLiteCommandLine", "PostgresServer"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )

@@ -72,7 +72,9 @@ struct PollOption: ParsableArguments {
                 Besides inotify, on any file system: for a file that another machine writes \
                 behind a file system livetable does not recognise. Files on NFS, SMB, FUSE \
                 (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
-                0.1 s without it. The title or status line says "polled every 0.1 s: fuse".
+                0.1 s without it. The title or status line says "polled every 0.1 s: fuse". \
+                For a PostgreSQL database (livetable view): the interval of the poll of the \
+                server's commit position, 0.05 s when not given.
                 """,
             valueName: "seconds"),
         transform: { text in

@@ -66,20 +66,43 @@ struct Launch {
     }
 
     /// Opens what `livetable view` reads, picking the data source from the
-    /// argument: today a SQLite file, read-only. This is the one place
-    /// where a database is chosen: PostgreSQL's `postgres://` and
-    /// `postgresql://` URLs and libpq's key/value strings (`"host=… dbname=…"`)
-    /// are to be routed here (issue 19).
+    /// argument (`ViewerDataSourceKind`): a SQLite file, read-only; or a
+    /// PostgreSQL database, whose connection is made here, so that a wrong
+    /// password or an unreachable server is said before the screen is
+    /// taken. This is the one place where a database is chosen.
     ///
-    /// - throws: A `CommandFailure` of status 1 that says why, in one line.
-    static func openViewerDataSource(_ argument: String, polling: CommitPolling) throws -> any ViewerDataSource {
-        do {
-            switch ViewerDataSourceKind(argument) {
-            case .sqliteFile:
+    /// - parameter polling: `--poll`: for a file, checks besides inotify;
+    ///   for PostgreSQL, the interval of the commit-token poll (0.05 s
+    ///   when not given).
+    /// - throws: A `CommandFailure` of status 1 that says why, in one line,
+    ///   never with a password.
+    static func openViewerDataSource(
+        _ argument: String, polling: CommitPolling, postgres: PostgresOptions) throws -> any ViewerDataSource
+    {
+        switch ViewerDataSourceKind(argument) {
+        case .sqliteFile:
+            do {
                 return try ViewerDatabase.open(path: argument, polling: polling)
+            } catch {
+                throw CommandFailure(error.oneLineDescription, status: 1)
             }
-        } catch {
-            throw CommandFailure(error.oneLineDescription, status: 1)
+        case .postgres:
+            var settings = PostgresDatabase.Settings()
+            if let timeout = postgres.statementTimeout {
+                settings.statementTimeout = timeout
+            }
+            if let interval = polling.interval {
+                settings.pollInterval = interval
+            }
+            settings.listenChannel = postgres.listen
+            do {
+                // Connects at once: a wrong password or an unreachable
+                // server fails here, before the screen is taken.
+                return try PostgresDatabase(argument, settings: settings)
+            } catch {
+                // PostgresClient's errors hold no password.
+                throw CommandFailure(error.oneLineDescription.escapingControlCharacters, status: 1)
+            }
         }
     }
 
@@ -136,15 +159,42 @@ struct Launch {
 }
 
 /// Which database `livetable view` reads, from its argument.
+///
+/// For example:
+///
+/// ```swift
+/// ViewerDataSourceKind("app.sqlite")                       // .sqliteFile
+/// ViewerDataSourceKind("postgres://viewer@db/tracks")      // .postgres
+/// ViewerDataSourceKind("host=db dbname=tracks")            // .postgres
+/// ```
 enum ViewerDataSourceKind: Equatable {
     /// A SQLite file: any argument that names no server.
     case sqliteFile
-    // To come (issue 19): `case postgres`, for an argument that starts
-    // with `postgres://` or `postgresql://`, or a libpq key/value string
-    // (`host=… dbname=…`: a `word=` at its start).
+    /// A PostgreSQL server: a `postgres://` or `postgresql://` URL, or a
+    /// libpq key/value string (`host=db dbname=tracks`).
+    case postgres
 
-    /// The kind of `argument`: today always a file.
-    init(_ argument: String) {
-        self = .sqliteFile
+    /// The kind of `argument`. A key/value string is text that starts with
+    /// a libpq keyword and `=`, and is not the name of an existing file:
+    /// a file called `a=b.sqlite` stays a file.
+    init(_ argument: String, fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) {
+        // libpq's own test (PQconnectdbParams' expand_dbname): the scheme
+        // in lower case.
+        if argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") {
+            self = .postgres
+        } else if Self.startsWithKeyword(argument) && !fileExists(argument) {
+            self = .postgres
+        } else {
+            self = .sqliteFile
+        }
+    }
+
+    /// Whether `argument` starts as a key/value string does: spaces, a
+    /// keyword of letters and underscores, spaces, `=`.
+    private static func startsWithKeyword(_ argument: String) -> Bool {
+        let text = argument.drop { $0 == " " || $0 == "\t" }
+        let keyword = text.prefix { ($0.isASCII && $0.isLetter) || $0 == "_" }
+        guard !keyword.isEmpty else { return false }
+        return text.dropFirst(keyword.count).drop { $0 == " " || $0 == "\t" }.first == "="
     }
 }

@@ -36,6 +36,7 @@ extension LiveTable {
               livetable --database scores.sqlite     another file (created if missing)
               livetable demo --speed 2               a walkthrough, twice as fast
               livetable view app.sqlite              a live view of any SQLite file
+              livetable view postgres://db/shop      or of a PostgreSQL database
             """
     }
 }

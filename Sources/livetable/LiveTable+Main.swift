@@ -63,6 +63,9 @@ extension LiveTable {
         // Before any other thread starts, so that all of them block the
         // signals that the terminal app observes (see `SignalSources.block`).
         SignalSources.block(SignalSources.observed)
+        // Before the parser reads the arguments, and before `ps` is likely
+        // to: a password in a connection string is replaced in place.
+        CommandLinePasswords.hide()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -110,7 +113,8 @@ extension LiveTable {
     }
 
     private static func fail(_ failure: CommandFailure) -> Never {
-        FileHandle.standardError.write(Data("livetable: error: \(failure.oneLineDescription)\n".utf8))
+        let message = CommandLinePasswords.scrub(failure.oneLineDescription)
+        FileHandle.standardError.write(Data("livetable: error: \(message)\n".utf8))
         exit(status: failure.status)
     }
 

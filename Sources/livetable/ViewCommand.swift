@@ -5,14 +5,15 @@ import Glibc
 import Foundation
 import LiveTableCore
 
-/// `livetable view FILE [TABLE] [--sort COLUMN [--desc]]`: a live,
+/// `livetable view FILE|URL [TABLE] [--sort COLUMN [--desc]]`: a live,
 /// read-only view of a table, a view or a read-only query of any SQLite
-/// file, or, with `--format`, its rows printed. The file is opened
-/// read-only and never written.
+/// file or PostgreSQL database, or, with `--format`, its rows printed.
+/// The file is opened read-only and never written; a PostgreSQL session
+/// is read-only, enforced by the server.
 struct ViewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "view",
-        abstract: "View a table, view or read-only query of any SQLite file, live; or print its rows.",
+        abstract: "View a table, view or read-only query of a SQLite file or a PostgreSQL database, live; or print its rows.",
         discussion: """
             The file is opened read-only: it is never written, and its journal mode is \
             left as it is. The screen shows a window of rows, fetched by keyset (never \
@@ -26,6 +27,19 @@ struct ViewCommand: ParsableCommand {
             (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like is checked every \
             0.1 s too, and the title says so ("polled every 0.1 s: nfs"). --poll SECONDS \
             checks any file at that interval, besides inotify.
+
+            PostgreSQL: give a postgres:// or postgresql:// URL, \
+            postgres://[user[:password]@]host[:port]/dbname, or a libpq key/value string, \
+            "host=db dbname=shop"; libpq's PG* environment variables, ~/.pgpass and \
+            service files apply (PGPASSWORD or ~/.pgpass keep the password off the command \
+            line). TABLE may be schema.table; the picker shows the planner's estimate \
+            ("~") of a table of more than 100,000 rows. The session is read-only, enforced by the server: a --query \
+            or a filter that writes is refused with PostgreSQL's message. Each read is one \
+            short transaction, stopped after --statement-timeout. The viewer polls the \
+            server's commit position (its WAL LSN; on a hot standby, the replayed one) every \
+            0.05 s, or --poll SECONDS, and reads the window again only when it moved; \
+            --listen CHANNEL also reads at each NOTIFY. When the server goes away, the title \
+            says "not live" and the viewer reconnects, keeping the selection.
 
             With --format, the rows are printed and the command exits (no terminal \
             needed), in constant memory, in the order of their rowid, their primary key \
@@ -50,8 +64,8 @@ struct ViewCommand: ParsableCommand {
             Keys:
             \(keyTable)
 
-            Exit status: 0 on quit or when all rows are printed, 1 when the file, the \
-            table, the sort column or the query cannot be read, 2 when the live view has \
+            Exit status: 0 on quit or when all rows are printed, 1 when the file or \
+            the server, the table, the sort column or the query cannot be read, 2 when the live view has \
             no terminal, 64 on a command-line error, 128 + n after signal n.
 
             Examples:
@@ -60,6 +74,8 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
               livetable view /mnt/replica/app.sqlite orders --poll 0.5
+              livetable view postgres://viewer@db.example.com/shop orders
+              livetable view "host=/var/run/postgresql dbname=shop" --listen orders_changed
             """)
 
     /// The viewer's key table, as the help overlay shows it.
@@ -70,7 +86,9 @@ struct ViewCommand: ParsableCommand {
         }.joined(separator: "\n")
     }
 
-    @Argument(help: ArgumentHelp("The SQLite database file (read-only).", valueName: "file"))
+    @Argument(help: ArgumentHelp(
+        "The SQLite database file (read-only), or a PostgreSQL URL or connection string.",
+        valueName: "file|url"))
     var file: String
 
     @Argument(help: ArgumentHelp("The table or view to view.", valueName: "table"))
@@ -93,6 +111,8 @@ struct ViewCommand: ParsableCommand {
 
     @OptionGroup var pollOption: PollOption
 
+    @OptionGroup var postgresOptions: PostgresOptions
+
     func validate() throws {
         if table != nil && query != nil {
             throw ValidationError("Give a table or --query, not both.")
@@ -103,10 +123,14 @@ struct ViewCommand: ParsableCommand {
         if format != nil && sort != nil {
             throw ValidationError("--sort is for the live view: --format prints in the natural order.")
         }
+        if let option = postgresOptions.given.first, ViewerDataSourceKind(file) == .sqliteFile {
+            throw ValidationError(
+                "\(option) is for a PostgreSQL database: \"\(file.escapingControlCharacters)\" is a SQLite file.")
+        }
     }
 
     func run() throws {
-        let dataSource = try Launch.openViewerDataSource(file, polling: pollOption.polling)
+        let dataSource = try Launch.openViewerDataSource(file, polling: pollOption.polling, postgres: postgresOptions)
         let target: ViewerTarget?
         if let query {
             target = .query(query)

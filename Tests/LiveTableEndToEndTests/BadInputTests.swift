@@ -55,24 +55,6 @@ final class BadInputTests: LiveTableTestCase {
 
     // MARK: - Command lines (exit status 64)
 
-    /// Runs livetable with `arguments`, its standard input and output not
-    /// terminals, and checks that it says one line on standard error and
-    /// nothing on standard output.
-    private func runOneLineError(
-        _ arguments: [String], environment: [String: String] = [:],
-        file: StaticString = #filePath, line: UInt = #line) throws -> (status: Int32, message: String)
-    {
-        let result = try Shell.run(Self.binaryPath, arguments, environment: [
-            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
-        ].merging(environment) { $1 })
-        XCTAssertEqual(result.standardOutput, "", file: file, line: line)
-        XCTAssertTrue(result.standardError.hasPrefix("livetable: error: "), result.standardError, file: file, line: line)
-        XCTAssertEqual(
-            result.standardError.filter { $0 == "\n" }.count, 1,
-            "one line: \(result.standardError)", file: file, line: line)
-        return (result.status, result.standardError)
-    }
-
     func testNegativeOrInvalidSeedSaysWhatIsWrong() throws {
         for arguments in [["--seed", "-1"], ["--seed", "abc"], ["demo", "--seed", "-1"], ["--seed", "18446744073709551616"]] {
             let (status, message) = try runOneLineError(arguments)

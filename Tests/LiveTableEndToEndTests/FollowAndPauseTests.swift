@@ -31,28 +31,6 @@ final class FollowAndPauseTests: LiveTableTestCase {
         return writer
     }
 
-    /// The last row of the list: the line above the footer (height 30).
-    private func lastListLine(_ screen: String) -> String {
-        screen.components(separatedBy: "\n")[27]
-    }
-
-    /// The status line.
-    private func statusLine(_ screen: String) -> String {
-        screen.components(separatedBy: "\n")[29]
-    }
-
-    /// Waits until the title says that row `row` is followed, and the last
-    /// row of the list holds `name`.
-    @discardableResult
-    private func waitForFollowed(
-        _ session: TmuxSession, row: Int, name: String,
-        file: StaticString = #filePath, line: UInt = #line) throws -> String
-    {
-        try session.waitForScreen("row \(row) followed, \(name) at the bottom", file: file, line: line) {
-            $0.contains("row \(row) of \(row) · following") && self.lastListLine($0).contains(name)
-        }
-    }
-
     func testFollowShowsTheRowsAnotherProcessAppends() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "item"])
@@ -83,11 +61,11 @@ final class FollowAndPauseTests: LiveTableTestCase {
         let more = try startAppending(database, count: 3, from: 31)
         more.waitUntilExit()
         try session.waitForScreen(containing: "row 79 of 83 · live")
-        try session.waitForScreen("3 new rows ↓ in the status line") { self.statusLine($0).contains("3 new rows ↓") }
+        try session.waitForScreen("3 new rows ↓ in the status line") { ViewerScreen.statusLine($0).contains("3 new rows ↓") }
         // F resumes: the new last row.
         try session.send("F")
         let screen = try waitForFollowed(session, row: 83, name: "new 033")
-        XCTAssertFalse(statusLine(screen).contains("new rows"), screen)
+        XCTAssertFalse(ViewerScreen.statusLine(screen).contains("new rows"), screen)
 
         // Nothing is written by the viewer, whatever the keys.
         let sha256 = try Shell.sha256(database)
@@ -128,7 +106,7 @@ final class FollowAndPauseTests: LiveTableTestCase {
         XCTAssertTrue(codes?.contains("1") == true, "\(String(describing: codes))")
         let screen = try session.waitForScreen(containing: "row 2 of 49 · live")
         XCTAssertFalse(screen.contains("item 005"), screen)
-        try session.waitForScreen("1 row deleted in the status line") { self.statusLine($0).contains("1 row deleted") }
+        try session.waitForScreen("1 row deleted in the status line") { ViewerScreen.statusLine($0).contains("1 row deleted") }
 
         let sha256 = try Shell.sha256(database)
         try session.send("Space", "j", "Space", "q")

@@ -31,14 +31,6 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         return process
     }
 
-    /// The row count in the title ("row 1 of 12 · live", "12 · live").
-    private func titleCount(_ screen: String) -> Int? {
-        guard let title = screen.components(separatedBy: "\n").first,
-              let range = title.range(of: #"[0-9,]+ (rows )?· live"#, options: .regularExpression)
-        else { return nil }
-        return Int(title[range].prefix { $0 != " " }.replacingOccurrences(of: ",", with: ""))
-    }
-
     func testSearchFindsAFarRowAndFilterNarrowsLiveRowsWithoutWriting() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "item"])
@@ -80,15 +72,15 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         // Rows the writer adds show in the filtered view, and the count
         // follows them.
         try session.waitForScreen(containing: "new 3")
-        let live = try XCTUnwrap(titleCount(try session.screen()))
+        let live = try XCTUnwrap(ViewerScreen.titleCount(try session.screen()))
         XCTAssertLessThan(live, 1_000)
-        try session.waitForScreen("the count grows") { (self.titleCount($0) ?? 0) > live }
+        try session.waitForScreen("the count grows") { (ViewerScreen.titleCount($0) ?? 0) > live }
 
         FileManager.default.createFile(atPath: stop.path, contents: nil)
         writer.waitUntilExit()
         let expected = try sqlite(database,
             "SELECT COUNT(*) FROM item WHERE price > 19990 AND name LIKE '%9%' OR price >= 100000")
-        try session.waitForScreen("the filtered count") { self.titleCount($0) == Int(expected) }
+        try session.waitForScreen("the filtered count") { ViewerScreen.titleCount($0) == Int(expected) }
         let sha256 = try Shell.sha256(database)
         let total = try sqlite(database, "SELECT COUNT(*) FROM item")
 
@@ -108,7 +100,7 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         // Esc clears the filter, then quits.
         try session.send("Escape")
         try session.waitForScreen(containing: "filter cleared")
-        try session.waitForScreen("the whole count") { self.titleCount($0) == Int(total) }
+        try session.waitForScreen("the whole count") { ViewerScreen.titleCount($0) == Int(total) }
         try session.send("Escape")
         try waitForExit(session, status: 0)
         XCTAssertEqual(try Shell.sha256(database), sha256)

@@ -24,10 +24,9 @@ final class ViewerSortTests: LiveTableTestCase {
         }
     }
 
-    /// The status line: the last line of the 30-line screen.
+    /// The status line, without the spaces around it.
     private func statusLine(_ screen: String) -> String {
-        let lines = screen.components(separatedBy: "\n")
-        return lines.count >= 30 ? lines[29].trimmingCharacters(in: .whitespaces) : ""
+        ViewerScreen.statusLine(screen).trimmingCharacters(in: .whitespaces)
     }
 
     func testBracketsSortByTheCurrentColumnLiveAndLeaveTheFileUnchanged() throws {

@@ -43,17 +43,17 @@ extension LiveTableTestCase {
         return file
     }
 
-    /// The name in the whole-row view of the selected row (Enter), which
-    /// is then closed again.
-    func selectedName(_ session: TmuxSession) throws -> String {
+    /// The value of `column` ("name" unless given) in the whole-row view
+    /// of the selected row (Enter), which is then closed again.
+    func selectedName(_ session: TmuxSession, column: String = "name") throws -> String {
         try session.send("Enter")
-        // The box and its name line: a capture can catch the overlay half drawn.
-        let screen = try session.waitForScreen("the whole row with its name") { screen in
-            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ name ") }
+        // The box and its line: a capture can catch the overlay half drawn.
+        let screen = try session.waitForScreen("the whole row with its \(column)") { screen in
+            screen.contains("┌ Row") && screen.components(separatedBy: "\n").contains { $0.hasPrefix("│ \(column) ") }
         }
         try session.send("Enter")
         try session.waitForScreen("the row closed") { !$0.contains("┌ Row") }
-        let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ name ") })
-        return line.dropFirst(2).dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: " │"))
+        let line = try XCTUnwrap(screen.components(separatedBy: "\n").first { $0.hasPrefix("│ \(column) ") })
+        return line.dropFirst(2).dropFirst(column.count).trimmingCharacters(in: CharacterSet(charactersIn: " │"))
     }
 }

@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+
+/// `livetable view` on PostgreSQL from the command line: the forms of a
+/// connection (URL, key/value string, libpq's PGPASSWORD), `--format csv`
+/// against `psql --csv`, and the starts that fail: one line on standard
+/// error, a non-zero exit, the terminal never taken, no password anywhere.
+final class PostgresCommandLineTests: LiveTableTestCase {
+    // MARK: - Export
+
+    /// `psql --csv` on `sql`, as the viewer, its password from PGPASSWORD.
+    private func psqlCSV(_ sql: String, _ database: String) throws -> String {
+        let psql = try XCTUnwrap(Shell.which("psql"), "psql is not installed")
+        let server = try postgres
+        let result = try Shell.run(
+            psql, ["-X", "-w", "--csv", "-d", try viewerURL(database, withPassword: false), "-c", sql],
+            environment: ["PGPASSWORD": server.viewer.password, "PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return result.standardOutput
+    }
+
+    func testCSVExportMatchesPsqlAndEveryFormOfTheConnection() throws {
+        let database = try makeTracks()
+        // Values to quote: a comma, quotes, a line break; an empty text
+        // beside NULLs.
+        try psqlAsWriter("""
+            UPDATE tracks SET title = E'a, "quoted"\\nline' WHERE id = 7;
+            UPDATE tracks SET artist = '' WHERE id = 9;
+            """, database)
+        // psql writes empty text as it writes NULL, an empty field; the
+        // export writes it `""` (RFC 4180), as PostgreSQL's COPY does.
+        let expected = try psqlCSV("SELECT * FROM tracks ORDER BY id", database)
+            .replacingOccurrences(of: "9,track 009,,90\n", with: "9,track 009,\"\",90\n")
+        XCTAssertTrue(expected.contains("\"a, \"\"quoted\"\"\nline\""), expected)
+        XCTAssertTrue(expected.contains("\n9,track 009,\"\",90\n"), expected)
+
+        let server = try postgres
+        let keyValue = "host=127.0.0.1 port=\(server.port) dbname=\(database) user=viewer"
+        for (connection, environment) in [
+            (try viewerURL(database), [:]),
+            (try viewerURL(database, withPassword: false), ["PGPASSWORD": server.viewer.password]),
+            (keyValue, ["PGPASSWORD": server.viewer.password]),
+        ] {
+            let result = try Shell.run(
+                Self.binaryPath, ["view", connection, "tracks", "--format", "csv"],
+                environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 })
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertEqual(result.standardError, "")
+            // RFC 4180's CRLF line ends, where psql writes LF.
+            XCTAssertEqual(result.standardOutput.replacingOccurrences(of: "\r\n", with: "\n"), expected)
+        }
+    }
+
+    func testKeyValueStringIsViewedLiveItsPasswordHiddenFromPs() throws {
+        let database = try makeTracks()
+        let server = try postgres
+        let session = try launch([
+            "view", "host=127.0.0.1 port=\(server.port) dbname=\(database) user=viewer password=\(server.viewer.password)",
+            "tracks",
+        ])
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
+        XCTAssertTrue(ViewerScreen.line(0, of: screen).contains("\(try titleName(database)) — tracks"), screen)
+        let pid = try session.childProcessID(named: "livetable")
+        let commandLine = try String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
+        XCTAssertTrue(commandLine.contains("user=viewer password=***"), "the string is redacted in place")
+        try assertNoPassword(in: commandLine, "the command line in ps")
+        try writerSession(database).run("UPDATE tracks SET plays = 77777 WHERE id = 3;")
+        try session.waitForScreen(containing: "77777")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testTablesAreListedWhenOutputIsNoTerminal() throws {
+        let database = try makeTracks()
+        let result = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--format", "csv"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        // Counted: a table under 100,000 rows is counted at once.
+        XCTAssertEqual(result.standardOutput, "tracks\ttable\t50\n")
+    }
+
+    // MARK: - Failed starts
+
+    func testWrongPasswordIsOneLineBeforeTheScreen() throws {
+        let database = try classDatabase()
+        let url = try viewerURL(database).replacingOccurrences(
+            of: ":\(try postgres.viewer.password)@", with: ":Wr0ngSecret@")
+        let (status, message) = try runOneLineError(["view", url, "tracks"])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(message.contains("password authentication failed for user \"viewer\""), message)
+        XCTAssertFalse(message.contains("Wr0ngSecret"), "the error shows the password given")
+
+        // On a terminal: the error, and the shell's prompt right after it,
+        // on a screen the app never took.
+        let session = try launch(["view", url, "tracks"], width: 200)
+        let screen = try waitForExit(session, status: 1)
+        let lines = screen.components(separatedBy: "\n").filter { !$0.isEmpty }
+        XCTAssertEqual(lines.count, 3, screen)
+        XCTAssertTrue(lines.first?.hasPrefix("livetable: error: ") == true, screen)
+        XCTAssertFalse(screen.contains("Wr0ngSecret"))
+        try assertNoPassword(in: screen, "the terminal")
+    }
+
+    func testUnreachableServerUnknownDatabaseAndForbiddenTableAreOneLine() throws {
+        let server = try postgres
+        // A port nobody listens on.
+        let unreachable = "postgres://viewer:\(server.viewer.password)@127.0.0.1:1/tracks?connect_timeout=2"
+        var (status, message) = try runOneLineError(["view", unreachable, "tracks"])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(message.lowercased().contains("connection refused"), message)
+        try assertNoPassword(in: message, "the error")
+
+        (status, message) = try runOneLineError(["view", try viewerURL("no_such_database"), "tracks"])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(message.contains("database \"no_such_database\" does not exist"), message)
+        try assertNoPassword(in: message, "the error")
+
+        // A missing table, once connected; a table the role may not read.
+        let database = try makeTracks()
+        (status, message) = try runOneLineError(["view", try viewerURL(database), "no_such_table"])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(message.contains("no_such_table"), message)
+        try assertNoPassword(in: message, "the error")
+        try psqlAsWriter("REVOKE SELECT ON tracks FROM viewer;", database)
+        // (The export has written its header line by then.)
+        let export = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "tracks", "--format", "csv"])
+        XCTAssertEqual(export.status, 1)
+        XCTAssertEqual(export.standardError, "livetable: error: permission denied for table tracks\n")
+        // On the screen: the server's message, and the picker still works.
+        let session = try launch(["view", try viewerURL(database), "tracks"])
+        try session.waitForScreen(containing: "permission denied for table tracks", timeout: 10)
+        try session.send("t")
+        try session.waitForScreen(containing: "tables and views")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testPostgresOptionsAreRefusedForAFileAndCheckedForAServer() throws {
+        let file = try makeItemFile("app.sqlite", rows: 1)
+        var (status, message) = try runOneLineError(["view", file.path, "item", "--listen", "changes"])
+        XCTAssertEqual(status, 64)
+        XCTAssertTrue(message.contains("--listen is for a PostgreSQL database"), message)
+        (status, message) = try runOneLineError(["view", file.path, "--statement-timeout", "2"])
+        XCTAssertEqual(status, 64)
+
+        // A misplaced argument is quoted by the parser: without its password.
+        let url = try viewerURL(try classDatabase())
+        (status, message) = try runOneLineError(["view", "tracks", "extra", url])
+        XCTAssertEqual(status, 64)
+        XCTAssertTrue(message.contains("viewer:***@"), message)
+        try assertNoPassword(in: message, "the error")
+        (status, message) = try runOneLineError(["view", url, "tracks", "--statement-timeout", "-1"])
+        XCTAssertEqual(status, 64)
+        XCTAssertTrue(message.contains("the statement timeout must be a number of seconds"), message)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PostgresServer
+import XCTest
+
+/// The server behind `livetable view postgres://…` goes away and comes
+/// back, or is a hot standby: the real binary in tmux, the test server
+/// stopped and started again, and a standby made with `pg_basebackup -R`
+/// that replays the primary's commits.
+final class PostgresServerFaultTests: LiveTableTestCase {
+    func testServerStopShowsNotLiveThenLiveAgainWithTheSelectionKept() throws {
+        let database = try makeTracks()
+        let server = try postgres
+        let session = try launch(["view", try viewerURL(database), "tracks"])
+        try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
+        try session.send("j", "j", "j", "j")
+        try session.waitForScreen(containing: "row 5 of 50 · live")
+
+        try server.stop()
+        // Started again whatever the test finds: the other tests share it.
+        var stopped = true
+        defer { if stopped { try? server.start() } }
+        let screen = try session.waitForScreen(containing: "not live", timeout: 10)
+        try assertNoPassword(in: screen, "the screen")
+        try server.start()
+        stopped = false
+
+        // Reconnected (with backoff), on the same row; then live as before.
+        try session.waitForScreen(containing: "row 5 of 50 · live", timeout: 15)
+        XCTAssertEqual(try selectedName(session, column: "title"), "track 005")
+        try writerSession(database).run("UPDATE tracks SET plays = 77777 WHERE id = 6;")
+        try session.waitForScreen(containing: "77777")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testStandbyShowsWhatThePrimaryCommits() throws {
+        let database = try makeTracks()
+        let standby = try postgres.makeStandby()
+        addTeardownBlock { standby.remove() }
+        try standby.waitUntilReplayed()
+        let url = standby.url(role: standby.viewer, database: database, host: .tcp)
+        let session = try launch(["view", url, "tracks"])
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
+        XCTAssertTrue(screen.contains("\(database) on 127.0.0.1:\(standby.port)"), screen)
+        XCTAssertTrue(screen.contains("on standby, polled every 0.05 s"), screen)
+
+        // The primary's commit reaches the standby's screen.
+        let writer = try writerSession(database)
+        try writer.run("UPDATE tracks SET plays = 77777 WHERE id = 2;")
+        try session.waitForScreen(containing: "77777", timeout: 5)
+        try writer.run("INSERT INTO tracks VALUES (51, 'from the primary', NULL, 1);")
+        try session.waitForScreen("51 rows, live", timeout: 5) { ViewerScreen.titleCount($0) == 51 }
+        try assertNoPassword(in: try session.screen(), "the screen")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+}
