@@ -668,9 +668,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:102
-@MainActor private func example_README_md_102() async throws {
-#sourceLocation(file: "README.md", line: 102)
+// README.md:108
+@MainActor private func example_README_md_108() async throws {
+#sourceLocation(file: "README.md", line: 108)
 
 
 
