@@ -6,6 +6,7 @@ let package = Package(
     name: "LiveTable",
     products: [
         .library(name: "ReactiveGRDB", targets: ["ReactiveGRDB"]),
+        .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .executable(name: "livetable", targets: ["livetable"]),
     ],
     dependencies: [
@@ -34,6 +35,21 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // libpq, PostgreSQL's own client library, for the viewer of
+        // `postgres://` URLs (issue 19). It is the reference implementation
+        // of every connection convention users already have: URL and
+        // key/value strings, the PG* environment variables, ~/.pgpass,
+        // service files, sslmode, several hosts with target_session_attrs.
+        // It returns values as text, what a viewer shows, and works
+        // synchronously on a dispatch queue, as GRDB does with SQLite.
+        // (postgres-nio was considered: it parses no URL, pgpass or service
+        // file, and returns binary values.) pkg-config gives only
+        // -I/usr/include/postgresql and -lpq: no flag that SwiftPM drops.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+
         // Linux's statfs(2), which Swift's Glibc module lacks: the file
         // system type of a database file, for ReactiveGRDB.
         .systemLibrary(name: "CFileSystem"),
@@ -47,6 +63,12 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
+
+        // A thin Swift wrapper over libpq: connect, statements with text
+        // parameters and text values, rows streamed in constant memory,
+        // cancel, notifications, errors that never hold a password. No GRDB,
+        // no app.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
 
         // The app core: database, state, update, render. No ncurses.
         .target(
@@ -146,6 +168,10 @@ let package = Package(
         .testTarget(
             name: "PostgresServerTests",
             dependencies: ["PostgresServer", "LiveTableTestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "PostgresClientTests",
+            dependencies: ["PostgresClient"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

@@ -1,0 +1,205 @@
+import CLibPQ
+import Foundation
+
+// MARK: - Statements
+
+extension PostgresConnection {
+    /// Runs one statement and returns its whole result.
+    ///
+    /// Parameters are sent as text, in the places `$1`, `$2`… of `sql`; the
+    /// server infers their types from the statement, as it does for a
+    /// literal of unknown type. nil is NULL.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let result = try connection.execute(
+    ///     "SELECT id, name FROM artist WHERE name = $1 OR born > $2", ["Nina", "1930"])
+    /// for row in result.rows { print(row[0] ?? "NULL") }
+    /// ```
+    ///
+    /// - parameter sql: One SQL statement (libpq's extended protocol
+    ///   refuses several).
+    /// - parameter parameters: The values of `$1`, `$2`…, as text.
+    /// - throws: A ``PostgresError``: the server's refusal with its
+    ///   SQLSTATE, a timeout, a cancel, a broken connection.
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        try withConnection { connection in
+            side.beginStatement()
+            let result = try withCStrings(parameters) { values in
+                PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+            guard let result else {
+                throw PostgresError.from(
+                    result: nil, connection: connection, secrets: secrets, canceled: side.wasCanceled)
+            }
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                return PostgresResult(result)
+            case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+                abandonCopy(connection, status: PQresultStatus(result))
+                while let rest = PQgetResult(connection) { PQclear(rest) }
+                throw PostgresError(kind: .usage, message: "COPY to or from the client is not supported")
+            default:
+                throw PostgresError.from(
+                    result: result, connection: connection, secrets: secrets, canceled: side.wasCanceled)
+            }
+        }
+    }
+
+    /// Runs one statement and calls `body` with each row as it arrives, in
+    /// constant memory (libpq's single-row mode): for an export or a count
+    /// of a big table.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try connection.forEachRow(
+    ///     "SELECT * FROM track", [],
+    ///     columns: { columns in print(columns.map(\.name)) }
+    /// ) { row in
+    ///     print(row.values)
+    ///     return true
+    /// }
+    /// ```
+    ///
+    /// - parameter sql: One SQL statement.
+    /// - parameter parameters: The values of `$1`, `$2`…, as text.
+    /// - parameter columns: Called once with the columns, before the first
+    ///   row (and even when no row comes).
+    /// - parameter body: Called with each row, valid only during the call.
+    ///   Returns false to stop: the library then cancels the statement and
+    ///   waits until the server is done, and the call returns normally. A
+    ///   body that throws stops the statement in the same way.
+    /// - throws: A ``PostgresError`` as ``execute(_:_:)`` does, or what
+    ///   `body` or `columns` threw.
+    /// - important: Do not use the connection from `body`: it is busy.
+    ///   Stopping early inside a transaction aborts the transaction.
+    public func forEachRow(
+        _ sql: String, _ parameters: [String?] = [],
+        columns: ([PostgresColumn]) throws -> Void = { _ in },
+        _ body: (PostgresRow) throws -> Bool) throws
+    {
+        try withConnection { connection in
+            side.beginStatement()
+            let sent = try withCStrings(parameters) { values in
+                PQsendQueryParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+            guard sent != 0 else {
+                throw PostgresError.from(
+                    result: nil, connection: connection, secrets: secrets, canceled: false)
+            }
+            // Without single-row mode (refused only when misused) the rows
+            // come in one result, read below all the same.
+            _ = PQsetSingleRowMode(connection)
+            var stream = RowStream()
+            // Every result is read, even after a stop: libpq takes no new
+            // statement until the last one (NULL).
+            while let result = PQgetResult(connection) {
+                defer { PQclear(result) }
+                guard !stream.isStopped else { continue }
+                do {
+                    try stream.take(result, connection: connection, columns: columns, body: body) { failed in
+                        PostgresError.from(
+                            result: failed, connection: connection,
+                            secrets: secrets, canceled: side.wasCanceled)
+                    }
+                } catch {
+                    stream.stop(with: error)
+                }
+                if stream.stoppedByCaller {
+                    side.cancel(markingCanceled: false)
+                }
+            }
+            if let error = stream.error { throw error }
+        }
+    }
+}
+
+/// The state of a streamed statement: whether the columns were given,
+/// whether the caller stopped, the first error.
+private struct RowStream {
+    var columnsGiven = false
+    var isStopped = false
+    /// True when the caller stopped (false returned, or an error thrown by
+    /// the caller's closures): the statement must be canceled.
+    var stoppedByCaller = false
+    var error: Error?
+
+    mutating func take(
+        _ result: OpaquePointer, connection: OpaquePointer,
+        columns: ([PostgresColumn]) throws -> Void,
+        body: (PostgresRow) throws -> Bool,
+        failure: (OpaquePointer) -> PostgresError) throws
+    {
+        switch PQresultStatus(result) {
+        case PGRES_SINGLE_TUPLE, PGRES_TUPLES_OK:
+            if !columnsGiven {
+                columnsGiven = true
+                try callerStep { try columns(describeColumns(of: result)) }
+            }
+            for index in 0..<PQntuples(result) {
+                let keepGoing = try callerStep { try body(PostgresRow(result: result, index: index)) }
+                if !keepGoing {
+                    isStopped = true
+                    stoppedByCaller = true
+                    return
+                }
+            }
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            break
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            // The loop of forEachRow reads the results that follow.
+            abandonCopy(connection, status: PQresultStatus(result))
+            throw PostgresError(kind: .usage, message: "COPY to or from the client is not supported")
+        default:
+            throw failure(result)
+        }
+    }
+
+    /// Runs a caller's closure; its error stops the stream as a caller's.
+    private mutating func callerStep<T>(_ step: () throws -> T) throws -> T {
+        do {
+            return try step()
+        } catch {
+            stoppedByCaller = true
+            throw error
+        }
+    }
+
+    mutating func stop(with error: Error) {
+        isStopped = true
+        if self.error == nil { self.error = error }
+    }
+}
+
+// MARK: - libpq helpers
+
+/// Calls `body` with C strings of `strings` (NULL for nil), alive during
+/// the call.
+func withCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws -> T) throws -> T {
+    // A C string ends at its first NUL: a value holding one would be cut
+    // silently. PostgreSQL's text cannot hold it anyway.
+    if strings.contains(where: { $0?.utf8.contains(0) == true }) {
+        throw PostgresError(kind: .usage, message: "a parameter holds a NUL character, which PostgreSQL text cannot hold")
+    }
+    let copies = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { copies.forEach { free($0) } }
+    return try body(copies.map { UnsafePointer($0) })
+}
+
+/// Leaves the COPY state a statement put the connection in, so that the
+/// next statement runs: the rows of a COPY TO STDOUT are read and dropped,
+/// a COPY FROM STDIN is ended with an error.
+func abandonCopy(_ connection: OpaquePointer, status: ExecStatusType) {
+    if status == PGRES_COPY_IN || status == PGRES_COPY_BOTH {
+        _ = PQputCopyEnd(connection, "COPY from the client is not supported")
+    }
+    if status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH {
+        var buffer: UnsafeMutablePointer<CChar>?
+        while PQgetCopyData(connection, &buffer, 0) > 0 {
+            PQfreemem(buffer)
+        }
+    }
+}

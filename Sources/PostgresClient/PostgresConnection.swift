@@ -1,0 +1,303 @@
+import CLibPQ
+import Foundation
+
+/// A connection to a PostgreSQL server, through libpq.
+///
+/// The connection is synchronous, as a GRDB connection is with SQLite:
+/// each call blocks until the server answers, so run it on a dispatch
+/// queue of your own. Calls from several threads are serialised: a
+/// connection runs one statement at a time. ``cancel()`` is the exception:
+/// call it from any thread to stop the statement that runs.
+///
+/// For example:
+///
+/// ```swift
+/// let connection = try PostgresConnection(
+///     "postgres://viewer@db.example.com/tracks",
+///     settings: ["application_name": "livetable"])
+/// let result = try connection.execute("SELECT name FROM artist WHERE id = $1", ["42"])
+/// print(result.rows)   // [[Optional("Nina Simone")]]
+/// ```
+///
+/// Every libpq convention applies: the `PG*` environment variables,
+/// `~/.pgpass`, service files (`service=name`), `sslmode` and
+/// `sslrootcert`, Unix socket directories as hosts, several hosts with
+/// `target_session_attrs`.
+// @unchecked: libpq's PGconn is not thread-safe; every use of it holds
+// `lock`. The cancel object, made for use from any thread, has its own.
+public final class PostgresConnection: @unchecked Sendable {
+    /// Whether a connection is usable.
+    public enum Status: Sendable, Equatable {
+        /// The connection is open and usable.
+        case ok
+        /// The connection broke (server restarted, network down): calls
+        /// fail until ``PostgresConnection/reset()`` succeeds.
+        case bad
+    }
+
+    /// The libpq connection; only touched while `lock` is held.
+    let connection: OpaquePointer
+    let lock = NSLock()
+    /// The cancel object and the socket, which callers read while a
+    /// statement runs, hence out of `lock`.
+    let side: SideState
+    /// The passwords this connection used, cut out of every message.
+    let secrets: Secrets
+
+    /// Connects to the server that `connectionString` names.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let connection = try PostgresConnection(
+    ///     "host=/var/run/postgresql dbname=tracks",
+    ///     settings: [
+    ///         "application_name": "livetable",
+    ///         "options": "-c default_transaction_read_only=on -c statement_timeout=5000",
+    ///     ])
+    /// ```
+    ///
+    /// - parameter connectionString: A `postgres://` or `postgresql://`
+    ///   URL, a key/value string (`"host=db dbname=tracks"`), a bare
+    ///   database name, or "" for libpq's defaults and the `PG*`
+    ///   environment variables.
+    /// - parameter settings: More connection options by libpq keyword
+    ///   (`application_name`, `options`, `connect_timeout`…). They override
+    ///   the same options of `connectionString`. `client_encoding` is UTF8
+    ///   unless given: values are decoded as UTF-8.
+    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
+    ///   or ``PostgresError/Kind/authentication``, whose message holds no
+    ///   password.
+    public init(_ connectionString: String, settings: [String: String] = [:]) throws {
+        let parsed = try? PostgresConnectionString.parse(connectionString)
+        var passwords = [parsed?["password"], settings["password"],
+                         ProcessInfo.processInfo.environment["PGPASSWORD"]].compactMap { $0 }
+        // libpq processes keywords in order, the last one winning: the
+        // encoding may be overridden by the string, the settings override it.
+        let pairs = [("client_encoding", "UTF8"), ("dbname", connectionString)]
+            + settings.sorted { $0.key < $1.key }
+        let connection = Self.connect(pairs)
+        if let connection, let used = PQpass(connection) {
+            passwords.append(String(cString: used))
+        }
+        let secrets = Secrets(
+            passwords: passwords,
+            unparsedConnectionString: parsed == nil ? connectionString : nil)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let error = Self.failure(of: connection, secrets: secrets)
+            PQfinish(connection)
+            throw error
+        }
+        self.connection = connection
+        self.secrets = secrets
+        side = SideState(connection)
+    }
+
+    deinit {
+        side.close()
+        PQfinish(connection)
+    }
+
+    private static func connect(_ pairs: [(String, String)]) -> OpaquePointer? {
+        let keywords = pairs.map { strdup($0.0) }
+        let values = pairs.map { strdup($0.1) }
+        defer { (keywords + values).forEach { free($0) } }
+        let keywordArray = keywords.map { UnsafePointer($0) } + [nil]
+        let valueArray = values.map { UnsafePointer($0) } + [nil]
+        return PQconnectdbParams(keywordArray, valueArray, 1)
+    }
+
+    /// A failed connection's error; a missing password said plainly.
+    private static func failure(of connection: OpaquePointer?, secrets: Secrets) -> PostgresError {
+        var error = PostgresError.connectionFailure(connection, secrets: secrets)
+        if let connection, PQconnectionNeedsPassword(connection) != 0 {
+            let user = PQuser(connection).map { String(cString: $0) } ?? ""
+            error.kind = .authentication
+            error.sqlState = "28P01"
+            error.message = secrets.scrub(
+                "no password supplied for user \"\(user)\": the server asks for one "
+                + "(give it in the URL, PGPASSWORD or ~/.pgpass)")
+        }
+        return error
+    }
+
+    // MARK: - Status
+
+    /// Whether the connection is usable. Waits for a running statement.
+    public var status: Status {
+        withConnection { PQstatus($0) == CONNECTION_OK ? .ok : .bad }
+    }
+
+    /// Closes the connection and opens it again with the same options,
+    /// after the server restarted or the network broke. With several
+    /// hosts, libpq tries them again in order.
+    ///
+    /// - throws: A ``PostgresError`` when the server cannot be reached.
+    public func reset() throws {
+        try withConnection { connection in
+            PQreset(connection)
+            side.renew(connection)
+            guard PQstatus(connection) == CONNECTION_OK else {
+                throw PostgresError.connectionFailure(connection, secrets: secrets)
+            }
+        }
+    }
+
+    // MARK: - Connection facts
+
+    /// The host the connection reached (a name, an address, or a Unix
+    /// socket directory such as `/var/run/postgresql`).
+    public var host: String { fact(PQhost) }
+    /// The port the connection reached, as text (`"5432"`).
+    public var port: String { fact(PQport) }
+    /// The database name.
+    public var databaseName: String { fact(PQdb) }
+    /// The role name.
+    public var user: String { fact(PQuser) }
+    /// The server's version as a number: 150004 for 15.4.
+    public var serverVersion: Int { withConnection { Int(PQserverVersion($0)) } }
+    /// The server process serving this connection (`pg_backend_pid()`), as
+    /// ``PostgresNotification/processID`` reports a notifier.
+    public var processID: Int32 { withConnection { PQbackendPID($0) } }
+
+    /// A setting the server reports to every client on its own
+    /// (`server_version`, `in_hot_standby`, `TimeZone`,
+    /// `default_transaction_read_only`…), or nil if it reports none by
+    /// that name.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// connection.parameterStatus("server_version")   // "15.4 (Debian 15.4-1)"
+    /// ```
+    public func parameterStatus(_ name: String) -> String? {
+        withConnection { PQparameterStatus($0, name).map { String(cString: $0) } }
+    }
+
+    /// Whether the server is a hot standby, which accepts only reads; nil
+    /// before PostgreSQL 14, which does not report it.
+    public var isInHotStandby: Bool? {
+        parameterStatus("in_hot_standby").map { $0 == "on" }
+    }
+
+    /// "tracks on db.example.com:5432": the database and where it is, for
+    /// a title. Never the password.
+    public var displayName: String {
+        PostgresConnectionString(host: host, port: port, databaseName: databaseName, user: user)
+            .displayName
+    }
+
+    private func fact(_ read: (OpaquePointer) -> UnsafeMutablePointer<CChar>?) -> String {
+        withConnection { read($0).map { String(cString: $0) } ?? "" }
+    }
+
+    // MARK: - Cancel
+
+    /// Asks the server to stop the statement this connection runs, from
+    /// any thread; the running call then throws a ``PostgresError`` of kind
+    /// ``PostgresError/Kind/canceled``. Does nothing when no statement
+    /// runs.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// DispatchQueue.global().asyncAfter(deadline: .now() + 1) { connection.cancel() }
+    /// try connection.execute("SELECT pg_sleep(10)")   // throws after 1 s
+    /// ```
+    ///
+    /// - important: Inside a transaction, a canceled statement aborts the
+    ///   transaction, as any failed statement does.
+    public func cancel() {
+        side.cancel(markingCanceled: true)
+    }
+
+    /// The connection's socket, to wait on for notifications (a
+    /// `DispatchSource.makeReadSource`) without a statement. Changes after
+    /// ``reset()``.
+    public var socket: Int32 { side.socket }
+
+    // MARK: - The lock
+
+    /// Runs `body` with the libpq connection, one thread at a time.
+    func withConnection<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+}
+
+extension PostgresConnectionString {
+    /// A string's facts, from a connection's.
+    init(host: String, port: String, databaseName: String, user: String) {
+        self.host = host
+        self.port = port
+        self.databaseName = databaseName
+        self.user = user
+        options = ["host": host, "port": port, "dbname": databaseName, "user": user]
+    }
+}
+
+// MARK: - Side state
+
+/// What a connection's callers reach while a statement runs: the cancel
+/// object (libpq's PQcancel is safe from any thread), whether the running
+/// statement was canceled on request, and the socket.
+// @unchecked: every field is guarded by `lock`.
+final class SideState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelObject: OpaquePointer?
+    private var canceled = false
+    private var currentSocket: Int32 = -1
+
+    init(_ connection: OpaquePointer) {
+        renew(connection)
+    }
+
+    /// After connect and reset: a new server process, a new socket.
+    func renew(_ connection: OpaquePointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cancelObject { PQfreeCancel(cancelObject) }
+        cancelObject = PQgetCancel(connection)
+        currentSocket = PQsocket(connection)
+    }
+
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cancelObject { PQfreeCancel(cancelObject) }
+        cancelObject = nil
+    }
+
+    var socket: Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentSocket
+    }
+
+    /// Sends a cancel request. `markingCanceled` is false when the library
+    /// stops a statement itself (a stream its caller left early): then the
+    /// server's "canceled" error is expected and dropped.
+    func cancel(markingCanceled: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if markingCanceled { canceled = true }
+        guard let cancelObject else { return }
+        var message = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancelObject, &message, Int32(message.count))
+    }
+
+    /// Called before each statement: a cancel asked before it started
+    /// does not apply to it.
+    func beginStatement() {
+        lock.lock()
+        defer { lock.unlock() }
+        canceled = false
+    }
+
+    var wasCanceled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return canceled
+    }
+}

@@ -1,0 +1,261 @@
+import CLibPQ
+
+/// A PostgreSQL connection string, read without connecting: the host,
+/// port, database and user it names, for a title; and its redacted form,
+/// for display.
+///
+/// Every form libpq accepts is understood, since libpq itself parses it
+/// (`PQconninfoParse`): `postgres://` and `postgresql://` URLs, key/value
+/// strings (`"host=db dbname=tracks"`), and a bare database name. Values
+/// that come from elsewhere at connection time (the `PG*` environment
+/// variables, a service file, libpq's defaults) are not filled in: they
+/// are nil here. A connection knows them once open
+/// (``PostgresConnection/host``…).
+///
+/// For example:
+///
+/// ```swift
+/// let string = try PostgresConnectionString("postgres://ann:secret@db.example.com/tracks")
+/// string.displayName                      // "tracks on db.example.com"
+/// PostgresConnectionString.redacted("postgres://ann:secret@db.example.com/tracks")
+///                                         // "postgres://ann:***@db.example.com/tracks"
+/// ```
+public struct PostgresConnectionString: Sendable, Equatable {
+    /// The host or hosts (`"db1,db2"`), or a Unix socket directory
+    /// (`"/var/run/postgresql"`); nil when the string names none.
+    public var host: String?
+    /// The port or ports (`"5432,5433"`); nil when the string names none.
+    public var port: String?
+    /// The database name; nil when the string names none.
+    public var databaseName: String?
+    /// The role name; nil when the string names none.
+    public var user: String?
+    /// Every option the string sets, by libpq's keyword (`"sslmode"`,
+    /// `"target_session_attrs"`…), except the password, which is never
+    /// kept.
+    public var options: [String: String]
+
+    /// Parses `string` as libpq does.
+    ///
+    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/usage``
+    ///   when libpq refuses the string; its message holds no password.
+    public init(_ string: String) throws {
+        var options = try Self.parse(string)
+        options["password"] = nil
+        self.options = options
+        host = options["host"] ?? options["hostaddr"]
+        port = options["port"]
+        databaseName = options["dbname"]
+        user = options["user"]
+    }
+
+    /// "tracks on db.example.com:5433": the database, and where it is, for
+    /// a title. Never the password.
+    public var displayName: String {
+        let place = Self.place(host: host, port: port)
+        switch (databaseName, place) {
+        case let (name?, place?): return "\(name) on \(place)"
+        case let (name?, nil): return name
+        case let (nil, place?): return "PostgreSQL on \(place)"
+        case (nil, nil): return "PostgreSQL"
+        }
+    }
+
+    /// `"db1:5432,db2:5433"` from libpq's comma-separated lists.
+    static func place(host: String?, port: String?) -> String? {
+        guard let host, !host.isEmpty else { return nil }
+        let hosts = host.split(separator: ",", omittingEmptySubsequences: false)
+        let ports = (port ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        if port == nil || port == "" { return host }
+        if ports.count == 1 { return hosts.map { "\($0):\(ports[0])" }.joined(separator: ",") }
+        guard ports.count == hosts.count else { return host }
+        return zip(hosts, ports).map { "\($0):\($1)" }.joined(separator: ",")
+    }
+
+    // MARK: - Redaction
+
+    /// `string` with any password replaced by `***`: the `user:password@`
+    /// of a URL, its `password=` query parameter, and the `password=` of a
+    /// key/value string. Works on strings libpq would refuse too, so that
+    /// whatever a user typed can be shown.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// PostgresConnectionString.redacted("host=db password='s e c' dbname=t")
+    /// // "host=db password=*** dbname=t"
+    /// ```
+    public static func redacted(_ string: String) -> String {
+        if isURI(string) {
+            return redactingQueryPasswords(in: redactingUserInfo(in: string))
+        }
+        return redactingKeyValuePasswords(in: string)
+    }
+
+    /// Whether libpq reads `string` as a URL (`PQconnectdbParams`'s
+    /// expand_dbname rule).
+    static func isURI(_ string: String) -> Bool {
+        string.hasPrefix("postgresql://") || string.hasPrefix("postgres://")
+    }
+
+    /// Whether libpq reads `string` as a connection string rather than a
+    /// database name: a URL, or text with an `=`.
+    static func isConnectionString(_ string: String) -> Bool {
+        isURI(string) || string.contains("=")
+    }
+
+    /// Every option `string` sets, password included: libpq's own parse.
+    static func parse(_ string: String) throws -> [String: String] {
+        guard isConnectionString(string) else {
+            return string.isEmpty ? [:] : ["dbname": string]
+        }
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        guard let parsed = PQconninfoParse(string, &errorMessage) else {
+            let raw = errorMessage.map { String(cString: $0) } ?? "invalid connection string"
+            PQfreemem(errorMessage)
+            let secrets = Secrets(passwords: [], unparsedConnectionString: string)
+            throw PostgresError(kind: .usage, message: secrets.scrub(oneLine(raw)))
+        }
+        defer { PQconninfoFree(parsed) }
+        var options: [String: String] = [:]
+        var option = parsed
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val {
+                options[String(cString: keyword)] = String(cString: value)
+            }
+            option += 1
+        }
+        return options
+    }
+}
+
+// MARK: - Redaction helpers
+
+/// Replaces the password of every `scheme://user:password@` in `text`.
+func redactingUserInfo(in text: String) -> String {
+    var result = ""
+    var rest = text[...]
+    while let schemeEnd = rest.firstRange(of: "://") {
+        result += rest[..<schemeEnd.upperBound]
+        rest = rest[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { "/?#".contains($0) || $0.isWhitespace } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@"),
+           let colon = authority[..<at].firstIndex(of: ":")
+        {
+            result += rest[...colon] + "***"
+            rest = rest[at...]
+        }
+    }
+    return result + rest
+}
+
+/// Replaces the value of every `password=` parameter of a URL's query.
+private func redactingQueryPasswords(in uri: String) -> String {
+    guard let question = uri.firstIndex(of: "?") else { return uri }
+    let query = uri[uri.index(after: question)...]
+    let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+        guard let equal = parameter.firstIndex(of: "="),
+              percentDecoded(parameter[..<equal]) == "password" else { return String(parameter) }
+        return parameter[...equal] + "***"
+    }
+    return uri[...question] + parameters.joined(separator: "&")
+}
+
+/// Replaces the value of every `password = value` of a key/value string,
+/// or of a message that may echo one. A quoted value ends at its closing
+/// quote (backslash escapes it, as libpq reads it); a bare one at a space.
+func redactingKeyValuePasswords(in text: String) -> String {
+    var result = ""
+    var rest = text[...]
+    while let keyword = rest.firstRange(of: "password") {
+        result += rest[..<keyword.upperBound]
+        rest = rest[keyword.upperBound...]
+        var cursor = rest.drop { $0 == " " }
+        guard cursor.first == "=" else { continue }
+        cursor = cursor.dropFirst().drop { $0 == " " }
+        result += "=***"
+        if cursor.first == "'" {
+            var index = cursor.index(after: cursor.startIndex)
+            while index < cursor.endIndex, cursor[index] != "'" {
+                if cursor[index] == "\\" { index = cursor.index(after: index) }
+                if index < cursor.endIndex { index = cursor.index(after: index) }
+            }
+            rest = index < cursor.endIndex ? cursor[cursor.index(after: index)...] : cursor[index...]
+        } else {
+            rest = cursor.drop { !$0.isWhitespace }
+        }
+    }
+    return result + rest
+}
+
+private func percentDecoded(_ text: Substring) -> String {
+    var bytes: [UInt8] = []
+    var utf8 = text.utf8[...]
+    while let byte = utf8.first {
+        utf8 = utf8.dropFirst()
+        if byte == UInt8(ascii: "%"), utf8.count >= 2,
+           let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+        {
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        } else {
+            bytes.append(byte)
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+// MARK: - Secrets
+
+/// What must never reach a message: the passwords a connection used or
+/// was given. When a connection string could not be parsed, its password
+/// is unknown: then every quoted fragment of a message that comes from the
+/// string is cut too (libpq quotes the part it could not read).
+struct Secrets: Sendable {
+    var passwords: [String]
+    var unparsedConnectionString: String?
+
+    init(passwords: [String], unparsedConnectionString: String? = nil) {
+        // Longest first, so that a password containing another is cut whole.
+        self.passwords = Array(Set(passwords.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
+        self.unparsedConnectionString = unparsedConnectionString
+    }
+
+    /// `text` without any password.
+    func scrub(_ text: String) -> String {
+        var text = text
+        for password in passwords {
+            text = text.replacing(password, with: "***")
+        }
+        text = redactingKeyValuePasswords(in: redactingUserInfo(in: text))
+        if let unparsedConnectionString {
+            text = cuttingQuotedFragments(of: unparsedConnectionString, in: text)
+        }
+        return text
+    }
+
+    private func cuttingQuotedFragments(of source: String, in text: String) -> String {
+        let parts = text.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.enumerated().map { index, part in
+            // Odd parts are inside quotes; keywords such as "dbname" stay.
+            let isQuoted = index % 2 == 1 && index < parts.count - 1
+            guard isQuoted, !part.isEmpty, source.contains(part),
+                  !Self.keywords.contains(String(part)) else { return String(part) }
+            return "…"
+        }.joined(separator: "\"")
+    }
+
+    /// libpq's keywords, which its messages quote and which hold no secret.
+    private static let keywords: Set<String> = {
+        var names: Set<String> = []
+        guard let defaults = PQconndefaults() else { return names }
+        defer { PQconninfoFree(defaults) }
+        var option = defaults
+        while let keyword = option.pointee.keyword {
+            names.insert(String(cString: keyword))
+            option += 1
+        }
+        return names
+    }()
+}
