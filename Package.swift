@@ -99,6 +99,7 @@ let package = Package(
                 "LiveTableCore",
                 "ReactiveGRDB",
                 "SQLiteCommandLine",
+                "PostgresServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]),

@@ -37,4 +37,26 @@ public enum ProcessMetrics {
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
+
+    /// The CPU time used so far by process `pid` (user + system), in
+    /// seconds, from `/proc/<pid>/stat`: any process of the machine, such
+    /// as a database server's backend, whoever runs it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let before = ProcessMetrics.cpuSeconds(ofProcess: backend) ?? 0
+    /// ```
+    ///
+    /// - returns: nil when the process does not exist (or not on Linux).
+    public static func cpuSeconds(ofProcess pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command name, which may hold spaces and parentheses:
+        // the state (field 3), …, utime (14) and stime (15), in clock ticks.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
 }
