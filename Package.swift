@@ -172,7 +172,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "PostgresClientTests",
-            dependencies: ["PostgresClient"],
+            dependencies: ["PostgresClient", "PostgresServer"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

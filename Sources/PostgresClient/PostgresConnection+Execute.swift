@@ -25,6 +25,7 @@ extension PostgresConnection {
     ///   SQLSTATE, a timeout, a cancel, a broken connection.
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
         try withConnection { connection in
+            try refuseWhileStreaming()
             side.beginStatement()
             let result = try withCStrings(parameters) { values in
                 PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -66,22 +67,27 @@ extension PostgresConnection {
     ///
     /// - parameter sql: One SQL statement.
     /// - parameter parameters: The values of `$1`, `$2`…, as text.
-    /// - parameter columns: Called once with the columns, before the first
-    ///   row (and even when no row comes).
+    /// - parameter columns: For a statement that returns rows, called once
+    ///   with the columns, before the first row (and even when no row
+    ///   comes).
     /// - parameter body: Called with each row, valid only during the call.
     ///   Returns false to stop: the library then cancels the statement and
     ///   waits until the server is done, and the call returns normally. A
     ///   body that throws stops the statement in the same way.
     /// - throws: A ``PostgresError`` as ``execute(_:_:)`` does, or what
     ///   `body` or `columns` threw.
-    /// - important: Do not use the connection from `body`: it is busy.
-    ///   Stopping early inside a transaction aborts the transaction.
+    /// - important: The connection is busy until the call returns: a
+    ///   statement started from `body` throws a ``PostgresError`` of kind
+    ///   ``PostgresError/Kind/usage`` (reading ``host`` and the other facts
+    ///   works). Stopping early inside a transaction aborts the
+    ///   transaction.
     public func forEachRow(
         _ sql: String, _ parameters: [String?] = [],
         columns: ([PostgresColumn]) throws -> Void = { _ in },
         _ body: (PostgresRow) throws -> Bool) throws
     {
         try withConnection { connection in
+            try refuseWhileStreaming()
             side.beginStatement()
             let sent = try withCStrings(parameters) { values in
                 PQsendQueryParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -93,6 +99,8 @@ extension PostgresConnection {
             // Without single-row mode (refused only when misused) the rows
             // come in one result, read below all the same.
             _ = PQsetSingleRowMode(connection)
+            isStreaming = true
+            defer { isStreaming = false }
             var stream = RowStream()
             // Every result is read, even after a stop: libpq takes no new
             // statement until the last one (NULL).
@@ -113,6 +121,18 @@ extension PostgresConnection {
                 }
             }
             if let error = stream.error { throw error }
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// A statement started from a forEachRow body, on the thread that holds
+    /// the (recursive) lock, would make libpq drop the rows not read yet.
+    func refuseWhileStreaming() throws {
+        if isStreaming {
+            throw PostgresError(
+                kind: .usage,
+                message: "the connection is busy streaming rows: run this statement on another connection")
         }
     }
 }

@@ -37,7 +37,12 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The libpq connection; only touched while `lock` is held.
     let connection: OpaquePointer
-    let lock = NSLock()
+    /// Recursive, so that a ``forEachRow(_:_:columns:_:)`` body may read
+    /// the connection's facts; a statement started there is refused
+    /// (`isStreaming`) rather than left to deadlock.
+    let lock = NSRecursiveLock()
+    /// True while forEachRow reads its rows; guarded by `lock`.
+    var isStreaming = false
     /// The cancel object and the socket, which callers read while a
     /// statement runs, hence out of `lock`.
     let side: SideState
@@ -88,6 +93,10 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw error
         }
+        // libpq prints the server's notices and warnings ("table does not
+        // exist, skipping") on stderr, which would write over a terminal
+        // screen: drop them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         self.connection = connection
         self.secrets = secrets
         side = SideState(connection)

@@ -130,3 +130,16 @@ final class PostgresPasswordFileTests: XCTestCase {
         }
     }
 }
+
+extension PostgresConnectionTests {
+    func testSeveralHostsFallBackToOneThatAnswers() throws {
+        let cluster = try SharedCluster.get()
+        // The first host refuses (nothing listens on port + 1), the second
+        // answers as a read-write primary.
+        let connection = try PostgresConnection(
+            "postgresql://postgres:\(cluster.password)@127.0.0.1:\(cluster.port + 1),127.0.0.1:\(cluster.port)"
+            + "/postgres?target_session_attrs=read-write&connect_timeout=2")
+        XCTAssertEqual(connection.port, "\(cluster.port)")
+        XCTAssertEqual(connection.displayName, "postgres on 127.0.0.1:\(cluster.port)")
+    }
+}

@@ -88,3 +88,21 @@ final class PostgresStatementTests: XCTestCase {
         XCTAssertEqual(try readOnly.execute("SELECT count(*) FROM readonly_target").rows, [["0"]])
     }
 }
+
+extension PostgresStatementTests {
+    /// libpq's default notice processor writes on stderr, over the screen.
+    func testServerNoticesAreNotWrittenOnStandardError() throws {
+        let file = NSTemporaryDirectory() + "LiveTable-stderr-\(UUID().uuidString)"
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let savedStandardError = dup(2)
+        dup2(descriptor, 2)
+        close(descriptor)
+        _ = try? connection.execute("DROP TABLE IF EXISTS no_such_table")   // a NOTICE
+        _ = try? connection.execute("DO $$ BEGIN RAISE WARNING 'careful'; END $$")
+        dup2(savedStandardError, 2)
+        close(savedStandardError)
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "")
+    }
+}

@@ -88,3 +88,18 @@ final class PostgresStreamTests: XCTestCase {
         XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
     }
 }
+
+extension PostgresStreamTests {
+    func testStatementFromTheBodyIsRefusedAndTheFactsAreReadable() throws {
+        var nested: Error?
+        var host: String?
+        try connection.forEachRow("SELECT generate_series(1, 3)") { _ in
+            host = connection.host
+            XCTAssertThrowsError(try connection.execute("SELECT 1")) { nested = $0 }
+            return true
+        }
+        XCTAssertEqual((nested as? PostgresError)?.kind, .usage)
+        XCTAssertEqual(host, "127.0.0.1")
+        XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
+    }
+}
