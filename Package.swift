@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "ReactiveGRDB",
                 "CSQLite",
+                "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
@@ -153,6 +154,8 @@ let package = Package(
             dependencies: [
                 "LiveTableCore",
                 "LiveTableTestSupport",
+                "PostgresClient",
+                "PostgresServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

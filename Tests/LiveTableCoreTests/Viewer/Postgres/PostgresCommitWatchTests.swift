@@ -1,0 +1,223 @@
+import Foundation
+import XCTest
+import LiveTableTestSupport
+import PostgresClient
+import PostgresServer
+@testable import LiveTableCore
+
+/// The watch of a PostgreSQL cluster's commits, against the tests' real
+/// server and a real writer (psql): the token's moves, the standby's replay
+/// position, the fallback without token, LISTEN, a restart, the connection
+/// closed with the last observer, and the idle cost of the poll.
+final class PostgresCommitWatchTests: XCTestCase {
+    /// The viewer's session settings, as `PostgresDatabase` gives them.
+    static let settings = [
+        "application_name": "livetable",
+        "options": "-c default_transaction_read_only=on",
+    ]
+
+    /// A database of its own with a table `track`, written by `writer`.
+    private func makeDatabase(_ name: String) throws -> (server: PostgresServer, writer: PostgresSession) {
+        let server = try PostgresServer.shared
+        try server.createDatabase(name)
+        let writer = try server.session(database: name, as: server.writer)
+        addTeardownBlock { writer.close() }
+        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
+        return (server, writer)
+    }
+
+    func testAnotherSessionsUpdateIsSignalledWithinTwoPolls() throws {
+        let (server, writer) = try makeDatabase("testWatchUpdate")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchUpdate"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
+
+        // Quiet: no write, no signal.
+        let quiet = events.changes
+        Thread.sleep(forTimeInterval: 0.3)  // A span with no write, not a wait on a condition.
+        XCTAssertEqual(events.changes, quiet, "the token moved with no write")
+
+        var delays: [Double] = []
+        for value in 1...10 {
+            // At a random moment of the poll's period: the loop would
+            // otherwise write just after each poll, at the worst moment.
+            Thread.sleep(forTimeInterval: .random(in: 0..<watch.interval))
+            let before = events.changes
+            let committed = try writer.run("UPDATE track SET title = 'v\(value)' WHERE id = 1;")
+            waitUntil("signalled") { events.changes > before }
+            let signalled = events.lastChangeTime
+            delays.append(Double(Int64(signalled) - Int64(committed)) / 1e6)
+        }
+        let sorted = delays.sorted()
+        print("commit → signal, ms: p50 \(sorted[sorted.count / 2]), max \(sorted.last ?? 0)")
+        // Two intervals, and a margin for a machine shared with builds.
+        XCTAssertLessThan(sorted[sorted.count / 2], 100)
+    }
+
+    func testStandbySignalsThePrimarysCommitsAsReplayed() throws {
+        let (server, writer) = try makeDatabase("testWatchStandby")
+        let standby = try server.makeStandby()
+        defer { standby.remove() }
+        let watch = PostgresCommitWatch(
+            connectionString: standby.url(role: standby.viewer, database: "testWatchStandby"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertEqual(events.lastLiveness?.note, "on standby, polled every 0.05 s")
+
+        let before = events.changes
+        try writer.execute("UPDATE track SET title = 'replayed' WHERE id = 1;")
+        waitUntil("the replayed commit signalled") { events.changes > before }
+    }
+
+    func testWithoutTokenFunctionsEveryPollIsAChange() throws {
+        let (server, _) = try makeDatabase("testWatchRevoked")
+        try server.psql(
+            "REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;",
+            database: "testWatchRevoked")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchRevoked"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("re-read at every poll") { events.changes >= 10 }
+        XCTAssertEqual(events.lastLiveness?.note, "re-read every 0.05 s: no commit token")
+        XCTAssertEqual(
+            events.lastLiveness?.reason,
+            "no commit token: permission denied for function pg_current_wal_insert_lsn")
+        XCTAssertEqual(events.losses, [])
+    }
+
+    func testListenSignalsANotificationWithoutPollDelay() throws {
+        let (server, writer) = try makeDatabase("testWatchListen")
+        // A poll of 10 s: only the notification can signal in time.
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchListen"),
+            settings: Self.settings, interval: 10, listen: "track changes")
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertEqual(events.lastLiveness?.note, "polled every 10 s + LISTEN track changes")
+
+        let before = events.changes
+        let committed = try writer.run(
+            "UPDATE track SET title = 'pushed' WHERE id = 1; NOTIFY \"track changes\";")
+        waitUntil("notified", timeout: 2) { events.changes > before }
+        print("commit → notification signal, ms: \(Double(Int64(events.lastChangeTime) - Int64(committed)) / 1e6)")
+    }
+
+    func testRestartIsReportedLostThenSignalledOnceReconnected() throws {
+        let (server, _) = try makeDatabase("testWatchRestart")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchRestart"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+
+        let before = events.changes
+        try server.restart(mode: .fast)
+        waitUntil("lost") { !events.losses.isEmpty }
+        waitUntil("reconnected", timeout: 15) { events.changes > before }
+        XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
+        for loss in events.losses {
+            XCTAssertEqual(loss.kind, .connection)
+            XCTAssertFalse(loss.message.contains(server.viewer.password), "a password in an error")
+            XCTAssertFalse(loss.message.contains("\n"))
+        }
+    }
+
+    func testTheLastObserverGoneTheConnectionCloses() throws {
+        let (server, _) = try makeDatabase("testWatchCloses")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchCloses"),
+            settings: Self.settings)
+        func sessions() throws -> String {
+            try server.psql("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE application_name = 'livetable' AND datname = 'testWatchCloses';
+                """)
+        }
+        let events = EventRecorder()
+        let first = watch.observe(events.record)
+        let second = watch.observe(events.record)
+        waitUntil("connected") { events.changes >= 2 }
+        XCTAssertEqual(try sessions(), "1", "one connection for two observers")
+
+        // An observer replaced (a scroll) keeps the connection.
+        first.cancel()
+        let third = watch.observe(events.record)
+        second.cancel()
+        XCTAssertTrue(watch.isPolling)
+        third.cancel()
+        waitUntil("the poll stopped") { !watch.isPolling }
+        try waitUntil("the session closed") { try sessions() == "0" }
+    }
+
+    func testIdleCPUOfThePoll() throws {
+        let (server, _) = try makeDatabase("testWatchIdleCPU")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchIdleCPU"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+
+        let seconds = 3.0
+        let start = processCPUSeconds()
+        let wallStart = Date()
+        Thread.sleep(forTimeInterval: seconds)  // The span measured, not a wait on a condition.
+        let cpu = processCPUSeconds() - start
+        let perSecond = cpu / Date().timeIntervalSince(wallStart) * 1000
+        print("idle CPU of the commit watch at 0.05 s: \(String(format: "%.2f", perSecond)) ms per second")
+        // The target is 5 ms per second; a margin for a machine shared
+        // with builds.
+        XCTAssertLessThan(perSecond, 10)
+    }
+
+    private func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// The events a watch sent, from its queue.
+final class EventRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changeCount = 0
+    private var changeTime: UInt64 = 0
+    private var lostErrors: [PostgresError] = []
+    private var liveness: ViewerLiveness?
+
+    var record: @Sendable (PostgresCommitWatch.Event) -> Void {
+        { [self] event in
+            lock.withLock {
+                switch event {
+                case .changed:
+                    changeCount += 1
+                    changeTime = DispatchTime.now().uptimeNanoseconds
+                case let .lost(error): lostErrors.append(error)
+                case let .liveness(note): liveness = note
+                }
+            }
+        }
+    }
+
+    var changes: Int { lock.withLock { changeCount } }
+    var lastChangeTime: UInt64 { lock.withLock { changeTime } }
+    var losses: [PostgresError] { lock.withLock { lostErrors } }
+    var lastLiveness: ViewerLiveness? { lock.withLock { liveness } }
+}
