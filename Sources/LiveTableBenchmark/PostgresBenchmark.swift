@@ -155,8 +155,10 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// `samples.idleSeconds`: its CPU, its backends' CPU (from /proc: the
     /// server runs on this machine), and its statements on the server.
     private func idleCosts(_ observer: PostgresSession, viewer: String) throws -> IdleCosts {
-        // The last screens of the commits, and the count they asked for.
-        Thread.sleep(forTimeInterval: 0.5)
+        // The highlights of the last commits fade, redrawing the screen
+        // (for 2.6 s: ChangeHighlighter's strong and fade durations), and
+        // the count they asked for ends: then nothing should draw.
+        Thread.sleep(forTimeInterval: 3)
         let backends = try observer.execute("""
             SELECT pid FROM pg_stat_activity
             WHERE application_name = 'livetable' AND datname = current_database();

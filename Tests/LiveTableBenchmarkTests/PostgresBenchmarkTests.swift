@@ -64,6 +64,48 @@ final class PostgresBenchmarkTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(BenchmarkReport.self, from: JSONEncoder().encode(report)), report)
     }
 
+    // MARK: - A real run
+
+    func testBenchmarkMeasuresTheViewerOnAPostgresTable() throws {
+        var samples = PostgresBenchmark.Samples()
+        samples.rows = 2_000
+        samples.jumps = 2
+        samples.commits = 5
+        samples.idleSeconds = 1
+        let benchmark = PostgresBenchmark(samples: samples, frameTimeout: 20)
+        let done = expectation(description: "the viewer on PostgreSQL measured")
+        nonisolated(unsafe) var result: Result<PostgresFigures, Error>?  // written before `done` is fulfilled
+        DispatchQueue.global().async {
+            result = Result { try benchmark.run() }
+            done.fulfill()
+        }
+        // The viewer's windows are delivered on the main queue, which
+        // waiting drains.
+        wait(for: [done], timeout: 180)
+        let figures = try XCTUnwrap(result).get()
+        XCTAssertEqual(figures.rows, 2_000)
+        XCTAssertEqual(figures.jumps, 2)
+        XCTAssertEqual(figures.poll_interval_ms, 50)
+        XCTAssertGreaterThan(figures.first_rows_ms, 0)
+        XCTAssertGreaterThan(figures.end_ms, 0)
+        XCTAssertGreaterThan(figures.home_ms, 0)
+        // Each commit reached the screen (the run waits for it).
+        XCTAssertEqual(figures.commit_samples, 5)
+        XCTAssertGreaterThan(figures.commit_p50_ms, 0)
+        XCTAssertGreaterThanOrEqual(figures.commit_p99_ms, figures.commit_p50_ms)
+        XCTAssertGreaterThanOrEqual(figures.idle_seconds, 1)
+        XCTAssertGreaterThanOrEqual(figures.idle_cpu_ms_per_s, 0)
+        XCTAssertGreaterThan(figures.peak_rss_mb, 0)
+        // The server saw the viewer's backends, and its poll while nothing
+        // was written (20 a second at 50 ms; fewer on a loaded machine).
+        XCTAssertGreaterThanOrEqual(figures.server_backends, 1)
+        XCTAssertGreaterThanOrEqual(figures.server_cpu_ms_per_s, 0)
+        XCTAssertGreaterThan(figures.server_statements_per_s, 5)
+        XCTAssertGreaterThan(figures.server_exec_ms_per_s, 0)
+        XCTAssertTrue(figures.poll_statement?.contains("_lsn()") == true, "\(figures.poll_statement ?? "none")")
+        XCTAssertEqual(figures.targets.count, 1)
+    }
+
     // MARK: - Support
 
     private func figures(
