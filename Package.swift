@@ -154,8 +154,9 @@ let package = Package(
             dependencies: [
                 "LiveTableCore",
                 "LiveTableTestSupport",
-                "PostgresClient",
+                // The PostgreSQL viewer's tests run against a real server.
                 "PostgresServer",
+                "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

@@ -59,6 +59,15 @@ public final class ReadTicket: @unchecked Sendable {
         lock.withLock { isAbandoned } || deadline.map { ContinuousClock.now >= $0 } ?? false
     }
 
+    /// The seconds left before the read stops by itself, nil when never:
+    /// a server's read gives it as its statement timeout.
+    var remainingTime: TimeInterval? {
+        deadline.map { deadline in
+            let left = ContinuousClock.now.duration(to: deadline).components
+            return max(0, Double(left.seconds) + Double(left.attoseconds) / 1e18)
+        }
+    }
+
     /// True when its time ran out (not abandoned).
     var isOutOfTime: Bool {
         deadline.map { ContinuousClock.now >= $0 } ?? false

@@ -40,12 +40,12 @@ struct RowIdentityLookup: Equatable, Sendable {
 
     /// `SELECT 1 FROM table WHERE (id IS ?) LIMIT 1`: one search of the
     /// key, with `IS` so that the key's index is used whatever the values
-    /// (SQLite plans `a IS ?` as `a = ?` on a key that holds no NULL).
-    var sql: String {
-        let equality = " \(source.dialect.nullMatchingEquality) "
-        let condition = SQLFragment.joined(
-            identity.map { SQLFragment($0 + equality) + .placeholder }, separator: " AND ")
-        return source.selectSQL(columns: ["1"], where: condition) + " LIMIT 1"
+    /// (SQLite plans `a IS ?` as `a = ?` on a key that holds no NULL);
+    /// `id = $1` in PostgreSQL (`SQLDialect.KeyEquality`). The statement
+    /// and its arguments for `values`.
+    func statement(for values: [DatabaseValue]) -> (sql: String, arguments: [DatabaseValue]) {
+        let (condition, arguments) = source.dialect.matching(identity, values)
+        return (source.selectSQL(columns: ["1"], where: condition) + " LIMIT 1", arguments)
     }
 
     /// The identities among `identities` that no row of the table has:
@@ -57,11 +57,11 @@ struct RowIdentityLookup: Equatable, Sendable {
     /// - returns: The identities of `identities` that the table lacks.
     func missing(_ db: some RowReading, among identities: [[DatabaseValue]]) throws -> [[DatabaseValue]] {
         guard !identities.isEmpty, !identity.isEmpty else { return [] }
-        // One cached statement, run once per identity.
-        let sql = self.sql
+        // One cached statement (SQLite), run once per identity.
         return try identities.filter { values in
             guard values.count == identity.count else { return true }
-            return try db.fetchInt(sql, arguments: values) == nil
+            let (sql, arguments) = statement(for: values)
+            return try db.fetchInt(sql, arguments: arguments) == nil
         }
     }
 }

@@ -110,18 +110,16 @@ extension RowOrdering {
             let count = try db.fetchInt(sql, arguments: equal.arguments) ?? 0
             return position.occurrence < count ? position : nil
         }
-        var conditions: [SQLFragment] = []
-        var arguments: [DatabaseValue] = []
+        var values: [DatabaseValue] = []
         for expression in source.identityExpressions {
             guard let index = keyExpressions.firstIndex(of: expression) else { return nil }
-            conditions.append(matching(expression))
-            arguments.append(position.key[index])
+            values.append(position.key[index])
         }
+        let (condition, arguments) = matching(source.identityExpressions, values)
         // The key values are read as stored, not decoded, so that they bind
         // back exactly (a blob stays a blob). A row that the filter no
         // longer keeps is gone.
-        let sql = source.selectSQL(
-            columns: keyExpressions, where: SQLFragment.joined(conditions, separator: " AND ")) + " LIMIT 1"
+        let sql = source.selectSQL(columns: keyExpressions, where: condition) + " LIMIT 1"
         guard let key = try db.firstRowValues(sql, arguments: arguments) else {
             return nil
         }

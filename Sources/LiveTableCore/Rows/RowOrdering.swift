@@ -127,7 +127,7 @@ public struct RowOrdering: Equatable, Sendable {
         if let sortColumn {
             guard let column = source.columns.first(where: { $0.name == sortColumn })
                 ?? source.columns.first(where: { $0.name.lowercased() == sortColumn.lowercased() }),
-                let expression = source.expression(ofColumn: column.name)
+                let expression = source.orderExpression(ofColumn: column.name)
             else {
                 throw SourceError.noSuchColumn(name: sortColumn, source: source.name, columns: source.columnNames)
             }
@@ -208,14 +208,15 @@ public struct RowOrdering: Equatable, Sendable {
 
     /// The rows whose key equals `key`.
     func equal(to key: [DatabaseValue], forward: Bool) -> [Range] {
-        let conditions = keyColumns.map { matching($0.expression) }
-        return [Range(condition: SQLFragment.joined(conditions, separator: " AND "), arguments: key, forward: forward)]
+        let (condition, arguments) = matching(keyColumns.map(\.expression), key)
+        return [Range(condition: condition, arguments: arguments, forward: forward)]
     }
 
-    /// `x IS ?` (SQLite), `x IS NOT DISTINCT FROM $n` (PostgreSQL): true
-    /// when `x` is the argument, NULL included.
-    func matching(_ expression: String) -> SQLFragment {
-        SQLFragment("\(expression) \(dialect.nullMatchingEquality) ") + .placeholder
+    /// `x IS ? AND y IS ?` (SQLite); `x = $1 AND y IS NULL` (PostgreSQL,
+    /// see `SQLDialect.KeyEquality`): true when each expression is its
+    /// value, NULL included; and the arguments it takes.
+    func matching(_ expressions: [String], _ values: [DatabaseValue]) -> (SQLFragment, [DatabaseValue]) {
+        dialect.matching(expressions, values)
     }
 
     /// The rows strictly after `key`, closest first.
@@ -263,11 +264,12 @@ public struct RowOrdering: Equatable, Sendable {
                 steps = column.isNotNull
                     ? [(comparison, [value])] : [(comparison, [value]), (SQLFragment(" IS NULL"), [])]
             }
-            let prefix = keyColumns[..<position].map { matching($0.expression) }
+            let (prefix, prefixArguments) = matching(keyColumns[..<position].map(\.expression), Array(key[..<position]))
             for (test, arguments) in steps {
+                let condition = SQLFragment(column.expression) + test
                 result.append(Range(
-                    condition: SQLFragment.joined(prefix + [SQLFragment(column.expression) + test], separator: " AND "),
-                    arguments: Array(key[..<position]) + arguments,
+                    condition: position == 0 ? condition : SQLFragment.joined([prefix, condition], separator: " AND "),
+                    arguments: prefixArguments + arguments,
                     forward: after))
             }
         }

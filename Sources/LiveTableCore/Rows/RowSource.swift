@@ -46,6 +46,12 @@ public struct RowSource: Equatable, Sendable {
     /// How the statements of the source are written (quoting, NULLs,
     /// placeholders): `.sqlite` unless made for another database.
     public let dialect: SQLDialect
+    /// The SQL expressions by which each column is ordered, where they
+    /// differ from `columnExpressions`: PostgreSQL orders no `json`, `xml`
+    /// or `point` value, which are then ordered by their text
+    /// (`"doc"::text`). Nil: the columns themselves (SQLite orders any
+    /// value).
+    var orderExpressions: [String]?
 
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
@@ -274,12 +280,19 @@ public struct RowSource: Equatable, Sendable {
             .map { columnExpressions[$0] }
     }
 
+    /// The SQL expression by which the column named `name` is ordered
+    /// (`orderExpressions`).
+    func orderExpression(ofColumn name: String) -> String? {
+        columns.firstIndex { $0.name == name }
+            .map { (orderExpressions ?? columnExpressions)[$0] }
+    }
+
     /// The SQL expressions of the identity (all columns when there is none).
     var identityExpressions: [String] {
         switch identity {
         case let .rowid(name): return [name]
         case let .primaryKey(names): return names.map { dialect.quoted($0) }
-        case .none: return columnExpressions
+        case .none: return orderExpressions ?? columnExpressions
         }
     }
 }

@@ -1,3 +1,5 @@
+import GRDB
+
 /// How the window engine spells its SQL for one database: quoting, the
 /// equality that matches NULL, where NULL sorts, placeholders, index
 /// hints, the search's containment test, subqueries.
@@ -54,12 +56,23 @@ public struct SQLDialect: Equatable, Sendable {
         }
     }
 
+    /// How the engine writes "this key column is this value", NULL
+    /// included: a key may hold NULL, and `x = NULL` matches nothing.
+    public enum KeyEquality: Equatable, Sendable {
+        /// `x IS ?`: one operator that takes NULL for equal to NULL, with
+        /// the value as its argument whatever it is. SQLite plans `x IS ?`
+        /// as an index search, as it does `x = ?`.
+        case nullMatchingOperator(String)
+        /// `x = $n` for a value, `x IS NULL` (no argument) for NULL.
+        /// PostgreSQL's `x IS NOT DISTINCT FROM $n` is no index condition:
+        /// the planner reads it as a filter of every row, and sorts them.
+        case equalsOrIsNull
+    }
+
     /// How arguments are marked.
     public var placeholders: Placeholders
-    /// The operator of the equality that takes NULL for equal to NULL
-    /// (`x IS ?`, `x IS NOT DISTINCT FROM $1`): a key may hold NULL, and
-    /// `=` would then match nothing.
-    public var nullMatchingEquality: String
+    /// How a key column is matched to a key value, NULL included.
+    public var keyEquality: KeyEquality
     /// True when NULL sorts before every value in ascending order
     /// (SQLite); false when after (PostgreSQL's default, `NULLS LAST`).
     /// The keyset ranges follow it, so that they read rows in the order
@@ -87,11 +100,11 @@ public struct SQLDialect: Equatable, Sendable {
     /// dialect.sortsNullsFirst = true // a database whose NULLs sort first
     /// ```
     public init(
-        placeholders: Placeholders, nullMatchingEquality: String, sortsNullsFirst: Bool,
+        placeholders: Placeholders, keyEquality: KeyEquality, sortsNullsFirst: Bool,
         supportsIndexedBy: Bool, containment: Containment, trueCondition: String, subqueryAlias: String)
     {
         self.placeholders = placeholders
-        self.nullMatchingEquality = nullMatchingEquality
+        self.keyEquality = keyEquality
         self.sortsNullsFirst = sortsNullsFirst
         self.supportsIndexedBy = supportsIndexedBy
         self.containment = containment
@@ -109,36 +122,12 @@ public struct SQLDialect: Equatable, Sendable {
     /// ```
     public static let sqlite = SQLDialect(
         placeholders: .questionMarks,
-        nullMatchingEquality: "IS",
+        keyEquality: .nullMatchingOperator("IS"),
         sortsNullsFirst: true,
         supportsIndexedBy: true,
         containment: Containment(beforeColumn: "instr(lower(", beforeText: "), lower(", afterText: ")) > 0"),
         trueCondition: "1",
         subqueryAlias: "")
-
-    /// PostgreSQL's: `$1…$n`, `x IS NOT DISTINCT FROM $1`, NULL last in
-    /// ascending order (first in descending order, as `ORDER BY x DESC`
-    /// and a B-tree index read backwards give them), no index hint, the
-    /// search on the value's text (`strpos(lower(x::text), lower($1)) > 0`:
-    /// any type, no `LIKE` pattern), `count(*)` of an aliased subquery.
-    ///
-    /// The PostgreSQL implementation of the viewer's data layer makes its
-    /// sources with it (`RowSource.table(_:dialect:)`) and runs the
-    /// statements on a connection that conforms to `RowReading`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let source = RowSource.table(schema, dialect: .postgres)
-    /// ```
-    public static let postgres = SQLDialect(
-        placeholders: .dollarNumbers,
-        nullMatchingEquality: "IS NOT DISTINCT FROM",
-        sortsNullsFirst: false,
-        supportsIndexedBy: false,
-        containment: Containment(beforeColumn: "strpos(lower(", beforeText: "::text), lower(", afterText: ")) > 0"),
-        trueCondition: "TRUE",
-        subqueryAlias: " AS \"rows\"")
 
     /// The name as a quoted identifier, its own double quotes doubled
     /// (both databases quote with `"`).
@@ -175,6 +164,36 @@ public struct SQLDialect: Equatable, Sendable {
         switch placeholders {
         case .questionMarks: return "?"
         case .dollarNumbers: return "$\(number)"
+        }
+    }
+
+    /// The condition that each of `expressions` is its value of
+    /// `values` (NULL included), joined by `AND`, and its arguments, as
+    /// `keyEquality` writes it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// SQLDialect.sqlite.matching(["a", "b"], [1.databaseValue, .null])   // a IS ? AND b IS ?, [1, NULL]
+    /// SQLDialect.postgres.matching(["a", "b"], [1.databaseValue, .null]) // a = $1 AND b IS NULL, [1]
+    /// ```
+    func matching(_ expressions: [String], _ values: [DatabaseValue]) -> (SQLFragment, [DatabaseValue]) {
+        switch keyEquality {
+        case let .nullMatchingOperator(spelling):
+            let conditions = expressions.map { SQLFragment("\($0) \(spelling) ") + .placeholder }
+            return (SQLFragment.joined(conditions, separator: " AND "), values)
+        case .equalsOrIsNull:
+            var conditions: [SQLFragment] = []
+            var arguments: [DatabaseValue] = []
+            for (expression, value) in zip(expressions, values) {
+                if value.isNull {
+                    conditions.append(SQLFragment("\(expression) IS NULL"))
+                } else {
+                    conditions.append(SQLFragment("\(expression) = ") + .placeholder)
+                    arguments.append(value)
+                }
+            }
+            return (SQLFragment.joined(conditions, separator: " AND "), arguments)
         }
     }
 

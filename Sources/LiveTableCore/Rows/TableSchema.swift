@@ -24,6 +24,11 @@ public struct TableSchema: Equatable, Sendable {
         case virtual
         /// A table that stores the content of a virtual table.
         case shadow
+        /// A PostgreSQL materialized view: a query's rows, stored until
+        /// refreshed.
+        case materializedView
+        /// A PostgreSQL foreign table, whose rows another server holds.
+        case foreignTable
 
         /// One plain word for the kind, as lists of tables show it.
         ///
@@ -39,6 +44,8 @@ public struct TableSchema: Equatable, Sendable {
             case .view: return "view"
             case .virtual: return "virtual"
             case .shadow: return "shadow"
+            case .materializedView: return "materialized view"
+            case .foreignTable: return "foreign table"
             }
         }
     }
@@ -158,7 +165,7 @@ public struct TableSchema: Equatable, Sendable {
         let type: String
         switch kind {
         case .table, .withoutRowidTable: type = "table"
-        case .view: type = "view"
+        case .view, .materializedView, .foreignTable: type = "view"
         case .virtual: type = "virtual"
         case .shadow: type = "shadow"
         }
@@ -230,7 +237,7 @@ public struct TableSchema: Equatable, Sendable {
         }
         let identity: RowIdentity
         switch kind {
-        case .view:
+        case .view, .materializedView, .foreignTable:
             identity = .none
         case .withoutRowidTable:
             let primaryKey = rows

@@ -194,8 +194,9 @@ public enum RowExport {
     }
 }
 
-/// The export's output buffer, handed to its writer when full.
-private struct ExportOutput {
+/// The export's output buffer, handed to its writer when full: SQLite's
+/// export and PostgreSQL's (`PostgresDatabase.export`) write through it.
+struct ExportOutput {
     var bytes: [UInt8] = []
     let write: (UnsafeRawBufferPointer) throws -> Void
 
@@ -212,7 +213,9 @@ private struct ExportOutput {
     }
 }
 
-/// A value as SQLite stores it, its text and BLOB bytes read in place.
+/// A value as a database holds it, its text and BLOB bytes read in place:
+/// what `RowEncoder` encodes. SQLite's statements give their columns as
+/// such; PostgreSQL's text values are `.text`, or a number for JSON.
 enum StoredValue {
     case null
     case integer(Int64)

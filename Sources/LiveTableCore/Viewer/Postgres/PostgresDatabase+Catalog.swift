@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+import PostgresClient
+
+// MARK: - The catalog
+
+/// A relation of the catalog: a table, view, materialized view or foreign
+/// table, with its schema.
+///
+/// Names: a relation of the `public` schema is shown bare (`tracks`), any
+/// other qualified (`sales.orders`), each part as the catalog spells it,
+/// unquoted. A name given to open is matched exactly against those first,
+/// then as `schema.table` (`public.tracks`), then as SQL would read it
+/// (`sales."Order"`, `"a.b"`), then ignoring case.
+struct PostgresRelation: Equatable, Sendable {
+    var oid: String
+    var schema: String
+    var name: String
+    /// `pg_class.relkind`: r, p, v, m, f.
+    var relkind: String
+
+    /// The name shown: bare in `public`, `schema.name` elsewhere.
+    var displayName: String {
+        schema == "public" ? name : schema + "." + name
+    }
+
+    var kind: TableSchema.Kind {
+        switch relkind {
+        case "v": return .view
+        case "m": return .materializedView
+        case "f": return .foreignTable
+        default: return .table
+        }
+    }
+}
+
+extension PostgresDatabase {
+    /// The relations that `listTables` shows: tables (partitioned ones,
+    /// not their partitions), views, materialized views and foreign tables
+    /// of every schema but PostgreSQL's own, that the role may read.
+    static let listSQL = """
+        SELECT c.oid, n.nspname, c.relname, c.relkind
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+          AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'
+          AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT')
+        """
+
+    /// Every relation a name may open, readable or not (a table the role
+    /// may not read is refused by the server, in one line, rather than
+    /// said to be missing).
+    static let allRelationsSQL = """
+        SELECT c.oid, n.nspname, c.relname, c.relkind
+        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+          AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'
+        """
+
+    static func relations(_ reader: PostgresReader, sql: String) throws -> [PostgresRelation] {
+        try reader.execute(sql).rows.compactMap { row in
+            guard row.count == 4, let oid = row[0], let schema = row[1], let name = row[2], let kind = row[3] else {
+                return nil
+            }
+            return PostgresRelation(oid: oid, schema: schema, name: name, relkind: kind)
+        }
+        .sorted { ($0.displayName, $0.schema) < ($1.displayName, $1.schema) }
+    }
+
+    /// The relation that `name` names (see `PostgresRelation`).
+    ///
+    /// - throws: `SourceError.noSuchTable`, listing the readable ones.
+    static func relation(named name: String, _ reader: PostgresReader) throws -> PostgresRelation {
+        let all = try relations(reader, sql: allRelationsSQL)
+        if let found = all.first(where: { $0.displayName == name })
+            ?? all.first(where: { $0.schema + "." + $0.name == name })
+            ?? sqlName(name).flatMap({ parts in all.first { ($0.schema, $0.name) == parts } })
+            ?? all.first(where: { $0.displayName.lowercased() == name.lowercased() })
+        {
+            return found
+        }
+        throw SourceError.noSuchTable(name: name, tables: try relations(reader, sql: listSQL).map(\.displayName))
+    }
+
+    /// `name` read as SQL reads a relation's name: `"Sales"."Order"`,
+    /// `sales.orders` (unquoted parts folded to lowercase), one part in
+    /// `public`; nil when it is not such a name.
+    static func sqlName(_ name: String) -> (String, String)? {
+        var parts: [String] = []
+        var current = ""
+        var scalars = Substring(name).unicodeScalars[...]
+        var quotedPart = false
+        while let scalar = scalars.popFirst() {
+            if scalar == "\"" {
+                // A quoted part: up to the closing quote, "" being a quote.
+                while true {
+                    guard let next = scalars.popFirst() else { return nil }
+                    if next == "\"" {
+                        if scalars.first == "\"" {
+                            scalars.removeFirst()
+                            current.unicodeScalars.append("\"")
+                        } else {
+                            break
+                        }
+                    } else {
+                        current.unicodeScalars.append(next)
+                    }
+                }
+                quotedPart = true
+            } else if scalar == "." {
+                parts.append(current)
+                current = ""
+                quotedPart = false
+            } else {
+                guard !quotedPart else { return nil }
+                current += String(scalar).lowercased()
+            }
+        }
+        parts.append(current)
+        switch parts.count {
+        case 1: return ("public", parts[0])
+        case 2: return (parts[0], parts[1])
+        default: return nil
+        }
+    }
+
+    /// The `pg_type` OIDs of the types that have no default B-tree
+    /// operator class, so that `ORDER BY` and `<` refuse them: json, xml,
+    /// the geometric types, xid, cid, aclitem, and their arrays. A table
+    /// without identity orders such a column by its text.
+    static let unorderableTypes: Set<UInt32> = [
+        114, 199, 142, 143, 600, 1017, 601, 1018, 602, 1019, 603, 1020, 604, 1027, 628, 629, 718, 719,
+        28, 1011, 29, 1012, 1033, 1034,
+    ]
+
+    // MARK: - A table's schema
+
+    /// The columns (in `attnum` order, without dropped ones), their
+    /// declared types, NOT NULL, whether a complete B-tree index leads
+    /// with them, and their base type (a domain's).
+    static let columnsSQL = """
+        SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+          EXISTS (SELECT 1 FROM pg_catalog.pg_index i
+                  JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
+                  JOIN pg_catalog.pg_am am ON am.oid = ic.relam
+                  WHERE i.indrelid = a.attrelid AND i.indkey[0] = a.attnum
+                    AND am.amname = 'btree' AND i.indpred IS NULL AND i.indisvalid),
+          CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+        FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+        WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum
+        """
+
+    /// The primary key and the unique indexes that can identify a row:
+    /// valid, complete (no predicate), on columns only (no expression).
+    static let keysSQL = """
+        SELECT i.indisprimary, i.indkey::text, i.indnkeyatts
+        FROM pg_catalog.pg_index i
+        WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid
+          AND i.indpred IS NULL AND i.indexprs IS NULL
+        ORDER BY i.indisprimary DESC, i.indnkeyatts, i.indexrelid
+        """
+
+    /// A version of the relation's schema: a hash of its columns and
+    /// indexes, read with each window so that an ALTER or a new index is
+    /// seen at the next fetch. Fails with 42P01 (undefined_table) when the
+    /// relation is gone.
+    static let schemaVersionSQL = """
+        SELECT hashtext(
+          coalesce((SELECT string_agg(attnum || ':' || attname || ':' || atttypid || ':' || atttypmod || ':' || attnotnull, ',' ORDER BY attnum)
+                    FROM pg_catalog.pg_attribute WHERE attrelid = r.oid AND attnum > 0 AND NOT attisdropped), '')
+          || '|' ||
+          coalesce((SELECT string_agg(indexrelid || ':' || indkey::text || ':' || indisvalid, ',' ORDER BY indexrelid)
+                    FROM pg_catalog.pg_index WHERE indrelid = r.oid), ''))
+        FROM (SELECT $1::regclass::oid AS oid) r
+        """
+
+    /// The relation's schema version (`schemaVersionSQL`).
+    static func schemaVersion(of relation: PostgresRelation, _ reader: PostgresReader) throws -> Int {
+        try reader.fetchInt(schemaVersionSQL, arguments: [relation.quotedName.databaseValue]) ?? 0
+    }
+
+    /// The table, view, materialized view or foreign table `relation`, as
+    /// the viewer shows it: its columns; its identity (the primary key,
+    /// else the smallest unique index of NOT NULL columns, else none: all
+    /// columns, in their order); the columns that lead an index; the
+    /// columns ordered by their text.
+    static func schema(
+        of relation: PostgresRelation, _ reader: PostgresReader) throws -> (TableSchema, textOrdered: Set<String>)
+    {
+        let rows = try reader.execute(columnsSQL, [relation.oid]).rows
+        var names: [Int: String] = [:]
+        var notNull: Set<Int> = []
+        var columns: [SourceColumn] = []
+        var textOrdered: Set<String> = []
+        for row in rows where row.count == 6 {
+            guard let number = row[0].flatMap({ Int($0) }), let name = row[1] else { continue }
+            names[number] = name
+            let isNotNull = row[3] == "t"
+            if isNotNull { notNull.insert(number) }
+            if let type = row[5].flatMap({ UInt32($0) }), unorderableTypes.contains(type) {
+                textOrdered.insert(name)
+            }
+            columns.append(SourceColumn(
+                name: name, declaredType: row[2] ?? "", isIndexed: row[4] == "t", isNotNull: isNotNull))
+        }
+        var identity = RowIdentity.none
+        for row in try reader.execute(keysSQL, [relation.oid]).rows where row.count == 3 {
+            // indkey: "2 1"; its first indnkeyatts numbers are the key
+            // (the rest are INCLUDE columns).
+            let keyCount = row[2].flatMap { Int($0) } ?? 0
+            let numbers = (row[1] ?? "").split(separator: " ").compactMap { Int($0) }.prefix(keyCount)
+            guard !numbers.isEmpty, numbers.allSatisfy({ names[$0] != nil }) else { continue }
+            if row[0] == "t" || numbers.allSatisfy(notNull.contains) {
+                identity = .primaryKey(numbers.compactMap { names[$0] })
+                break
+            }
+        }
+        if case let .primaryKey(key) = identity {
+            // The key's columns never hold NULL: no range looks for them.
+            for index in columns.indices where key.contains(columns[index].name) {
+                columns[index].isNotNull = true
+            }
+        }
+        let table = TableSchema(
+            name: relation.name, kind: relation.kind, columns: columns, identity: identity, schema: relation.schema)
+        return (table, textOrdered)
+    }
+
+    /// The source of `relation`: named as shown, its unorderable columns
+    /// ordered by their text.
+    static func source(of relation: PostgresRelation, _ reader: PostgresReader) throws -> RowSource {
+        let (table, textOrdered) = try schema(of: relation, reader)
+        var source = RowSource.table(table, dialect: .postgres)
+        source.name = relation.displayName
+        if !textOrdered.isEmpty {
+            source.orderExpressions = zip(table.columns, source.columnExpressions).map { column, expression in
+                textOrdered.contains(column.name) ? expression + "::text" : expression
+            }
+        }
+        return source
+    }
+}
+
+extension PostgresRelation {
+    /// `"schema"."name"`, as `regclass` reads it.
+    var quotedName: String {
+        SQLDialect.postgres.quotedTable(name, schema: schema)
+    }
+}

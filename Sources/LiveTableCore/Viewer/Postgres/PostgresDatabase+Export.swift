@@ -1,0 +1,110 @@
+import Foundation
+import PostgresClient
+
+// MARK: - Export
+
+extension PostgresDatabase {
+    /// Writes every row of `source` in `format`, in constant memory: one
+    /// statement whose rows come one at a time (libpq's single-row mode),
+    /// each value's bytes encoded in place by the encoder of SQLite's
+    /// export (`RowEncoder`), the output handed to `write` a megabyte at a
+    /// time. A table or view in its identity order (primary key, or all
+    /// columns), a query in its own order.
+    ///
+    /// Values are written as PostgreSQL prints them (numeric digits,
+    /// timestamps, `\x` bytea, arrays and JSON as their text), but in JSON
+    /// the integers and finite floating-point values, which are numbers.
+    /// The read is one read-only transaction without a statement timeout:
+    /// an export of millions of rows to a slow pipe takes its time, and
+    /// sees one snapshot.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try database.export(viewed.source, format: .csv) { bytes in
+    ///     FileHandle.standardOutput.write(Data(bytes))
+    /// }
+    /// ```
+    public func export(
+        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> RowExport.Summary
+    {
+        try withoutActuallyEscaping(write) { write in
+            var output = ExportOutput(write: write)
+            var encoder = RowEncoder(format: format, columnNames: source.columnNames)
+            try output.flush(encoder.header().utf8)
+            let sql: String
+            if source.isQuery, source.filter == nil, let query = source.querySQL {
+                sql = query
+            } else {
+                let ordering = try RowOrdering(source)
+                sql = source.selectSQL(where: nil, orderBy: source.isQuery ? nil : ordering.orderBy(forward: true), limit: false)
+            }
+            let columnCount = source.columnNames.count
+            try background.read(ticket: ReadTicket(), statementTimeout: 0) { reader in
+                var kinds: [ExportedKind] = []
+                try reader.connection.forEachRow(sql, [], columns: { columns in
+                    kinds = columns.map { ExportedKind(type: $0.typeOID, format: format) }
+                }) { row in
+                    encoder.beginRecord(into: &output.bytes)
+                    for column in 0..<min(columnCount, kinds.count) {
+                        Self.read(row, column, kinds[column]) { value in
+                            encoder.appendField(value, column: column, into: &output.bytes)
+                        }
+                    }
+                    encoder.endRecord(into: &output.bytes)
+                    if output.bytes.count >= RowExport.bufferSize {
+                        try output.flush()
+                    }
+                    return true
+                }
+            }
+            try output.flush(encoder.footer().utf8)
+            return RowExport.Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
+        }
+    }
+
+    /// Calls `body` with the value of `column` of `row`, read in place.
+    private static func read(_ row: PostgresRow, _ column: Int, _ kind: ExportedKind, _ body: (StoredValue) -> Void) {
+        if row.isNull(column: column) {
+            body(.null)
+            return
+        }
+        row.withBytes(column: column) { bytes in
+            switch kind {
+            case .text:
+                body(.text(bytes))
+            case .integer:
+                if let integer = Int64(String(decoding: bytes, as: UTF8.self)) { body(.integer(integer)) } else { body(.text(bytes)) }
+            case .real:
+                if let double = Double(String(decoding: bytes, as: UTF8.self)), double.isFinite {
+                    body(.real(double))
+                } else {
+                    body(.text(bytes))
+                }
+            }
+        }
+    }
+}
+
+/// How a column's values are exported: as their text, or as numbers in
+/// JSON (`PostgresValues`' integer and floating-point types).
+private enum ExportedKind {
+    case text
+    case integer
+    case real
+
+    init(type: UInt32, format: ExportFormat) {
+        guard format == .json else {
+            self = .text
+            return
+        }
+        if PostgresValues.integerTypes.contains(type) {
+            self = .integer
+        } else if PostgresValues.floatTypes.contains(type) {
+            self = .real
+        } else {
+            self = .text
+        }
+    }
+}

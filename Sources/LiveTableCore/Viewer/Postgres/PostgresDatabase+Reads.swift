@@ -1,0 +1,359 @@
+import Foundation
+import GRDB
+import PostgresClient
+
+// MARK: - Reads
+
+extension PostgresDatabase: ViewerDataSource {
+    /// The tables, views, materialized views and foreign tables the role
+    /// may read, on the background connection (`PostgresRelation` says
+    /// how they are named).
+    public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
+        try background.read(ticket: ticket) { reader in
+            try Self.relations(reader, sql: Self.listSQL).map { ($0.displayName, $0.kind) }
+        }
+    }
+
+    /// The picker's count: the planner's estimate (`pg_class.reltuples`,
+    /// as of the last `ANALYZE` or `VACUUM`) for a big table, `~N`; counted
+    /// up to `RowSource.quickCountLimit` rows otherwise (a table never
+    /// analysed, whose estimate is unknown, a view), so that a small table
+    /// shows its exact count; "at least" beyond.
+    public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
+        try background.read(ticket: ticket) { reader in
+            let relation = try Self.relation(named: name, reader)
+            let limit = RowSource.quickCountLimit
+            if relation.relkind != "v", relation.relkind != "f" {
+                let estimate = try reader.execute(
+                    "SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = $1::oid", [relation.oid])
+                    .rows.first?.first?.flatMap { Int($0) } ?? -1
+                if estimate >= limit { return .estimated(estimate) }
+            }
+            let counted = try reader.fetchInt(
+                "SELECT count(*) FROM (SELECT 1 FROM \(relation.quotedName) LIMIT \(limit)) AS \"rows\"",
+                arguments: []) ?? 0
+            return counted < limit ? .exact(counted) : .atLeast(limit)
+        }
+    }
+
+    /// Opens a table (by its name as listed, `schema.table`, or a quoted
+    /// SQL name) or a query, on the screen's connection.
+    ///
+    /// - throws: `SourceError.noSuchTable`, `.noSuchColumn`, the query's
+    ///   refusal (`.invalidQuery` with PostgreSQL's message), or the
+    ///   server's error.
+    public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
+        try screen.read(ticket: ticket) { reader in
+            try Self.open(target, sortColumn: sortColumn, descending: descending, filter: nil, reader)
+        }
+    }
+
+    /// Counts the rows with one `count(*)`, on the background connection,
+    /// under the statement timeout (PostgreSQL's MVCC keeps no writer
+    /// waiting for it): a timeout is an error that says so.
+    public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
+        try background.read(ticket: ticket) { reader in .exact(try source.exactRowCount(reader)) }
+    }
+
+    /// Searches on the background connection.
+    public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
+        try background.read(ticket: ticket) { reader in try search.run(reader, viewed.source, viewed.ordering) }
+    }
+
+    /// Checks the filter on the background connection: one expression
+    /// (`RowSource.applyingFilter(_:)`), without parameters, that the
+    /// server compiles (`EXPLAIN`) and runs on a first row (a filter that
+    /// writes, `nextval('s') > 0`, is refused there by the read-only
+    /// transaction, with PostgreSQL's message). When the server reads it
+    /// with a scan, the rows each update scans: the table's estimate.
+    ///
+    /// - throws: `SourceError.invalidFilter` with PostgreSQL's message.
+    public func filter(
+        _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
+    ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
+    {
+        if let expression, Self.hasParameter(expression) {
+            throw SourceError.invalidFilter(reason: Self.parameterProblem)
+        }
+        let filtered = try viewed.source.applyingFilter(expression)
+        return try background.read(ticket: ticket) { reader in
+            guard filtered.filter != nil else {
+                let cost = try Self.cost(of: viewed.ordering, in: filtered, reader)
+                return (ViewedSource(source: filtered, ordering: viewed.ordering, cost: cost, schemaVersion: viewed.schemaVersion), nil)
+            }
+            let plan: [String]
+            do {
+                let select = filtered.selectSQL(columns: ["1"], where: nil)
+                plan = try Self.plan(of: select, arguments: [], reader)
+                // Run on a row or so, within a second: what only running
+                // tells (a write refused, a division by zero) is said now.
+                _ = try reader.execute("SAVEPOINT \"filter\"")
+                do {
+                    _ = try reader.execute("SET LOCAL statement_timeout = 1000")
+                    _ = try reader.execute(select + " LIMIT 1")
+                } catch let error as PostgresError where error.kind == .timeout {
+                    _ = try reader.execute("ROLLBACK TO SAVEPOINT \"filter\"")
+                }
+            } catch let error as PostgresError where error.kind == .query {
+                throw SourceError.invalidFilter(reason: error.message)
+            }
+            let cost = try Self.cost(of: viewed.ordering, in: filtered, reader)
+            let viewed = ViewedSource(
+                source: filtered, ordering: viewed.ordering, cost: cost, schemaVersion: viewed.schemaVersion)
+            guard plan.contains(where: { $0.contains("Seq Scan") }) else { return (viewed, nil) }
+            return (viewed, try Self.estimatedRowCount(of: filtered, reader))
+        }
+    }
+
+    /// Looks the rows up by identity on the screen's connection: one
+    /// search of the primary key (or unique index) each.
+    public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
+        guard let lookup = source.identityLookup else { return [] }
+        return try screen.read(ticket: ticket) { reader in
+            try lookup.missing(reader, among: keys.map(\.values)).map(StoredKey.init)
+        }
+    }
+
+    /// The window `request` of `viewed`, in one read of the screen's
+    /// connection (one snapshot): the source read again when its schema
+    /// changed (`current(_:_:)`), the anchored row followed by its
+    /// identity. For `windows(of:_:)`, which reads it after each commit.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+    /// ```
+    func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
+        try screen.read(ticket: ticket) { reader in
+            try ViewerWindow.fetch(reader, viewed, request) { viewed in try Self.current(viewed, reader) }
+        }
+    }
+
+    // MARK: - Errors
+
+    /// An error in one line, without a password: the server's message; a
+    /// statement timeout says so, with its length.
+    public func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as SourceError:
+            if case let .noSuchTable(name, tables) = error, tables.isEmpty {
+                return "no table or view \"\(name.escapingControlCharacters)\": the database has none that \(Self.roleWords) may read"
+            }
+            // SQLite's words, for a database.
+            return error.description.replacingOccurrences(of: ": the file has ", with: ": the database has ")
+        case let error as PostgresError:
+            switch error.kind {
+            case .timeout:
+                return "timed out after \(Self.seconds(settings.statementTimeout)) (statement_timeout)"
+            case .canceled:
+                return "canceled"
+            case .connection:
+                return "\(name): \(error.message.escapingControlCharacters)"
+            default:
+                return error.message.escapingControlCharacters
+            }
+        default:
+            return error.oneLineDescription
+        }
+    }
+
+    /// The kind of `error`: the server gone, restarting, shutting the
+    /// session (57P01, 57P05), a conflict with recovery on a standby
+    /// (40001): transient; the table or a column gone (42P01, 42703), a
+    /// missing table or an invalid query: back to the picker; anything
+    /// else (permission denied, 42501; a timeout) stays on screen.
+    public func failureKind(of error: any Error) -> ViewerFailureKind {
+        switch error {
+        case let error as SourceError:
+            switch error {
+            case .noSuchTable, .noSuchColumn, .invalidQuery: return .missingSource
+            default: return .other
+            }
+        case let error as PostgresError:
+            if error.kind == .connection { return .transient }
+            switch error.sqlState {
+            case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05": return .transient
+            case "42P01", "42703": return .missingSource
+            default: return .other
+            }
+        default:
+            return .other
+        }
+    }
+
+    private static let roleWords = "the role"
+
+    /// "5 s", "0.5 s".
+    static func seconds(_ seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}
+
+// MARK: - Opening
+
+extension PostgresDatabase {
+    /// The viewed source of `target`, in the read of `reader`.
+    static func open(
+        _ target: ViewerTarget, sortColumn: String?, descending: Bool, filter: String?,
+        _ reader: PostgresReader) throws -> ViewedSource
+    {
+        var source: RowSource
+        var version = 0
+        switch target {
+        case let .table(name):
+            let relation = try relation(named: name, reader)
+            source = try Self.source(of: relation, reader)
+            version = try schemaVersion(of: relation, reader)
+        case let .query(sql):
+            source = try query(sql, reader)
+        }
+        source = try source.applyingFilter(filter)
+        let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
+        return ViewedSource(
+            source: source, ordering: ordering, cost: try cost(of: ordering, in: source, reader), schemaVersion: version)
+    }
+
+    /// `viewed` as the catalog describes it now: itself when the table's
+    /// columns and indexes did not change (one read of the catalog), read
+    /// again otherwise. A query is itself: its text names what it reads,
+    /// and a dropped table or column fails it (42P01, 42703).
+    ///
+    /// - throws: The server's 42P01 (undefined_table) when the table is
+    ///   gone, `SourceError.noSuchColumn` when the sort column is.
+    static func current(_ viewed: ViewedSource, _ reader: PostgresReader) throws -> ViewedSource {
+        guard !viewed.source.isQuery else { return viewed }
+        let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) ?? 0
+        guard version != viewed.schemaVersion else { return viewed }
+        return try open(
+            .table(viewed.source.name), sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending,
+            filter: viewed.source.filter, reader)
+    }
+
+    /// The source of a query, validated by the server: no parameters
+    /// (refused here: nothing binds them), one statement (the extended
+    /// protocol takes no more), that returns rows, read-only (the
+    /// transaction is: a write is refused with PostgreSQL's message).
+    /// Its columns come from a run of it that reads no row (`LIMIT 0`).
+    static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
+        let body = String(sql.trimmingTrailingSemicolons())
+        guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
+        if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
+        let columns: [PostgresColumn]
+        do {
+            _ = try reader.execute("SAVEPOINT \"query\"")
+            columns = try reader.execute("SELECT * FROM (\n\(body)\n) AS \"rows\" LIMIT 0").columns
+        } catch let error as PostgresError where error.kind == .query || error.kind == .usage {
+            _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
+            throw try queryRefusal(body, error, reader)
+        }
+        guard !columns.isEmpty else { throw SourceError.noResultColumns }
+        var source = RowSource.query(body, columnNames: columns.map(\.name), dialect: .postgres)
+        source.name = sql
+        if columns.contains(where: { unorderableTypes.contains($0.typeOID) }) {
+            source.orderExpressions = zip(columns, source.columnExpressions).map { column, expression in
+                unorderableTypes.contains(column.typeOID) ? expression + "::text" : expression
+            }
+        }
+        return source
+    }
+
+    /// Why a query that can not be a subquery is refused: when it is not
+    /// a SELECT at all (`DELETE …`, `SHOW …`), the statement's own refusal
+    /// by the read-only transaction ("cannot execute DELETE in a read-only
+    /// transaction"), or else that only a SELECT is viewed.
+    private static func queryRefusal(_ body: String, _ error: PostgresError, _ reader: PostgresReader) throws -> SourceError {
+        // 42601: a syntax error of the subquery, which a statement that
+        // is not a SELECT gives.
+        guard error.sqlState == "42601" else { return .invalidQuery(reason: error.message) }
+        do {
+            _ = try reader.execute("SET LOCAL statement_timeout = 1000")
+            _ = try reader.execute(body)
+        } catch let refusal as PostgresError {
+            _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
+            return .invalidQuery(reason: refusal.message)
+        }
+        _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
+        return .invalidQuery(reason: "only a SELECT can be viewed (\(error.message))")
+    }
+
+    static let parameterProblem = "parameters ($1, $2…) have no value here: write the values in the SQL"
+
+    /// Whether `sql` holds a parameter (`$1`) outside its strings, quoted
+    /// names and comments.
+    static func hasParameter(_ sql: String) -> Bool {
+        var scalars = sql.unicodeScalars[...]
+        var previous: Unicode.Scalar = " "
+        while let scalar = scalars.popFirst() {
+            switch scalar {
+            case "'", "\"":
+                guard let close = scalars.firstIndex(of: scalar) else { return false }
+                scalars = scalars[scalars.index(after: close)...]
+            case "-" where scalars.first == "-":
+                guard let newline = scalars.firstIndex(of: "\n") else { return false }
+                scalars = scalars[newline...]
+            case "/" where scalars.first == "*":
+                let rest = Substring(scalars.dropFirst())
+                guard let close = rest.range(of: "*/") else { return false }
+                scalars = rest[close.upperBound...].unicodeScalars
+            case "$":
+                // `$1`, but not an identifier's `a$1` nor a `$$` string.
+                let isWordPart = previous.properties.isAlphabetic || ("0"..."9").contains(previous) || previous == "_"
+                if !isWordPart, let next = scalars.first, ("0"..."9").contains(next) { return true }
+            default:
+                break
+            }
+            previous = scalar
+        }
+        return false
+    }
+
+    // MARK: - Cost
+
+    /// What a window costs in `ordering`: for a table without filter, an
+    /// index search when its identity or an index leads the order (the
+    /// planner reads such an order by the index once the table is big
+    /// enough to matter; a small table it may sort in memory), a scan
+    /// otherwise; for a view, a query or a filtered table, the server's
+    /// plans of the first and last windows: a `Seq Scan`, a `Sort` of all
+    /// rows (not an `Incremental Sort`), or a filter of every row read are
+    /// a scan.
+    static func cost(of ordering: RowOrdering, in source: RowSource, _ reader: PostgresReader) throws -> WindowCost {
+        if !source.isQuery, source.filter == nil, source.identity != .none {
+            guard let sortColumn = ordering.sortColumn else { return .indexSearch }
+            return source.columns.first { $0.name == sortColumn }?.isIndexed == true ? .indexSearch : .scan
+        }
+        for forward in [true, false] {
+            let sql = source.selectSQL(
+                extra: ordering.keyColumns.map(\.expression), where: nil,
+                orderBy: ordering.orderBy(forward: forward), limit: true)
+            let plan = try Self.plan(of: sql, arguments: ["51"], reader)
+            if isScan(plan: plan, filtered: source.filter != nil) { return .scan }
+        }
+        return .indexSearch
+    }
+
+    /// Whether a plan (`EXPLAIN (COSTS OFF)`, one line a node or detail)
+    /// reads a number of rows that grows with the table.
+    static func isScan(plan: [String], filtered: Bool) -> Bool {
+        plan.contains { line in
+            let node = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "->  ", with: "")
+            return node.contains("Seq Scan")
+                || (node.hasPrefix("Sort") && !node.hasPrefix("Sort Key") && !node.hasPrefix("Sort Method"))
+                || (filtered && node.hasPrefix("Filter:"))
+        }
+    }
+
+    /// The lines of `EXPLAIN (COSTS OFF) sql`.
+    static func plan(of sql: String, arguments: [String?], _ reader: PostgresReader) throws -> [String] {
+        try reader.execute("EXPLAIN (COSTS OFF) " + sql, arguments).rows.compactMap { $0.first ?? nil }
+    }
+
+    /// The planner's estimate of the rows of the table under `source`.
+    static func estimatedRowCount(of source: RowSource, _ reader: PostgresReader) throws -> RowCount {
+        let estimate = try reader.fetchInt(
+            "SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = $1::regclass",
+            arguments: [source.from.databaseValue]) ?? -1
+        return .estimated(max(0, estimate))
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import PostgresClient
+
+/// A PostgreSQL database as the viewer reads it (issue 19): the
+/// `ViewerDataSource` of a `postgres://` URL or a libpq key/value string.
+///
+/// Every session is read-only by the server's own rule
+/// (`default_transaction_read_only = on`), so that a `--query` or a filter
+/// that writes is refused by PostgreSQL with its message; each read is one
+/// short `REPEATABLE READ READ ONLY` transaction (its statements see one
+/// snapshot, and no lock outlives it: a writer's DDL waits one read at
+/// most), under a `statement_timeout`.
+///
+/// It holds two connections, each serving one read at a time: the screen's
+/// (windows, opening a source, deleted rows) and a background one (counts,
+/// search, filter, the picker), so that a slow count never holds up the
+/// screen. A connection that broke (the server restarted) is reset when
+/// next used; when the server is still away, the read throws an error of
+/// kind `.transient`. A read's `ReadTicket` cancels its statement on the
+/// server (libpq's `PQcancel`).
+///
+/// For example:
+///
+/// ```swift
+/// let database = try PostgresDatabase("postgres://viewer@db.example.com/shop")
+/// print(database.name) // shop on db.example.com:5432
+/// let viewed = try database.open(.table("orders"), sortColumn: nil, descending: false, ticket: ReadTicket())
+/// ```
+public final class PostgresDatabase: Sendable {
+    /// The settings of every session.
+    public struct Settings: Equatable, Sendable {
+        /// The server's `statement_timeout` of each statement, in seconds:
+        /// a scan that takes longer fails, and says so. 0: none.
+        public var statementTimeout: TimeInterval
+        /// The server's `idle_in_transaction_session_timeout`, in
+        /// seconds: a session left inside a transaction (the process
+        /// stopped with ^Z mid-read) releases its snapshot after it.
+        public var idleInTransactionTimeout: TimeInterval
+        /// The `application_name` of the sessions, unless the connection
+        /// string or `PGAPPNAME` gives one (`pg_stat_activity` shows it).
+        public var applicationName: String
+        /// How long a connection attempt waits for the server, in seconds,
+        /// unless the connection string or `PGCONNECT_TIMEOUT` says.
+        public var connectTimeout: Int
+
+        /// The settings; `statementTimeout` is `livetable view`'s
+        /// `--statement-timeout`.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let settings = PostgresDatabase.Settings(statementTimeout: 30)
+        /// ```
+        public init(
+            statementTimeout: TimeInterval = 5, idleInTransactionTimeout: TimeInterval = 60,
+            applicationName: String = "livetable", connectTimeout: Int = 10)
+        {
+            self.statementTimeout = statementTimeout
+            self.idleInTransactionTimeout = idleInTransactionTimeout
+            self.applicationName = applicationName
+            self.connectTimeout = connectTimeout
+        }
+
+        /// The libpq options of a session of `connectionString`
+        /// (`PostgresConnection(_:settings:)`): the server settings in
+        /// `options` (after the string's own `options`), the fallback
+        /// application name, the connect timeout unless the string has one.
+        ///
+        /// For example:
+        ///
+        /// ```swift
+        /// let connection = try PostgresConnection(url, settings: settings.connectionSettings(for: url))
+        /// ```
+        public func connectionSettings(for connectionString: String) -> [String: String] {
+            let given = (try? PostgresConnectionString(connectionString))?.options ?? [:]
+            var serverSettings = [
+                "-c default_transaction_read_only=on",
+                "-c statement_timeout=\(Self.milliseconds(statementTimeout))",
+            ]
+            if idleInTransactionTimeout > 0 {
+                serverSettings.append("-c idle_in_transaction_session_timeout=\(Self.milliseconds(idleInTransactionTimeout))")
+            }
+            var settings = [
+                "options": ([given["options"]].compactMap { $0 } + serverSettings).joined(separator: " "),
+                "fallback_application_name": applicationName,
+            ]
+            if given["connect_timeout"] == nil, ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
+                settings["connect_timeout"] = String(connectTimeout)
+            }
+            return settings
+        }
+
+        /// Seconds in whole milliseconds, at least 1 unless 0 (none).
+        static func milliseconds(_ seconds: TimeInterval) -> Int {
+            seconds <= 0 ? 0 : max(1, Int((seconds * 1000).rounded()))
+        }
+    }
+
+    /// The connection string as given (it may hold a password: never
+    /// shown; `name` is what is shown).
+    public let connectionString: String
+    /// The settings of every session.
+    public let settings: Settings
+    /// "shop on db.example.com:5432", or "shop on /var/run/postgresql":
+    /// the database and where it is, never a password.
+    public let name: String
+    /// The connection of the screen's reads.
+    let screen: PostgresChannel
+    /// The connection of the background reads.
+    let background: PostgresChannel
+
+    /// Connects to the database of `connectionString` (the screen's
+    /// connection at once, so that a wrong password or an unreachable
+    /// server is said before the screen opens; the background one when
+    /// first used).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let database = try PostgresDatabase("host=/var/run/postgresql dbname=shop", settings: .init(statementTimeout: 30))
+    /// ```
+    ///
+    /// - throws: A `PostgresError` (`describe(_:)` says it in one line,
+    ///   without the password).
+    public init(_ connectionString: String, settings: Settings = Settings()) throws {
+        self.connectionString = connectionString
+        self.settings = settings
+        let options = settings.connectionSettings(for: connectionString)
+        let open = { @Sendable in try PostgresConnection(connectionString, settings: options) }
+        let first = try open()
+        name = first.displayName
+        screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
+        background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
+    }
+
+    /// What the server is, for a title or a test: "15.4", and whether it
+    /// is a hot standby.
+    public func serverFacts() throws -> (version: String, isStandby: Bool) {
+        try screen.read(ticket: ReadTicket()) { reader in
+            let result = try reader.execute("SELECT current_setting('server_version'), pg_is_in_recovery()")
+            let row = result.rows.first
+            return ((row?[0] ?? nil) ?? "", (row?[1] ?? nil) == "t")
+        }
+    }
+}
+
+// MARK: - Connections
+
+/// One connection and the reads it serves, one at a time: each a
+/// read-only transaction, reconnecting first when the connection broke,
+/// canceled on the server when its ticket is abandoned.
+// @unchecked Sendable: `connection` is only accessed with `lock` held;
+// `open` and `statementTimeout` are constants.
+final class PostgresChannel: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+    private let open: @Sendable () throws -> PostgresConnection
+    /// The session's statement timeout, in seconds (0: none).
+    private let statementTimeout: TimeInterval
+
+    init(open: @escaping @Sendable () throws -> PostgresConnection, connection: PostgresConnection?, statementTimeout: TimeInterval) {
+        self.open = open
+        self.connection = connection
+        self.statementTimeout = statementTimeout
+    }
+
+    /// Runs `body` in one read-only transaction (`REPEATABLE READ`: one
+    /// snapshot for all its statements), cancelled on the server if
+    /// `ticket` is abandoned, its statements stopped by the server when
+    /// the ticket's time runs out.
+    ///
+    /// A connection found broken is reset first; one that breaks during
+    /// the read (the server restarted since the last read) is reset, and
+    /// the read run again once: a read has no effect to repeat.
+    ///
+    /// - parameter statementTimeout: The timeout of the statements of
+    ///   this read, in seconds (0: none), instead of the session's.
+    func read<T>(
+        ticket: ReadTicket, statementTimeout: TimeInterval? = nil, _ body: (PostgresReader) throws -> T) throws -> T
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+        } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
+            return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+        }
+    }
+
+    private func readOnce<T>(
+        ticket: ReadTicket, statementTimeout: TimeInterval?, _ body: (PostgresReader) throws -> T) throws -> T
+    {
+        let connection = try usableConnection()
+        guard ticket.setRunning(interrupt: { connection.cancel() }) else {
+            throw PostgresError(kind: .canceled, message: "canceled")
+        }
+        defer { _ = ticket.setRunning(interrupt: nil) }
+        var timeout = statementTimeout ?? self.statementTimeout
+        if let remaining = ticket.remainingTime {
+            timeout = timeout > 0 ? min(timeout, remaining) : remaining
+        }
+        _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            if timeout != self.statementTimeout {
+                // SET takes no parameter; the number is ours.
+                _ = try connection.execute(
+                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(max(timeout, 0.001)))")
+            }
+            let value = try body(PostgresReader(connection))
+            _ = try connection.execute("COMMIT")
+            return value
+        } catch {
+            if connection.status == .ok {
+                _ = try? connection.execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// The connection, opened or reset if it is not usable.
+    private func usableConnection() throws -> PostgresConnection {
+        guard let connection else {
+            let opened = try open()
+            self.connection = opened
+            return opened
+        }
+        if connection.status == .bad {
+            try connection.reset()
+        }
+        return connection
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import PostgresClient
+
+/// A PostgreSQL connection as the window engine reads it (`RowReading`):
+/// each statement runs with its arguments as text parameters, and each
+/// value comes back as PostgreSQL prints it, converted by its column's
+/// type (`PostgresValues`).
+///
+/// For example:
+///
+/// ```swift
+/// let reader = PostgresReader(connection)
+/// let window = try RowWindow.fetch(reader, source, request)
+/// ```
+struct PostgresReader: RowReading {
+    /// The connection, used by one read at a time (`PostgresChannel`).
+    let connection: PostgresConnection
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Runs `sql`: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
+    /// The values shown are the values bound back: PostgreSQL's text
+    /// output, or a number for the integer and floating-point types.
+    func forEachRow(
+        _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
+        _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
+    {
+        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter))
+        let types = result.columns.map(\.typeOID)
+        for row in result.rows {
+            let values = zip(row, types).map { PostgresValues.value($0, type: $1) }
+            try body(Array(values.prefix(shownColumns)), values)
+        }
+    }
+
+    /// Runs `sql`: see `RowReading.fetchInt(_:arguments:)`. A value that is
+    /// not an integer reads as nil.
+    func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
+        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter))
+        guard let first = result.rows.first, let text = first.first ?? nil else { return nil }
+        return Int(text)
+    }
+
+    /// The whole result of `sql`, for the catalog's reads.
+    func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        try connection.execute(sql, parameters)
+    }
+}
+
+/// PostgreSQL's values as the engine holds them (`DatabaseValue`), and
+/// back as text parameters.
+///
+/// A value read is bound back as a key of a later statement, and must
+/// find its row again: so it is kept as PostgreSQL printed it (its text
+/// output, which its input function reads back to the same value:
+/// numeric digits, timestamps in the session's time zone, `\x` bytea,
+/// arrays, JSON), but for the integer types (`.int64`) and the finite
+/// floating-point values (`.double`, whose shortest decimal form Swift
+/// prints and PostgreSQL reads back exactly).
+///
+/// For example:
+///
+/// ```swift
+/// PostgresValues.value("42", type: 23)        // .int64(42)       (int4)
+/// PostgresValues.value("12.50", type: 1700)   // .string("12.50") (numeric)
+/// PostgresValues.parameter(.null)             // nil: NULL
+/// ```
+enum PostgresValues {
+    /// `pg_type` OIDs of the integer types: int8, int2, int4, oid.
+    static let integerTypes: Set<UInt32> = [20, 21, 23, 26]
+    /// `pg_type` OIDs of the floating-point types: float4, float8.
+    static let floatTypes: Set<UInt32> = [700, 701]
+
+    /// The value of a column of type `type` that PostgreSQL printed as
+    /// `text` (nil: NULL). Untrusted: text that does not parse stays text.
+    static func value(_ text: String?, type: UInt32) -> DatabaseValue {
+        guard let text else { return .null }
+        if integerTypes.contains(type), let integer = Int64(text) {
+            return integer.databaseValue
+        }
+        // "NaN", "Infinity", "-Infinity" stay text: PostgreSQL reads them
+        // back, and Swift would print them otherwise ("nan", "inf").
+        if floatTypes.contains(type), let double = Double(text), double.isFinite {
+            return double.databaseValue
+        }
+        return text.databaseValue
+    }
+
+    /// `value` as a text parameter: nil for NULL, the digits of a number,
+    /// the text itself, a BLOB as `\x` and hexadecimal digits (bytea's
+    /// input).
+    static func parameter(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: return nil
+        case let .int64(integer): return String(integer)
+        case let .double(double): return double.isFinite ? "\(double)" : (double.isNaN ? "NaN" : (double < 0 ? "-Infinity" : "Infinity"))
+        case let .string(text): return text
+        case let .blob(data): return "\\x" + data.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+}
