@@ -80,7 +80,11 @@ public struct WindowDiff<RowID: Hashable & Sendable>: Equatable, Sendable {
         var newSteady = [Bool](repeating: false, count: new.rows.count)
         for (id, newEntry) in newRows {
             guard let oldEntry = oldRows[id] else { continue }
-            let changes = Self.changedCells(old.rows[oldEntry].cells, new.rows[newEntry].cells)
+            let oldRow = old.rows[oldEntry]
+            let newRow = new.rows[newEntry]
+            // Same token, same row: its cells are not compared.
+            let changes = oldRow.hasSameChangeToken(as: newRow) && oldRow.cells.count == newRow.cells.count
+                ? [] : Self.changedCells(oldRow.cells, newRow.cells)
             if changes.isEmpty {
                 oldSteady[oldEntry] = true
                 newSteady[newEntry] = true

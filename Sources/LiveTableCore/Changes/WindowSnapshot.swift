@@ -22,13 +22,17 @@ import GRDB
 ///     reachesStart: true, reachesEnd: true, rowCount: 1)
 /// ```
 public struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
-    /// One row: its identity and its cells.
+    /// One row: its identity, its cells, and maybe its change token.
     public struct Row: Equatable, Sendable {
         /// The identity of the row: it does not change when its cells do.
         public var id: RowID
         /// The values of the row, one per column; a cell is identified by
         /// its index.
         public var cells: [DatabaseValue]
+        /// A value that changes whenever the row does (PostgreSQL's
+        /// `xmin`), or nil: two rows of the same identity and the same
+        /// token hold the same cells, which are then not compared.
+        public var changeToken: DatabaseValue?
 
         /// Creates a row.
         ///
@@ -37,16 +41,27 @@ public struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
         /// ```swift
         /// let row = WindowSnapshot<Int64>.Row(id: 42, cells: ["Bob".databaseValue, 7.databaseValue])
         /// ```
-        public init(id: RowID, cells: [DatabaseValue]) {
+        public init(id: RowID, cells: [DatabaseValue], changeToken: DatabaseValue? = nil) {
             self.id = id
             self.cells = cells
+            self.changeToken = changeToken
         }
 
         /// True when both rows have the same identity and their cells are
-        /// stored identically (see `DatabaseValue.isStoredIdentically(to:)`).
+        /// stored identically (see `DatabaseValue.isStoredIdentically(to:)`),
+        /// or, for rows with change tokens, the same token and as many
+        /// cells.
         public static func == (lhs: Row, rhs: Row) -> Bool {
             lhs.id == rhs.id && lhs.cells.count == rhs.cells.count
-                && zip(lhs.cells, rhs.cells).allSatisfy { $0.isStoredIdentically(to: $1) }
+                && (lhs.hasSameChangeToken(as: rhs)
+                    || zip(lhs.cells, rhs.cells).allSatisfy { $0.isStoredIdentically(to: $1) })
+        }
+
+        /// True when both rows have a change token, and it is the same:
+        /// the row did not change.
+        func hasSameChangeToken(as other: Row) -> Bool {
+            guard let token = changeToken, let otherToken = other.changeToken else { return false }
+            return token.isStoredIdentically(to: otherToken)
         }
     }
 

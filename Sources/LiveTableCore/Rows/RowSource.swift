@@ -35,6 +35,15 @@ public struct RowSource: Equatable, Sendable {
     /// with SQLite, or by `applyingFilter(_:)` for another database.
     public private(set) var filter: String?
 
+    /// An expression whose value changes whenever a row does, selected
+    /// with each row as its change token (PostgreSQL's `xmin`: the
+    /// transaction that wrote the row's version), or nil: a row whose
+    /// token did not change is not compared cell by cell
+    /// (`WindowSnapshot.Row.changeToken`). Nil for SQLite, whose
+    /// statements stay as they are, and for a view or a query, whose rows
+    /// have none.
+    public var changeToken: String?
+
     /// `WITH … ` before the SELECT, for a query (empty for a table).
     private(set) var prefix: String
     /// The query as given, without its final semicolon (nil for a table).

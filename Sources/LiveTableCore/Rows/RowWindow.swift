@@ -83,17 +83,21 @@ public struct RowWindow: Equatable, Sendable {
     public var reachesStart: Bool
     /// True when no row comes after `rows.last`.
     public var reachesEnd: Bool
+    /// The change token of each row (`RowSource.changeToken`), or nil
+    /// when the source has none.
+    public var changeTokens: [DatabaseValue]?
 
     /// Creates a window; `fetch(_:_:_:)` fetches one.
     public init(
         request: RowWindowRequest, rows: [[DatabaseValue]], positions: [RowPosition],
-        reachesStart: Bool, reachesEnd: Bool)
+        reachesStart: Bool, reachesEnd: Bool, changeTokens: [DatabaseValue]? = nil)
     {
         self.request = request
         self.rows = rows
         self.positions = positions
         self.reachesStart = reachesStart
         self.reachesEnd = reachesEnd
+        self.changeTokens = changeTokens
     }
 
     /// Fetches a window of rows, in one read.
@@ -130,7 +134,8 @@ public struct RowWindow: Equatable, Sendable {
             return RowWindow(
                 request: request, rows: window.map(\.values),
                 positions: fetcher.forwardPositions(window, startingAt: nil),
-                reachesStart: true, reachesEnd: rows.count <= after)
+                reachesStart: true, reachesEnd: rows.count <= after,
+                changeTokens: fetcher.changeTokens(window))
 
         case .last:
             let size = before + after
@@ -140,7 +145,8 @@ public struct RowWindow: Equatable, Sendable {
             return RowWindow(
                 request: request, rows: window.reversed().map(\.values),
                 positions: try fetcher.backwardPositions(window, reachesStart: reachesStart).reversed(),
-                reachesStart: reachesStart, reachesEnd: true)
+                reachesStart: reachesStart, reachesEnd: true,
+                changeTokens: fetcher.changeTokens(window.reversed()))
 
         case let .position(anchor):
             let ordering = request.ordering
@@ -177,7 +183,8 @@ public struct RowWindow: Equatable, Sendable {
                 rows: windowBack.reversed().map(\.values) + windowFrom.map(\.values),
                 positions: backPositions.reversed() + fromPositions,
                 reachesStart: reachesStart,
-                reachesEnd: from.count <= after)
+                reachesEnd: from.count <= after,
+                changeTokens: fetcher.changeTokens(windowBack.reversed() + windowFrom))
         }
     }
 }
@@ -190,6 +197,8 @@ private struct Fetcher<Reader: RowReading> {
     struct FetchedRow {
         var values: [DatabaseValue]
         var key: [DatabaseValue]
+        /// The row's change token, when the source has one.
+        var changeToken: DatabaseValue?
     }
 
     let db: Reader
@@ -202,6 +211,9 @@ private struct Fetcher<Reader: RowReading> {
     let extraExpressions: [String]
     /// For each key column, its index in the selected values.
     let keyIndices: [Int]
+    /// The index of the change token in the selected values, selected
+    /// last, if the source has one.
+    let changeTokenIndex: Int?
 
     init(db: Reader, source: RowSource, ordering: RowOrdering, combinesRanges: Bool) {
         self.db = db
@@ -220,8 +232,19 @@ private struct Fetcher<Reader: RowReading> {
                 extra.append(column.expression)
             }
         }
-        extraExpressions = extra
         keyIndices = indices
+        if let token = source.changeToken {
+            changeTokenIndex = source.columnExpressions.count + extra.count
+            extra.append(token)
+        } else {
+            changeTokenIndex = nil
+        }
+        extraExpressions = extra
+    }
+
+    /// The change tokens of `rows`, nil when the source has none.
+    func changeTokens(_ rows: some Sequence<FetchedRow>) -> [DatabaseValue]? {
+        changeTokenIndex == nil ? nil : rows.map { $0.changeToken ?? .null }
     }
 
     /// Up to `limit` rows from `ranges`, in order.
@@ -245,7 +268,9 @@ private struct Fetcher<Reader: RowReading> {
             // What is shown, as stored (a NUL, invalid UTF-8); the key as
             // the connection reads and binds it back.
             try db.forEachRow(sql, arguments: arguments, shownColumns: columnCount) { shown, values in
-                result.append(FetchedRow(values: shown, key: keyIndices.map { values[$0] }))
+                result.append(FetchedRow(
+                    values: shown, key: keyIndices.map { values[$0] },
+                    changeToken: changeTokenIndex.flatMap { values.indices.contains($0) ? values[$0] : nil }))
             }
         }
         return result

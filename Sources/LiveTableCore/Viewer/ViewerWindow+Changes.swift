@@ -21,14 +21,17 @@ extension ViewerWindow {
     /// - parameter rowCount: The exact row count, or nil when not known.
     public func changeSnapshot(rowCount: Int?) -> WindowSnapshot<StoredKey> {
         let identityIndices = self.identityIndices
-        let rows = zip(window.positions, window.rows).map { position, cells in
+        let tokens = window.changeTokens
+        let rows = zip(window.positions, window.rows).enumerated().map { index, element in
+            let (position, cells) = element
             let id: StoredKey
             if let identityIndices, identityIndices.allSatisfy(position.key.indices.contains) {
                 id = StoredKey(identityIndices.map { position.key[$0] })
             } else {
                 id = StoredKey(position.key + [position.occurrence.databaseValue])
             }
-            return WindowSnapshot.Row(id: id, cells: cells)
+            let token = tokens.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            return WindowSnapshot.Row(id: id, cells: cells, changeToken: token)
         }
         return WindowSnapshot(
             rows: rows, reachesStart: window.reachesStart, reachesEnd: window.reachesEnd, rowCount: rowCount)

@@ -244,7 +244,7 @@ public final class PostgresCommitWatch: @unchecked Sendable {
 // watch's serial queue only.
 private final class CommitPoll: @unchecked Sendable {
     /// What the poll reads at each tick.
-    enum Mode: Equatable {
+    enum TokenQuery: Equatable {
         /// `pg_current_wal_insert_lsn()`.
         case primary
         /// `pg_last_wal_replay_lsn()`, and whether recovery goes on: a
@@ -274,7 +274,7 @@ private final class CommitPoll: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var connection: PostgresConnection?
     private var notificationSource: DispatchSourceRead?
-    private var mode = Mode.primary
+    private var mode = TokenQuery.primary
     private var token: String?
     /// Whether `.lost` was sent since the last connection.
     private var isLost = false
@@ -348,7 +348,7 @@ private final class CommitPoll: @unchecked Sendable {
         }
     }
 
-    private static func mode(of connection: PostgresConnection) throws -> Mode {
+    private static func mode(of connection: PostgresConnection) throws -> TokenQuery {
         do {
             let result = try connection.execute("SELECT pg_is_in_recovery()")
             return result.rows.first?.first == "t" ? .standby : .primary
