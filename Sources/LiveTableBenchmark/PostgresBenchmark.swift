@@ -214,8 +214,8 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// The viewer's data source on `url`, as `livetable view` opens it, and
     /// the interval of its poll, in seconds.
     private static func openDataSource(_ url: String) throws -> (any ViewerDataSource, Double) {
-        // Wired once PostgresDatabase (pg-source, pg-live) is merged.
-        throw ViewerScreenBenchmarkError("the PostgreSQL data source is not there yet")
+        // The settings of `livetable view` without options.
+        (try PostgresDatabase(url), PostgresCommitWatch.defaultInterval)
     }
 
     /// Makes the database and its `tracks` table of `rows` rows: a primary
