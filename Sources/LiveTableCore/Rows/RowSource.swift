@@ -95,7 +95,7 @@ public struct RowSource: Equatable, Sendable {
     ///   when it has one (`"sales"."order"`).
     /// - parameter dialect: The SQL of the table's database.
     public static func table(_ table: TableSchema, dialect: SQLDialect = .sqlite) -> RowSource {
-        RowSource(
+        var source = RowSource(
             name: table.name,
             columns: table.columns,
             identity: table.identity,
@@ -106,6 +106,12 @@ public struct RowSource: Equatable, Sendable {
             from: dialect.quotedTable(table.name, schema: table.schema),
             columnExpressions: table.columns.map { dialect.quoted($0.name) },
             dialect: dialect)
+        // Stored rows have a version's system columns; a view's rows, and
+        // a foreign table's, have none.
+        if table.kind == .table || table.kind == .materializedView {
+            source.changeToken = dialect.changeToken
+        }
+        return source
     }
 
     /// The source of a query that its database has validated: one

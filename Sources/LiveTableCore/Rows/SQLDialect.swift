@@ -89,6 +89,12 @@ public struct SQLDialect: Equatable, Sendable {
     /// What follows a subquery in `FROM`: PostgreSQL (before 16) requires
     /// an alias, SQLite none.
     public var subqueryAlias: String
+    /// The system column whose value changes whenever a table's row does,
+    /// selected with each row of a table as its change token
+    /// (`RowSource.changeToken`): PostgreSQL's `xmin`, the transaction
+    /// that wrote the row's version. Nil for SQLite (its statements stay
+    /// as they are).
+    public var changeToken: String?
 
     /// Creates a dialect; `.sqlite` and `.postgres` are the two the
     /// viewer uses.

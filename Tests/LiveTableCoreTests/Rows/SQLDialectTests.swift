@@ -96,7 +96,7 @@ final class SQLDialectTests: XCTestCase {
                 columns: ordering.keyColumns.map(\.expression), where: [range.condition, search.condition(in: source)].compactMap { $0 },
                 orderBy: ordering.orderBy(forward: true), limit: true),
             "SELECT \"price\", \"id\" FROM \"sales\".\"item\" WHERE (\n\"price\" > $1\n)"
-                + " AND (\nstrpos(lower(\"wh?y $1\"::text), lower($2::text)) > 0\n) ORDER BY \"price\", \"id\" LIMIT $3")
+                + " AND (\nstrpos(lower(\"wh?y $1\"::text), lower($2)) > 0\n) ORDER BY \"price\", \"id\" LIMIT $3")
         XCTAssertEqual(
             SQLDialect.postgres.countSQL(of: source.selectSQL(columns: ["1"], where: nil, limit: true)),
             "SELECT COUNT(*) FROM (SELECT 1 FROM \"sales\".\"item\" LIMIT $1) AS \"rows\"")

@@ -11,8 +11,13 @@ import PostgresClient
 /// write-ahead log: `pg_current_wal_insert_lsn()` on a primary,
 /// `pg_last_wal_replay_lsn()` on a hot standby. It moves with every write
 /// of the cluster (some that change no row too: a signal then costs one
-/// window read that finds nothing new). One statement per poll, no table
-/// read, so the server's cost is that of `SELECT 1`.
+/// window read that finds nothing new). On a primary, the token also holds
+/// the snapshot (`pg_current_snapshot()`), which changes when a commit
+/// becomes visible, after its log record was written (and flushed, and
+/// maybe acknowledged by a synchronous standby): a window read between the
+/// two would miss the commit for good. A standby makes a commit visible
+/// before its replay position moves. One statement per poll, no table
+/// read, so the server's cost is about that of `SELECT 1`.
 ///
 /// - An engine that speaks the protocol without these functions
 ///   (CockroachDB), or a role they were revoked from: the watch signals at
@@ -245,7 +250,12 @@ public final class PostgresCommitWatch: @unchecked Sendable {
 private final class CommitPoll: @unchecked Sendable {
     /// What the poll reads at each tick.
     enum TokenQuery: Equatable {
-        /// `pg_current_wal_insert_lsn()`.
+        /// `pg_current_wal_insert_lsn()`, and the snapshot
+        /// (`pg_current_snapshot()`). The log position moves as a commit's
+        /// record is written, before the commit is flushed and made
+        /// visible: a window read at that moment would miss it, and
+        /// nothing would move after. The snapshot changes when the commit
+        /// becomes visible, so the window is read again then.
         case primary
         /// `pg_last_wal_replay_lsn()`, and whether recovery goes on: a
         /// standby promoted keeps the session, and its replay position
@@ -257,7 +267,7 @@ private final class CommitPoll: @unchecked Sendable {
 
         var statement: String {
             switch self {
-            case .primary: "SELECT pg_current_wal_insert_lsn()"
+            case .primary: "SELECT pg_current_wal_insert_lsn(), pg_current_snapshot()"
             case .standby: "SELECT pg_last_wal_replay_lsn(), pg_is_in_recovery()"
             case .noToken: "SELECT 1"
             }
@@ -391,7 +401,7 @@ private final class CommitPoll: @unchecked Sendable {
             var changed = connecting
             switch mode {
             case .primary, .standby:
-                let value = row.first ?? nil
+                let value = row.map { $0 ?? "" }.joined(separator: " ")
                 changed = changed || value != token
                 token = value
                 if mode == .standby, row.count > 1, row[1] == "f" {

@@ -164,8 +164,7 @@ extension PostgresDatabase {
 
     /// A version of the relation's schema: a hash of its columns and
     /// indexes, read with each window so that an ALTER or a new index is
-    /// seen at the next fetch. Fails with 42P01 (undefined_table) when the
-    /// relation is gone.
+    /// seen at the next fetch. No row when the relation is gone.
     static let schemaVersionSQL = """
         SELECT hashtext(
           coalesce((SELECT string_agg(attnum || ':' || attname || ':' || atttypid || ':' || atttypmod || ':' || attnotnull, ',' ORDER BY attnum)
@@ -173,7 +172,8 @@ extension PostgresDatabase {
           || '|' ||
           coalesce((SELECT string_agg(indexrelid || ':' || indkey::text || ':' || indisvalid, ',' ORDER BY indexrelid)
                     FROM pg_catalog.pg_index WHERE indrelid = r.oid), ''))
-        FROM (SELECT $1::regclass::oid AS oid) r
+        FROM (SELECT to_regclass($1)::oid AS oid) r
+        WHERE r.oid IS NOT NULL
         """
 
     /// The relation's schema version (`schemaVersionSQL`).

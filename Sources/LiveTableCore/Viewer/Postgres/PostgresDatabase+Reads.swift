@@ -85,11 +85,12 @@ extension PostgresDatabase: ViewerDataSource {
             do {
                 let select = filtered.selectSQL(columns: ["1"], where: nil)
                 plan = try Self.plan(of: select, arguments: [], reader)
-                // Run on a row or so, within a second: what only running
-                // tells (a write refused, a division by zero) is said now.
+                // Run on a row or so, for a quarter of a second at most:
+                // what only running tells (a write refused, a division by
+                // zero) is said now, on the first rows it meets.
                 _ = try reader.execute("SAVEPOINT \"filter\"")
                 do {
-                    _ = try reader.execute("SET LOCAL statement_timeout = 1000")
+                    _ = try reader.execute("SET LOCAL statement_timeout = 250")
                     _ = try reader.execute(select + " LIMIT 1")
                 } catch let error as PostgresError where error.kind == .timeout {
                     _ = try reader.execute("ROLLBACK TO SAVEPOINT \"filter\"")
@@ -219,11 +220,13 @@ extension PostgresDatabase {
     /// again otherwise. A query is itself: its text names what it reads,
     /// and a dropped table or column fails it (42P01, 42703).
     ///
-    /// - throws: The server's 42P01 (undefined_table) when the table is
-    ///   gone, `SourceError.noSuchColumn` when the sort column is.
+    /// - throws: `SourceError.noSuchTable` when the table is gone,
+    ///   `.noSuchColumn` when the sort column is.
     static func current(_ viewed: ViewedSource, _ reader: PostgresReader) throws -> ViewedSource {
         guard !viewed.source.isQuery else { return viewed }
-        let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) ?? 0
+        guard let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) else {
+            throw SourceError.noSuchTable(name: viewed.source.name, tables: try relations(reader, sql: listSQL).map(\.displayName))
+        }
         guard version != viewed.schemaVersion else { return viewed }
         return try open(
             .table(viewed.source.name), sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending,
@@ -264,8 +267,9 @@ extension PostgresDatabase {
     /// transaction"), or else that only a SELECT is viewed.
     private static func queryRefusal(_ body: String, _ error: PostgresError, _ reader: PostgresReader) throws -> SourceError {
         // 42601: a syntax error of the subquery, which a statement that
-        // is not a SELECT gives.
-        guard error.sqlState == "42601" else { return .invalidQuery(reason: error.message) }
+        // is not a SELECT gives; 0A000: a WITH that writes, which only
+        // the top level may hold.
+        guard error.sqlState == "42601" || error.sqlState == "0A000" else { return .invalidQuery(reason: error.message) }
         do {
             _ = try reader.execute("SET LOCAL statement_timeout = 1000")
             _ = try reader.execute(body)
@@ -334,12 +338,20 @@ extension PostgresDatabase {
     }
 
     /// Whether a plan (`EXPLAIN (COSTS OFF)`, one line a node or detail)
-    /// reads a number of rows that grows with the table.
+    /// reads a number of rows that grows with the table: a `Seq Scan`, or
+    /// a `Sort` (not an `Incremental Sort`, which sorts along an index
+    /// walk that stops at the limit) of rows found otherwise than by
+    /// equality. A sort of the rows of one key value (`album = 500 AND
+    /// id > $2`, where the index leads with `album` alone) costs what the
+    /// value's duplicates cost, as in SQLite (`RowOrdering.isScan(plan:)`).
+    /// With a filter, a node that filters the rows it reads is a scan.
     static func isScan(plan: [String], filtered: Bool) -> Bool {
-        plan.contains { line in
-            let node = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "->  ", with: "")
-            return node.contains("Seq Scan")
-                || (node.hasPrefix("Sort") && !node.hasPrefix("Sort Key") && !node.hasPrefix("Sort Method"))
+        let nodes = plan.map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "->  ", with: "") }
+        let conditions = nodes.filter { $0.hasPrefix("Index Cond:") || $0.hasPrefix("Recheck Cond:") }
+        let byEquality = !conditions.isEmpty && conditions.allSatisfy { !$0.contains("<") && !$0.contains(">") }
+        return nodes.contains { node in
+            node.contains("Seq Scan")
+                || (node.hasPrefix("Sort") && !node.hasPrefix("Sort Key") && !node.hasPrefix("Sort Method") && !byEquality)
                 || (filtered && node.hasPrefix("Filter:"))
         }
     }

@@ -1,31 +1,57 @@
 import Foundation
 import OpenCombine
-import OpenCombineDispatch
 
-// MARK: - Live windows (placeholder)
-
-// pg-live's branch replaces this file: the windows after each commit (the
-// WAL position polled), LISTEN, reconnection with backoff, the liveness.
-// Until then, one window at subscription, so that this branch builds.
+// MARK: - Live windows
 
 extension PostgresDatabase {
-    /// The window `request` of `viewed`, read once off the main thread and
-    /// delivered on the main queue (pg-live's version reads it again after
-    /// each commit).
+    /// The windows of `request` on `viewed`, as they change: read off the
+    /// main thread at subscription, and again each time the cluster's
+    /// commit token moves (`PostgresCommitWatch`: the WAL position polled
+    /// every `Settings.pollInterval`, a notification with
+    /// `Settings.listenChannel`), paced during a burst of commits as
+    /// SQLite's are (`ViewerPacing.window`); delivered on the main queue.
+    /// Cancelling the subscription cancels the read that runs on the
+    /// server.
+    ///
+    /// The server unreachable (restarted, the network down, the session
+    /// ended by `idle_session_timeout` or an administrator) is a
+    /// `.transientFailure`, at once from the watch and from each read that
+    /// fails; the publisher goes on, and the window is read again once the
+    /// watch has connected again (with backoff) or a second later: the
+    /// same request, anchored on the selected row's position, so that the
+    /// selection stays on its row.
+    ///
+    /// All the windows of a database share one watch, and its connection:
+    /// a window replaced at each scroll keeps it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = database.windows(of: viewed, request).sink(
+    ///     receiveCompletion: { print($0) },
+    ///     receiveValue: { read in print(read) })
+    /// ```
     public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
-        Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in
-            let ticket = ReadTicket()
-            return Just(())
-                .receive(on: DispatchQueue.global().ocombine)
-                .tryMap { ViewerWindowRead.window(try self.fetchWindow(viewed, request, ticket: ticket)) }
-                .receive(on: DispatchQueue.main.ocombine)
-            .handleEvents(receiveCancel: { ticket.abandon() })
+        commits.reads(
+            pacing: ViewerPacing.window,
+            read: { [self] ticket in .window(try fetchWindow(viewed, request, ticket: ticket)) },
+            transientFailure: { [self] error in
+                failureKind(of: error) == .transient ? .transientFailure(error) : nil
+            })
             .eraseToAnyPublisher()
-        }.eraseToAnyPublisher()
     }
 
-    /// Nothing yet (pg-live's version says how commits are seen).
+    /// How commits are seen, for the title, while a window shows: "polled
+    /// every 0.05 s", "on standby, polled every 0.05 s", "re-read every
+    /// 0.05 s: no commit token" (with the reason: the functions are
+    /// missing or not permitted), "+ LISTEN tracks".
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let cancellable = database.liveness().sink { print($0.note) }
+    /// ```
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
-        Empty().eraseToAnyPublisher()
+        commits.liveness()
     }
 }

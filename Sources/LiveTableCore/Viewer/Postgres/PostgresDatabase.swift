@@ -42,6 +42,12 @@ public final class PostgresDatabase: Sendable {
         /// How long a connection attempt waits for the server, in seconds,
         /// unless the connection string or `PGCONNECT_TIMEOUT` says.
         public var connectTimeout: Int
+        /// Seconds between two reads of the commit token (`--poll`):
+        /// 50 ms by default (`PostgresCommitWatch`).
+        public var pollInterval: TimeInterval = PostgresCommitWatch.defaultInterval
+        /// A channel to LISTEN to (`--listen`), for writers that NOTIFY:
+        /// their commits are shown without poll delay.
+        public var listenChannel: String?
 
         /// The settings; `statementTimeout` is `livetable view`'s
         /// `--statement-timeout`.
@@ -108,6 +114,9 @@ public final class PostgresDatabase: Sendable {
     let screen: PostgresChannel
     /// The connection of the background reads.
     let background: PostgresChannel
+    /// The watch of the cluster's commits, on a connection of its own,
+    /// shared by the live windows (`windows(of:_:)`).
+    let commits: PostgresCommitWatch
 
     /// Connects to the database of `connectionString` (the screen's
     /// connection at once, so that a wrong password or an unreachable
@@ -131,6 +140,9 @@ public final class PostgresDatabase: Sendable {
         name = first.displayName
         screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
         background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
+        commits = PostgresCommitWatch(
+            connectionString: connectionString, settings: options,
+            interval: settings.pollInterval, listen: settings.listenChannel)
     }
 
     /// What the server is, for a title or a test: "15.4", and whether it
@@ -197,14 +209,15 @@ final class PostgresChannel: @unchecked Sendable {
         defer { _ = ticket.setRunning(interrupt: nil) }
         var timeout = statementTimeout ?? self.statementTimeout
         if let remaining = ticket.remainingTime {
-            timeout = timeout > 0 ? min(timeout, remaining) : remaining
+            // At least a millisecond: 0 would be no timeout at all.
+            timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
         _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
             if timeout != self.statementTimeout {
                 // SET takes no parameter; the number is ours.
                 _ = try connection.execute(
-                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(max(timeout, 0.001)))")
+                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))")
             }
             let value = try body(PostgresReader(connection))
             _ = try connection.execute("COMMIT")

@@ -95,6 +95,35 @@ final class PostgresCommitReadsTests: XCTestCase {
         XCTAssertEqual(numbers, numbers.sorted())
     }
 
+    func testACommitVisibleOnlyAfterItsLogRecordMovedIsReadWhenVisible() throws {
+        // A synchronous standby that never comes: the writer's commit is in
+        // the log (its position moved) but invisible until the setting is
+        // dropped, which writes nothing to the log.
+        let (server, writer, read) = try makeDatabase("testReadsVisibility")
+        try server.psql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'; SELECT pg_reload_conf();")
+        defer {
+            _ = try? server.psql("ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf();")
+        }
+        try waitUntil("the writer waits for the standby") {
+            try writer.output("SHOW synchronous_standby_names;") == "nobody"
+        }
+        let watch = makeWatch(server, "testReadsVisibility")
+        let recorder = ReadRecorder<TitleRead>()
+        let cancellable = watch.reads(pacing: ViewerPacing.window, read: read, transientFailure: Self.transient)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { cancellable.cancel() }
+        waitUntil("first read") { recorder.values.last == .title("v0") }
+        let reads = recorder.values.count
+
+        writer.send("UPDATE track SET title = 'visible late' WHERE id = 1;")
+        waitUntil("read again after the log moved") { recorder.values.count > reads }
+        XCTAssertEqual(recorder.values.last, .title("v0"), "the commit is not visible yet")
+
+        try server.psql("ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf();")
+        waitUntil("read once visible", timeout: 5) { recorder.values.last == .title("visible late") }
+        _ = try writer.execute("SELECT 1;")
+    }
+
     func testWithoutTokenTheReadsStillFollowTheWrites() throws {
         let (server, writer, read) = try makeDatabase("testReadsRevoked")
         try server.psql(

@@ -25,6 +25,16 @@ enum PostgresTestDatabase {
         return try PostgresDatabase(server.url(role: server.viewer, database: name), settings: settings)
     }
 
+    /// Runs `body` once per process for `key`: a fixture's setup that
+    /// several tests share.
+    static func once(_ key: String, _ body: () throws -> Void) throws {
+        try lock.withLock {
+            guard !made.contains(key) else { return }
+            try body()
+            made.insert(key)
+        }
+    }
+
     /// Runs `sql` as the writer on the database `name`.
     @discardableResult
     static func write(_ name: String, _ sql: String) throws -> String {

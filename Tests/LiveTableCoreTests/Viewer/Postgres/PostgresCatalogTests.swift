@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+import PostgresServer
+import XCTest
+@testable import LiveTableCore
+
+/// What the picker lists of a PostgreSQL database, how names open, and
+/// how each relation's rows are identified.
+final class PostgresCatalogTests: XCTestCase {
+    private static let name = "catalogTests"
+    private static let sql = """
+        CREATE TABLE tracks(id int PRIMARY KEY, title text NOT NULL);
+        INSERT INTO tracks SELECT i, 'track ' || i FROM generate_series(1, 5) i;
+        CREATE TABLE nokey(a int, doc json, spot point);
+        INSERT INTO nokey VALUES (1, '{"b": 2}', '(1,2)'), (1, '{"a": 1}', '(0,0)'), (NULL, NULL, NULL);
+        CREATE TABLE coded(code text NOT NULL, region text NOT NULL, note text, UNIQUE (region, code));
+        CREATE TABLE nullable_unique(code text UNIQUE, note text);
+        CREATE VIEW short_tracks AS SELECT id, title FROM tracks WHERE id < 3;
+        CREATE MATERIALIZED VIEW track_totals AS SELECT count(*) AS n FROM tracks;
+        CREATE TABLE secret(id int PRIMARY KEY);
+        REVOKE SELECT ON secret FROM viewer;
+        CREATE TABLE "Mixed.Case"(id int PRIMARY KEY);
+        INSERT INTO "Mixed.Case" VALUES (1), (2);
+        """
+
+    private func database() throws -> PostgresDatabase {
+        let server = try PostgresServer.shared
+        let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
+        // A schema of the superuser's, readable by the viewer.
+        try PostgresTestDatabase.once(Self.name + ".sales") {
+            try server.psql("""
+                CREATE SCHEMA sales;
+                GRANT USAGE ON SCHEMA sales TO viewer;
+                CREATE TABLE sales.orders(id bigint PRIMARY KEY, total numeric);
+                INSERT INTO sales.orders VALUES (1, 9.99), (2, 20);
+                CREATE TABLE sales.hidden(id int);
+                GRANT SELECT ON sales.orders TO viewer;
+                GRANT SELECT ON track_totals TO viewer;
+                CREATE SCHEMA private;
+                CREATE TABLE private.t(id int);
+                GRANT SELECT ON private.t TO viewer;
+                """, database: Self.name)
+        }
+        return database
+    }
+
+    func testListsWhatTheRoleMayReadInEverySchema() throws {
+        let database = try database()
+        let tables = try database.listTables(ticket: ReadTicket())
+        XCTAssertEqual(tables.map(\.name), [
+            "Mixed.Case", "coded", "nokey", "nullable_unique", "sales.orders", "short_tracks", "track_totals", "tracks",
+        ])
+        XCTAssertEqual(tables.map(\.kind), [.table, .table, .table, .table, .table, .view, .materializedView, .table])
+        XCTAssertEqual(TableSchema.Kind.materializedView.word, "materialized view")
+    }
+
+    func testNamesOpenBareQualifiedAndQuoted() throws {
+        let database = try database()
+        for name in ["tracks", "public.tracks", "TRACKS", "\"tracks\"", "public.\"tracks\""] {
+            let viewed = try database.open(.table(name), sortColumn: nil, descending: false, ticket: ReadTicket())
+            XCTAssertEqual(viewed.source.name, "tracks", name)
+        }
+        let orders = try database.open(.table("sales.orders"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(orders.source.name, "sales.orders")
+        XCTAssertEqual(try database.countRows(of: orders.source, ticket: ReadTicket()), .exact(2))
+        let mixed = try database.open(.table("\"Mixed.Case\""), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(try database.countRows(of: mixed.source, ticket: ReadTicket()), .exact(2))
+        XCTAssertEqual(
+            try database.open(.table("Mixed.Case"), sortColumn: nil, descending: false, ticket: ReadTicket()).source.name,
+            "Mixed.Case")
+    }
+
+    func testAMissingTableListsTheNearestNames() throws {
+        let database = try database()
+        XCTAssertThrowsError(try database.open(.table("trakcs"), sortColumn: nil, descending: false, ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.failureKind(of: error), .missingSource)
+            let text = database.describe(error)
+            XCTAssertTrue(text.hasPrefix("no table or view \"trakcs\": the database has "), text)
+            XCTAssertTrue(text.contains("\"tracks\""), text)
+        }
+    }
+
+    func testIdentityIsThePrimaryKeyElseAUniqueNotNullIndexElseNone() throws {
+        let database = try database()
+        func identity(_ name: String) throws -> RowIdentity {
+            try database.open(.table(name), sortColumn: nil, descending: false, ticket: ReadTicket()).source.identity
+        }
+        XCTAssertEqual(try identity("tracks"), .primaryKey(["id"]))
+        XCTAssertEqual(try identity("coded"), .primaryKey(["region", "code"]))
+        XCTAssertEqual(try identity("nullable_unique"), .none)
+        XCTAssertEqual(try identity("nokey"), .none)
+        XCTAssertEqual(try identity("short_tracks"), .none)
+        let tracks = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(tracks.source.columns.map(\.declaredType), ["integer", "text"])
+        XCTAssertEqual(tracks.source.columns.map(\.isIndexed), [true, false])
+    }
+
+    /// json and point have no ordering: a table without key orders them
+    /// by their text.
+    func testUnorderableColumnsAreOrderedByTheirText() throws {
+        let database = try database()
+        let viewed = try database.open(.table("nokey"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(viewed.ordering.keyColumns.map(\.expression), ["\"a\"", "\"doc\"::text", "\"spot\"::text"])
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10), ticket: ReadTicket())
+        XCTAssertEqual(texts(window), [["1", "{\"a\": 1}", "(0,0)"], ["1", "{\"b\": 2}", "(1,2)"], ["NULL", "NULL", "NULL"]])
+        let second = try XCTUnwrap(window.window.positions.dropFirst().first)
+        let from = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(second), before: 0, after: 10), ticket: ReadTicket())
+        XCTAssertEqual(texts(from).map { $0[2] }, ["(1,2)", "NULL"])
+        let sorted = try database.open(.table("nokey"), sortColumn: "doc", descending: true, ticket: ReadTicket())
+        XCTAssertEqual(sorted.ordering.keyColumns.first?.expression, "\"doc\"::text")
+    }
+
+    func testAnUnreadableTableIsNotListedAndRefusedInOneLine() throws {
+        let database = try database()
+        let viewed = try database.open(.table("secret"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertThrowsError(try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        ) { error in
+            XCTAssertEqual(database.describe(error), "permission denied for table secret")
+            XCTAssertEqual(database.failureKind(of: error), .other)
+        }
+        // The picker still works.
+        XCTAssertFalse(try database.listTables(ticket: ReadTicket()).map(\.name).contains("secret"))
+    }
+
+    func testPickerCountsSmallTablesExactlyAndBigOnesByTheEstimate() throws {
+        let database = try database()
+        XCTAssertEqual(try database.quickRowCount(ofTable: "tracks", kind: .table, ticket: ReadTicket()), .exact(5))
+        XCTAssertEqual(try database.quickRowCount(ofTable: "short_tracks", kind: .view, ticket: ReadTicket()), .exact(2))
+        try PostgresTestDatabase.once(Self.name + ".big") {
+            try PostgresTestDatabase.write(Self.name, """
+                CREATE TABLE big(id int PRIMARY KEY);
+                INSERT INTO big SELECT generate_series(1, 150000);
+                ANALYZE big;
+                """)
+        }
+        let count = try database.quickRowCount(ofTable: "big", kind: .table, ticket: ReadTicket())
+        XCTAssertFalse(count.isExact)
+        XCTAssertEqual(Double(count.value), 150_000, accuracy: 15_000)
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import PostgresClient
+import PostgresServer
+import XCTest
+@testable import LiveTableCore
+
+/// The reads of `PostgresDatabase` beside the windows: search, filter,
+/// count, deleted rows, queries, and what the server refuses.
+final class PostgresReadsTests: XCTestCase {
+    private static let name = "readsTests"
+    private static let sql = """
+        CREATE TABLE item(id int PRIMARY KEY, name text, price numeric);
+        INSERT INTO item SELECT i, 'Item ' || i, i * 10 FROM generate_series(1, 12) i;
+        CREATE SEQUENCE counter;
+        GRANT SELECT, USAGE ON counter TO viewer;
+        """
+
+    private func database(_ settings: PostgresDatabase.Settings = .init()) throws -> PostgresDatabase {
+        try PostgresTestDatabase.open(Self.name, sql: Self.sql, settings: settings)
+    }
+
+    private func item(_ database: PostgresDatabase) throws -> ViewedSource {
+        try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+    }
+
+    func testSearchFindsTheNextMatchIgnoringCaseAndWraps() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let first = try database.search(RowSearch(text: "item 1", column: 1, forward: true, from: nil), in: viewed, ticket: ReadTicket())
+        XCTAssertEqual(first.match?.key, [1.databaseValue])
+        let next = try database.search(RowSearch(text: "ITEM 1", column: 1, forward: true, from: first.match), in: viewed, ticket: ReadTicket())
+        XCTAssertEqual(next.match?.key, [10.databaseValue])
+        let wrapped = try database.search(
+            RowSearch(text: "item 1", column: 1, forward: true, from: RowPosition(key: [12.databaseValue])), in: viewed, ticket: ReadTicket())
+        XCTAssertEqual(wrapped.match?.key, [1.databaseValue])
+        XCTAssertTrue(wrapped.wrapped)
+        // On a number's text, and with LIKE's % as a plain character.
+        let price = try database.search(RowSearch(text: "20", column: 2, forward: true, from: nil), in: viewed, ticket: ReadTicket())
+        XCTAssertEqual(price.match?.key, [2.databaseValue])
+        XCTAssertNil(try database.search(RowSearch(text: "%", column: 1, forward: true, from: nil), in: viewed, ticket: ReadTicket()).match)
+    }
+
+    /// `lower($1)` needs no cast: PostgreSQL resolves a parameter of
+    /// unknown type to text, lower's preferred type (lower also takes
+    /// ranges).
+    func testLowerOfAParameterIsLowerOfText() throws {
+        let server = try PostgresServer.shared
+        let connection = try PostgresConnection(server.url(role: server.viewer, database: Self.name))
+        XCTAssertEqual(try connection.execute("SELECT lower($1), strpos(lower('ABC'), lower($1))", ["B"]).rows, [["b", "2"]])
+    }
+
+    func testFilterIsCheckedByTheServerAndCounted() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let filtered = try database.filter(viewed, by: "price > 100", ticket: ReadTicket())
+        XCTAssertEqual(try database.countRows(of: filtered.viewed.source, ticket: ReadTicket()), .exact(2))
+        XCTAssertEqual(filtered.viewed.cost, .scan)
+        let window = try database.fetchWindow(
+            filtered.viewed, RowWindowRequest(ordering: filtered.viewed.ordering, anchor: .first, before: 0, after: 5),
+            ticket: ReadTicket())
+        XCTAssertEqual(texts(window).map { $0[0] }, ["11", "12"])
+
+        XCTAssertThrowsError(try database.filter(viewed, by: "no_such_column = 1", ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.describe(error), "invalid filter: column \"no_such_column\" does not exist")
+        }
+        XCTAssertThrowsError(try database.filter(viewed, by: "id = $1", ticket: ReadTicket())) { error in
+            XCTAssertTrue(database.describe(error).contains("parameters"), database.describe(error))
+        }
+        XCTAssertThrowsError(try database.filter(viewed, by: "1 = 1) OR (true", ticket: ReadTicket()))
+        // Cleared: all rows again.
+        let cleared = try database.filter(filtered.viewed, by: nil, ticket: ReadTicket())
+        XCTAssertEqual(try database.countRows(of: cleared.viewed.source, ticket: ReadTicket()), .exact(12))
+    }
+
+    /// A filter that writes is refused by the read-only transaction, with
+    /// PostgreSQL's own message.
+    func testAWritingFilterIsRefusedWithTheServersMessage() throws {
+        let database = try database()
+        let viewed = try item(database)
+        XCTAssertThrowsError(try database.filter(viewed, by: "nextval('counter') > 0", ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.describe(error), "invalid filter: cannot execute nextval() in a read-only transaction")
+        }
+        let server = try PostgresServer.shared
+        XCTAssertEqual(try server.psql("SELECT last_value FROM counter;", database: Self.name), "1")
+        XCTAssertEqual(try server.psql("SELECT is_called FROM counter;", database: Self.name), "f")
+    }
+
+    func testQueriesAreValidatedByTheServer() throws {
+        let database = try database()
+        let viewed = try database.open(
+            .query("SELECT name, price * 2 AS double, price FROM item WHERE id <= 3;"), sortColumn: "double", descending: true,
+            ticket: ReadTicket())
+        XCTAssertEqual(viewed.source.columnNames, ["name", "double", "price"])
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).map { $0[1] }, ["60", "40", "20"])
+
+        func refusal(_ sql: String) -> String {
+            do {
+                _ = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+                return "opened"
+            } catch {
+                XCTAssertEqual(database.failureKind(of: error), .missingSource, sql)
+                return database.describe(error)
+            }
+        }
+        XCTAssertEqual(refusal("DELETE FROM item"), "invalid query: cannot execute DELETE in a read-only transaction")
+        XCTAssertEqual(
+            refusal("WITH gone AS (DELETE FROM item RETURNING *) SELECT * FROM gone"),
+            "invalid query: cannot execute SELECT in a read-only transaction")
+        XCTAssertEqual(refusal("SELECT * FROM item WHERE id = $1"), "invalid query: parameters ($1, $2…) have no value here: write the values in the SQL")
+        XCTAssertEqual(refusal("SELECT 1; SELECT 2"), "invalid query: cannot insert multiple commands into a prepared statement")
+        XCTAssertEqual(refusal("SELECT nope FROM item"), "invalid query: column \"nope\" does not exist")
+        XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM item;"), "12")
+    }
+
+    func testDeletedRowsAreFoundByIdentity() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let keys = [StoredKey([3.databaseValue]), StoredKey([99.databaseValue])]
+        XCTAssertEqual(try database.missingRows(of: viewed.source, among: keys, ticket: ReadTicket()), [keys[1]])
+    }
+
+    func testTheSessionIsReadOnly() throws {
+        let database = try database()
+        XCTAssertThrowsError(try database.screen.read(ticket: ReadTicket()) { reader in
+            try reader.execute("SELECT 1")
+            return try reader.execute("CREATE TEMPORARY TABLE t(x int)")
+        }) { error in
+            XCTAssertEqual(database.describe(error), "cannot execute CREATE TABLE in a read-only transaction")
+        }
+        // Even outside the viewer's transactions: the session's default.
+        let server = try PostgresServer.shared
+        let settings = PostgresDatabase.Settings().connectionSettings(for: server.url(role: server.viewer, database: Self.name))
+        let connection = try PostgresConnection(server.url(role: server.viewer, database: Self.name), settings: settings)
+        XCTAssertThrowsError(try connection.execute("CREATE TEMPORARY TABLE t(x int)"))
+        XCTAssertEqual(try connection.execute("SHOW statement_timeout").rows, [["5s"]])
+        XCTAssertEqual(try connection.execute("SHOW application_name").rows, [["livetable"]])
+    }
+
+    func testAStatementTimeoutSaysSo() throws {
+        let database = try database(.init(statementTimeout: 0.2))
+        let viewed = try database.open(
+            .query("SELECT id FROM item WHERE pg_sleep(0.1) IS NOT NULL"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertThrowsError(try database.countRows(of: viewed.source, ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.describe(error), "timed out after 0.2 s (statement_timeout)")
+            XCTAssertEqual(database.failureKind(of: error), .other)
+        }
+    }
+
+    func testAnAbandonedTicketCancelsTheStatementOnTheServer() throws {
+        let database = try database(.init(statementTimeout: 30))
+        let ticket = ReadTicket()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { ticket.abandon() }
+        let start = Date()
+        XCTAssertThrowsError(try database.background.read(ticket: ticket) { reader in
+            try reader.execute("SELECT pg_sleep(20)")
+        })
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        // The connection is free at once.
+        XCTAssertEqual(try database.listTables(ticket: ReadTicket()).map(\.name), ["item"])
+        // A ticket's time limit stops the read on the server too.
+        XCTAssertThrowsError(try database.background.read(ticket: ReadTicket(timeLimit: 0.3)) { reader in
+            try reader.execute("SELECT pg_sleep(20)")
+        })
+    }
+
+    /// A session that the server ended is opened again on the next read.
+    func testAConnectionEndedByTheServerIsOpenedAgainOnUse() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let server = try PostgresServer.shared
+        try server.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(Self.name)' AND usename = 'viewer';",
+            database: Self.name)
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 2), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).map { $0[0] }, ["1", "2"])
+    }
+
+    func testAWrongPasswordIsOneLineWithoutThePassword() throws {
+        let server = try PostgresServer.shared
+        let url = server.url(role: PostgresServer.Role(name: "viewer", password: "Wrong-Secret-42"), database: Self.name)
+        XCTAssertThrowsError(try PostgresDatabase(url)) { error in
+            let database = try? self.database()
+            let text = database?.describe(error) ?? "\(error)"
+            XCTAssertFalse(text.contains("Wrong-Secret-42"))
+            XCTAssertFalse(text.contains("\n"))
+            XCTAssertTrue(text.contains("password authentication failed"), "a wrong password is said")
+        }
+    }
+
+    func testTheNameIsTheDatabaseAndWhereItIsWithoutThePassword() throws {
+        let database = try database()
+        let server = try PostgresServer.shared
+        XCTAssertTrue(database.name.hasPrefix("\(Self.name) on "), database.name)
+        XCTAssertFalse(database.name.contains(server.viewer.password))
+    }
+}
