@@ -215,7 +215,8 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// the interval of its poll, in seconds.
     private static func openDataSource(_ url: String) throws -> (any ViewerDataSource, Double) {
         // The settings of `livetable view` without options.
-        (try PostgresDatabase(url), PostgresCommitWatch.defaultInterval)
+        let database = try PostgresDatabase(url)
+        return (database, database.settings.pollInterval)
     }
 
     /// Makes the database and its `tracks` table of `rows` rows: a primary
