@@ -51,6 +51,10 @@ public final class PostgresBenchmark: @unchecked Sendable {
         public var commits = 100
         /// How long the idle figures are measured, in seconds.
         public var idleSeconds: Double = 5
+        /// How long the server must have written nothing before the idle
+        /// figures are measured, in seconds: 30 covers what it writes on
+        /// its own after the last commits (see `waitUntilTheServerIsQuiet`).
+        public var quietSeconds: Double = 30
 
         /// The default samples of `livetable bench`.
         public init() {}
@@ -155,10 +159,11 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// `samples.idleSeconds`: its CPU, its backends' CPU (from /proc: the
     /// server runs on this machine), and its statements on the server.
     private func idleCosts(_ observer: PostgresSession, viewer: String) throws -> IdleCosts {
-        // The highlights of the last commits fade, redrawing the screen
-        // (for 2.6 s: ChangeHighlighter's strong and fade durations), and
-        // the count they asked for ends: then nothing should draw.
-        Thread.sleep(forTimeInterval: 3)
+        // A statement's first read of a catalog page that holds dead rows
+        // prunes it, which writes to the WAL and moves the viewer's token,
+        // even in a read-only statement: the observer's statements run
+        // once before the server is quiet, and the same ones again after
+        // write nothing.
         let backends = try observer.execute("""
             SELECT pid FROM pg_stat_activity
             WHERE application_name = 'livetable' AND datname = current_database();
@@ -170,7 +175,14 @@ public final class PostgresBenchmark: @unchecked Sendable {
             backends.compactMap { ProcessMetrics.cpuSeconds(ofProcess: $0) }.reduce(0, +)
         }
         try observer.execute("SELECT pg_stat_statements_reset();")
+        // By then the highlights of the last commits have faded (in 2.6 s:
+        // ChangeHighlighter's strong and fade durations), and the reads
+        // that the last move of the WAL asked for have ended: nothing
+        // should draw.
+        try waitUntilTheServerIsQuiet(observer)
+        try observer.execute("SELECT pg_stat_statements_reset();")
         let framesBefore = screen.frameCount
+        // The viewer's CPU from /proc too, as its backends'.
         let viewerBefore = ProcessMetrics.cpuSeconds(ofProcess: getpid()) ?? ProcessMetrics.cpuSeconds()
         let serverBefore = serverCPU()
         let started = now()
@@ -188,6 +200,9 @@ public final class PostgresBenchmark: @unchecked Sendable {
               AND userid = (SELECT oid FROM pg_roles WHERE rolname = '\(viewer)')
             ORDER BY calls DESC;
             """).map { $0.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false) }
+        for statement in statements.prefix(5) {
+            log("postgres: while idle, the viewer's statement " + statement.joined(separator: " | "))
+        }
         let calls = statements.compactMap { $0.first.flatMap { Double($0) } }.reduce(0, +)
         let execution = statements.compactMap { $0.count > 1 ? Double($0[1]) : nil }.reduce(0, +)
         return IdleCosts(
@@ -196,6 +211,33 @@ public final class PostgresBenchmark: @unchecked Sendable {
             serverCPU: (serverAfter - serverBefore) * 1000 / seconds, backends: backends.count,
             statements: calls / seconds, execution: execution / seconds,
             pollStatement: statements.first.flatMap { $0.count > 2 ? String($0[2]) : nil })
+    }
+
+    /// Waits until the server writes nothing, for the idle figures: no
+    /// move of the WAL position that the viewer polls for
+    /// `samples.quietSeconds` (at most three times as long in all). After
+    /// the last commits, the server writes on its own: the pruning of the
+    /// pages that the updates left dead rows in, done by the next read of
+    /// them (the viewer's), and a record of its running transactions for
+    /// the standbys, which the background writer adds 15 s after the last
+    /// write, or up to 10 s later when it hibernates (`LogStandbySnapshot`,
+    /// `bgwriter.c`). Each one moves the WAL position, and the viewer reads
+    /// its window again. Then the server writes nothing until the next
+    /// commit.
+    private func waitUntilTheServerIsQuiet(_ observer: PostgresSession) throws {
+        let query = "SELECT pg_current_wal_insert_lsn();"
+        var position = try observer.output(query)
+        var since = now()
+        let deadline = since + 3 * samples.quietSeconds
+        while now() - since < samples.quietSeconds, now() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            let current = try observer.output(query)
+            if current != position {
+                position = current
+                since = now()
+            }
+        }
+        log(String(format: "postgres: the server wrote nothing for %.0f s", now() - since))
     }
 
     private struct IdleCosts {

@@ -72,6 +72,7 @@ final class PostgresBenchmarkTests: XCTestCase {
         samples.jumps = 2
         samples.commits = 5
         samples.idleSeconds = 1
+        samples.quietSeconds = 1
         let benchmark = PostgresBenchmark(samples: samples, frameTimeout: 20)
         let done = expectation(description: "the viewer on PostgreSQL measured")
         nonisolated(unsafe) var result: Result<PostgresFigures, Error>?  // written before `done` is fulfilled
