@@ -152,6 +152,8 @@ public final class PostgresBenchmark: @unchecked Sendable {
                 try writer.run("UPDATE \(Self.table) SET note = '\(value)' WHERE id = \(1 + index % 10);")
             })
         }
+        let slowest = latencies.sorted().suffix(3).reversed().map { milliseconds($0) }
+        log("postgres: the slowest commits to screen: \(slowest.joined(separator: ", ")) ms")
         return LatencySummary(seconds: latencies)!
     }
 
