@@ -20,8 +20,8 @@ import PostgresServer
 /// a visible row to the screen that shows it, the commits spaced so that
 /// they fall at every moment of the poll's cycle; then, while nothing is
 /// written, the viewer's CPU (its poll running), the CPU of its backends on
-/// the server, and the statements it runs there (`pg_stat_statements`); and
-/// the peak memory.
+/// the server (from /proc: the server runs on this machine), and the
+/// statements it runs there (`pg_stat_statements`); and the peak memory.
 ///
 /// For example:
 ///
@@ -184,12 +184,13 @@ public final class PostgresBenchmark: @unchecked Sendable {
         try waitUntilTheServerIsQuiet(observer)
         try observer.execute("SELECT pg_stat_statements_reset();")
         let framesBefore = screen.frameCount
-        // The viewer's CPU from /proc too, as its backends'.
-        let viewerBefore = ProcessMetrics.cpuSeconds(ofProcess: getpid()) ?? ProcessMetrics.cpuSeconds()
+        // The viewer's CPU from getrusage, which counts its threads that
+        // ended too, its backends' from /proc.
+        let viewerBefore = ProcessMetrics.cpuSeconds()
         let serverBefore = serverCPU()
         let started = now()
         Thread.sleep(forTimeInterval: samples.idleSeconds)
-        let viewerAfter = ProcessMetrics.cpuSeconds(ofProcess: getpid()) ?? ProcessMetrics.cpuSeconds()
+        let viewerAfter = ProcessMetrics.cpuSeconds()
         let serverAfter = serverCPU()
         let seconds = now() - started
         let screens = screen.frameCount - framesBefore

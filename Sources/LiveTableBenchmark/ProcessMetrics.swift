@@ -38,12 +38,12 @@ public enum ProcessMetrics {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// The CPU time used so far by process `pid` (all its threads), in
-    /// seconds, from /proc: any process of the machine, such as a
-    /// database server's backend, whoever runs it. The time on CPU of each
-    /// thread (`/proc/<pid>/task/<tid>/schedstat`, in nanoseconds), or,
-    /// without it, user + system time (`/proc/<pid>/stat`, in clock ticks
-    /// of 10 ms, too coarse for a few milliseconds a second).
+    /// The CPU time used so far by process `pid`, in seconds, from /proc:
+    /// any process of the machine, such as a database server's backend,
+    /// whoever runs it. The time on CPU of each of its threads
+    /// (`/proc/<pid>/task/<tid>/schedstat`, in nanoseconds), or, without
+    /// it, user + system time (`/proc/<pid>/stat`, in clock ticks of 10
+    /// ms, too coarse for a few milliseconds a second).
     ///
     /// For example:
     ///
@@ -51,6 +51,10 @@ public enum ProcessMetrics {
     /// let before = ProcessMetrics.cpuSeconds(ofProcess: backend) ?? 0
     /// ```
     ///
+    /// - important: The time of a thread that has ended is no longer
+    ///   counted: exact for a process of one thread (a PostgreSQL
+    ///   backend); for this process, whose dispatch threads come and go,
+    ///   use `cpuSeconds()`.
     /// - returns: nil when the process does not exist (or not on Linux).
     public static func cpuSeconds(ofProcess pid: Int32) -> Double? {
         let tasks = "/proc/\(pid)/task"
