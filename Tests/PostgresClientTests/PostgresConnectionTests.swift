@@ -85,14 +85,16 @@ final class PostgresConnectionTests: XCTestCase {
 
     func testPasswordNeverReachesAStatementError() throws {
         let cluster = try SharedCluster.get()
-        let connection = try PostgresConnection(cluster.url)
+        let password = try cluster.makeEchoRole()
+        let connection = try PostgresConnection(
+            "host=127.0.0.1 port=\(cluster.port) user=echo_test dbname=postgres", settings: ["password": password])
         // The server echoes a value it cannot read: here, the password.
-        XCTAssertThrowsError(try connection.execute("SELECT $1::int", [cluster.password])) { error in
+        XCTAssertThrowsError(try connection.execute("SELECT $1::int", [password])) { error in
             guard let error = error as? PostgresError else { return XCTFail("not a PostgresError") }
             XCTAssertEqual(error.sqlState, "22P02")
             // No message in the failure: it would hold the password.
             XCTAssertTrue(error.message.contains("***"))
-            XCTAssertFalse(error.message.contains(cluster.password), "the password leaked")
+            XCTAssertFalse(error.message.contains(password), "the password leaked")
         }
     }
 
@@ -119,14 +121,15 @@ final class PostgresPasswordFileTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
         let passwordFile = directory + "/pgpass"
-        try "127.0.0.1:\(cluster.port):*:postgres:\(cluster.password)\n"
+        let password = try cluster.makeEchoRole()
+        try "127.0.0.1:\(cluster.port):*:echo_test:\(password)\n"
             .write(toFile: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile, 0o600)   // libpq ignores a file others can read
 
         let connection = try PostgresConnection(
-            "host=127.0.0.1 port=\(cluster.port) user=postgres dbname=postgres passfile=\(passwordFile)")
-        XCTAssertThrowsError(try connection.execute("SELECT $1::int", [cluster.password])) { error in
-            XCTAssertFalse("\(error)".contains(cluster.password), "the password leaked")
+            "host=127.0.0.1 port=\(cluster.port) user=echo_test dbname=postgres passfile=\(passwordFile)")
+        XCTAssertThrowsError(try connection.execute("SELECT $1::int", [password])) { error in
+            XCTAssertFalse("\(error)".contains(password), "the password leaked")
         }
     }
 }

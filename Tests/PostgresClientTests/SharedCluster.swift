@@ -15,6 +15,19 @@ struct SharedCluster {
     /// The superuser's URL over TCP.
     var url: String { server.url(role: server.superuser, host: .tcp) }
 
+    /// Makes the role `echo_test` anew, with a new password, and returns
+    /// its password: for the tests that send a password as a value, which
+    /// the server echoes in its log, where the shared roles' passwords
+    /// must never be (`PostgresServerRolesTests`).
+    func makeEchoRole() throws -> String {
+        let password = "echo-" + UUID().uuidString
+        try server.psql("""
+            DROP ROLE IF EXISTS echo_test;
+            CREATE ROLE echo_test LOGIN PASSWORD '\(password)';
+            """)
+        return password
+    }
+
     func start() throws { try server.start() }
     func stop() throws { try server.stop() }
 

@@ -30,7 +30,8 @@ public struct TableSchema: Equatable, Sendable {
         /// A PostgreSQL foreign table, whose rows another server holds.
         case foreignTable
 
-        /// One plain word for the kind, as lists of tables show it.
+        /// One plain word for the kind, as lists of tables show it (two
+        /// for PostgreSQL's own kinds, as psql says them).
         ///
         /// For example:
         ///

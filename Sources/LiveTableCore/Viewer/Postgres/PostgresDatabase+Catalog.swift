@@ -59,19 +59,25 @@ extension PostgresDatabase {
         """
 
     static func relations(_ reader: PostgresReader, sql: String) throws -> [PostgresRelation] {
-        try reader.execute(sql).rows.compactMap { row in
-            guard row.count == 4, let oid = row[0], let schema = row[1], let name = row[2], let kind = row[3] else {
-                return nil
-            }
-            return PostgresRelation(oid: oid, schema: schema, name: name, relkind: kind)
-        }
-        .sorted { ($0.displayName, $0.schema) < ($1.displayName, $1.schema) }
+        try reader.execute(sql).rows.compactMap(PostgresRelation.init)
+            .sorted { ($0.displayName, $0.schema) < ($1.displayName, $1.schema) }
     }
 
     /// The relation that `name` names (see `PostgresRelation`).
     ///
     /// - throws: `SourceError.noSuchTable`, listing the readable ones.
     static func relation(named name: String, _ reader: PostgresReader) throws -> PostgresRelation {
+        // The names the picker lists, found by pg_class's index on names:
+        // the picker opens and counts its entries one by one, and a
+        // database may hold thousands.
+        let afterDot = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
+        let candidates = try reader.execute(
+            allRelationsSQL + " AND c.relname IN ($1, $2)", [name, afterDot]).rows.compactMap(PostgresRelation.init)
+        if let found = candidates.first(where: { $0.displayName == name })
+            ?? candidates.first(where: { $0.schema + "." + $0.name == name })
+        {
+            return found
+        }
         let all = try relations(reader, sql: allRelationsSQL)
         if let found = all.first(where: { $0.displayName == name })
             ?? all.first(where: { $0.schema + "." + $0.name == name })
@@ -244,6 +250,14 @@ extension PostgresDatabase {
 }
 
 extension PostgresRelation {
+    /// A row of `listSQL` or `allRelationsSQL`: oid, schema, name, relkind.
+    init?(_ row: [String?]) {
+        guard row.count == 4, let oid = row[0], let schema = row[1], let name = row[2], let kind = row[3] else {
+            return nil
+        }
+        self.init(oid: oid, schema: schema, name: name, relkind: kind)
+    }
+
     /// `"schema"."name"`, as `regclass` reads it.
     var quotedName: String {
         SQLDialect.postgres.quotedTable(name, schema: schema)

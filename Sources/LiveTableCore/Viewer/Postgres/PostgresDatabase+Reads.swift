@@ -139,7 +139,7 @@ extension PostgresDatabase: ViewerDataSource {
         switch error {
         case let error as SourceError:
             if case let .noSuchTable(name, tables) = error, tables.isEmpty {
-                return "no table or view \"\(name.escapingControlCharacters)\": the database has none that \(Self.roleWords) may read"
+                return "no table or view \"\(name.escapingControlCharacters)\": the database has none that the role may read"
             }
             // SQLite's words, for a database.
             return error.description.replacingOccurrences(of: ": the file has ", with: ": the database has ")
@@ -182,8 +182,6 @@ extension PostgresDatabase: ViewerDataSource {
             return .other
         }
     }
-
-    private static let roleWords = "the role"
 
     /// "5 s", "0.5 s".
     static func seconds(_ seconds: TimeInterval) -> String {
@@ -361,11 +359,14 @@ extension PostgresDatabase {
         try reader.execute("EXPLAIN (COSTS OFF) " + sql, arguments).rows.compactMap { $0.first ?? nil }
     }
 
-    /// The planner's estimate of the rows of the table under `source`.
-    static func estimatedRowCount(of source: RowSource, _ reader: PostgresReader) throws -> RowCount {
+    /// The planner's estimate of the rows of the table under `source`
+    /// (`pg_class.reltuples`); nil for a view or a query, which have none,
+    /// and for a table never analysed.
+    static func estimatedRowCount(of source: RowSource, _ reader: PostgresReader) throws -> RowCount? {
+        guard !source.isQuery else { return nil }
         let estimate = try reader.fetchInt(
-            "SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = $1::regclass",
+            "SELECT reltuples::bigint FROM pg_catalog.pg_class WHERE oid = to_regclass($1) AND relkind IN ('r', 'p', 'm')",
             arguments: [source.from.databaseValue]) ?? -1
-        return .estimated(max(0, estimate))
+        return estimate >= 0 ? .estimated(estimate) : nil
     }
 }

@@ -144,16 +144,6 @@ public final class PostgresDatabase: Sendable {
             connectionString: connectionString, settings: options,
             interval: settings.pollInterval, listen: settings.listenChannel)
     }
-
-    /// What the server is, for a title or a test: "15.4", and whether it
-    /// is a hot standby.
-    public func serverFacts() throws -> (version: String, isStandby: Bool) {
-        try screen.read(ticket: ReadTicket()) { reader in
-            let result = try reader.execute("SELECT current_setting('server_version'), pg_is_in_recovery()")
-            let row = result.rows.first
-            return ((row?[0] ?? nil) ?? "", (row?[1] ?? nil) == "t")
-        }
-    }
 }
 
 // MARK: - Connections

@@ -62,6 +62,23 @@ final class PostgresPlanTests: XCTestCase {
                       plan.joined(separator: "\n"))
     }
 
+    /// 200,000 rows go out a megabyte at a time, as they come (libpq's
+    /// single-row mode), in the order of the primary key.
+    func testAnExportStreamsInPiecesOfAboutAMegabyte() throws {
+        let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
+        let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        var pieces: [Int] = []
+        var lastLine = ""
+        let summary = try database.export(viewed.source, format: .csv) { bytes in
+            pieces.append(bytes.count)
+            if let last = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n").last { lastLine = String(last) }
+        }
+        XCTAssertEqual(summary.rowCount, 200_000)
+        XCTAssertEqual(lastLine, "200000,,track 200000")
+        XCTAssertGreaterThan(pieces.count, 3)
+        XCTAssertLessThanOrEqual(pieces.max() ?? 0, RowExport.bufferSize + 1024)
+    }
+
     func testAnUnindexedSortIsAScan() throws {
         let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
         XCTAssertEqual(try database.open(.table("track"), sortColumn: "title", descending: false, ticket: ReadTicket()).cost, .scan)

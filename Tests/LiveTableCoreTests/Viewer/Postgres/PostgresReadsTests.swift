@@ -96,6 +96,16 @@ final class PostgresReadsTests: XCTestCase {
             viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
         XCTAssertEqual(texts(window).map { $0[1] }, ["60", "40", "20"])
 
+        // Filtered by the names of its own columns, the view and the
+        // query alike.
+        let filtered = try database.filter(viewed, by: "double > 20 AND name <> 'x'", ticket: ReadTicket())
+        XCTAssertEqual(try database.countRows(of: filtered.viewed.source, ticket: ReadTicket()), .exact(2))
+        XCTAssertNil(filtered.scannedRows)
+        let filteredWindow = try database.fetchWindow(
+            filtered.viewed, RowWindowRequest(ordering: filtered.viewed.ordering, anchor: .first, before: 0, after: 5),
+            ticket: ReadTicket())
+        XCTAssertEqual(texts(filteredWindow).map { $0[1] }, ["60", "40"])
+
         func refusal(_ sql: String) -> String {
             do {
                 _ = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
@@ -177,6 +187,30 @@ final class PostgresReadsTests: XCTestCase {
         let window = try database.fetchWindow(
             viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 2), ticket: ReadTicket())
         XCTAssertEqual(texts(window).map { $0[0] }, ["1", "2"])
+    }
+
+    /// The server stopped: a read fails at once with a transient error,
+    /// said in one line; started again, the next read reconnects.
+    func testAStoppedServerIsTransientAndTheNextReadReconnects() throws {
+        let database = try database()
+        let viewed = try item(database)
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 2)
+        _ = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+        let server = try PostgresServer.shared
+        try server.stop()
+        var started = false
+        defer { if !started { try? server.start() } }
+        XCTAssertThrowsError(try database.fetchWindow(viewed, request, ticket: ReadTicket())) { error in
+            XCTAssertEqual(database.failureKind(of: error), .transient)
+            let text = database.describe(error)
+            XCTAssertTrue(text.hasPrefix(database.name + ": "), text)
+            XCTAssertFalse(text.contains("\n"), text)
+            XCTAssertFalse(text.contains(server.viewer.password), text)
+        }
+        try server.start()
+        started = true
+        XCTAssertEqual(texts(try database.fetchWindow(viewed, request, ticket: ReadTicket())).map { $0[0] }, ["1", "2"])
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
     }
 
     func testAWrongPasswordIsOneLineWithoutThePassword() throws {
