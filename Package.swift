@@ -100,6 +100,7 @@ let package = Package(
                 "LiveTableCore",
                 "ReactiveGRDB",
                 "SQLiteCommandLine",
+                "PostgresServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]),

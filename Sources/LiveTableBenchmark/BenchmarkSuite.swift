@@ -44,6 +44,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
     public var viewer: [ViewerScreenFigures]?
+    /// The viewer on a table of a local PostgreSQL server (see
+    /// `PostgresBenchmark`), nil when not measured.
+    public var postgres: PostgresFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -169,6 +172,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let viewer {
             lines.append("")
             lines += ViewerScreenFigures.table(viewer)
+        }
+        if let postgres {
+            lines.append("")
+            lines += PostgresFigures.table([postgres])
         }
         lines.append("")
         lines.append("targets")

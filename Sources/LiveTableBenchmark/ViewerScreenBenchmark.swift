@@ -38,30 +38,8 @@ import SQLiteCommandLine
 /// - important: The other process writes to the file: use it on benchmark
 ///   tables only.
 public final class ViewerScreenBenchmark: @unchecked Sendable {
-    // @unchecked Sendable: the frame log protects itself, the awaited value
-    // and the error count are protected by `lock`; the loop and its host are
-    // only touched on the main queue.
-
-    /// What a drawn screen showed, in short.
-    private struct Frame {
-        var time: Double
-        var anchor: RowAnchor?
-        var hasRows: Bool
-        /// The sort column of the window's ordering (nil: the natural order).
-        var sortColumn: String?
-        /// True when a visible row holds the awaited value.
-        var showsAwaited: Bool
-        /// The status line's message.
-        var status: String?
-        /// True while a search runs.
-        var isSearching: Bool
-        /// The filter of the rows on screen.
-        var filter: String?
-        /// The row count, when exact.
-        var exactCount: Int?
-        /// The rows each update scans, with a filter that scans.
-        var filterScannedRows: Int?
-    }
+    // @unchecked Sendable: the screen protects itself; the other
+    // properties are constants.
 
     /// The table of `ViewerBenchmark.makeTable`.
     private static let table = "item"
@@ -89,17 +67,8 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     private let frameTimeout: Double
     private let log: (String) -> Void
 
-    private let frames: FrameLog<Frame>
-    private let lock = NSLock()
-    private var awaited: DatabaseValue?
-    /// While false, an error on the viewer's status line is counted rather
-    /// than fatal: a writer that commits without pause may lock a read out
-    /// for longer than the viewer's busy timeout, and the viewer recovers.
-    private var errorsAreFatal = true
-    private var errorCount = 0
-
-    // Main queue only.
-    private var host: BenchmarkHost<ViewerProgram>?
+    /// The viewer's program on the benchmarks' host, and its screens.
+    private let screen: ViewerScreenRecorder
 
     /// Creates a benchmark of the viewer on a table of
     /// `ViewerBenchmark.makeTable`.
@@ -117,7 +86,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         self.samples = samples
         self.frameTimeout = frameTimeout
         self.log = log
-        frames = FrameLog(timeout: frameTimeout)
+        screen = ViewerScreenRecorder(frameTimeout: frameTimeout)
     }
 
     /// Runs the measurement. Call it off the main thread.
@@ -139,42 +108,14 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         // Through the data source's protocol, as the command does.
         let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
         let viewed = try dataSource.open(.table(Self.table), sortColumn: nil, descending: false, ticket: ReadTicket())
-        onMain {
-            self.host = BenchmarkHost(
-                program: ViewerProgram(dataSource: dataSource),
-                state: .initial(
-                    databaseName: dataSource.name, opened: viewed,
-                    width: BenchmarkHost<ViewerProgram>.width, height: BenchmarkHost<ViewerProgram>.height))
-            { [weak self] state in
-                self?.recordFrame(state)
-            }
-        }
+        screen.open(dataSource, viewed)
         // On error too: the loop of a failed measurement stops.
-        defer {
-            onMain {
-                self.host?.loop.stop()
-                self.host = nil
-            }
-        }
-        let firstRows = try waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
+        defer { screen.close() }
+        let firstRows = try screen.waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
         log("viewer: first rows in \(milliseconds(firstRows)) ms")
 
         // End and Home: the key, then the screen of the window at that end.
-        var ends: [Double] = []
-        var homes: [Double] = []
-        for _ in 0..<samples.jumps {
-            for (key, anchor) in [(Key.end, RowAnchor.last), (.home, .first)] {
-                let framesBefore = frameCount()
-                let pressed = now()
-                onMain { self.host!.loop.send(.key(key)) }
-                let frame = try waitForFrame(after: framesBefore, stage: "\(key)") { frame in
-                    frame.anchor == anchor && frame.hasRows
-                }
-                if key == .end { ends.append(frame.time - pressed) } else { homes.append(frame.time - pressed) }
-            }
-        }
-        let end = LatencySummary(seconds: ends)!
-        let home = LatencySummary(seconds: homes)!
+        let (end, home) = try screen.jumpLatencies(count: samples.jumps)
         log("viewer: End \(milliseconds(end.p50 / 1000)) ms, Home \(milliseconds(home.p50 / 1000)) ms (p50)")
 
         // Updates of visible rows (the first rows, after Home), a few
@@ -183,13 +124,10 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         for index in 0..<samples.updates {
             Thread.sleep(forTimeInterval: Double(2 + index % 7) / 1000)
             let value = "live \(index)"
-            let framesBefore = frameCount()
-            setAwaited(value.databaseValue)
-            let committed = try other.run("UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(2 + index % 10);")
-            let frame = try waitForFrame(after: framesBefore, stage: "update \(index)") { $0.showsAwaited }
-            latencies.append(max(0, frame.time - Double(committed) / 1e9))
+            latencies.append(try screen.latencyToScreen(of: value, stage: "update \(index)") {
+                try other.run("UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(2 + index % 10);")
+            })
         }
-        setAwaited(nil)
         let update = LatencySummary(seconds: latencies)!
         log("viewer: another process's update on screen p50 \(milliseconds(update.p50 / 1000)) ms, "
             + "p99 \(milliseconds(update.p99 / 1000)) ms")
@@ -206,20 +144,17 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         let searchAndFilter = try searchAndFilter(rows: rows)
 
         // The writer again, the viewer open.
-        let framesBeforeWriter = frameCount()
-        setErrorsAreFatal(false)
+        let framesBeforeWriter = screen.frameCount
+        screen.setErrorsAreFatal(false)
         let viewing = try write(other, rows: rows)
-        let screens = frameCount() - framesBeforeWriter
-        let errors = setErrorsAreFatal(true)
+        let screens = screen.frameCount - framesBeforeWriter
+        let errors = screen.setErrorsAreFatal(true)
         log(String(format: "viewer: writer with the viewer open, %.1f commits/s (%d screens, %d failed reads)",
                    viewing.perSecond, screens, errors))
 
         // The writer alone again, the viewer closed: the disk's pace
         // drifts, so the writer alone is the mean of before and after.
-        onMain {
-            self.host?.loop.stop()
-            self.host = nil
-        }
+        screen.close()
         let aloneAfter = try write(other, rows: rows)
         log(String(format: "viewer: writer alone again, %.1f commits/s", aloneAfter.perSecond))
 
@@ -251,24 +186,11 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
 
     // MARK: - Sorting
 
-    /// Puts the column cursor on `column`, with the arrow keys.
-    private func moveCursor(to column: String) throws {
-        let (current, target) = onMain { () -> (Int, Int?) in
-            let table = self.host!.loop.state.table
-            return (table?.currentColumn ?? 0, table?.viewed.source.columnNames.firstIndex(of: column))
-        }
-        guard let target else { throw ViewerScreenBenchmarkError("no column \(column)") }
-        let key = target < current ? Key.left : .right
-        for _ in 0..<abs(target - current) {
-            onMain { self.host!.loop.send(.key(key)) }
-        }
-    }
-
     /// Presses `]` with the cursor on `column`: the time from the key to
     /// the screen of the first window sorted by it, `samples.sorts` times;
     /// each time `]` again goes back to the natural order.
     private func sortLatency(column: String) throws -> LatencySummary {
-        try moveCursor(to: column)
+        try screen.moveCursor(to: column)
         var seconds: [Double] = []
         for _ in 0..<max(1, samples.sorts) {
             seconds.append(try pressSortKey(until: column))
@@ -280,46 +202,37 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// Presses `]`, and returns the time to the screen of the first window
     /// in the order of `column` (nil: the natural order).
     private func pressSortKey(until column: String?) throws -> Double {
-        let framesBefore = frameCount()
-        let pressed = now()
-        onMain { self.host!.loop.send(.key(.character("]"))) }
-        let frame = try waitForFrame(after: framesBefore, stage: "] to \(column ?? "the natural order")") { frame in
+        try screen.latency(of: [.character("]")], stage: "] to \(column ?? "the natural order")") { frame in
             frame.sortColumn == column && frame.hasRows
         }
-        return frame.time - pressed
     }
 
     /// Sorts by `column` (`]`, then Home), and measures the latency from
     /// the other process's update of a visible row to the screen that shows
     /// it, `samples.sortedUpdates` times; then goes back to the natural order.
     private func sortedUpdateLatency(column: String, other: SQLiteCommand) throws -> LatencySummary {
-        try moveCursor(to: column)
+        try screen.moveCursor(to: column)
         _ = try pressSortKey(until: column)
-        let framesBefore = frameCount()
-        onMain { self.host!.loop.send(.key(.home)) }
-        _ = try waitForFrame(after: framesBefore, stage: "Home sorted by \(column)") { frame in
+        _ = try screen.latency(of: [.home], stage: "Home sorted by \(column)") { frame in
             frame.sortColumn == column && frame.anchor == .first && frame.hasRows
         }
         // The rowids of the visible rows (the table's first column, `id`).
-        let ids = onMain { () -> [String] in
-            guard let table = self.host!.loop.state.table, let window = table.window else { return [] }
+        let ids = screen.state { state -> [String] in
+            guard let table = state.table, let window = table.window else { return [] }
             return window.rows.dropFirst(table.scrollTop).prefix(10).compactMap { row in
                 row.first.flatMap { Int64.fromDatabaseValue($0) }.map { "\($0)" }
             }
-        }
+        } ?? []
         guard !ids.isEmpty else { throw ViewerScreenBenchmarkError("no visible row sorted by \(column)") }
         var latencies: [Double] = []
         for index in 0..<max(1, samples.sortedUpdates) {
             let value = "sorted \(index)"
-            let framesBefore = frameCount()
-            setAwaited(value.databaseValue)
-            let committed = try other.run(
-                "UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(ids[index % ids.count]);",
-                timeout: frameTimeout)
-            let frame = try waitForFrame(after: framesBefore, stage: "sorted update \(index)") { $0.showsAwaited }
-            latencies.append(max(0, frame.time - Double(committed) / 1e9))
+            latencies.append(try screen.latencyToScreen(of: value, stage: "sorted update \(index)") {
+                try other.run(
+                    "UPDATE \(Self.table) SET note = '\(value)' WHERE rowid = \(ids[index % ids.count]);",
+                    timeout: frameTimeout)
+            })
         }
-        setAwaited(nil)
         _ = try pressSortKey(until: nil)
         return LatencySummary(seconds: latencies)!
     }
@@ -331,56 +244,45 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     private func searchAndFilter(rows: Int) throws
         -> (search: Double, next: Double, filterFirstRows: Double, filterCount: Double, filterRows: Int)
     {
-        var framesBefore = frameCount()
-        press([.home])
-        _ = try waitForFrame(after: framesBefore, stage: "Home before the search") { $0.anchor == .first && $0.hasRows }
+        _ = try screen.latency(of: [.home], stage: "Home before the search") { $0.anchor == .first && $0.hasRows }
         // The column cursor on note; the text typed in capitals, as the
         // search ignores the case of ASCII letters.
         let target = "note \(max(1, rows - 5))"
-        try moveCursor(to: "note")
-        press([.character("/")] + target.uppercased().map { Key.character($0) })
-        framesBefore = frameCount()
-        setAwaited(target.databaseValue)
+        try screen.moveCursor(to: "note")
+        screen.press([.character("/")] + target.uppercased().map { Key.character($0) })
+        var framesBefore = screen.frameCount
+        screen.setAwaited(target.databaseValue)
         var pressed = now()
-        press([.enter])
-        let search = try waitForFrame(after: framesBefore, stage: "search") { $0.showsAwaited && !$0.isSearching }.time
+        screen.press([.enter])
+        let search = try screen.waitForFrame(after: framesBefore, stage: "search") { $0.showsAwaited && !$0.isSearching }.time
             - pressed
-        setAwaited(nil)
-        framesBefore = frameCount()
+        screen.setAwaited(nil)
+        framesBefore = screen.frameCount
         pressed = now()
-        press([.character("n")])
-        let next = try waitForFrame(after: framesBefore, stage: "n") {
+        screen.press([.character("n")])
+        let next = try screen.waitForFrame(after: framesBefore, stage: "n") {
             $0.status == "search wrapped" && !$0.isSearching
         }.time - pressed
         log("viewer: / to a far match \(milliseconds(search)) ms, n (round the table) \(milliseconds(next)) ms")
 
         let filter = "note LIKE '%77777%'"
-        press([.character("f")] + filter.map { Key.character($0) })
-        framesBefore = frameCount()
+        screen.press([.character("f")] + filter.map { Key.character($0) })
+        framesBefore = screen.frameCount
         pressed = now()
-        press([.enter])
-        let firstRows = try waitForFrame(after: framesBefore, stage: "filter") { $0.filter == filter }
-        let counted = try waitForFrame(after: framesBefore, stage: "filter count") {
+        screen.press([.enter])
+        let firstRows = try screen.waitForFrame(after: framesBefore, stage: "filter") { $0.filter == filter }
+        let counted = try screen.waitForFrame(after: framesBefore, stage: "filter count") {
             $0.filter == filter && $0.exactCount != nil
         }
         log("viewer: f \(filter): first rows \(milliseconds(firstRows.time - pressed)) ms, exact count "
             + "\(counted.exactCount ?? 0) in \(milliseconds(counted.time - pressed)) ms"
             + (firstRows.filterScannedRows.map { " (each update scans \($0.formatted()) rows)" } ?? ""))
-        framesBefore = frameCount()
-        press([.escape])
-        _ = try waitForFrame(after: framesBefore, stage: "filter cleared") {
+        framesBefore = screen.frameCount
+        screen.press([.escape])
+        _ = try screen.waitForFrame(after: framesBefore, stage: "filter cleared") {
             $0.filter == nil && $0.hasRows && $0.exactCount != nil
         }
         return (search, next, firstRows.time - pressed, counted.time - pressed, counted.exactCount ?? 0)
-    }
-
-    /// Sends keys to the loop, in order.
-    private func press(_ keys: [Key]) {
-        onMain {
-            for key in keys {
-                self.host!.loop.send(.key(key))
-            }
-        }
     }
 
     /// The other process updates rows, one transaction each, without pause,
@@ -398,70 +300,6 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
             commits += batch
         }
         return (commits, Double(commits) / (end - start))
-    }
-
-    // MARK: - The screen (main queue)
-
-    /// Logs a drawn screen: the anchor of its window, whether it shows
-    /// rows, and whether a visible row holds the awaited value. An error on
-    /// the status line ends the measurement, unless a writer runs.
-    @MainActor
-    private func recordFrame(_ state: ViewerState) {
-        let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        if case let .error(message)? = state.message {
-            errorCount += 1
-            if errorsAreFatal {
-                frames.fail(ViewerScreenBenchmarkError("the viewer failed: \(message)"))
-                return
-            }
-        }
-        guard let table = state.table, let window = table.window else { return }
-        var showsAwaited = false
-        if let awaited {
-            let visible = window.rows.dropFirst(table.scrollTop).prefix(state.pageRows)
-            showsAwaited = visible.contains { $0.contains(awaited) }
-        }
-        var status: String?
-        if case let .notice(text)? = state.message { status = text }
-        frames.append(Frame(
-            time: time, anchor: window.request.anchor, hasRows: !window.rows.isEmpty,
-            sortColumn: window.request.ordering.sortColumn, showsAwaited: showsAwaited,
-            status: status, isSearching: table.pendingSearch != nil, filter: table.viewed.source.filter,
-            exactCount: table.rowCountIsApproximate ? nil : table.rowCount,
-            filterScannedRows: table.filterScannedRows?.value))
-    }
-
-    // MARK: - Waiting (benchmark thread)
-
-    private func frameCount() -> Int {
-        frames.count
-    }
-
-    private func setAwaited(_ value: DatabaseValue?) {
-        lock.lock()
-        awaited = value
-        lock.unlock()
-    }
-
-    /// Sets whether errors are fatal, and returns the errors counted since
-    /// the last call.
-    @discardableResult
-    private func setErrorsAreFatal(_ fatal: Bool) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        errorsAreFatal = fatal
-        let count = errorCount
-        errorCount = 0
-        return count
-    }
-
-    /// Waits for a frame drawn after the first `index` frames that matches
-    /// `predicate`.
-    private func waitForFrame(after index: Int, stage: String, where predicate: (Frame) -> Bool) throws -> Frame {
-        let error = ViewerScreenBenchmarkError("the viewer did not draw the expected screen in time (\(stage))")
-        return try frames.wait(after: index, orThrow: error) { frame, _ in predicate(frame) }
     }
 }
 

@@ -42,7 +42,14 @@ struct BenchCommand: ParsableCommand {
             sorted by the unindexed column, / (search) to a far match and n, f (filter) to its \
             first rows and to its exact count, the commits per second of that command alone and \
             while the viewer is open, and the peak memory; then the table printed by livetable view \
-            --format csv beside sqlite3 -csv (wall-clock time, to /dev/null). --only runs one section; --directory \
+            --format csv beside sqlite3 -csv (wall-clock time, to /dev/null). \
+            Then the viewer on PostgreSQL (livetable view postgres://… tracks), in its own process, on a \
+            throwaway local server (PostgreSQL 15, initdb'd for the run, pg_stat_statements loaded) with a \
+            table of 2,000,000 rows made with generate_series (--postgres-rows picks the size): the time \
+            from connecting to the first rows on screen, End and Home, the latency from another \
+            session's commit (psql, its connection kept open) of an update of a visible row to the \
+            screen, and, while nothing is written, the viewer's CPU with its poll and its server \
+            processes' CPU and statements; and the peak memory. --only runs one section; --directory \
             /dev/shm puts the files in memory, where a commit costs no disk sync. Build in \
             release mode for meaningful figures:
 
@@ -69,7 +76,15 @@ struct BenchCommand: ParsableCommand {
         help: ArgumentHelp("The numbers of rows of the viewer's tables.", valueName: "count"))
     var viewerRows: [Int] = [2_000_000]
 
-    @Option(name: .long, help: ArgumentHelp("Run one section only.", valueName: "hall-of-fame|other-processes|viewer"))
+    @Option(
+        name: .customLong("postgres-rows"),
+        help: ArgumentHelp("The number of rows of the PostgreSQL table.", valueName: "count"))
+    var postgresRows = 2_000_000
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -93,6 +108,10 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .customLong("measure-viewer"), help: .hidden)
     var measureViewer = false
 
+    // The child process that measures the viewer on PostgreSQL.
+    @Flag(name: .customLong("measure-postgres"), help: .hidden)
+    var measurePostgres = false
+
     // Not --database: `livetable`'s own --database would take it.
     @Option(name: .customLong("measure-database"), help: .hidden)
     var database: String?
@@ -107,15 +126,28 @@ struct BenchCommand: ParsableCommand {
         guard viewerRows.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--viewer-rows takes positive numbers of rows.")
         }
+        guard postgresRows > 0 else {
+            throw ValidationError("--postgres-rows takes a positive number of rows.")
+        }
         guard samples >= 5 else {
             throw ValidationError("--samples must be at least 5.")
         }
         if (measure != nil || measureViewer) && (database == nil || output == nil) {
             throw ValidationError("--measure needs --measure-database and --output.")
         }
+        if measurePostgres && output == nil {
+            throw ValidationError("--measure-postgres needs --output.")
+        }
     }
 
     func run() throws {
+        if measurePostgres, let output {
+            var samples = PostgresBenchmark.Samples()
+            samples.rows = postgresRows
+            let benchmark = PostgresBenchmark(samples: samples, log: Self.log)
+            try Self.runChild(output: output) { try benchmark.run() }
+            return
+        }
         if let database, let output {
             if let measure {
                 let benchmark = HallOfFameBenchmark(path: database, mode: measure, latencySamples: samples, log: Self.log)
@@ -138,8 +170,8 @@ struct BenchCommand: ParsableCommand {
             })
         var report = try suite.run(log: Self.log) { mode, path in
             try Self.measureInChildProcess(
-                arguments: ["--measure", mode.rawValue, "--samples", "\(samples)"],
-                database: path, name: "the \(mode.rawValue) observation")
+                arguments: ["--measure", mode.rawValue, "--samples", "\(samples)", "--measure-database", path],
+                output: path + ".figures.json", name: "the \(mode.rawValue) observation")
         }
         if sections.contains(.otherProcesses) {
             let otherProcesses = try OtherProcessBenchmark(directory: suite.directory).run(log: Self.log)
@@ -164,13 +196,21 @@ struct BenchCommand: ParsableCommand {
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             let viewer: [ViewerScreenFigures] = try viewerSuite.run(log: Self.log) { path in
                 var figures: ViewerScreenFigures = try Self.measureInChildProcess(
-                    arguments: ["--measure-viewer"], database: path, name: "the viewer")
+                    arguments: ["--measure-viewer", "--measure-database", path], output: path + ".figures.json",
+                    name: "the viewer")
                 // The same table printed by the real command, beside sqlite3's.
                 figures.export = try ExportBenchmark(path: path, executable: executable).run(log: Self.log)
                 return figures
             }
             report.viewer = viewer
             report.targets += viewer.flatMap(\.targets)
+        }
+        if sections.contains(.postgres) {
+            let postgres: PostgresFigures = try Self.measureInChildProcess(
+                arguments: ["--measure-postgres", "--postgres-rows", "\(postgresRows)"],
+                output: suite.directory.path + "-postgres.figures.json", name: "the viewer on PostgreSQL")
+            report.postgres = postgres
+            report.targets += postgres.targets
         }
         if json {
             let encoder = JSONEncoder()
@@ -207,23 +247,22 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// Measures in a child process (`livetable bench` with `arguments`, on
-    /// the file at `database`), so that the peak memory of one measurement
-    /// is not the peak of another.
+    /// Measures in a child process (`livetable bench` with `arguments`), so
+    /// that the peak memory of one measurement is not the peak of another.
     ///
+    /// - parameter output: Where the child writes its figures; removed.
     /// - parameter name: What is measured, for an error message.
     /// - throws: `ExitCode` when the child failed, after saying why on
     ///   standard error; a `CommandFailure` when it died of a signal.
     private static func measureInChildProcess<Figures: Decodable>(
-        arguments: [String], database: String, name: String) throws -> Figures
+        arguments: [String], output: String, name: String) throws -> Figures
     {
         // The figures come back in a file rather than through a pipe: the
         // parent only has to wait for the child, which retries on EINTR.
-        let output = database + ".figures.json"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["bench"] + arguments + ["--measure-database", database, "--output", output]
+        process.arguments = ["bench"] + arguments + ["--output", output]
         process.standardError = FileHandle.standardError
         try process.run()
         process.waitUntilExit()
@@ -259,6 +298,9 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     case remoteFiles = "remote-files"
     /// The viewer, on each size of `--viewer-rows`.
     case viewer
+    /// The viewer on a table of a local PostgreSQL server, of
+    /// `--postgres-rows` rows.
+    case postgres
 }
 
 /// The encoded figures of the child's measurement, or its error, once done.

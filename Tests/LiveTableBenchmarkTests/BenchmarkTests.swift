@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 import LiveTableCore
+import LiveTableTestSupport
 @testable import LiveTableBenchmark
 
 /// The benchmark's machinery: percentiles, targets, and a real run of both
@@ -26,6 +27,23 @@ final class BenchmarkTests: XCTestCase {
 
     func testLatencySummaryOfNoSampleIsNil() {
         XCTAssertNil(LatencySummary(seconds: []))
+    }
+
+    // MARK: - Process figures
+
+    func testCPUOfAnotherProcessIsReadFromProc() throws {
+        let busy = Process()
+        busy.executableURL = URL(fileURLWithPath: "/bin/sh")
+        busy.arguments = ["-c", "while :; do :; done"]
+        try busy.run()
+        defer {
+            busy.terminate()
+            busy.waitUntilExit()
+        }
+        waitUntil("the busy shell used 50 ms of CPU") {
+            (ProcessMetrics.cpuSeconds(ofProcess: busy.processIdentifier) ?? 0) >= 0.05
+        }
+        XCTAssertNil(ProcessMetrics.cpuSeconds(ofProcess: -1))
     }
 
     // MARK: - Targets

@@ -92,6 +92,11 @@ final class BadInputTests: LiveTableTestCase {
         XCTAssertEqual(viewerRows.status, 64)
         XCTAssertEqual(viewerRows.message, "livetable: error: --viewer-rows takes positive numbers of rows. (see 'livetable bench --help')\n")
         XCTAssertEqual(try runOneLineError(["bench", "--only", "everything"]).status, 64)
+        let postgresRows = try runOneLineError(["bench", "--postgres-rows", "0"])
+        XCTAssertEqual(postgresRows.status, 64)
+        XCTAssertEqual(
+            postgresRows.message,
+            "livetable: error: --postgres-rows takes a positive number of rows. (see 'livetable bench --help')\n")
         let view = try runOneLineError(["view", "app.sqlite", "--desc"])
         XCTAssertEqual(view.status, 64)
         XCTAssertEqual(view.message, "livetable: error: --desc needs --sort COLUMN. (see 'livetable view --help')\n")

@@ -1,0 +1,168 @@
+import Foundation
+
+/// What one measurement of the viewer on PostgreSQL found (see
+/// `PostgresBenchmark`), on one generated table.
+public struct PostgresFigures: Codable, Equatable, Sendable {
+    /// The number of rows of the table.
+    public var rows: Int
+    /// From opening the connection (`postgres://…`) to the first drawn
+    /// screen that shows rows: connect, catalog, first window.
+    public var first_rows_ms: Double
+    /// From the End key to the drawn screen of the last rows, median.
+    public var end_ms: Double
+    /// From the Home key to the drawn screen of the first rows, median.
+    public var home_ms: Double
+    /// The number of End and of Home presses.
+    public var jumps: Int
+    /// The interval of the viewer's poll of the commit token.
+    public var poll_interval_ms: Double
+    /// From another session's commit of an update of a visible row (as its
+    /// psql reports it) to the drawn screen that shows it, median.
+    public var commit_p50_ms: Double
+    /// The same latency, 99th percentile.
+    public var commit_p99_ms: Double
+    /// The number of commits measured.
+    public var commit_samples: Int
+    /// The viewer's CPU time per second while nothing is written, its poll
+    /// running (user + system, from /proc).
+    public var idle_cpu_ms_per_s: Double
+    /// How long the idle figures were measured.
+    public var idle_seconds: Double
+    /// The screens the viewer drew while nothing was written.
+    public var idle_screens: Int
+    /// The CPU time per second of the viewer's server processes (the
+    /// backends of its connections, `application_name = 'livetable'`),
+    /// while nothing is written: the server's cost of the poll.
+    public var server_cpu_ms_per_s: Double
+    /// The number of those backends.
+    public var server_backends: Int
+    /// The statements the viewer ran per second while nothing was written
+    /// (`pg_stat_statements` calls): the polls.
+    public var server_statements_per_s: Double
+    /// Their execution time per second on the server (`pg_stat_statements`
+    /// total_exec_time).
+    public var server_exec_ms_per_s: Double
+    /// The statement the viewer ran most while nothing was written: its
+    /// poll, as `pg_stat_statements` normalises it.
+    public var poll_statement: String?
+    /// The peak resident memory of the viewer's process.
+    public var peak_rss_mb: Double
+
+    /// Creates figures.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let figures = PostgresFigures(
+    ///     rows: 2_000_000, first_rows_ms: 40, end_ms: 5, home_ms: 4, jumps: 10, poll_interval_ms: 50,
+    ///     commit_p50_ms: 30, commit_p99_ms: 60, commit_samples: 100,
+    ///     idle_cpu_ms_per_s: 2, idle_seconds: 5, idle_screens: 0,
+    ///     server_cpu_ms_per_s: 3, server_backends: 2, server_statements_per_s: 20,
+    ///     server_exec_ms_per_s: 0.2, poll_statement: "SELECT pg_current_wal_insert_lsn()",
+    ///     peak_rss_mb: 30)
+    /// ```
+    public init(
+        rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int, poll_interval_ms: Double,
+        commit_p50_ms: Double, commit_p99_ms: Double, commit_samples: Int,
+        idle_cpu_ms_per_s: Double, idle_seconds: Double, idle_screens: Int,
+        server_cpu_ms_per_s: Double, server_backends: Int, server_statements_per_s: Double,
+        server_exec_ms_per_s: Double, poll_statement: String?, peak_rss_mb: Double)
+    {
+        self.rows = rows
+        self.first_rows_ms = first_rows_ms
+        self.end_ms = end_ms
+        self.home_ms = home_ms
+        self.jumps = jumps
+        self.poll_interval_ms = poll_interval_ms
+        self.commit_p50_ms = commit_p50_ms
+        self.commit_p99_ms = commit_p99_ms
+        self.commit_samples = commit_samples
+        self.idle_cpu_ms_per_s = idle_cpu_ms_per_s
+        self.idle_seconds = idle_seconds
+        self.idle_screens = idle_screens
+        self.server_cpu_ms_per_s = server_cpu_ms_per_s
+        self.server_backends = server_backends
+        self.server_statements_per_s = server_statements_per_s
+        self.server_exec_ms_per_s = server_exec_ms_per_s
+        self.poll_statement = poll_statement
+        self.peak_rss_mb = peak_rss_mb
+    }
+
+    /// The targets of issue 19: at 2,000,000 rows, first rows ≤ 100 ms,
+    /// End ≤ 30 ms, another session's commit on screen p50 ≤ 45 ms, peak
+    /// memory ≤ 64 MB; at every size, the viewer's idle CPU with its poll
+    /// ≤ 5 ms a second.
+    public var targets: [BenchmarkTarget] {
+        func figure(_ value: Double, _ unit: String) -> String {
+            String(format: "%.2f", value) + unit
+        }
+        let size = rows.formatted()
+        var targets: [BenchmarkTarget] = []
+        if rows == 2_000_000 {
+            targets += [
+                BenchmarkTarget(
+                    name: "postgres: first rows on screen ≤ 100 ms at \(size) rows",
+                    measured: figure(first_rows_ms, " ms"), met: first_rows_ms <= 100),
+                BenchmarkTarget(
+                    name: "postgres: End ≤ 30 ms at \(size) rows (p50)",
+                    measured: figure(end_ms, " ms"), met: end_ms <= 30),
+                BenchmarkTarget(
+                    name: "postgres: another session's commit on screen p50 ≤ 45 ms at \(size) rows",
+                    measured: figure(commit_p50_ms, " ms"), met: commit_p50_ms <= 45),
+                BenchmarkTarget(
+                    name: "postgres: peak RSS ≤ 64 MB at \(size) rows",
+                    measured: figure(peak_rss_mb, " MB"), met: peak_rss_mb <= 64),
+            ]
+        }
+        targets.append(BenchmarkTarget(
+            name: "postgres: the viewer's CPU while nothing is written, polling every "
+                + "\(String(format: "%g", poll_interval_ms)) ms, ≤ 5 ms a second",
+            measured: figure(idle_cpu_ms_per_s, " ms"), met: idle_cpu_ms_per_s <= 5))
+        return targets
+    }
+
+    /// The figures as lines of a table, with a title and a header.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(PostgresFigures.table([figures]).joined(separator: "\n"))
+    /// ```
+    public static func table(_ figures: [PostgresFigures]) -> [String] {
+        func pad(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
+        let widths = [12, 15, 8, 8, 12, 12, 8, 12]
+        let header = ["rows", "first rows ms", "End ms", "Home ms", "commit p50", "commit p99", "samples",
+                      "peak RSS MB"]
+        var lines = ["the viewer (livetable view postgres://…) on a generated table of a local PostgreSQL; "
+            + "commits: psql"]
+        lines.append(zip(header, widths).map { pad($0, $1) }.joined())
+        for figure in figures {
+            let cells = [
+                figure.rows.formatted(), String(format: "%.1f", figure.first_rows_ms),
+                String(format: "%.2f", figure.end_ms), String(format: "%.2f", figure.home_ms),
+                String(format: "%.2f", figure.commit_p50_ms), String(format: "%.2f", figure.commit_p99_ms),
+                "\(figure.commit_samples)", String(format: "%.1f", figure.peak_rss_mb),
+            ]
+            lines.append(zip(cells, widths).map { pad($0, $1) }.joined())
+        }
+        let idleWidths = [12, 10, 16, 14, 16, 18, 14]
+        lines.append("while nothing is written: the viewer polling, and its server processes (per second)")
+        lines.append(zip(["rows", "poll ms", "viewer CPU ms", "server CPU ms", "statements", "server exec ms",
+                          "screens"], idleWidths).map { pad($0, $1) }.joined())
+        for figure in figures {
+            let cells = [
+                figure.rows.formatted(), String(format: "%g", figure.poll_interval_ms),
+                String(format: "%.2f", figure.idle_cpu_ms_per_s), String(format: "%.2f", figure.server_cpu_ms_per_s),
+                String(format: "%.1f", figure.server_statements_per_s),
+                String(format: "%.3f", figure.server_exec_ms_per_s), "\(figure.idle_screens)",
+            ]
+            lines.append(zip(cells, idleWidths).map { pad($0, $1) }.joined())
+        }
+        if let statement = figures.compactMap(\.poll_statement).first {
+            lines.append("  the poll: \(statement)")
+        }
+        return lines
+    }
+}
