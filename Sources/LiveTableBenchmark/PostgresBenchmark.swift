@@ -38,6 +38,10 @@ import PostgresServer
 /// `run()` must be called off the main thread, while the main thread runs
 /// its run loop: the loop runs there.
 public final class PostgresBenchmark: @unchecked Sendable {
+    /// Why the section can not run on this machine (no PostgreSQL server
+    /// installed), nil when it can.
+    public static var unavailableReason: String? { PostgresServer.unavailableReason }
+
     // @unchecked Sendable: the screen protects itself; the other
     // properties are constants.
 

@@ -25,3 +25,24 @@ extension PostgresServer {
         return try PostgresServer()
     }
 }
+
+extension PostgresServer {
+    /// Why no server can be made on this machine (PostgreSQL is not
+    /// installed, or there is no user to run it as), nil when one can: for
+    /// the benchmark, which skips its PostgreSQL section with the reason
+    /// rather than fail after the other sections ran.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let reason = PostgresServer.unavailableReason { print("skipped: \(reason)") }
+    /// ```
+    public static var unavailableReason: String? {
+        do {
+            _ = try PostgresPrograms.find()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

@@ -205,7 +205,11 @@ struct BenchCommand: ParsableCommand {
             report.viewer = viewer
             report.targets += viewer.flatMap(\.targets)
         }
-        if sections.contains(.postgres) {
+        if sections.contains(.postgres), let reason = PostgresBenchmark.unavailableReason {
+            // Asked for alone, it fails; among all, it is skipped, with why.
+            guard only == nil else { throw ValidationError("the PostgreSQL section can not run: \(reason)") }
+            Self.log("postgres skipped: \(reason)")
+        } else if sections.contains(.postgres) {
             let postgres: PostgresFigures = try Self.measureInChildProcess(
                 arguments: ["--measure-postgres", "--postgres-rows", "\(postgresRows)"],
                 output: suite.directory.path + "-postgres.figures.json", name: "the viewer on PostgreSQL")
