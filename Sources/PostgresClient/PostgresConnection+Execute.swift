@@ -24,7 +24,7 @@ extension PostgresConnection {
     /// - throws: A ``PostgresError``: the server's refusal with its
     ///   SQLSTATE, a timeout, a cancel, a broken connection.
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
-        try withConnection { connection in
+        try withServer { connection in
             try refuseWhileStreaming()
             side.beginStatement()
             let result = try withCStrings(parameters) { values in
@@ -86,7 +86,7 @@ extension PostgresConnection {
         columns: ([PostgresColumn]) throws -> Void = { _ in },
         _ body: (PostgresRow) throws -> Bool) throws
     {
-        try withConnection { connection in
+        try withServer { connection in
             try refuseWhileStreaming()
             side.beginStatement()
             let sent = try withCStrings(parameters) { values in

@@ -45,7 +45,7 @@ extension PostgresConnection {
     /// - throws: A ``PostgresError`` of kind
     ///   ``PostgresError/Kind/connection`` when the connection broke.
     public func notifications() throws -> [PostgresNotification] {
-        try withConnection { connection in
+        try withServer { connection in
             guard PQconsumeInput(connection) != 0 else {
                 throw PostgresError.connectionFailure(connection, secrets: secrets)
             }

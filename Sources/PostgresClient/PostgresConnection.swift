@@ -81,7 +81,7 @@ public final class PostgresConnection: @unchecked Sendable {
         // encoding may be overridden by the string, the settings override it.
         let pairs = [("client_encoding", "UTF8"), ("dbname", connectionString)]
             + settings.sorted { $0.key < $1.key }
-        let connection = Self.connect(pairs)
+        let connection = try ProcessExitGate.shared.pass(nil) { Self.connect(pairs) }
         if let connection, let used = PQpass(connection) {
             passwords.append(String(cString: used))
         }
@@ -90,7 +90,7 @@ public final class PostgresConnection: @unchecked Sendable {
             unparsedConnectionString: parsed == nil ? connectionString : nil)
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             let error = Self.failure(of: connection, secrets: secrets)
-            PQfinish(connection)
+            ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
             throw error
         }
         // libpq prints the server's notices and warnings ("table does not
@@ -104,7 +104,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     deinit {
         side.close()
-        PQfinish(connection)
+        ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
     }
 
     private static func connect(_ pairs: [(String, String)]) -> OpaquePointer? {
@@ -143,7 +143,7 @@ public final class PostgresConnection: @unchecked Sendable {
     ///
     /// - throws: A ``PostgresError`` when the server cannot be reached.
     public func reset() throws {
-        try withConnection { connection in
+        try withServer { connection in
             PQreset(connection)
             side.renew(connection)
             guard PQstatus(connection) == CONNECTION_OK else {
@@ -232,6 +232,14 @@ public final class PostgresConnection: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(connection)
+    }
+
+    /// Runs `body`, which talks to the server, with the libpq connection,
+    /// one thread at a time, unless the process exits (`ProcessExitGate`).
+    func withServer<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        try withConnection { connection in
+            try ProcessExitGate.shared.pass(side) { try body(connection) }
+        }
     }
 }
 

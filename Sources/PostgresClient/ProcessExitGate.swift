@@ -1,0 +1,107 @@
+import CLibPQ
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The door every libpq call that talks to a server goes through, closed
+/// when the process exits.
+///
+/// libpq uses OpenSSL (for SSL, and for SCRAM authentication even
+/// without SSL), and OpenSSL frees its state in an `atexit` handler. A
+/// thread of ours still in libpq at that moment (a poll that reconnects, a
+/// read that runs, a connection released) then touches freed locks and
+/// the process crashes after its work is done: garbage after the terminal
+/// is restored, a non-zero exit status, a test run reported as failed.
+/// So at exit, before OpenSSL's cleanup, the gate closes: new calls fail
+/// at once, running statements are canceled, and the exit waits a bounded
+/// time for the calls in flight to leave libpq.
+// @unchecked Sendable: every field is guarded by `condition`.
+final class ProcessExitGate: @unchecked Sendable {
+    static let shared = ProcessExitGate()
+
+    /// How long the exit waits for calls in flight, which were canceled:
+    /// a server that does not answer must not hold the exit forever.
+    static let exitWait: TimeInterval = 2
+
+    private let condition = NSCondition()
+    private var isClosed = false
+    /// The calls in libpq, by ticket, with the cancel handle of their
+    /// connection (nil while connecting: nothing to cancel yet).
+    private var inFlight: [Int: SideState?] = [:]
+    private var nextTicket = 0
+
+    private init() {
+        // atexit handlers run in reverse order of registration: OpenSSL's
+        // must be registered before ours, so that ours runs first. OpenSSL
+        // registers it at its first initialisation, which libpq would do
+        // only later (its first SCRAM exchange or SSL connection): do it
+        // now. libpq loaded libcrypto, so the symbol is found without
+        // linking OpenSSL ourselves; without it (libpq built without
+        // OpenSSL) there is nothing to order. An option must be given
+        // (no option returns before any work): the error strings, which
+        // libpq loads anyway.
+        typealias Initialize = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
+        let loadCryptoStrings: UInt64 = 0x2  // OPENSSL_INIT_LOAD_CRYPTO_STRINGS
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "OPENSSL_init_crypto") {
+            _ = unsafeBitCast(symbol, to: Initialize.self)(loadCryptoStrings, nil)
+        }
+        atexit { ProcessExitGate.shared.close(waiting: ProcessExitGate.exitWait) }
+    }
+
+    /// Runs `body`, a libpq call, unless the process exits.
+    ///
+    /// - parameter side: The cancel handle of the connection, so that the
+    ///   exit can stop the statement `body` runs.
+    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
+    ///   once the process exits; what `body` throws.
+    func pass<T>(_ side: SideState?, _ body: () throws -> T) throws -> T {
+        let ticket = try enter(side)
+        defer { leave(ticket) }
+        return try body()
+    }
+
+    /// Runs `body` if the process does not exit, else does nothing: for
+    /// releasing a connection (PQfinish ends an SSL session with OpenSSL),
+    /// which at exit is better leaked than crashed.
+    func passIfOpen(_ body: () -> Void) {
+        guard let ticket = try? enter(nil) else { return }
+        defer { leave(ticket) }
+        body()
+    }
+
+    private func enter(_ side: SideState?) throws -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClosed else {
+            throw PostgresError(kind: .connection, message: "the process is exiting")
+        }
+        nextTicket += 1
+        inFlight[nextTicket] = side
+        return nextTicket
+    }
+
+    private func leave(_ ticket: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        inFlight[ticket] = nil
+        if inFlight.isEmpty { condition.broadcast() }
+    }
+
+    /// Closes the gate, cancels the statements that run, and waits up to
+    /// `timeout` for every call to leave libpq.
+    func close(waiting timeout: TimeInterval) {
+        condition.lock()
+        isClosed = true
+        let running = inFlight.values.compactMap { $0 }
+        condition.unlock()
+        // Out of the gate's lock: PQcancel talks to the server.
+        for side in running {
+            side.cancel(markingCanceled: true)
+        }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !inFlight.isEmpty, condition.wait(until: deadline) {}
+    }
+}
