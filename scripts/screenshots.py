@@ -232,7 +232,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
-    parser.add_argument("--only", choices=["viewer.png", "follow.png"], help="make only this screenshot")
+    parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
