@@ -13,6 +13,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import tempfile
@@ -232,7 +233,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
-    parser.add_argument("--only", choices=["viewer.png", "follow.png"], help="make only this screenshot")
+    parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png", "postgres.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
@@ -375,8 +376,73 @@ def main():
             finally:
                 tmux.kill()
 
+        def postgres():
+            # The viewer on a throwaway PostgreSQL server (initdb in a
+            # directory of its own, served on 127.0.0.1 only, trusted), then
+            # psql's UPDATE of a track on screen while it runs: highlighted
+            # within the poll of 0.05 s. Skipped without PostgreSQL.
+            bin_directory = "/usr/lib/postgresql/15/bin"
+            if not os.path.exists(os.path.join(bin_directory, "initdb")) or shutil.which("runuser") is None:
+                print("screenshots: postgres.png skipped: no PostgreSQL 15 server, or no runuser")
+                return
+            server = tempfile.mkdtemp(prefix="livetable-shot-pg-")
+            shutil.chown(server, "postgres")
+            data = os.path.join(server, "data")
+
+            def as_postgres(*command):
+                return subprocess.run(["runuser", "-u", "postgres", "--", *command], check=True,
+                                      capture_output=True, text=True, cwd=server, stdin=subprocess.DEVNULL).stdout
+
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            as_postgres(os.path.join(bin_directory, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+                        "-E", "UTF8", "--locale", "C", "--no-sync")
+            with open(os.path.join(data, "postgresql.conf"), "a") as conf:
+                conf.write(f"listen_addresses = '127.0.0.1'\nport = {port}\n"
+                           f"unix_socket_directories = '{server}'\nfsync = off\n")
+            as_postgres(os.path.join(bin_directory, "pg_ctl"), "-D", data, "-l", os.path.join(server, "server.log"),
+                        "-w", "-t", "60", "start")
+            tmux = None
+            try:
+                def psql(database, sql):
+                    as_postgres("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(port),
+                                "-U", "postgres", "-d", database, "-c", sql)
+
+                psql("postgres", "CREATE DATABASE music")
+                generator = random.Random(5)
+                artists = ["Nina Simone", "Miles Davis", "Björk", "Radiohead", "Fela Kuti", "Kraftwerk",
+                           "Aretha Franklin", "Caetano Veloso", "Portishead", "Ali Farka Touré"]
+                words = ["Blue", "Night", "River", "Song", "Light", "Train", "Morning", "Paper", "Heart",
+                         "Glass", "Road", "Summer", "Machine", "Moon", "Water", "Fire"]
+                rows = []
+                for _ in range(500):
+                    title = f"{generator.choice(words)} {generator.choice(words).lower()}".replace("'", "''")
+                    artist = generator.choice(artists).replace("'", "''")
+                    rows.append(f"('{title}', '{artist}', {generator.randint(120, 420)}, {generator.randint(0, 5000)})")
+                psql("music", "CREATE TABLE tracks(id serial PRIMARY KEY, title text NOT NULL, artist text NOT NULL,"
+                     " seconds integer NOT NULL, plays integer NOT NULL DEFAULT 0);"
+                     "INSERT INTO tracks(title, artist, seconds, plays) VALUES " + ", ".join(rows))
+                tmux = Tmux(f"{binary} view postgres://postgres@127.0.0.1:{port}/music tracks",
+                            env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+                # The count may be the planner's estimate ("~500").
+                tmux.wait(lambda screen: re.search(r"of ~?500 · live", screen) is not None, "the first rows")
+                tmux.keys("j", "j", "j")
+                tmux.wait(lambda screen: re.search(r"row 4 of ~?500 · live", screen) is not None, "row 4")
+                # A row below the selection, so that its highlight shows.
+                psql("music", "UPDATE tracks SET plays = plays + 1000, title = 'Feeling good' WHERE id = 9")
+                tmux.wait_for("Feeling good")
+                render(tmux.capture(), os.path.join(arguments.output, "postgres.png"))
+                print("screenshots: postgres.png")
+            finally:
+                if tmux is not None:
+                    tmux.kill()
+                as_postgres(os.path.join(bin_directory, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")
+                shutil.rmtree(server, ignore_errors=True)
+
         if arguments.only:
-            {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer}[arguments.only]()
+            {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer,
+             "postgres.png": postgres}[arguments.only]()
             return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
@@ -386,6 +452,7 @@ def main():
         viewer()
         follow()
         filtered()
+        postgres()
 
 
 if __name__ == "__main__":
