@@ -221,16 +221,17 @@ public final class PostgresBenchmark: @unchecked Sendable {
     }
 
     /// Waits until the server writes nothing, for the idle figures: no
-    /// move of the WAL position that the viewer polls for
-    /// `samples.quietSeconds` (at most three times as long in all). After
-    /// the last commits, the server writes on its own: the pruning of the
-    /// pages that the updates left dead rows in, done by the next read of
-    /// them (the viewer's), and a record of its running transactions for
-    /// the standbys, which the background writer adds 15 s after the last
-    /// write, or up to 10 s later when it hibernates (`LogStandbySnapshot`,
-    /// `bgwriter.c`). Each one moves the WAL position, and the viewer reads
-    /// its window again. Then the server writes nothing until the next
-    /// commit.
+    /// move of the WAL position for `samples.quietSeconds` (at most three
+    /// times as long in all). After the last commits, the server writes on
+    /// its own: the pruning of the pages that the updates left dead rows
+    /// in, done by the next read of them (the viewer's), and a record of
+    /// its running transactions for the standbys, which the background
+    /// writer adds 15 s after the last write, or up to 10 s later when it
+    /// hibernates (`LogStandbySnapshot`, `bgwriter.c`). The viewer's token,
+    /// the snapshot, moves for none of them (a token of the WAL position
+    /// did, and read the window and counted the rows again each time); the
+    /// wait is kept so that the server's own CPU is measured at rest, as in
+    /// the figures before.
     private func waitUntilTheServerIsQuiet(_ observer: PostgresSession) throws {
         let query = "SELECT pg_current_wal_insert_lsn();"
         var position = try observer.output(query)

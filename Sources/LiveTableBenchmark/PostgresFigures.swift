@@ -58,7 +58,7 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
     ///     commit_p50_ms: 30, commit_p99_ms: 60, commit_samples: 100,
     ///     idle_cpu_ms_per_s: 2, idle_seconds: 5, idle_screens: 0,
     ///     server_cpu_ms_per_s: 3, server_backends: 2, server_statements_per_s: 20,
-    ///     server_exec_ms_per_s: 0.2, poll_statement: "SELECT pg_current_wal_insert_lsn()",
+    ///     server_exec_ms_per_s: 0.2, poll_statement: "SELECT pg_current_snapshot()",
     ///     peak_rss_mb: 30)
     /// ```
     public init(

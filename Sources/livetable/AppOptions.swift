@@ -74,7 +74,8 @@ struct PollOption: ParsableArguments {
                 (sshfs, LiteFS), 9p, virtiofs, Ceph, Lustre and the like are checked every \
                 0.1 s without it. The title or status line says "polled every 0.1 s: fuse". \
                 For a PostgreSQL database (livetable view): the interval of the poll of the \
-                server's commit position, 0.05 s when not given.
+                server's commit token (its snapshot; a standby's replayed WAL position), \
+                0.05 s when not given.
                 """,
             valueName: "seconds"),
         transform: { text in

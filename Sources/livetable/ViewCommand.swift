@@ -36,8 +36,9 @@ struct ViewCommand: ParsableCommand {
             ("~") of a table of more than 100,000 rows. The session is read-only, enforced by the server: a --query \
             or a filter that writes is refused with PostgreSQL's message. Each read is one \
             short transaction, stopped after --statement-timeout. The viewer polls the \
-            server's commit position (its WAL LSN; on a hot standby, the replayed one) every \
-            0.05 s, or --poll SECONDS, and reads the window again only when it moved; \
+            server's commit token (its snapshot, pg_current_snapshot(); on a hot standby, \
+            the replayed WAL position) every 0.05 s, or --poll SECONDS, and reads the \
+            window again only when it moved; \
             --listen CHANNEL also reads at each NOTIFY. When the server goes away, the title \
             says "not live" and the viewer reconnects, keeping the selection.
 

@@ -7,22 +7,31 @@ import PostgresClient
 ///
 /// Stock PostgreSQL pushes nothing to a read-only, unprivileged client
 /// (LISTEN needs the writer's NOTIFY, logical decoding the REPLICATION
-/// attribute; issue 19). What any role may call is the position of the
-/// write-ahead log: `pg_current_wal_insert_lsn()` on a primary,
-/// `pg_last_wal_replay_lsn()` on a hot standby. It moves with every write
-/// of the cluster (some that change no row too: a signal then costs one
-/// window read that finds nothing new). On a primary, the token also holds
-/// the snapshot (`pg_current_snapshot()`), which changes when a commit
-/// becomes visible, after its log record was written (and flushed, and
-/// maybe acknowledged by a synchronous standby): a window read between the
-/// two would miss the commit for good. A standby makes a commit visible
-/// before its replay position moves. One statement per poll, no table
-/// read, so the server's cost is about that of `SELECT 1`.
+/// attribute; issue 19). What any role may call, on a primary, is the
+/// cluster's snapshot (`pg_current_snapshot()`, `txid_current_snapshot()`
+/// before PostgreSQL 13): "xmin:xmax:running ids", where `xmax` follows the
+/// last transaction that ended. It changes when a transaction that wrote
+/// ends, once its commit is visible (its id leaves the running list, or
+/// `xmax` passes it), and for nothing else: not for the other writes to
+/// the log, the pruning of pages by readers (the viewer's own window reads
+/// too), checkpoints, vacuum, the background writer's record of the
+/// running transactions, each of which would cost a window read and an
+/// exact count of the rows. On a hot standby, the snapshot lists no
+/// running ids (recovery keeps them in `subxip`, which the function does
+/// not show), so a commit need not change it: the token is the replay
+/// position (`pg_last_wal_replay_lsn()`), which moves once the commit it
+/// replays is visible. One statement per poll, no table read, so the
+/// server's cost is about that of `SELECT 1`.
 ///
-/// - An engine that speaks the protocol without these functions
-///   (CockroachDB), or a role they were revoked from: the watch signals at
-///   every poll, and the windows are read again each time; the liveness
-///   note says so ("re-read every 0.05 s: no commit token").
+/// - A role or an engine without the snapshot function: the position of
+///   the log (`pg_current_wal_insert_lsn()`), which moves with every write
+///   (a window read that finds nothing new), and before the commit it
+///   records is visible: the poll after a move signals once more, for a
+///   read made between the two.
+/// - Without either (CockroachDB, or a role they were revoked from): the
+///   watch signals at every poll, and the windows are read again each
+///   time; the liveness note says so ("re-read every 0.05 s: no commit
+///   token").
 /// - With a channel (`--listen CHANNEL`), the connection also runs
 ///   `LISTEN channel`, and a notification signals at once, without poll
 ///   delay, for a writer that NOTIFYs.
@@ -248,15 +257,18 @@ public final class PostgresCommitWatch: @unchecked Sendable {
 // @unchecked Sendable: made under the watch's lock, then used on the
 // watch's serial queue only.
 private final class CommitPoll: @unchecked Sendable {
-    /// What the poll reads at each tick.
+    /// What the poll reads at each tick: the best token the server
+    /// offers the role, chosen at each connection (`mode(of:)`).
     enum TokenQuery: Equatable {
-        /// `pg_current_wal_insert_lsn()`, and the snapshot
-        /// (`pg_current_snapshot()`). The log position moves as a commit's
-        /// record is written, before the commit is flushed and made
-        /// visible: a window read at that moment would miss it, and
-        /// nothing would move after. The snapshot changes when the commit
-        /// becomes visible, so the window is read again then.
-        case primary
+        /// The snapshot of a primary, with the function of its version:
+        /// it changes when a commit becomes visible, never for a write to
+        /// the log that commits nothing.
+        case snapshot(function: String)
+        /// `pg_current_wal_insert_lsn()`, for a role or an engine without
+        /// the snapshot function. It moves as a commit's record is
+        /// written, before the commit is flushed and made visible: the
+        /// poll after a move signals again (`hasLogMoved`).
+        case logPosition
         /// `pg_last_wal_replay_lsn()`, and whether recovery goes on: a
         /// standby promoted keeps the session, and its replay position
         /// stops moving.
@@ -267,7 +279,8 @@ private final class CommitPoll: @unchecked Sendable {
 
         var statement: String {
             switch self {
-            case .primary: "SELECT pg_current_wal_insert_lsn(), pg_current_snapshot()"
+            case let .snapshot(function): "SELECT \(function)"
+            case .logPosition: "SELECT pg_current_wal_insert_lsn()"
             case .standby: "SELECT pg_last_wal_replay_lsn(), pg_is_in_recovery()"
             case .noToken: "SELECT 1"
             }
@@ -284,8 +297,10 @@ private final class CommitPoll: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var connection: PostgresConnection?
     private var notificationSource: DispatchSourceRead?
-    private var mode = TokenQuery.primary
+    private var mode = TokenQuery.noToken(reason: "not connected")
     private var token: String?
+    /// Whether the log position moved at the last poll (`.logPosition`).
+    private var hasLogMoved = false
     /// Whether `.lost` was sent since the last connection.
     private var isLost = false
     private var backoff: TimeInterval = 0
@@ -344,8 +359,7 @@ private final class CommitPoll: @unchecked Sendable {
         do {
             let connection = try PostgresConnection(connectionString, settings: settings)
             self.connection = connection
-            mode = try Self.mode(of: connection)
-            token = nil
+            try chooseMode(on: connection)
             if let channel {
                 _ = try connection.execute("LISTEN \(Self.quotedIdentifier(channel))")
                 listen(on: connection)
@@ -358,13 +372,32 @@ private final class CommitPoll: @unchecked Sendable {
         }
     }
 
+    /// The best token of the server, each tried once as the poll runs it:
+    /// on a standby its replay position; on a primary its snapshot, else
+    /// its log position, else none. A function missing (an engine that
+    /// speaks the protocol) or not permitted (EXECUTE revoked) is a query
+    /// error, and the next is tried; the reason of `.noToken` is the
+    /// snapshot's, the token to grant.
     private static func mode(of connection: PostgresConnection) throws -> TokenQuery {
         do {
             let result = try connection.execute("SELECT pg_is_in_recovery()")
-            return result.rows.first?.first == "t" ? .standby : .primary
+            if result.rows.first?.first == "t" { return .standby }
         } catch let error as PostgresError where error.kind == .query {
-            return .noToken(reason: error.message)
+            // No such function: not a PostgreSQL standby, whatever else.
         }
+        // `pg_current_snapshot()` is PostgreSQL 13's name of
+        // `txid_current_snapshot()`, which is deprecated since.
+        let snapshot = connection.serverVersion >= 130_000 ? "pg_current_snapshot()" : "txid_current_snapshot()"
+        var reason: String?
+        for candidate in [TokenQuery.snapshot(function: snapshot), .logPosition] {
+            do {
+                _ = try connection.execute(candidate.statement)
+                return candidate
+            } catch let error as PostgresError where error.kind == .query {
+                reason = reason ?? error.message
+            }
+        }
+        return .noToken(reason: reason ?? "")
     }
 
     /// Drops the connection after `error`, says so once, and connects
@@ -400,13 +433,20 @@ private final class CommitPoll: @unchecked Sendable {
             let row = try connection.execute(mode.statement).rows.first ?? []
             var changed = connecting
             switch mode {
-            case .primary, .standby:
+            case .snapshot, .logPosition, .standby:
                 let value = row.map { $0 ?? "" }.joined(separator: " ")
-                changed = changed || value != token
+                let moved = value != token
                 token = value
+                changed = changed || moved
+                if mode == .logPosition {
+                    // A read made as a commit's record was written may have
+                    // missed it: once more, a poll later, when it is visible.
+                    changed = changed || hasLogMoved
+                    hasLogMoved = moved && !connecting
+                }
                 if mode == .standby, row.count > 1, row[1] == "f" {
                     // Promoted: the replay position moves no more.
-                    mode = .primary
+                    try chooseMode(on: connection)
                     changed = true
                 }
             case .noToken:
@@ -416,10 +456,14 @@ private final class CommitPoll: @unchecked Sendable {
             if channel != nil { changed = try !connection.notifications().isEmpty || changed }
             if changed { send(.changed) }
         } catch let error as PostgresError where error.kind == .query {
-            // No such function (an engine that speaks the protocol), or
-            // not permitted (EXECUTE revoked): re-read at every poll.
+            // The token's function gone (EXECUTE revoked while polling):
+            // the next token down, or none, and a read meanwhile.
             if case .noToken = mode { return }
-            mode = .noToken(reason: error.message)
+            do {
+                try chooseMode(on: connection)
+            } catch {
+                return lose(error)
+            }
             sendLiveness()
             send(.changed)
         } catch let error as PostgresError where error.kind == .timeout || error.kind == .canceled {
@@ -427,6 +471,14 @@ private final class CommitPoll: @unchecked Sendable {
         } catch {
             lose(error)
         }
+    }
+
+    /// Chooses the token of a new connection, or again (a standby
+    /// promoted, a function revoked).
+    private func chooseMode(on connection: PostgresConnection) throws {
+        mode = try Self.mode(of: connection)
+        token = nil
+        hasLogMoved = false
     }
 
     private func sendLiveness() {

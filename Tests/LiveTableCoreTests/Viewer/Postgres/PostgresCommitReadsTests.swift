@@ -98,7 +98,9 @@ final class PostgresCommitReadsTests: XCTestCase {
     func testACommitVisibleOnlyAfterItsLogRecordMovedIsReadWhenVisible() throws {
         // A synchronous standby that never comes: the writer's commit is in
         // the log (its position moved) but invisible until the setting is
-        // dropped, which writes nothing to the log.
+        // dropped, which writes nothing to the log. A read meanwhile (after
+        // another transaction's rollback) finds the old value; the commit
+        // must be read once visible.
         let (server, writer, read) = try makeDatabase("testReadsVisibility")
         try server.psql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'; SELECT pg_reload_conf();")
         defer {
@@ -113,10 +115,15 @@ final class PostgresCommitReadsTests: XCTestCase {
             .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
         defer { cancellable.cancel() }
         waitUntil("first read") { recorder.values.last == .title("v0") }
-        let reads = recorder.values.count
 
         writer.send("UPDATE track SET title = 'visible late' WHERE id = 1;")
-        waitUntil("read again after the log moved") { recorder.values.count > reads }
+        try waitUntil("the commit in the log, waiting for the standby") {
+            try server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep';") == "1"
+        }
+        // A rollback waits for no standby, and ends a transaction.
+        let reads = recorder.values.count
+        try server.psql("BEGIN; SELECT pg_current_xact_id(); ROLLBACK;", database: "testReadsVisibility", as: server.writer)
+        waitUntil("read again after the rollback") { recorder.values.count > reads }
         XCTAssertEqual(recorder.values.last, .title("v0"), "the commit is not visible yet")
 
         try server.psql("ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf();")
@@ -126,8 +133,10 @@ final class PostgresCommitReadsTests: XCTestCase {
 
     func testWithoutTokenTheReadsStillFollowTheWrites() throws {
         let (server, writer, read) = try makeDatabase("testReadsRevoked")
-        try server.psql(
-            "REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;",
+        try server.psql("""
+            REVOKE EXECUTE ON FUNCTION pg_current_snapshot() FROM PUBLIC;
+            REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;
+            """,
             database: "testReadsRevoked")
         let watch = makeWatch(server, "testReadsRevoked")
         let notes = ReadRecorder<ViewerLiveness>()
@@ -192,7 +201,7 @@ final class PostgresCommitReadsTests: XCTestCase {
             try server.psql("""
                 SELECT count(*) FROM pg_stat_activity
                 WHERE application_name = 'livetable' AND datname = 'testReadsCancel'
-                AND query LIKE '%wal_insert_lsn%';
+                AND query LIKE '%pg_current_snapshot%';
                 """)
         }
         let recorder = ReadRecorder<TitleRead>()

@@ -6,8 +6,9 @@ import PostgresServer
 @testable import LiveTableCore
 
 /// The watch of a PostgreSQL cluster's commits, against the tests' real
-/// server and a real writer (psql): the token's moves, the standby's replay
-/// position, the fallback without token, LISTEN, a restart, the connection
+/// server and a real writer (psql): the token's moves, and none for writes
+/// that commit nothing, the standby's replay position, the cascade of
+/// tokens and the fallback without token, LISTEN, a restart, the connection
 /// closed with the last observer, and the idle cost of the poll.
 final class PostgresCommitWatchTests: XCTestCase {
     /// The viewer's session settings, as `PostgresDatabase` gives them.
@@ -106,10 +107,113 @@ final class PostgresCommitWatchTests: XCTestCase {
         XCTAssertFalse(events.losses.contains { $0.message.contains(server.viewer.password) }, "a password in an error")
     }
 
-    func testWithoutTokenFunctionsEveryPollIsAChange() throws {
-        let (server, _) = try makeDatabase("testWatchRevoked")
+    func testWritesThatCommitNothingAreNotSignalled() throws {
+        // The pruning of dead rows by a read and a checkpoint write to the
+        // log and commit nothing: a token of the log's position would move,
+        // and each window would be read and its rows counted again.
+        let (server, writer) = try makeDatabase("testWatchNoCommit")
+        // A table per attempt, its pages full of rows that two updates
+        // left dead, for a read to prune; no autovacuum to prune them first.
+        let tables = ["track", "track_2", "track_3"]
+        for table in tables {
+            try writer.execute("""
+                CREATE TABLE IF NOT EXISTS \(table)(id int PRIMARY KEY, title text) WITH (autovacuum_enabled = off);
+                ALTER TABLE \(table) SET (autovacuum_enabled = off);
+                INSERT INTO \(table) SELECT i, 'title ' || i FROM generate_series(2, 5000) i;
+                UPDATE \(table) SET title = title || ' again';
+                UPDATE \(table) SET title = title || ' and again';
+                """, timeout: 60)
+        }
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchNoCommit"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+
+        func position() throws -> String { try server.psql("SELECT pg_current_wal_insert_lsn();") }
+        // Another database's autovacuum may end a transaction meanwhile (an
+        // analyze takes an id): that attempt proves nothing, the next table.
+        for table in tables {
+            let before = events.changes
+            let snapshot = try server.psql("SELECT pg_current_snapshot();")
+            let start = try position()
+            try server.psql("SELECT count(*) FROM \(table);", database: "testWatchNoCommit", as: server.viewer)
+            let pruned = try position()
+            try server.psql("CHECKPOINT;")
+            let checkpointed = try position()
+            Thread.sleep(forTimeInterval: 6 * watch.interval)  // Six polls with no commit, not a wait on a condition.
+            guard try server.psql("SELECT pg_current_snapshot();") == snapshot else { continue }
+            XCTAssertNotEqual(pruned, start, "the read pruned nothing")
+            XCTAssertNotEqual(checkpointed, pruned, "the checkpoint wrote nothing")
+            XCTAssertEqual(events.changes, before, "signalled writes that commit nothing")
+            return
+        }
+        XCTFail("another transaction ended during each attempt")
+    }
+
+    /// The statement of the watch's session, once it polls.
+    private func pollStatement(_ server: PostgresServer, _ database: String) throws -> String {
+        try server.psql("""
+            SELECT query FROM pg_stat_activity
+            WHERE application_name = 'livetable' AND datname = '\(database)';
+            """)
+    }
+
+    func testWithoutTheLogPositionTheSnapshotIsTheToken() throws {
+        let (server, writer) = try makeDatabase("testWatchNoLSN")
         try server.psql(
             "REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;",
+            database: "testWatchNoLSN")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchNoLSN"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
+        try waitUntil("polling the snapshot") {
+            try pollStatement(server, "testWatchNoLSN") == "SELECT pg_current_snapshot()"
+        }
+
+        let quiet = events.changes
+        Thread.sleep(forTimeInterval: 0.3)  // A span with no write, not a wait on a condition.
+        XCTAssertEqual(events.changes, quiet, "the token moved with no write")
+        try writer.execute("UPDATE track SET title = 'snapshot' WHERE id = 1;")
+        waitUntil("signalled") { events.changes > quiet }
+    }
+
+    func testWithoutTheSnapshotTheLogPositionIsTheToken() throws {
+        let (server, writer) = try makeDatabase("testWatchNoSnapshot")
+        try server.psql(
+            "REVOKE EXECUTE ON FUNCTION pg_current_snapshot() FROM PUBLIC;",
+            database: "testWatchNoSnapshot")
+        let watch = PostgresCommitWatch(
+            connectionString: server.url(role: server.viewer, database: "testWatchNoSnapshot"),
+            settings: Self.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
+        try waitUntil("polling the log's position") {
+            try pollStatement(server, "testWatchNoSnapshot") == "SELECT pg_current_wal_insert_lsn()"
+        }
+
+        // A move is signalled, and once more at the poll after.
+        let before = events.changes
+        try writer.execute("UPDATE track SET title = 'logged' WHERE id = 1;")
+        waitUntil("signalled, then once more") { events.changes >= before + 2 }
+    }
+
+    func testWithoutTokenFunctionsEveryPollIsAChange() throws {
+        let (server, _) = try makeDatabase("testWatchRevoked")
+        try server.psql("""
+            REVOKE EXECUTE ON FUNCTION pg_current_snapshot() FROM PUBLIC;
+            REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;
+            """,
             database: "testWatchRevoked")
         let watch = PostgresCommitWatch(
             connectionString: server.url(role: server.viewer, database: "testWatchRevoked"),
@@ -121,7 +225,7 @@ final class PostgresCommitWatchTests: XCTestCase {
         XCTAssertEqual(events.lastLiveness?.note, "re-read every 0.05 s: no commit token")
         XCTAssertEqual(
             events.lastLiveness?.reason,
-            "no commit token: permission denied for function pg_current_wal_insert_lsn")
+            "no commit token: permission denied for function pg_current_snapshot")
         XCTAssertEqual(events.losses, [])
     }
 

@@ -122,7 +122,10 @@ final class PostgresLiveWindowTests: XCTestCase {
     func testWithoutTokenFunctionsTheNoteSaysSoAndTheWindowStaysLive() throws {
         let database = try open(
             "testLiveRevoked",
-            setUp: "REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;")
+            setUp: """
+                REVOKE EXECUTE ON FUNCTION pg_current_snapshot() FROM PUBLIC;
+                REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;
+                """)
         let notes = ReadRecorder<ViewerLiveness>()
         let noting = database.liveness().sink(receiveCompletion: notes.complete, receiveValue: notes.receive)
         defer { noting.cancel() }
@@ -130,7 +133,7 @@ final class PostgresLiveWindowTests: XCTestCase {
         defer { cancellable.cancel() }
         waitUntil("first window") { title(recorder, id: 10) == "t10" }
         waitUntil("the fallback's note") { notes.values.last?.note == "re-read every 0.05 s: no commit token" }
-        XCTAssertEqual(notes.values.last?.reason, "no commit token: permission denied for function pg_current_wal_insert_lsn")
+        XCTAssertEqual(notes.values.last?.reason, "no commit token: permission denied for function pg_current_snapshot")
 
         try PostgresTestDatabase.write("testLiveRevoked", "UPDATE track SET title = 'still live' WHERE id = 11;")
         waitUntil("the change on the window") { title(recorder, id: 11) == "still live" }
@@ -198,7 +201,7 @@ final class PostgresLiveWindowTests: XCTestCase {
         defer { cancellable.cancel() }
         waitUntil("first window") { title(recorder, id: 10) == "t10" }
         try waitUntil("the screen's session ended by the server") {
-            try sessions("query NOT LIKE '%wal_insert_lsn%'") == "0"
+            try sessions("query NOT LIKE '%pg_current_snapshot%'") == "0"
         }
         try PostgresTestDatabase.write("testLiveEndedSessions", "UPDATE track SET title = 'after idle' WHERE id = 11;")
         waitUntil("the window read on a new session") { title(recorder, id: 11) == "after idle" }
@@ -206,7 +209,7 @@ final class PostgresLiveWindowTests: XCTestCase {
         try server.psql("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE application_name = 'livetable' AND datname = 'testLiveEndedSessions'
-            AND query LIKE '%wal_insert_lsn%';
+            AND query LIKE '%pg_current_snapshot%';
             """)
         try PostgresTestDatabase.write("testLiveEndedSessions", "UPDATE track SET title = 'after terminate' WHERE id = 11;")
         waitUntil("the window read after the poll reconnected") { title(recorder, id: 11) == "after terminate" }
@@ -220,7 +223,7 @@ final class PostgresLiveWindowTests: XCTestCase {
             try server.psql("""
                 SELECT count(*) FROM pg_stat_activity
                 WHERE application_name = 'livetable' AND datname = 'testLiveCancel'
-                AND query LIKE '%wal_insert_lsn%';
+                AND query LIKE '%pg_current_snapshot%';
                 """)
         }
         var (recorder, cancellable) = try observe(database)
