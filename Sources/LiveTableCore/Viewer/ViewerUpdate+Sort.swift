@@ -53,7 +53,10 @@ extension ViewerState {
             // The same schema: the filtered source, in the new order.
             viewed.source = table.viewed.source
         }
-        table.selected = table.selectedIndex.flatMap { table.position(ofRow: $0, in: viewed) }
+        // The selection stays on its row, unless Home or End came after the
+        // key: the window then opens at that end of the new order.
+        table.selected = table.pendingJump != nil
+            ? nil : table.selectedIndex.flatMap { table.position(ofRow: $0, in: viewed) }
         if table.selected == nil {
             table.selectedRow = 0
             table.scrollTop = 0

@@ -392,6 +392,12 @@ extension ViewerState {
         // The moves before the jump are left behind.
         table.pendingMove = 0
         self.table = table
+        if let sort = table.pendingSort, !sort.isOpened {
+            // Home or End typed after `[` or `]` goes to the first or last
+            // row of the new order: the jump waits for it (`sorted(_:)`),
+            // rather than read the order on screen, which the sort left.
+            return []
+        }
         return observeWindow()
     }
 

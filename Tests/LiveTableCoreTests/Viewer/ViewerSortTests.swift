@@ -114,6 +114,27 @@ extension ViewerUpdateTests {
         XCTAssertEqual(try visible(1), ["item 036", "item 037", "item 038", "item 039", "item 040", "item 041"])
     }
 
+    func testHomeTypedBeforeTheSortCameGoesToTheFirstRowOfTheNewOrder() throws {
+        try start(.table("item"))
+        for _ in 0..<40 { try send(.key(.down)) }
+        try moveCursor(to: "price")
+        XCTAssertEqual(viewerUpdate(&state, .key(.character("]"))).count, 2)
+        // Home while the new order opens: nothing is read in the order left.
+        XCTAssertEqual(viewerUpdate(&state, .key(.home)), [])
+        let viewed = try database.read { db in
+            try ViewedSource.open(.table("item"), sortColumn: "price", descending: true, in: db)
+        }
+        let observe = viewerUpdate(&state, .opened(viewed))
+        guard case let .observe(observed, request)? = observe.first, observe.count == 1 else {
+            return XCTFail("expected one observation, got \(observe)")
+        }
+        // The first row of the new order, not the selected row's place.
+        XCTAssertEqual(request.anchor, .first)
+        try send(.window(try database.read { db in try ViewerWindow.fetch(db, observed, request) }))
+        XCTAssertEqual(state.table?.selectedIndex, 0)
+        XCTAssertEqual(try visible(2).first, "1000")
+    }
+
     func testSameKeyAgainGoesBackToTheNaturalOrder() throws {
         try start(.table("item"))
         try moveCursor(to: "price")
