@@ -259,15 +259,36 @@ extension PostgresDatabase {
         return source
     }
 
-    /// Why a query that can not be a subquery is refused: when it is not
-    /// a SELECT at all (`DELETE …`, `SHOW …`), the statement's own refusal
-    /// by the read-only transaction ("cannot execute DELETE in a read-only
-    /// transaction"), or else that only a SELECT is viewed.
+    /// Why a query that can not be a subquery is refused: when it is a
+    /// statement that writes (`DELETE …`, a `WITH` that writes), its own
+    /// refusal by the read-only transaction ("cannot execute DELETE in a
+    /// read-only transaction"), or else that only a SELECT is viewed.
+    ///
+    /// Only a statement that `EXPLAIN` takes (one the planner runs:
+    /// SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE TABLE AS…) is run to
+    /// get that refusal: the executor refuses it before it has any
+    /// effect. Any other (`COMMIT`, `ROLLBACK`, `PREPARE TRANSACTION`)
+    /// would end or change the viewer's own transaction.
     private static func queryRefusal(_ body: String, _ error: PostgresError, _ reader: PostgresReader) throws -> SourceError {
         // 42601: a syntax error of the subquery, which a statement that
         // is not a SELECT gives; 0A000: a WITH that writes, which only
         // the top level may hold.
         guard error.sqlState == "42601" || error.sqlState == "0A000" else { return .invalidQuery(reason: error.message) }
+        do {
+            // EXPLAIN without ANALYZE plans and runs nothing.
+            _ = try reader.execute("EXPLAIN (COSTS OFF) " + body)
+        } catch let refusal as PostgresError where refusal.sqlState == "42601" {
+            // Not a statement EXPLAIN takes ("syntax error at or near
+            // "COMMIT"", or a SELECT's own typo: said better than by the
+            // subquery), or several.
+            _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
+            return .invalidQuery(reason: refusal.message)
+        } catch is PostgresError {
+            // A statement EXPLAIN takes but refuses (permission denied
+            // for a DELETE): run, the read-only transaction refuses it
+            // first, which says why better.
+        }
+        _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         do {
             _ = try reader.execute("SET LOCAL statement_timeout = 1000")
             _ = try reader.execute(body)

@@ -125,6 +125,21 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM item;"), "12")
     }
 
+    /// A statement that ends or changes a transaction is refused without
+    /// being run: `COMMIT` would end the viewer's own read (the refusal
+    /// was "ROLLBACK TO SAVEPOINT can only be used in transaction
+    /// blocks"), and the session stays usable.
+    func testATransactionStatementAsAQueryIsRefusedWithoutBeingRun() throws {
+        let database = try database()
+        for sql in ["COMMIT", "ROLLBACK", "END", "RELEASE SAVEPOINT \"query\"", "ROLLBACK TO SAVEPOINT \"query\""] {
+            XCTAssertThrowsError(try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())) { error in
+                XCTAssertEqual(database.failureKind(of: error), .missingSource, sql)
+                XCTAssertTrue(database.describe(error).hasPrefix("invalid query: syntax error at or near \""), database.describe(error))
+            }
+        }
+        XCTAssertEqual(try item(database).source.columnNames, ["id", "name", "price"])
+    }
+
     func testDeletedRowsAreFoundByIdentity() throws {
         let database = try database()
         let viewed = try item(database)
