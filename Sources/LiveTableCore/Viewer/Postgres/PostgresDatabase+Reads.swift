@@ -237,7 +237,7 @@ extension PostgresDatabase {
     /// transaction is: a write is refused with PostgreSQL's message).
     /// Its columns come from a run of it that reads no row (`LIMIT 0`).
     static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
-        let body = String(sql.trimmingTrailingSemicolons())
+        let body = String(trimmingTrailingSemicolonsAndComments(sql))
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
         let columns: [PostgresColumn]
@@ -298,6 +298,40 @@ extension PostgresDatabase {
         }
         _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         return .invalidQuery(reason: "only a SELECT can be viewed (\(error.message))")
+    }
+
+    /// `sql` without the semicolons, spaces and comments after its last
+    /// statement (`SELECT 1; -- note`, as an editor or psql history has
+    /// it), which the subquery that wraps it could not hold: "syntax
+    /// error at or near ";"". Strings and quoted names are kept whole.
+    static func trimmingTrailingSemicolonsAndComments(_ sql: String) -> Substring {
+        let scalars = sql.unicodeScalars
+        var end = scalars.startIndex
+        var index = scalars.startIndex
+        func following(_ position: String.UnicodeScalarView.Index) -> Unicode.Scalar? {
+            let next = scalars.index(after: position)
+            return next < scalars.endIndex ? scalars[next] : nil
+        }
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            switch scalar {
+            case "'", "\"":
+                // A doubled quote closes and opens again: the same span.
+                let after = scalars.index(after: index)
+                let close = scalars[after...].firstIndex(of: scalar)
+                index = close.map { scalars.index(after: $0) } ?? scalars.endIndex
+                end = index
+            case "-" where following(index) == "-":
+                index = scalars[index...].firstIndex(of: "\n") ?? scalars.endIndex
+            case "/" where following(index) == "*":
+                let rest = Substring(scalars[scalars.index(index, offsetBy: 2)...])
+                index = rest.range(of: "*/")?.upperBound ?? scalars.endIndex
+            default:
+                index = scalars.index(after: index)
+                if scalar != ";", !scalar.properties.isWhitespace { end = index }
+            }
+        }
+        return sql[..<end]
     }
 
     static let parameterProblem = "parameters ($1, $2…) have no value here: write the values in the SQL"

@@ -125,6 +125,24 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM item;"), "12")
     }
 
+    /// A query as an editor or psql's history has it, its `;` followed
+    /// by a comment, opens: it was "syntax error at or near ";"".
+    func testAQueryMayEndWithSemicolonsAndComments() throws {
+        let database = try database()
+        for sql in [
+            "SELECT name FROM item WHERE id = 1; -- the first\n", "SELECT name FROM item WHERE id = 1 /* a */ ; /* b */ ;\r\n",
+            "SELECT name FROM item WHERE id = 1; -- one; /* two",
+        ] {
+            let viewed = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+            XCTAssertEqual(viewed.source.columnNames, ["name"], sql)
+        }
+        let quoted = try database.open(
+            .query("SELECT '--;' AS \"a;--\", '/*' AS b;"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(quoted.source.columnNames, ["a;--", "b"])
+        XCTAssertEqual(
+            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
+    }
+
     /// A statement that ends or changes a transaction is refused without
     /// being run: `COMMIT` would end the viewer's own read (the refusal
     /// was "ROLLBACK TO SAVEPOINT can only be used in transaction
