@@ -182,6 +182,20 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(try connection.execute("SHOW application_name").rows, [["livetable"]])
     }
 
+    /// What PostgreSQL 15 lets a function write in a read-only
+    /// transaction (a large object: `lo_create`) is not kept: each read
+    /// ends with ROLLBACK.
+    func testAReadKeepsNothingAFunctionWroteDespiteReadOnly() throws {
+        let database = try database()
+        let viewed = try database.open(
+            .query("SELECT lo_create(0) AS lo, name FROM item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).count, 5)
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
+        XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM pg_largeobject_metadata;"), "0")
+    }
+
     func testAStatementTimeoutSaysSo() throws {
         let database = try database(.init(statementTimeout: 0.2))
         let viewed = try database.open(
