@@ -133,11 +133,12 @@ extension PostgresDatabase {
 
     /// The `pg_type` OIDs of the types that have no default B-tree
     /// operator class, so that `ORDER BY` and `<` refuse them: json, xml,
-    /// the geometric types, xid, cid, aclitem, and their arrays. A table
+    /// the geometric types, xid, cid, aclitem, jsonpath, refcursor, the
+    /// snapshots, and their arrays; void (`SELECT pg_sleep(1)`). A table
     /// without identity orders such a column by its text.
     static let unorderableTypes: Set<UInt32> = [
         114, 199, 142, 143, 600, 1017, 601, 1018, 602, 1019, 603, 1020, 604, 1027, 628, 629, 718, 719,
-        28, 1011, 29, 1012, 1033, 1034,
+        28, 1011, 29, 1012, 1033, 1034, 4072, 4073, 1790, 2201, 2970, 2949, 5038, 5039, 2278,
     ]
 
     // MARK: - A table's schema

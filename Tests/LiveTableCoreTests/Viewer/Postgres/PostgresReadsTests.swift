@@ -143,6 +143,19 @@ final class PostgresReadsTests: XCTestCase {
             PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
     }
 
+    /// A query whose columns have no B-tree order is read in the order of
+    /// their text: it was "could not identify an ordering operator for
+    /// type void" (`SELECT pg_sleep(0)`), jsonpath, refcursor, pg_snapshot.
+    func testAQueryOfTypesWithoutOrderIsRead() throws {
+        let database = try database()
+        let viewed = try database.open(
+            .query("SELECT pg_sleep(0) AS s, '$.a'::jsonpath AS p, 'c'::refcursor AS c, pg_current_snapshot() AS snap"),
+            sortColumn: nil, descending: false, ticket: ReadTicket())
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).map { Array($0.prefix(3)) }, [["", "$.\"a\"", "c"]])
+    }
+
     /// A statement that ends or changes a transaction is refused without
     /// being run: `COMMIT` would end the viewer's own read (the refusal
     /// was "ROLLBACK TO SAVEPOINT can only be used in transaction
