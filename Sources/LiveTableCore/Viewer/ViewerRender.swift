@@ -120,14 +120,23 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
 
 // MARK: - Table
 
+/// What shows where the rows will be: being read, or not read at all
+/// when the read failed again after the schema was read again (a view
+/// slower than the statement timeout): no read runs until a key
+/// (`retryAfterFailure`), and the status line says why.
+private func noWindowText(_ table: TableState, _ state: ViewerState) -> String {
+    guard table.isRecovering else { return "Loading…" }
+    let isReading = state.pendingOpen != nil || table.observedRequest != nil
+    return table.failure != nil && !isReading ? "Not read: a key tries again" : "Reading the schema again…"
+}
+
 /// Draws the title, the column names and the rows; returns what the
 /// status line says of the columns that do not fit ("3 more columns →").
 private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) -> String {
     drawTableTitle(table, state, into: &screen)
     let source = table.viewed.source
     guard let window = table.window else {
-        drawCentered(table.isRecovering ? "Reading the schema again…" : "Loading…",
-                     y: layout.listY + layout.listRows / 2, into: &screen)
+        drawCentered(noWindowText(table, state), y: layout.listY + layout.listRows / 2, into: &screen)
         return ""
     }
     let texts = window.rows.map { $0.map(CellText.init) }

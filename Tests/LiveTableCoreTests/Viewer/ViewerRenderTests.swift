@@ -245,6 +245,26 @@ final class ViewerRenderTests: XCTestCase {
         XCTAssertEqual(lines.last, " cannot read \"odd.sqlite\": the database is locked…  last column cut →")
     }
 
+    /// A window that fails again once the schema was read again (a view
+    /// slower than PostgreSQL's statement timeout) is not read until a
+    /// key: the screen said "Reading the schema again…" for ever.
+    func testAWindowThatFailsAgainAfterTheSchemaIsReadAgainSaysAKeyTriesAgain() throws {
+        let viewed = try database.read { db in try ViewedSource.open(.table("odd"), sortColumn: nil, descending: false, in: db) }
+        var state = ViewerState.initial(databaseName: "odd.sqlite", opened: viewed, width: 60, height: 7, useColor: false)
+        _ = viewerUpdate(&state, .resize(width: 60, height: 7))
+        func center() -> String { viewerRender(state).lines[3].trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(center(), "Loading…")
+        _ = viewerUpdate(&state, .windowFailed("timed out after 5 s (statement_timeout)", .other))
+        XCTAssertEqual(center(), "Reading the schema again…")
+        _ = viewerUpdate(&state, .opened(viewed))
+        XCTAssertEqual(center(), "Reading the schema again…")
+        _ = viewerUpdate(&state, .windowFailed("timed out after 5 s (statement_timeout)", .other))
+        XCTAssertEqual(center(), "Not read: a key tries again")
+        XCTAssertEqual(viewerRender(state).lines.last?.trimmingCharacters(in: .whitespaces), "timed out after 5 s (statement_timeout)")
+        XCTAssertTrue(viewerUpdate(&state, .key(.down)).contains(.open(.table("odd"), sortColumn: nil, descending: false)))
+        XCTAssertEqual(center(), "Reading the schema again…")
+    }
+
     func testTinyScreensNeverCrash() throws {
         let table = try tableState(width: 70, height: 9)
         for (width, height) in [(0, 0), (1, 1), (1, 0), (0, 1), (2, 3), (19, 5), (20, 4), (20, 5), (21, 6)] {

@@ -9,9 +9,13 @@ import PostgresClient
 ///
 /// Names: a relation of the `public` schema is shown bare (`tracks`), any
 /// other qualified (`sales.orders`), each part as the catalog spells it,
-/// unquoted. A name given to open is matched exactly against those first,
-/// then as `schema.table` (`public.tracks`), then as SQL would read it
-/// (`sales."Order"`, `"a.b"`), then ignoring case.
+/// unquoted unless it holds a dot or a double quote (`"a.b"`,
+/// `"My.S"."T"`): the picker opens an entry by its name, and a public
+/// table `sales.orders` beside the table `orders` of the schema `sales`
+/// would have opened the same one. A name given to open is matched
+/// exactly against those first, then as a public table's own name
+/// (`a.b`), then as `schema.table` (`public.tracks`), then as SQL would
+/// read it (`sales."Order"`), then ignoring case.
 struct PostgresRelation: Equatable, Sendable {
     var oid: String
     var schema: String
@@ -21,7 +25,12 @@ struct PostgresRelation: Equatable, Sendable {
 
     /// The name shown: bare in `public`, `schema.name` elsewhere.
     var displayName: String {
-        schema == "public" ? name : schema + "." + name
+        schema == "public" ? Self.part(name) : Self.part(schema) + "." + Self.part(name)
+    }
+
+    /// A part of a shown name: quoted when it could be read as two parts.
+    private static func part(_ text: String) -> String {
+        text.contains(".") || text.contains("\"") ? text.quotedSQLIdentifier : text
     }
 
     var kind: TableSchema.Kind {
@@ -74,12 +83,14 @@ extension PostgresDatabase {
         let candidates = try reader.execute(
             allRelationsSQL + " AND c.relname IN ($1, $2)", [name, afterDot]).rows.compactMap(PostgresRelation.init)
         if let found = candidates.first(where: { $0.displayName == name })
+            ?? candidates.first(where: { $0.schema == "public" && $0.name == name })
             ?? candidates.first(where: { $0.schema + "." + $0.name == name })
         {
             return found
         }
         let all = try relations(reader, sql: allRelationsSQL)
         if let found = all.first(where: { $0.displayName == name })
+            ?? all.first(where: { $0.schema == "public" && $0.name == name })
             ?? all.first(where: { $0.schema + "." + $0.name == name })
             ?? sqlName(name).flatMap({ parts in all.first { ($0.schema, $0.name) == parts } })
             ?? all.first(where: { $0.displayName.lowercased() == name.lowercased() })
@@ -133,11 +144,12 @@ extension PostgresDatabase {
 
     /// The `pg_type` OIDs of the types that have no default B-tree
     /// operator class, so that `ORDER BY` and `<` refuse them: json, xml,
-    /// the geometric types, xid, cid, aclitem, and their arrays. A table
+    /// the geometric types, xid, cid, aclitem, jsonpath, refcursor, the
+    /// snapshots, and their arrays; void (`SELECT pg_sleep(1)`). A table
     /// without identity orders such a column by its text.
     static let unorderableTypes: Set<UInt32> = [
         114, 199, 142, 143, 600, 1017, 601, 1018, 602, 1019, 603, 1020, 604, 1027, 628, 629, 718, 719,
-        28, 1011, 29, 1012, 1033, 1034,
+        28, 1011, 29, 1012, 1033, 1034, 4072, 4073, 1790, 2201, 2970, 2949, 5038, 5039, 2278,
     ]
 
     // MARK: - A table's schema

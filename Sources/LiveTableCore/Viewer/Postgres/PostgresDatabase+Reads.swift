@@ -237,7 +237,7 @@ extension PostgresDatabase {
     /// transaction is: a write is refused with PostgreSQL's message).
     /// Its columns come from a run of it that reads no row (`LIMIT 0`).
     static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
-        let body = String(sql.trimmingTrailingSemicolons())
+        let body = String(trimmingTrailingSemicolonsAndComments(sql))
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
         let columns: [PostgresColumn]
@@ -259,15 +259,36 @@ extension PostgresDatabase {
         return source
     }
 
-    /// Why a query that can not be a subquery is refused: when it is not
-    /// a SELECT at all (`DELETE …`, `SHOW …`), the statement's own refusal
-    /// by the read-only transaction ("cannot execute DELETE in a read-only
-    /// transaction"), or else that only a SELECT is viewed.
+    /// Why a query that can not be a subquery is refused: when it is a
+    /// statement that writes (`DELETE …`, a `WITH` that writes), its own
+    /// refusal by the read-only transaction ("cannot execute DELETE in a
+    /// read-only transaction"), or else that only a SELECT is viewed.
+    ///
+    /// Only a statement that `EXPLAIN` takes (one the planner runs:
+    /// SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE TABLE AS…) is run to
+    /// get that refusal: the executor refuses it before it has any
+    /// effect. Any other (`COMMIT`, `ROLLBACK`, `PREPARE TRANSACTION`)
+    /// would end or change the viewer's own transaction.
     private static func queryRefusal(_ body: String, _ error: PostgresError, _ reader: PostgresReader) throws -> SourceError {
         // 42601: a syntax error of the subquery, which a statement that
         // is not a SELECT gives; 0A000: a WITH that writes, which only
         // the top level may hold.
         guard error.sqlState == "42601" || error.sqlState == "0A000" else { return .invalidQuery(reason: error.message) }
+        do {
+            // EXPLAIN without ANALYZE plans and runs nothing.
+            _ = try reader.execute("EXPLAIN (COSTS OFF) " + body)
+        } catch let refusal as PostgresError where refusal.sqlState == "42601" {
+            // Not a statement EXPLAIN takes ("syntax error at or near
+            // "COMMIT"", or a SELECT's own typo: said better than by the
+            // subquery), or several.
+            _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
+            return .invalidQuery(reason: refusal.message)
+        } catch is PostgresError {
+            // A statement EXPLAIN takes but refuses (permission denied
+            // for a DELETE): run, the read-only transaction refuses it
+            // first, which says why better.
+        }
+        _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         do {
             _ = try reader.execute("SET LOCAL statement_timeout = 1000")
             _ = try reader.execute(body)
@@ -277,6 +298,40 @@ extension PostgresDatabase {
         }
         _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         return .invalidQuery(reason: "only a SELECT can be viewed (\(error.message))")
+    }
+
+    /// `sql` without the semicolons, spaces and comments after its last
+    /// statement (`SELECT 1; -- note`, as an editor or psql history has
+    /// it), which the subquery that wraps it could not hold: "syntax
+    /// error at or near ";"". Strings and quoted names are kept whole.
+    static func trimmingTrailingSemicolonsAndComments(_ sql: String) -> Substring {
+        let scalars = sql.unicodeScalars
+        var end = scalars.startIndex
+        var index = scalars.startIndex
+        func following(_ position: String.UnicodeScalarView.Index) -> Unicode.Scalar? {
+            let next = scalars.index(after: position)
+            return next < scalars.endIndex ? scalars[next] : nil
+        }
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            switch scalar {
+            case "'", "\"":
+                // A doubled quote closes and opens again: the same span.
+                let after = scalars.index(after: index)
+                let close = scalars[after...].firstIndex(of: scalar)
+                index = close.map { scalars.index(after: $0) } ?? scalars.endIndex
+                end = index
+            case "-" where following(index) == "-":
+                index = scalars[index...].firstIndex(of: "\n") ?? scalars.endIndex
+            case "/" where following(index) == "*":
+                let rest = Substring(scalars[scalars.index(index, offsetBy: 2)...])
+                index = rest.range(of: "*/")?.upperBound ?? scalars.endIndex
+            default:
+                index = scalars.index(after: index)
+                if scalar != ";", !scalar.properties.isWhitespace { end = index }
+            }
+        }
+        return sql[..<end]
     }
 
     static let parameterProblem = "parameters ($1, $2…) have no value here: write the values in the SQL"

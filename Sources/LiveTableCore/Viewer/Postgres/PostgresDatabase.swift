@@ -167,7 +167,7 @@ final class PostgresChannel: @unchecked Sendable {
     }
 
     /// Runs `body` in one read-only transaction (`REPEATABLE READ`: one
-    /// snapshot for all its statements), cancelled on the server if
+    /// snapshot for all its statements), rolled back at its end, cancelled on the server if
     /// `ticket` is abandoned, its statements stopped by the server when
     /// the ticket's time runs out.
     ///
@@ -210,7 +210,12 @@ final class PostgresChannel: @unchecked Sendable {
                     "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))")
             }
             let value = try body(PostgresReader(connection))
-            _ = try connection.execute("COMMIT")
+            // ROLLBACK, not COMMIT: a read has nothing to keep, and what a
+            // function wrote despite READ ONLY is undone. PostgreSQL 15
+            // lets `lo_create` write in a read-only transaction (refused
+            // from 16 on): `--query "SELECT lo_create(0)"` left a large
+            // object behind.
+            _ = try connection.execute("ROLLBACK")
             return value
         } catch {
             if connection.status == .ok {

@@ -48,7 +48,7 @@ final class PostgresCatalogTests: XCTestCase {
         let database = try database()
         let tables = try database.listTables(ticket: ReadTicket())
         XCTAssertEqual(tables.map(\.name), [
-            "Mixed.Case", "coded", "nokey", "nullable_unique", "sales.orders", "short_tracks", "track_totals", "tracks",
+            "\"Mixed.Case\"", "coded", "nokey", "nullable_unique", "sales.orders", "short_tracks", "track_totals", "tracks",
         ])
         XCTAssertEqual(tables.map(\.kind), [.table, .table, .table, .table, .table, .view, .materializedView, .table])
         XCTAssertEqual(TableSchema.Kind.materializedView.word, "materialized view")
@@ -67,7 +67,37 @@ final class PostgresCatalogTests: XCTestCase {
         XCTAssertEqual(try database.countRows(of: mixed.source, ticket: ReadTicket()), .exact(2))
         XCTAssertEqual(
             try database.open(.table("Mixed.Case"), sortColumn: nil, descending: false, ticket: ReadTicket()).source.name,
-            "Mixed.Case")
+            "\"Mixed.Case\"")
+    }
+
+    /// Two relations whose names read alike once joined by a dot (the
+    /// public table `Two.Parts` and the table `Parts` of the schema
+    /// `Two`; the table `x` of the schema `Two.Parts`) are listed apart,
+    /// and each opens itself: the picker opened the public one for all.
+    func testNamesThatReadAlikeWithADotAreListedApartAndOpenThemselves() throws {
+        let server = try PostgresServer.shared
+        let database = try database()
+        try PostgresTestDatabase.once(Self.name + ".dots") {
+            try server.psql("""
+                CREATE TABLE "Two.Parts"(id int PRIMARY KEY, v text); INSERT INTO "Two.Parts" VALUES (1, 'public');
+                CREATE SCHEMA "Two"; GRANT USAGE ON SCHEMA "Two" TO viewer;
+                CREATE TABLE "Two"."Parts"(id int PRIMARY KEY, v text); INSERT INTO "Two"."Parts" VALUES (1, 'schema');
+                CREATE SCHEMA "Two.Parts"; GRANT USAGE ON SCHEMA "Two.Parts" TO viewer;
+                CREATE TABLE "Two.Parts".x(id int PRIMARY KEY, v text); INSERT INTO "Two.Parts".x VALUES (1, 'dotted schema');
+                GRANT SELECT ON "Two.Parts", "Two"."Parts", "Two.Parts".x TO viewer;
+                """, database: Self.name)
+        }
+        let names = try database.listTables(ticket: ReadTicket()).map(\.name).filter { $0.contains("Two") }
+        XCTAssertEqual(names.sorted(), ["\"Two.Parts\"", "\"Two.Parts\".x", "Two.Parts"])
+        var values: [String] = []
+        for name in names.sorted() {
+            let viewed = try database.open(.table(name), sortColumn: nil, descending: false, ticket: ReadTicket())
+            XCTAssertEqual(viewed.source.name, name)
+            let window = try database.fetchWindow(
+                viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 2), ticket: ReadTicket())
+            values += texts(window).map { $0[1] }
+        }
+        XCTAssertEqual(values, ["public", "dotted schema", "schema"])
     }
 
     func testAMissingTableListsTheNearestNames() throws {

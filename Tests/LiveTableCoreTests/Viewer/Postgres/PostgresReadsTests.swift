@@ -125,6 +125,52 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM item;"), "12")
     }
 
+    /// A query as an editor or psql's history has it, its `;` followed
+    /// by a comment, opens: it was "syntax error at or near ";"".
+    func testAQueryMayEndWithSemicolonsAndComments() throws {
+        let database = try database()
+        for sql in [
+            "SELECT name FROM item WHERE id = 1; -- the first\n", "SELECT name FROM item WHERE id = 1 /* a */ ; /* b */ ;\r\n",
+            "SELECT name FROM item WHERE id = 1; -- one; /* two",
+        ] {
+            let viewed = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+            XCTAssertEqual(viewed.source.columnNames, ["name"], sql)
+        }
+        let quoted = try database.open(
+            .query("SELECT '--;' AS \"a;--\", '/*' AS b;"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(quoted.source.columnNames, ["a;--", "b"])
+        XCTAssertEqual(
+            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
+    }
+
+    /// A query whose columns have no B-tree order is read in the order of
+    /// their text: it was "could not identify an ordering operator for
+    /// type void" (`SELECT pg_sleep(0)`), jsonpath, refcursor, pg_snapshot.
+    func testAQueryOfTypesWithoutOrderIsRead() throws {
+        let database = try database()
+        let viewed = try database.open(
+            .query("SELECT pg_sleep(0) AS s, '$.a'::jsonpath AS p, 'c'::refcursor AS c, pg_current_snapshot() AS snap"),
+            sortColumn: nil, descending: false, ticket: ReadTicket())
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).map { Array($0.prefix(3)) }, [["", "$.\"a\"", "c"]])
+    }
+
+    /// A statement that ends or changes a transaction is refused without
+    /// being run: `COMMIT` would end the viewer's own read (the refusal
+    /// was "ROLLBACK TO SAVEPOINT can only be used in transaction
+    /// blocks"), and the session stays usable.
+    func testATransactionStatementAsAQueryIsRefusedWithoutBeingRun() throws {
+        let database = try database()
+        for sql in ["COMMIT", "ROLLBACK", "END", "RELEASE SAVEPOINT \"query\"", "ROLLBACK TO SAVEPOINT \"query\""] {
+            XCTAssertThrowsError(try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())) { error in
+                XCTAssertEqual(database.failureKind(of: error), .missingSource, sql)
+                XCTAssertTrue(database.describe(error).hasPrefix("invalid query: syntax error at or near \""), database.describe(error))
+            }
+        }
+        XCTAssertEqual(try item(database).source.columnNames, ["id", "name", "price"])
+    }
+
     func testDeletedRowsAreFoundByIdentity() throws {
         let database = try database()
         let viewed = try item(database)
@@ -147,6 +193,20 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertThrowsError(try connection.execute("CREATE TEMPORARY TABLE t(x int)"))
         XCTAssertEqual(try connection.execute("SHOW statement_timeout").rows, [["5s"]])
         XCTAssertEqual(try connection.execute("SHOW application_name").rows, [["livetable"]])
+    }
+
+    /// What PostgreSQL 15 lets a function write in a read-only
+    /// transaction (a large object: `lo_create`) is not kept: each read
+    /// ends with ROLLBACK.
+    func testAReadKeepsNothingAFunctionWroteDespiteReadOnly() throws {
+        let database = try database()
+        let viewed = try database.open(
+            .query("SELECT lo_create(0) AS lo, name FROM item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let window = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
+        XCTAssertEqual(texts(window).count, 5)
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
+        XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM pg_largeobject_metadata;"), "0")
     }
 
     func testAStatementTimeoutSaysSo() throws {
