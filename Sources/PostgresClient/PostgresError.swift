@@ -141,7 +141,7 @@ extension PostgresError {
 func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline)
         .map { line -> Substring in
-            var line = line.drop { $0 == " " }
+            var line = line.drop { $0 == " " || $0 == "\t" }
             for prefix in ["FATAL:  ", "ERROR:  "] where line.hasPrefix(prefix) {
                 line = line.dropFirst(prefix.count)
             }

@@ -20,7 +20,8 @@ struct PostgresOptions: ParsableArguments {
             "PostgreSQL: also LISTEN on this channel, and read again at each NOTIFY.",
             discussion: """
                 For writers that NOTIFY: the screen is read again as soon as a notification \
-                comes, without waiting for the next poll.
+                comes, without waiting for the next poll. The channel is a name as SQL reads it: \
+                folded to lower case unless written in double quotes.
                 """,
             valueName: "channel"))
     var listen: String?

@@ -79,6 +79,8 @@ final class PostgresConnectionTests: XCTestCase {
             XCTAssertEqual(error.kind, .connection)
             XCTAssertTrue(error.message.contains("Connection refused"), PostgresConnectionString.redacted(error.message))
             XCTAssertFalse(error.message.contains("\n"))
+            // libpq's second line starts with a tab: one space, not two.
+            XCTAssertFalse(error.message.contains("  "), error.message)
             XCTAssertFalse(error.message.contains("hunter2"))
         }
     }

@@ -361,7 +361,7 @@ private final class CommitPoll: @unchecked Sendable {
             self.connection = connection
             try chooseMode(on: connection)
             if let channel {
-                _ = try connection.execute("LISTEN \(Self.quotedIdentifier(channel))")
+                _ = try connection.execute("LISTEN \(Self.channelIdentifier(channel))")
                 listen(on: connection)
             }
             backoff = 0
@@ -517,5 +517,23 @@ private final class CommitPoll: @unchecked Sendable {
     /// `name` as a quoted identifier: `LISTEN "my channel"`.
     static func quotedIdentifier(_ name: String) -> String {
         "\"" + name.replacing("\"", with: "\"\"") + "\""
+    }
+
+    /// The channel given to `--listen` as SQL reads a name, quoted: folded
+    /// to lower case unless it is written in double quotes, so that
+    /// `--listen Tracks` hears a writer's `NOTIFY Tracks` (which PostgreSQL
+    /// folds to `tracks`), and `--listen '"Tracks"'` its `NOTIFY "Tracks"`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// PostgresCommitWatch.channelIdentifier("Tracks")         // "\"tracks\""
+    /// PostgresCommitWatch.channelIdentifier("\"Tracks\"")     // "\"Tracks\""
+    /// ```
+    static func channelIdentifier(_ text: String) -> String {
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
+            return quotedIdentifier(String(text.dropFirst().dropLast()).replacing("\"\"", with: "\""))
+        }
+        return quotedIdentifier(text.lowercased())
     }
 }

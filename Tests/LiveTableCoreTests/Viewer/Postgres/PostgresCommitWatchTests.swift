@@ -248,6 +248,24 @@ final class PostgresCommitWatchTests: XCTestCase {
         print("commit → notification signal, ms: \(Double(Int64(events.lastChangeTime) - Int64(committed)) / 1e6)")
     }
 
+    func testListenChannelIsANameAsSQLReadsIt() throws {
+        let (server, writer) = try makeDatabase("testWatchListenCase")
+        // `--listen Tracks` hears `NOTIFY Tracks`, folded to `tracks` as
+        // SQL folds it; `--listen '"Tracks"'` hears `NOTIFY "Tracks"`.
+        for (channel, notify) in [("Tracks", "NOTIFY Tracks;"), ("\"Tracks\"", "NOTIFY \"Tracks\";")] {
+            let watch = PostgresCommitWatch(
+                connectionString: server.url(role: server.viewer, database: "testWatchListenCase"),
+                settings: Self.settings, interval: 10, listen: channel)
+            let events = EventRecorder()
+            let observer = watch.observe(events.record)
+            defer { observer.cancel() }
+            waitUntil("connected") { events.changes >= 1 }
+            let before = events.changes
+            try writer.run(notify)
+            waitUntil("notified on \(channel)", timeout: 2) { events.changes > before }
+        }
+    }
+
     func testRestartIsReportedLostThenSignalledOnceReconnected() throws {
         let (server, _) = try makeDatabase("testWatchRestart")
         let watch = PostgresCommitWatch(
