@@ -36,7 +36,9 @@ import PostgresClient
 ///   `LISTEN channel`, and a notification signals at once, without poll
 ///   delay, for a writer that NOTIFYs.
 /// - A lost connection (server restarted, `idle_session_timeout`,
-///   `pg_terminate_backend`, network) is reported (`Event.lost`, the
+///   `pg_terminate_backend`, network), or a poll the server has not
+///   answered in 20 intervals (at least 1 s: a frozen network path,
+///   `CommitPollDeadline`), is reported (`Event.lost`, the
 ///   screen's `not live`), and the watch connects again with backoff,
 ///   from 0.1 s doubling to 2 s, to whichever host libpq picks from a
 ///   multi-host string; once connected, it signals.
@@ -292,6 +294,8 @@ private final class CommitPoll: @unchecked Sendable {
     private let interval: TimeInterval
     private let channel: String?
     private let send: (PostgresCommitWatch.Event) -> Void
+    /// Cuts a poll the server does not answer (a frozen network path).
+    private let deadline: CommitPollDeadline
 
     private var queue: DispatchQueue?
     private var timer: DispatchSourceTimer?
@@ -318,6 +322,7 @@ private final class CommitPoll: @unchecked Sendable {
         self.interval = interval
         self.channel = channel
         self.send = send
+        deadline = CommitPollDeadline(interval: interval)
     }
 
     /// Connects, and polls every interval. Runs on `queue`.
@@ -332,6 +337,7 @@ private final class CommitPoll: @unchecked Sendable {
             leeway: .microseconds(max(500, Int(interval * 100_000))))
         timer.setEventHandler { [weak self] in self?.tick() }
         self.timer = timer
+        deadline.start()
         connect()
         timer.resume()
     }
@@ -341,6 +347,7 @@ private final class CommitPoll: @unchecked Sendable {
         isStopped = true
         timer?.cancel()
         timer = nil
+        deadline.stop()
         disconnect()
     }
 
@@ -430,7 +437,10 @@ private final class CommitPoll: @unchecked Sendable {
     private func readToken(connecting: Bool = false) {
         guard let connection else { return }
         do {
-            let row = try connection.execute(mode.statement).rows.first ?? []
+            // With a deadline: a frozen path would keep libpq waiting,
+            // and the screen "live", for as long as the kernel keeps the
+            // connection.
+            let row = try deadline.run(on: connection) { try connection.execute(mode.statement) }.rows.first ?? []
             var changed = connecting
             switch mode {
             case .snapshot, .logPosition, .standby:

@@ -70,7 +70,8 @@ public final class PostgresDatabase: Sendable {
         /// The libpq options of a session of `connectionString`
         /// (`PostgresConnection(_:settings:)`): the server settings in
         /// `options` (after the string's own `options`), the fallback
-        /// application name, the connect timeout unless the string has one.
+        /// application name, the connect timeout, TCP keepalives and
+        /// `tcp_user_timeout` (`networkSettings`) unless the string has them.
         ///
         /// For example:
         ///
@@ -93,8 +94,26 @@ public final class PostgresDatabase: Sendable {
             if given["connect_timeout"] == nil, ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
                 settings["connect_timeout"] = String(connectTimeout)
             }
+            for (key, value) in Self.networkSettings where given[key] == nil {
+                settings[key] = value
+            }
             return settings
         }
+
+        /// TCP keepalives and `tcp_user_timeout`, unless the string sets
+        /// them: a network that drops the connection without a word (a
+        /// NAT entry expired, a cable pulled) is found in about 10 s by the
+        /// kernel, rather than after its two hours of keepalive silence or
+        /// its quarter of an hour of retransmissions. A path that still
+        /// ACKs but answers nothing is the commit watch's deadline's
+        /// (`CommitPollDeadline`). Unix sockets ignore them.
+        static let networkSettings = [
+            "keepalives": "1",
+            "keepalives_idle": "5",
+            "keepalives_interval": "2",
+            "keepalives_count": "3",
+            "tcp_user_timeout": "10000",
+        ]
 
         /// Seconds in whole milliseconds, at least 1 unless 0 (none).
         static func milliseconds(_ seconds: TimeInterval) -> Int {

@@ -1,0 +1,209 @@
+import Foundation
+import XCTest
+import LiveTableTestSupport
+import PostgresClient
+import PostgresServer
+@testable import LiveTableCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The commit watch behind a frozen network path: a TCP proxy between the
+/// watch and the tests' real server stops forwarding without closing
+/// anything (as a proxy stopped with SIGSTOP: the kernel still ACKs,
+/// nothing answers). The watch must say so within its deadline, and catch
+/// up once the path moves again.
+final class PostgresFrozenPathTests: XCTestCase {
+    func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
+        let server = try PostgresServer.shared
+        try server.createDatabase("testWatchFrozen")
+        let writer = try server.session(database: "testWatchFrozen", as: server.writer)
+        defer { writer.close() }
+        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
+        let proxy = try FreezableProxy(to: server.port)
+        defer { proxy.stop() }
+        let url = server.url(role: server.viewer, database: "testWatchFrozen", host: .tcp)
+            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let watch = PostgresCommitWatch(connectionString: url, settings: PostgresCommitWatchTests.settings)
+        let events = EventRecorder()
+        let observer = watch.observe(events.record)
+        defer { observer.cancel() }
+        waitUntil("connected") { events.changes >= 1 }
+        XCTAssertTrue(events.losses.isEmpty, "\(events.losses)")
+
+        proxy.freeze()
+        let frozenAt = Date()
+        waitUntil("lost", timeout: 5) { !events.losses.isEmpty }
+        let delay = Date().timeIntervalSince(frozenAt)
+        print("frozen path → lost, s: \(String(format: "%.2f", delay))")
+        // The deadline (1 s at 0.05 s), its check's period (0.25 s), a
+        // poll, and a margin for a machine shared with builds.
+        XCTAssertLessThan(delay, 2.5)
+        XCTAssertEqual(events.losses.first?.kind, .connection)
+        XCTAssertEqual(events.losses.first?.message, "no answer from the server for 1 s")
+
+        // A commit while the path is frozen, seen once it moves again.
+        try writer.execute("UPDATE track SET title = 'unseen' WHERE id = 1;")
+        let before = events.changes
+        proxy.thaw()
+        waitUntil("reconnected and signalled", timeout: 10) { events.changes > before }
+        XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
+    }
+
+    func testNetworkSettingsUnlessTheStringSetsThem() {
+        let settings = PostgresDatabase.Settings()
+        let plain = settings.connectionSettings(for: "host=db dbname=shop")
+        XCTAssertEqual(plain["keepalives"], "1")
+        XCTAssertEqual(plain["keepalives_idle"], "5")
+        XCTAssertEqual(plain["tcp_user_timeout"], "10000")
+        let own = settings.connectionSettings(for: "postgres://db/shop?keepalives=0&tcp_user_timeout=60000")
+        XCTAssertNil(own["keepalives"], "the string's own keepalives overridden")
+        XCTAssertNil(own["tcp_user_timeout"], "the string's own tcp_user_timeout overridden")
+        XCTAssertEqual(own["keepalives_idle"], "5")
+    }
+
+    func testNetworkSettingsAreAcceptedByLibpqOverTCP() throws {
+        let server = try PostgresServer.shared
+        let url = server.url(role: server.viewer, host: .tcp)
+        let connection = try PostgresConnection(
+            url, settings: PostgresDatabase.Settings().connectionSettings(for: url))
+        XCTAssertEqual(try connection.execute("SELECT 1").rows.first?.first, "1")
+    }
+}
+
+/// A TCP proxy on 127.0.0.1 to a local port, whose forwarding can be
+/// frozen: data read is held, nothing is closed, until `thaw()`.
+// @unchecked Sendable: every field is guarded by `condition`, but the
+// listening socket and the port, set once.
+final class FreezableProxy: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let target: Int
+    private let condition = NSCondition()
+    private var isFrozen = false
+    private var isStopped = false
+    private var sockets: [Int32] = []
+    private var threads = 0
+
+    init(to target: Int) throws {
+        self.target = target
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard listener >= 0, bound == 0, listen(listener, 16) == 0 else {
+            if listener >= 0 { close(listener) }
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        guard address.sin_port != 0 else {
+            close(listener)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        spawn { [self] in acceptLoop() }
+    }
+
+    /// Stops forwarding; the connections stay open.
+    func freeze() {
+        condition.withLock { isFrozen = true }
+    }
+
+    /// Forwards again, the data held first.
+    func thaw() {
+        condition.withLock {
+            isFrozen = false
+            condition.broadcast()
+        }
+    }
+
+    /// Closes everything, once its threads are done with the sockets.
+    func stop() {
+        condition.withLock {
+            isStopped = true
+            isFrozen = false
+            condition.broadcast()
+            shutdown(listener, Int32(SHUT_RDWR))
+            for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        condition.withLock {
+            while threads > 0, condition.wait(until: deadline) {}
+            for socket in sockets { close(socket) }
+            sockets = []
+        }
+        close(listener)
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    private func spawn(_ body: @escaping @Sendable () -> Void) {
+        condition.withLock { threads += 1 }
+        Thread { [self] in
+            body()
+            condition.withLock {
+                threads -= 1
+                condition.broadcast()
+            }
+        }.start()
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: target)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            let stopped = condition.withLock { () -> Bool in
+                sockets += [client, upstream]
+                return isStopped
+            }
+            guard !stopped, connected == 0 else {
+                shutdown(client, Int32(SHUT_RDWR))
+                continue
+            }
+            spawn { [self] in pump(from: client, to: upstream) }
+            spawn { [self] in pump(from: upstream, to: client) }
+        }
+    }
+
+    /// Copies `from` to `to`, holding what it read while frozen; at the
+    /// end of either side, ends both.
+    private func pump(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = read(source, &buffer, buffer.count)
+            guard count > 0 else { break }
+            condition.withLock {
+                while isFrozen { condition.wait() }
+            }
+            var written = 0
+            while written < count {
+                let n = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + written, count - written, Int32(MSG_NOSIGNAL)) }
+                guard n > 0 else { break }
+                written += n
+            }
+            guard written == count else { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+    }
+}
