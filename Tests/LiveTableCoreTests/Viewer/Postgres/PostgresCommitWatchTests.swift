@@ -27,14 +27,23 @@ final class PostgresCommitWatchTests: XCTestCase {
         return (server, writer)
     }
 
-    func testAnotherSessionsUpdateIsSignalledWithinTwoPolls() throws {
-        let (server, writer) = try makeDatabase("testWatchUpdate")
+    /// A watch of `database` as the viewer role sees it, observed until
+    /// the test ends, and the events it sends.
+    private func observeWatch(
+        _ server: PostgresServer, _ database: String) -> (watch: PostgresCommitWatch, events: EventRecorder)
+    {
         let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchUpdate"),
-            settings: Self.settings)
+            connectionString: server.url(role: server.viewer, database: database), settings: Self.settings)
         let events = EventRecorder()
         let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        // The watch lives as long as the test, as a local would.
+        addTeardownBlock { observer.cancel(); withExtendedLifetime(watch) {} }
+        return (watch, events)
+    }
+
+    func testAnotherSessionsUpdateIsSignalledWithinTwoPolls() throws {
+        let (server, writer) = try makeDatabase("testWatchUpdate")
+        let (watch, events) = observeWatch(server, "testWatchUpdate")
         waitUntil("connected") { events.changes >= 1 }
         XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
 
@@ -122,12 +131,7 @@ final class PostgresCommitWatchTests: XCTestCase {
                 UPDATE \(table) SET title = title || ' and again';
                 """, timeout: 60)
         }
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchNoCommit"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (watch, events) = observeWatch(server, "testWatchNoCommit")
         waitUntil("connected") { events.changes >= 1 }
 
         func position() throws -> String { try server.psql("SELECT pg_current_wal_insert_lsn();") }
@@ -180,12 +184,7 @@ final class PostgresCommitWatchTests: XCTestCase {
         try server.psql(
             "REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;",
             database: "testWatchNoLSN")
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchNoLSN"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (_, events) = observeWatch(server, "testWatchNoLSN")
         waitUntil("connected") { events.changes >= 1 }
         XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
         try waitUntil("polling the snapshot") {
@@ -203,12 +202,7 @@ final class PostgresCommitWatchTests: XCTestCase {
         try server.psql(
             "REVOKE EXECUTE ON FUNCTION pg_current_snapshot() FROM PUBLIC;",
             database: "testWatchNoSnapshot")
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchNoSnapshot"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (_, events) = observeWatch(server, "testWatchNoSnapshot")
         waitUntil("connected") { events.changes >= 1 }
         XCTAssertEqual(events.lastLiveness, ViewerLiveness(note: "polled every 0.05 s", reason: nil))
         try waitUntil("polling the log's position") {
@@ -228,12 +222,7 @@ final class PostgresCommitWatchTests: XCTestCase {
             REVOKE EXECUTE ON FUNCTION pg_current_wal_insert_lsn() FROM PUBLIC;
             """,
             database: "testWatchRevoked")
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchRevoked"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (_, events) = observeWatch(server, "testWatchRevoked")
         waitUntil("re-read at every poll") { events.changes >= 10 }
         XCTAssertEqual(events.lastLiveness?.note, "re-read every 0.05 s: no commit token")
         XCTAssertEqual(
@@ -281,12 +270,7 @@ final class PostgresCommitWatchTests: XCTestCase {
 
     func testRestartIsReportedLostThenSignalledOnceReconnected() throws {
         let (server, _) = try makeDatabase("testWatchRestart")
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchRestart"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (_, events) = observeWatch(server, "testWatchRestart")
         waitUntil("connected") { events.changes >= 1 }
 
         let before = events.changes
@@ -335,12 +319,7 @@ final class PostgresCommitWatchTests: XCTestCase {
         let baselineStart = processCPUSeconds()
         Thread.sleep(forTimeInterval: 1)  // The span measured, not a wait on a condition.
         let baseline = (processCPUSeconds() - baselineStart) * 1000
-        let watch = PostgresCommitWatch(
-            connectionString: server.url(role: server.viewer, database: "testWatchIdleCPU"),
-            settings: Self.settings)
-        let events = EventRecorder()
-        let observer = watch.observe(events.record)
-        defer { observer.cancel() }
+        let (_, events) = observeWatch(server, "testWatchIdleCPU")
         waitUntil("connected") { events.changes >= 1 }
 
         let start = processCPUSeconds()
