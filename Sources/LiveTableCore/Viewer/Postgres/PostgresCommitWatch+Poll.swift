@@ -96,7 +96,8 @@ final class CommitPoll: @unchecked Sendable {
     /// `stop()`.
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "livetable.postgres.commits"
+        // Linux keeps 15 bytes of a thread's name.
+        thread.name = "pg-commit-watch"
         thread.qualityOfService = .userInitiated
         thread.start()
     }
