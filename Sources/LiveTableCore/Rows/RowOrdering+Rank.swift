@@ -37,9 +37,8 @@ extension RowOrdering {
     }
 
     /// The exact number of rows before `position`, however many: the rank
-    /// of a row anywhere in the ordering, counted off the main thread where
-    /// `countRows(_:in:before:limit:)` stops (the title's position beyond
-    /// `ViewerWindow.rankLimit`).
+    /// of a row anywhere in the ordering, for where
+    /// `countRows(_:in:before:limit:)` stops. Call it off the main thread.
     ///
     /// The ranges are those of the bounded count, each counted with one
     /// `COUNT(*)` without `ORDER BY` or `LIMIT`, so that the database
