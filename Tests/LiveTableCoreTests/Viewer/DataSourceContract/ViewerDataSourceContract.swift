@@ -225,7 +225,8 @@ struct ViewerDataSourceContract {
         for (target, column, descending, filter) in cases {
             var viewed = try dataSource.open(target, sortColumn: column, descending: descending, ticket: ReadTicket())
             viewed = try dataSource.filter(viewed, by: filter, ticket: ReadTicket()).viewed
-            let positions = try XCTUnwrap(window(of: viewed, in: dataSource)?.window.positions, "\(target)")
+            let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 100)
+            let positions = try XCTUnwrap(window(of: viewed, request, in: dataSource)?.window.positions, "\(target)")
             XCTAssertEqual(positions.count, filter != nil || target == .table("cheap") ? 9 : 12)
             let counts = try positions.map { try dataSource.countRows(of: viewed, before: $0, ticket: ReadTicket()) }
             XCTAssertEqual(counts, Array(positions.indices), "\(target) \(column ?? "") \(filter ?? "")")
@@ -338,13 +339,14 @@ struct ViewerDataSourceContract {
     /// The first window of `viewed`, at most 3 rows from the first, as
     /// text, or nil when none came.
     private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
-        window(of: viewed, in: dataSource, rows: 3).map(texts)
+        window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3), in: dataSource)
+            .map(texts)
     }
 
-    /// The first window of `viewed`, at most `rows` rows from the first,
-    /// or nil when none came.
-    private func window(of viewed: ViewedSource, in dataSource: any ViewerDataSource, rows: Int = 100) -> ViewerWindow? {
-        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: rows)
+    /// The first window that `request` observes, or nil when none came.
+    private func window(
+        of viewed: ViewedSource, _ request: RowWindowRequest, in dataSource: any ViewerDataSource) -> ViewerWindow?
+    {
         let recorder = ReadRecorder<ViewerWindowRead>()
         let cancellable = dataSource.windows(of: viewed, request)
             .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
