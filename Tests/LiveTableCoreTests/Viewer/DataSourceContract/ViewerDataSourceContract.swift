@@ -34,6 +34,29 @@ struct ContractDatabase {
     }
 }
 
+extension ContractDatabase {
+    /// `item(id, name, price)` of 50,000 rows, beyond the rows that a
+    /// window's fetch counts (`ViewerWindow.rankLimit`): ids 1…50,000,
+    /// names "item 100001"…"item 150000", prices 10…500,000, an index on
+    /// price.
+    static func positions() -> ContractDatabase {
+        ContractDatabase(name: "contractPositions", sql: """
+            CREATE TABLE item(id integer PRIMARY KEY, name text, price integer);
+            CREATE INDEX item_price ON item(price);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+            INSERT INTO item SELECT i, 'item ' || CAST(100000 + i AS text), i * 10 FROM n;
+            """, pollInterval: nil)
+    }
+}
+
+/// A host that draws nothing.
+@MainActor
+private final class SilentHost: AppHost {
+    func draw(_ screen: Screen) { }
+    func suspend() { }
+    func quit() { }
+}
+
 /// A contract case's database, as the data source under test and
 /// another session see it.
 struct DataSourceFixture {
@@ -188,6 +211,63 @@ struct ViewerDataSourceContract {
         XCTAssertEqual(try dataSource.listTables(ticket: ReadTicket()).count, 2)
     }
 
+    /// The rows before any row are counted exactly, in every order: the
+    /// title's position beyond the window's bounded count.
+    func rowsBeforeAPositionAreCounted() throws {
+        let dataSource = try make(.items()).dataSource
+        let cases: [(ViewerTarget, String?, Bool, String?)] = [
+            (.table("item"), nil, false, nil),
+            (.table("item"), "price", true, nil),
+            (.table("item"), "name", false, "price > 30"),
+            (.table("cheap"), "price", true, nil),
+            (.query("SELECT name, price FROM item"), "price", false, nil),
+        ]
+        for (target, column, descending, filter) in cases {
+            var viewed = try dataSource.open(target, sortColumn: column, descending: descending, ticket: ReadTicket())
+            viewed = try dataSource.filter(viewed, by: filter, ticket: ReadTicket()).viewed
+            let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 100)
+            let positions = try XCTUnwrap(window(of: viewed, request, in: dataSource)?.window.positions, "\(target)")
+            XCTAssertEqual(positions.count, filter != nil || target == .table("cheap") ? 9 : 12)
+            let counts = try positions.map { try dataSource.countRows(of: viewed, before: $0, ticket: ReadTicket()) }
+            XCTAssertEqual(counts, Array(positions.indices), "\(target) \(column ?? "") \(filter ?? "")")
+        }
+    }
+
+    /// On the screen, as the app loop runs it: a search far beyond the
+    /// rows a window's fetch counts ends on the exact position, End and
+    /// PgUp keep it, and so does another session's commit of rows before
+    /// the selection, counted again.
+    func thePositionFarFromTheStartIsExactOnTheScreen() throws {
+        let fixture = try make(.positions())
+        let dataSource = fixture.dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: "price", descending: false, ticket: ReadTicket())
+        try MainActor.assumeIsolated {
+            let loop = AppLoop(
+                program: ViewerProgram(dataSource: dataSource),
+                state: .initial(databaseName: "positions", opened: viewed, width: 100, height: 10))
+            loop.start(host: SilentHost())
+            defer { loop.stop() }
+            let title = { viewerRender(loop.state).lines[0] }
+            let waitForTitle = { (text: String) in
+                testCase.waitUntil("\(text) in the title") { title().contains(text) }
+                XCTAssertTrue(title().contains(text), title())
+            }
+            // Wide enough for the position and the note of the polling.
+            loop.send(.resize(width: 100, height: 10))
+            waitForTitle("row 1 of 50,000 · live")
+            for key in [Key.left, .character("/")] + "item 130000".map(Key.character) + [.enter] {
+                loop.send(.key(key))
+            }
+            waitForTitle("row 30,000 of 50,000 · live")
+            _ = try fixture.anotherSession("INSERT INTO item VALUES (0, 'cheap 0', 1), (-1, 'cheap 1', 2);")
+            waitForTitle("row 30,002 of 50,002 · live")
+            loop.send(.key(.end))
+            waitForTitle("row 50,002 of 50,002 · live")
+            for _ in 0..<3 { loop.send(.key(.pageUp)) }
+            waitForTitle("row 49,984 of 50,002 · live")
+        }
+    }
+
     // MARK: - Live
 
     func windowsArriveOnTheMainQueue() throws {
@@ -259,7 +339,14 @@ struct ViewerDataSourceContract {
     /// The first window of `viewed`, at most 3 rows from the first, as
     /// text, or nil when none came.
     private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
-        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3)
+        window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3), in: dataSource)
+            .map(texts)
+    }
+
+    /// The first window that `request` observes, or nil when none came.
+    private func window(
+        of viewed: ViewedSource, _ request: RowWindowRequest, in dataSource: any ViewerDataSource) -> ViewerWindow?
+    {
         let recorder = ReadRecorder<ViewerWindowRead>()
         let cancellable = dataSource.windows(of: viewed, request)
             .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
@@ -271,6 +358,6 @@ struct ViewerDataSourceContract {
             }.first
         }
         testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
-        return first().map(texts)
+        return first()
     }
 }

@@ -32,6 +32,8 @@ final class SQLiteDataSourceTests: XCTestCase {
     func testQueriesAreReadAndWritingOnesRefused() throws { try contract.queriesAreReadAndWritingOnesRefused() }
     func testAMissingTableIsAMissingSource() throws { try contract.aMissingTableIsAMissingSource() }
     func testAnAbandonedTicketStopsTheReadBeforeItStarts() throws { try contract.anAbandonedTicketStopsTheReadBeforeItStarts() }
+    func testRowsBeforeAPositionAreCounted() throws { try contract.rowsBeforeAPositionAreCounted() }
+    func testThePositionFarFromTheStartIsExactOnTheScreen() throws { try contract.thePositionFarFromTheStartIsExactOnTheScreen() }
     func testWindowsArriveOnTheMainQueue() throws { try contract.windowsArriveOnTheMainQueue() }
     func testWindowsFollowAnotherSessionsCommits() throws { try contract.windowsFollowAnotherSessionsCommits() }
     func testLivenessSaysThePollingAskedFor() throws { try contract.livenessSaysThePollingAskedFor() }
