@@ -161,9 +161,17 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The kind of `error`: the server gone, restarting, shutting the
     /// session (57P01, 57P05), a conflict with recovery on a standby
-    /// (40001): transient; the table or a column gone (42P01, 42703), a
-    /// missing table or an invalid query: back to the picker; anything
-    /// else (permission denied, 42501; a timeout) stays on screen.
+    /// (40001), permission denied (42501): transient; the table or a
+    /// column gone (42P01, 42703), a missing table or an invalid query:
+    /// back to the picker; anything else (a timeout) stays on screen.
+    ///
+    /// Permission denied is transient because a GRANT ends it, and a
+    /// GRANT is a commit, which the commit watch sees: the window keeps
+    /// being observed, `not live` with the server's message meanwhile,
+    /// and comes back on the selected row by itself. As an error that
+    /// ended the observation, it left the view `not live` until a key
+    /// (the schema read again finds the table unchanged, and the window
+    /// failed once more).
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         switch error {
         case let error as SourceError:
@@ -174,7 +182,7 @@ extension PostgresDatabase: ViewerDataSource {
         case let error as PostgresError:
             if error.kind == .connection { return .transient }
             switch error.sqlState {
-            case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05": return .transient
+            case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05", "42501": return .transient
             case "42P01", "42703": return .missingSource
             default: return .other
             }
