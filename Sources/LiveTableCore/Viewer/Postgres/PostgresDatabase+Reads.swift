@@ -117,8 +117,9 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The window `request` of `viewed`, in one read of the screen's
     /// connection (one snapshot): the source read again when its schema
-    /// changed (`current(_:_:)`), the anchored row followed by its
-    /// identity. For `windows(of:_:)`, which reads it after each commit.
+    /// changed (`current(_:_:)`, checked at every call), the anchored row
+    /// followed by its identity. `windows(of:_:)`, which reads a window
+    /// after each commit, paces the check (`pacedWindow`).
     ///
     /// For example:
     ///
