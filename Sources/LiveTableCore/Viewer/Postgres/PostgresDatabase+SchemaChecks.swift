@@ -70,6 +70,15 @@ final class PostgresSchemaChecks: @unchecked Sendable {
         }
     }
 
+    /// Notes that a check started at `time` found the source `current`
+    /// as last checked: its columns stand.
+    func confirmed(_ current: ViewedSource, at time: ContinuousClock.Instant) {
+        lock.withLock {
+            checks += 1
+            if last?.current == current { last?.time = time }
+        }
+    }
+
     /// Notes a check started at `time`.
     func checked(_ asked: ViewedSource, as current: ViewedSource, columns: Set<[PostgresColumn]>, at time: ContinuousClock.Instant) {
         lock.withLock {
@@ -128,11 +137,12 @@ extension PostgresDatabase {
         return PacedWindow(window: window, isChecked: true)
     }
 
-    /// The window read again with the schema check, `schemaChecks.interval`
-    /// after a read without it that showed `shown`: sent only when the
-    /// schema changed meanwhile (the rows did not, or the commit that
-    /// changed them made a newer read, which cancels this one). A failure
-    /// is sent as the reads send it (`transientFailure`, or the end).
+    /// The schema check, `schemaChecks.interval` after a read without it
+    /// that showed `shown`, and the window read again with it only when
+    /// the schema changed meanwhile (the rows did not, or the commit that
+    /// changed them made a newer read, which cancels this one): sent only
+    /// then. A failure is sent as the reads send it (`transientFailure`,
+    /// or the end).
     func laterCheck(
         _ viewed: ViewedSource, _ request: RowWindowRequest, shown: ViewedSource,
         transientFailure: @escaping @Sendable (any Error) -> ViewerWindowRead?
@@ -144,8 +154,16 @@ extension PostgresDatabase {
             return Just(())
                 .setFailureType(to: (any Error).self)
                 .delay(for: .nanoseconds(delay), scheduler: DispatchQueue.global(qos: .userInitiated).ocombine)
-                .tryMap { [self] _ in try pacedWindow(viewed, request, checking: true, ticket: ticket) }
-                .compactMap { paced in paced.window.viewed == shown ? nil : ViewerWindowRead.window(paced.window) }
+                .tryMap { [self] _ -> ViewerWindowRead? in
+                    let start = ContinuousClock.now
+                    let current = try screen.read(ticket: ticket) { reader in try Self.current(viewed, reader) }
+                    guard current != shown else {
+                        schemaChecks.confirmed(shown, at: start)
+                        return nil
+                    }
+                    return .window(try pacedWindow(viewed, request, checking: true, ticket: ticket).window)
+                }
+                .compactMap { $0 }
                 .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
                     guard let read = transientFailure(error) else { return Fail(error: error).eraseToAnyPublisher() }
                     return Just(read).setFailureType(to: (any Error).self).eraseToAnyPublisher()
