@@ -137,6 +137,9 @@ extension PostgresDatabase {
         return PacedWindow(window: window, isChecked: true)
     }
 
+    /// Where the later checks wait and read: serial.
+    private static let laterCheckQueue = DispatchQueue(label: "livetable.postgres.schema-checks", qos: .userInitiated)
+
     /// The schema check, `schemaChecks.interval` after a read without it
     /// that showed `shown`, and the window read again with it only when
     /// the schema changed meanwhile (the rows did not, or the commit that
@@ -153,7 +156,10 @@ extension PostgresDatabase {
             let ticket = ReadTicket()
             return Just(())
                 .setFailureType(to: (any Error).self)
-                .delay(for: .nanoseconds(delay), scheduler: DispatchQueue.global(qos: .userInitiated).ocombine)
+                // A serial queue: Delay schedules the value and the
+                // completion apart, and a concurrent queue may run the
+                // completion first (the value, and the check, were lost).
+                .delay(for: .nanoseconds(delay), scheduler: Self.laterCheckQueue.ocombine)
                 .tryMap { [self] _ -> ViewerWindowRead? in
                     let start = ContinuousClock.now
                     let current = try screen.read(ticket: ticket) { reader in try Self.current(viewed, reader) }
