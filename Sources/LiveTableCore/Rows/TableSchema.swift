@@ -87,7 +87,8 @@ public struct TableSchema: Equatable, Sendable {
 
     // MARK: - Reading the schema
 
-    /// The tables and views of the main database, in name order, without
+    /// The tables and views of the main database, in the picker's order
+    /// (`listsBefore(_:_:)`), without
     /// SQLite's schema table. A table that SQLite can not describe (a
     /// virtual table of a module this SQLite lacks) is left out.
     ///
@@ -102,7 +103,7 @@ public struct TableSchema: Equatable, Sendable {
         }
     }
 
-    /// The names and kinds of all tables and views, in name order, those
+    /// The names and kinds of all tables and views, in the picker's order, those
     /// SQLite can not describe included: one query, whatever their number,
     /// for the picker, which lists them at once (and counts them after).
     ///
@@ -199,7 +200,27 @@ public struct TableSchema: Equatable, Sendable {
                 return Entry(name: name, type: type, withoutRowid: (row["wr"] as Int?) == 1)
             }
             .filter { $0.name != "sqlite_schema" && $0.name != "sqlite_master" }
-            .sorted { $0.name < $1.name }
+            .sorted { listsBefore($0.name, $1.name) }
+    }
+
+    /// The order of the picker's names, for every database: as a person
+    /// looks for a name, ignoring case and the double quotes of a quoted
+    /// name (`album`, `"Album.2024"`, `Artist`, `track`), then by the exact
+    /// name, so that the order is total. Byte order put every uppercase
+    /// name before the first lowercase one.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// ["track", "Artist", "album"].sorted(by: TableSchema.listsBefore) // ["album", "Artist", "track"]
+    /// ```
+    public static func listsBefore(_ name: String, _ other: String) -> Bool {
+        let (key, otherKey) = (listingKey(name), listingKey(other))
+        return key != otherKey ? key < otherKey : name < other
+    }
+
+    private static func listingKey(_ name: String) -> String {
+        String(name.lowercased().filter { $0 != "\"" })
     }
 
     private static func describe(_ db: Database, _ entry: Entry) throws -> TableSchema {

@@ -49,6 +49,20 @@ final class ViewerTableTests: XCTestCase {
         XCTAssertEqual(tables.map(\.name), tables.map(\.name).sorted())
     }
 
+    /// The picker lists names as a person looks for them: ignoring case
+    /// and quotes, then by the exact name (byte order put `Zebra` before
+    /// `apple`); PostgreSQL's picker lists in the same order.
+    func testTablesAreListedIgnoringCase() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("cases.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE TABLE Zebra(x); CREATE TABLE apple(x); CREATE VIEW Banana AS SELECT 1;
+            CREATE TABLE "Cherry.Pie"(x); CREATE TABLE cherry(x);
+            """)
+        let names = try ViewerDatabase.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
+        XCTAssertEqual(names, ["apple", "Banana", "cherry", "Cherry.Pie", "Zebra"])
+        XCTAssertEqual(["b", "B", "a", "\"A\"", "A"].sorted(by: TableSchema.listsBefore), ["\"A\"", "A", "a", "B", "b"])
+    }
+
     func testColumnsWithDeclaredTypes() throws {
         let item = try table("item")
         XCTAssertEqual(item.columns, [

@@ -69,7 +69,7 @@ extension PostgresDatabase {
 
     static func relations(_ reader: PostgresReader, sql: String) throws -> [PostgresRelation] {
         try reader.execute(sql).rows.compactMap(PostgresRelation.init)
-            .sorted { ($0.displayName, $0.schema) < ($1.displayName, $1.schema) }
+            .sorted { TableSchema.listsBefore($0.displayName, $1.displayName) }
     }
 
     /// The relation that `name` names (see `PostgresRelation`).

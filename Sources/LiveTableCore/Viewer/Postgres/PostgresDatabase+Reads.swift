@@ -123,8 +123,9 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The window `request` of `viewed`, in one read of the screen's
     /// connection (one snapshot): the source read again when its schema
-    /// changed (`current(_:_:)`), the anchored row followed by its
-    /// identity. For `windows(of:_:)`, which reads it after each commit.
+    /// changed (`current(_:_:)`, checked at every call), the anchored row
+    /// followed by its identity. `windows(of:_:)`, which reads a window
+    /// after each commit, paces the check (`pacedWindow`).
     ///
     /// For example:
     ///
@@ -167,9 +168,17 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The kind of `error`: the server gone, restarting, shutting the
     /// session (57P01, 57P05), a conflict with recovery on a standby
-    /// (40001): transient; the table or a column gone (42P01, 42703), a
-    /// missing table or an invalid query: back to the picker; anything
-    /// else (permission denied, 42501; a timeout) stays on screen.
+    /// (40001), permission denied (42501): transient; the table or a
+    /// column gone (42P01, 42703), a missing table or an invalid query:
+    /// back to the picker; anything else (a timeout) stays on screen.
+    ///
+    /// Permission denied is transient because a GRANT ends it, and a
+    /// GRANT is a commit, which the commit watch sees: the window keeps
+    /// being observed, `not live` with the server's message meanwhile,
+    /// and comes back on the selected row by itself. As an error that
+    /// ended the observation, it left the view `not live` until a key
+    /// (the schema read again finds the table unchanged, and the window
+    /// failed once more).
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         switch error {
         case let error as SourceError:
@@ -180,7 +189,7 @@ extension PostgresDatabase: ViewerDataSource {
         case let error as PostgresError:
             if error.kind == .connection { return .transient }
             switch error.sqlState {
-            case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05": return .transient
+            case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05", "42501": return .transient
             case "42P01", "42703": return .missingSource
             default: return .other
             }

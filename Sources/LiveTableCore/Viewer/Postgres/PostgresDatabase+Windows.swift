@@ -16,10 +16,16 @@ extension PostgresDatabase {
     /// The server unreachable (restarted, the network down, the session
     /// ended by `idle_session_timeout` or an administrator) is a
     /// `.transientFailure`, at once from the watch and from each read that
-    /// fails; the publisher goes on, and the window is read again once the
-    /// watch has connected again (with backoff) or a second later: the
-    /// same request, anchored on the selected row's position, so that the
-    /// selection stays on its row.
+    /// fails, and so is permission denied (a GRANT, which is a commit,
+    /// ends it); the publisher goes on, and the window is read again once
+    /// the watch has connected again (with backoff), at the next commit,
+    /// or a second later: the same request, anchored on the selected
+    /// row's position, so that the selection stays on its row.
+    ///
+    /// The table's schema is checked against the catalog at most once a
+    /// `Settings.schemaCheckInterval`, unless a window shows or meets a
+    /// change, and once more that long after a read that skipped it
+    /// (`PostgresSchemaChecks`).
     ///
     /// All the windows of a database share one watch, and its connection:
     /// a window replaced at each scroll keeps it.
@@ -32,13 +38,35 @@ extension PostgresDatabase {
     ///     receiveValue: { read in print(read) })
     /// ```
     public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
-        commits.reads(
+        let transientFailure: @Sendable (any Error) -> ViewerWindowRead? = { [self] error in
+            failureKind(of: error) == .transient ? .transientFailure(error) : nil
+        }
+        return commits.reads(
             pacing: ViewerPacing.window,
-            read: { [self] ticket in .window(try fetchWindow(viewed, request, ticket: ticket)) },
-            transientFailure: { [self] error in
-                failureKind(of: error) == .transient ? .transientFailure(error) : nil
-            })
+            read: { [self] ticket in WindowRead.window(try pacedWindow(viewed, request, ticket: ticket)) },
+            transientFailure: { error in transientFailure(error).map(WindowRead.failure) })
+            .map { [self] read -> AnyPublisher<ViewerWindowRead, any Error> in
+                switch read {
+                case let .window(paced):
+                    let now = Just(ViewerWindowRead.window(paced.window)).setFailureType(to: (any Error).self)
+                    guard !paced.isChecked else { return now.eraseToAnyPublisher() }
+                    // Replaced by the next read, if one comes first.
+                    return now.append(laterCheck(
+                        viewed, request, shown: paced.window.viewed, transientFailure: transientFailure))
+                        .eraseToAnyPublisher()
+                case let .failure(failure):
+                    return Just(failure).setFailureType(to: (any Error).self).eraseToAnyPublisher()
+                }
+            }
+            .switchToLatest()
             .eraseToAnyPublisher()
+    }
+
+    /// What a read of `windows(of:_:)` gives: a window, told whether its
+    /// schema was checked, or a transient failure.
+    private enum WindowRead: Sendable {
+        case window(PacedWindow)
+        case failure(ViewerWindowRead)
     }
 
     /// How commits are seen, for the title, while a window shows: "polled

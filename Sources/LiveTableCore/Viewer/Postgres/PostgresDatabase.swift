@@ -48,6 +48,12 @@ public final class PostgresDatabase: Sendable {
         /// A channel to LISTEN to (`--listen`), for writers that NOTIFY:
         /// their commits are shown without poll delay.
         public var listenChannel: String?
+        /// The longest time, in seconds, that the live windows trust the
+        /// last check of the table's schema (a query of the catalog that
+        /// costs the server more than a window): a change that no window
+        /// statement shows (a column added, an index) is seen within it
+        /// (`PostgresSchemaChecks`).
+        public var schemaCheckInterval: TimeInterval = 1
 
         /// The settings; `statementTimeout` is `livetable view`'s
         /// `--statement-timeout`.
@@ -136,6 +142,9 @@ public final class PostgresDatabase: Sendable {
     /// The watch of the cluster's commits, on a connection of its own,
     /// shared by the live windows (`windows(of:_:)`).
     let commits: PostgresCommitWatch
+    /// The last check of the schema of the source on screen, for the live
+    /// windows.
+    let schemaChecks: PostgresSchemaChecks
 
     /// Connects to the database of `connectionString` (the screen's
     /// connection at once, so that a wrong password or an unreachable
@@ -159,6 +168,7 @@ public final class PostgresDatabase: Sendable {
         name = first.displayName
         screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
         background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
+        schemaChecks = PostgresSchemaChecks(interval: settings.schemaCheckInterval)
         commits = PostgresCommitWatch(
             connectionString: connectionString, settings: options,
             interval: settings.pollInterval, listen: settings.listenChannel)

@@ -16,9 +16,14 @@ import PostgresClient
 struct PostgresReader: RowReading {
     /// The connection, used by one read at a time (`PostgresChannel`).
     let connection: PostgresConnection
+    /// Where the shown columns of each statement are noted, when given:
+    /// the names and types the result describes, for the schema check
+    /// (`PostgresSchemaChecks`).
+    let shownColumns: PostgresShownColumns?
 
-    init(_ connection: PostgresConnection) {
+    init(_ connection: PostgresConnection, noting shownColumns: PostgresShownColumns? = nil) {
         self.connection = connection
+        self.shownColumns = shownColumns
     }
 
     /// Runs `sql`: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
@@ -30,6 +35,9 @@ struct PostgresReader: RowReading {
     {
         let result = try connection.execute(sql, arguments.map(PostgresValues.parameter))
         let types = result.columns.map(\.typeOID)
+        if shownColumns > 0 {
+            self.shownColumns?.seen.insert(Array(result.columns.prefix(shownColumns)))
+        }
         for row in result.rows {
             let values = zip(row, types).map { PostgresValues.value($0, type: $1) }
             try body(Array(values.prefix(shownColumns)), values)

@@ -48,10 +48,25 @@ final class PostgresCatalogTests: XCTestCase {
         let database = try database()
         let tables = try database.listTables(ticket: ReadTicket())
         XCTAssertEqual(tables.map(\.name), [
-            "\"Mixed.Case\"", "coded", "nokey", "nullable_unique", "sales.orders", "short_tracks", "track_totals", "tracks",
+            "coded", "\"Mixed.Case\"", "nokey", "nullable_unique", "sales.orders", "short_tracks", "track_totals", "tracks",
         ])
         XCTAssertEqual(tables.map(\.kind), [.table, .table, .table, .table, .table, .view, .materializedView, .table])
         XCTAssertEqual(TableSchema.Kind.materializedView.word, "materialized view")
+    }
+
+    /// The picker lists names as SQLite's does (`TableSchema.listsBefore`):
+    /// ignoring case and quotes, then by the exact name; byte order put
+    /// `Zebra` before `apple`.
+    func testNamesAreListedIgnoringCase() throws {
+        let database = try PostgresTestDatabase.open("catalogOrderTests", sql: """
+            CREATE TABLE "Zebra"(x int); CREATE TABLE apple(x int); CREATE TABLE "Banana"(x int);
+            CREATE TABLE banana(x int); CREATE VIEW "Cherry.Pie" AS SELECT 1 AS x; CREATE TABLE "cherry"(x int);
+            CREATE SCHEMA "Sales"; GRANT USAGE ON SCHEMA "Sales" TO viewer;
+            CREATE TABLE "Sales".orders(x int); GRANT SELECT ON ALL TABLES IN SCHEMA "Sales", public TO viewer;
+            """)
+        XCTAssertEqual(try database.listTables(ticket: ReadTicket()).map(\.name), [
+            "apple", "Banana", "banana", "cherry", "\"Cherry.Pie\"", "Sales.orders", "Zebra",
+        ])
     }
 
     func testNamesOpenBareQualifiedAndQuoted() throws {
@@ -149,7 +164,7 @@ final class PostgresCatalogTests: XCTestCase {
             viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5), ticket: ReadTicket())
         ) { error in
             XCTAssertEqual(database.describe(error), "permission denied for table secret")
-            XCTAssertEqual(database.failureKind(of: error), .other)
+            XCTAssertEqual(database.failureKind(of: error), .transient)
         }
         // The picker still works.
         XCTAssertFalse(try database.listTables(ticket: ReadTicket()).map(\.name).contains("secret"))

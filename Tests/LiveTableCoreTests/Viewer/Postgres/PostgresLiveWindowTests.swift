@@ -183,6 +183,45 @@ final class PostgresLiveWindowTests: XCTestCase {
         XCTAssertNil(recorder.completion)
     }
 
+    /// SELECT revoked while the window shows: a transient failure with the
+    /// server's message, and the windows go on; granted again (a commit,
+    /// which the watch sees), the window comes back by itself, on the
+    /// same selected row. The observation ended at the REVOKE before.
+    func testARevokeIsATransientFailureAndAGrantBringsTheWindowBack() throws {
+        let database = try open("testLiveRevoke")
+        let (recorder, cancellable) = try observe(database, from: 50)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { title(recorder, id: 50) == "t50" }
+
+        let before = recorder.values.count
+        try PostgresTestDatabase.write("testLiveRevoke", "REVOKE SELECT ON track FROM viewer;")
+        waitUntil("permission denied") {
+            if case .transientFailure? = recorder.values.last { return true }
+            return false
+        }
+        XCTAssertNil(recorder.completion, "the windows go on")
+        try PostgresTestDatabase.write(
+            "testLiveRevoke", "UPDATE track SET title = 'while revoked' WHERE id = 50; GRANT SELECT ON track TO viewer;")
+        waitUntil("live again") { title(recorder, id: 50) == "while revoked" }
+        guard case let .window(window)? = recorder.values.last else { return XCTFail("no window") }
+        XCTAssertEqual(window.selection?.key, [50.databaseValue], "the selection stays on its row")
+        XCTAssertNil(recorder.completion)
+
+        // The whole history since the REVOKE: windows read before it was
+        // seen, then only failures, each the server's message, then
+        // windows again.
+        let history = recorder.values.dropFirst(before).map { read -> String in
+            switch read {
+            case .window: return "window"
+            case let .transientFailure(error): return database.describe(error)
+            }
+        }
+        let failures = history.drop { $0 == "window" }.prefix { $0 != "window" }
+        XCTAssertFalse(failures.isEmpty, "\(history)")
+        XCTAssertEqual(Set(failures), ["permission denied for table track"], "\(history)")
+        XCTAssertEqual(Set(history.drop { $0 == "window" }.drop { $0 != "window" }), ["window"], "\(history)")
+    }
+
     func testSessionsEndedByTheServerAreReopenedAndTheWindowStaysLive() throws {
         // The screen's connection ended by idle_session_timeout (57P05)
         // while it waits between reads; the poll's, which is never idle,

@@ -1,0 +1,182 @@
+import Foundation
+import OpenCombine
+import OpenCombineDispatch
+import PostgresClient
+
+// MARK: - The schema check of the live windows, paced
+
+/// What the live windows of a `PostgresDatabase` know of the schema of
+/// the source on screen: the source as the catalog last described it
+/// (`PostgresDatabase.current(_:_:)`), when, and the columns (names and
+/// type OIDs) its window statements returned then.
+///
+/// PostgreSQL has no cheap schema version: the check is a query of the
+/// catalog (`schemaVersionSQL`), planned and run at every commit, that
+/// cost the server about as much as all the window's other statements
+/// together (0.4–0.7 ms of 0.85–1.2 ms a read, pg_stat_statements with
+/// planning, on a loaded test machine). So a window read checks the
+/// schema only
+/// - when the last check is older than `interval` (1 s), or was of
+///   another source;
+/// - when a window statement returns other columns than after the last
+///   check: libpq describes every result for free, and a column retyped
+///   (`ALTER COLUMN … TYPE`) keeps its name but not its type;
+/// - when a window statement is refused: a column or the table dropped or
+///   renamed (42703, 42P01), a key bound back that no longer reads as
+///   its column's type.
+///
+/// And a window read without the check is followed, `interval` later, by
+/// one with it, unless another read came first
+/// (`PostgresDatabase.windows(of:_:)`): what no window statement shows (a
+/// column added, an index or the identity changed, the table replaced by
+/// one of the same columns) is seen within that time of the last commit,
+/// even when no other commit follows.
+// @unchecked Sendable: `last` and `count` are only accessed with `lock`
+// held; `interval` is a constant.
+final class PostgresSchemaChecks: @unchecked Sendable {
+    /// A check: the source asked for, as the catalog described it, when,
+    /// and the shown columns of the window statements of that read.
+    private struct Check {
+        var asked: ViewedSource
+        var current: ViewedSource
+        var time: ContinuousClock.Instant
+        var columns: Set<[PostgresColumn]>
+    }
+
+    /// The longest time a window read trusts the last check.
+    let interval: TimeInterval
+    private let lock = NSLock()
+    private var last: Check?
+    private var checks = 0
+
+    init(interval: TimeInterval) {
+        self.interval = interval
+    }
+
+    /// The number of checks so far (the tests count them).
+    var count: Int {
+        lock.withLock { checks }
+    }
+
+    /// The source to read `viewed` with, as last checked, and the shown
+    /// columns its statements should return, when that check is recent;
+    /// nil when the schema should be checked.
+    func recent(_ viewed: ViewedSource, at now: ContinuousClock.Instant) -> (current: ViewedSource, columns: Set<[PostgresColumn]>)? {
+        lock.withLock {
+            guard let last, viewed == last.asked || viewed == last.current,
+                  now - last.time < .nanoseconds(Int64(interval * 1e9))
+            else { return nil }
+            return (last.current, last.columns)
+        }
+    }
+
+    /// Notes that a check started at `time` found the source `current`
+    /// as last checked: its columns stand.
+    func confirmed(_ current: ViewedSource, at time: ContinuousClock.Instant) {
+        lock.withLock {
+            checks += 1
+            if last?.current == current { last?.time = time }
+        }
+    }
+
+    /// Notes a check started at `time`.
+    func checked(_ asked: ViewedSource, as current: ViewedSource, columns: Set<[PostgresColumn]>, at time: ContinuousClock.Instant) {
+        lock.withLock {
+            checks += 1
+            last = Check(asked: asked, current: current, time: time, columns: columns)
+        }
+    }
+}
+
+/// The shown columns of the statements of one read (`PostgresReader`).
+final class PostgresShownColumns {
+    var seen: Set<[PostgresColumn]> = []
+}
+
+extension PostgresDatabase {
+    /// A window read by `windows(of:_:)`, and whether its source was
+    /// checked against the catalog in that read.
+    struct PacedWindow: Sendable {
+        var window: ViewerWindow
+        var isChecked: Bool
+    }
+
+    /// The window `request` of `viewed`, its schema checked as
+    /// `PostgresSchemaChecks` says: without the check when the last one is
+    /// recent, unless the window shows or meets a change; with it
+    /// otherwise, or when `checking`.
+    func pacedWindow(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, checking: Bool = false, ticket: ReadTicket) throws -> PacedWindow
+    {
+        let start = ContinuousClock.now
+        // A query has no schema to check: its text names what it reads.
+        guard !viewed.source.isQuery else {
+            return PacedWindow(window: try fetchWindow(viewed, request, ticket: ticket), isChecked: true)
+        }
+        if !checking, let recent = schemaChecks.recent(viewed, at: start) {
+            do {
+                let window = try screen.read(ticket: ticket) { reader -> ViewerWindow? in
+                    let shown = PostgresShownColumns()
+                    let window = try ViewerWindow.fetch(PostgresReader(reader.connection, noting: shown), recent.current, request) { $0 }
+                    // Other columns, or other types: read it again, checked.
+                    return shown.seen.isSubset(of: recent.columns) ? window : nil
+                }
+                if let window { return PacedWindow(window: window, isChecked: false) }
+            } catch let error as PostgresError where error.kind == .query {
+                // Refused, maybe for a change of the schema since the
+                // check: the checked read says which, or fails alike.
+            }
+        }
+        let shown = PostgresShownColumns()
+        let window = try screen.read(ticket: ticket) { reader in
+            try ViewerWindow.fetch(PostgresReader(reader.connection, noting: shown), viewed, request) { viewed in
+                try Self.current(viewed, reader)
+            }
+        }
+        schemaChecks.checked(viewed, as: window.viewed, columns: shown.seen, at: start)
+        return PacedWindow(window: window, isChecked: true)
+    }
+
+    /// Where the later checks wait and read: serial.
+    private static let laterCheckQueue = DispatchQueue(label: "livetable.postgres.schema-checks", qos: .userInitiated)
+
+    /// The schema check, `schemaChecks.interval` after a read without it
+    /// that showed `shown`, and the window read again with it only when
+    /// the schema changed meanwhile (the rows did not, or the commit that
+    /// changed them made a newer read, which cancels this one): sent only
+    /// then. A failure is sent as the reads send it (`transientFailure`,
+    /// or the end).
+    func laterCheck(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, shown: ViewedSource,
+        transientFailure: @escaping @Sendable (any Error) -> ViewerWindowRead?
+    ) -> AnyPublisher<ViewerWindowRead, any Error>
+    {
+        let delay = Int(schemaChecks.interval * 1e9)
+        return Deferred { [self] () -> AnyPublisher<ViewerWindowRead, any Error> in
+            let ticket = ReadTicket()
+            return Just(())
+                .setFailureType(to: (any Error).self)
+                // A serial queue: Delay schedules the value and the
+                // completion apart, and a concurrent queue may run the
+                // completion first (the value, and the check, were lost).
+                .delay(for: .nanoseconds(delay), scheduler: Self.laterCheckQueue.ocombine)
+                .tryMap { [self] _ -> ViewerWindowRead? in
+                    let start = ContinuousClock.now
+                    let current = try screen.read(ticket: ticket) { reader in try Self.current(viewed, reader) }
+                    guard current != shown else {
+                        schemaChecks.confirmed(shown, at: start)
+                        return nil
+                    }
+                    return .window(try pacedWindow(viewed, request, checking: true, ticket: ticket).window)
+                }
+                .compactMap { $0 }
+                .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
+                    guard let read = transientFailure(error) else { return Fail(error: error).eraseToAnyPublisher() }
+                    return Just(read).setFailureType(to: (any Error).self).eraseToAnyPublisher()
+                }
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                .receive(on: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import OpenCombine
+import PostgresServer
+import XCTest
+import LiveTableTestSupport
+@testable import LiveTableCore
+
+/// The live windows check the table's schema at most once a
+/// `schemaCheckInterval` (`PostgresSchemaChecks`), and still see every
+/// kind of DDL of another session: what breaks or retypes a window
+/// statement at once, what no statement shows (a column added, an index,
+/// the identity, the table replaced) by the check that follows a read
+/// which skipped it, without another commit.
+final class PostgresSchemaCheckTests: XCTestCase {
+    private static let sql = """
+        CREATE TABLE track(id int NOT NULL, title text, plays int);
+        INSERT INTO track SELECT i, 't' || i, i FROM generate_series(1, 100) i;
+        """
+
+    private func open(_ name: String, interval: TimeInterval, keyed: Bool = true) throws -> PostgresDatabase {
+        var settings = PostgresDatabase.Settings()
+        settings.schemaCheckInterval = interval
+        return try PostgresTestDatabase.open(
+            name, sql: Self.sql + (keyed ? "ALTER TABLE track ADD PRIMARY KEY (id);" : ""), settings: settings)
+    }
+
+    private func observe(_ database: PostgresDatabase) throws -> (ReadRecorder<ViewerWindowRead>, AnyCancellable) {
+        let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let request = RowWindowRequest(
+            ordering: viewed.ordering, anchor: .position(RowPosition(key: [10.databaseValue])), before: 2, after: 5)
+        let cancellable = database.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        return (recorder, cancellable)
+    }
+
+    private func source(_ recorder: ReadRecorder<ViewerWindowRead>) -> RowSource? {
+        guard case let .window(window)? = recorder.values.last else { return nil }
+        return window.viewed.source
+    }
+
+    private func column(_ name: String, _ recorder: ReadRecorder<ViewerWindowRead>) -> SourceColumn? {
+        source(recorder)?.columns.first { $0.name == name }
+    }
+
+    func testWindowReadsCheckTheSchemaOncePerInterval() throws {
+        let database = try open("schemaCheckPaced", interval: 60)
+        let server = try PostgresServer.shared
+        let writer = try server.session(database: "schemaCheckPaced", as: server.writer)
+        defer { writer.close() }
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { source(recorder) != nil }
+        for value in 1...5 {
+            try writer.run("UPDATE track SET title = 'u\(value)' WHERE id = 10;")
+            waitUntil("u\(value) on the window") {
+                guard case let .window(window)? = recorder.values.last else { return false }
+                return window.window.rows.contains { String.fromDatabaseValue($0[1]) == "u\(value)" }
+            }
+        }
+        XCTAssertEqual(database.schemaChecks.count, 1, "the first read's check only")
+        XCTAssertNil(recorder.completion)
+    }
+
+    /// With a check a minute apart: each change is seen at the first read
+    /// after it, by the statement it breaks or retypes.
+    func testARenamedRetypedOrDroppedColumnOrTableIsSeenAtOnce() throws {
+        let name = "schemaCheckAtOnce"
+        let database = try open(name, interval: 60)
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { source(recorder) != nil }
+
+        try PostgresTestDatabase.write(name, "ALTER TABLE track RENAME COLUMN title TO name;")
+        waitUntil("renamed") { source(recorder)?.columnNames == ["id", "name", "plays"] }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays TYPE bigint;")
+        waitUntil("retyped") { column("plays", recorder)?.declaredType == "bigint" }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER name TYPE varchar(20);")
+        waitUntil("retyped, its name kept") { column("name", recorder)?.declaredType == "character varying(20)" }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track DROP COLUMN name;")
+        waitUntil("dropped") { source(recorder)?.columnNames == ["id", "plays"] }
+        XCTAssertNil(recorder.completion)
+
+        try PostgresTestDatabase.write(name, "DROP TABLE track;")
+        waitUntil("the table dropped") { recorder.completion != nil }
+        guard case let .failure(error)? = recorder.completion else { return XCTFail("finished without error") }
+        XCTAssertEqual(database.failureKind(of: error), .missingSource)
+        XCTAssertEqual(database.describe(error), "no table or view \"track\": the database has none that the role may read")
+    }
+
+    /// With a check every 2 s: what no window statement shows is seen by
+    /// the check that follows the read which skipped it, though nothing
+    /// else commits.
+    func testChangesNoWindowStatementShowsAreSeenByTheFollowingCheck() throws {
+        let name = "schemaCheckLater"
+        let database = try open(name, interval: 2, keyed: false)
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { source(recorder) != nil }
+        XCTAssertEqual(source(recorder)?.identity, RowIdentity.none)
+
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
+        waitUntil("a column added") { source(recorder)?.columnNames == ["id", "title", "plays", "note"] }
+        try PostgresTestDatabase.write(name, "CREATE UNIQUE INDEX track_id ON track(id);")
+        waitUntil("an identity") { source(recorder)?.identity == .primaryKey(["id"]) }
+        try PostgresTestDatabase.write(name, "CREATE INDEX track_title ON track(title);")
+        waitUntil("an index") { column("title", recorder)?.isIndexed == true }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays SET NOT NULL;")
+        waitUntil("NOT NULL") { column("plays", recorder)?.isNotNull == true }
+        // Replaced by a table of the same columns, without the index.
+        try PostgresTestDatabase.write(name, """
+            BEGIN;
+            DROP TABLE track;
+            CREATE TABLE track(id int PRIMARY KEY, title text, plays int NOT NULL, note text);
+            INSERT INTO track SELECT i, 't' || i, i FROM generate_series(1, 100) i;
+            COMMIT;
+            """)
+        waitUntil("the table replaced") { column("title", recorder)?.isIndexed == false }
+        XCTAssertNil(recorder.completion)
+    }
+}
