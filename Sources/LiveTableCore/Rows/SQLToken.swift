@@ -60,6 +60,22 @@ struct SQLToken: Equatable, Sendable {
         kind == .symbol && text.unicodeScalars.first == symbol
     }
 
+    /// True when `sql` holds more than one statement: a token after a `;`
+    /// outside parentheses (a `;` in a string, a quoted name, a comment or
+    /// a `$$` body ends nothing).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// SQLToken.holdsSeveralStatements("SELECT ';'; -- done", .postgres) // false
+    /// SQLToken.holdsSeveralStatements("SELECT 1; DELETE FROM t", .postgres) // true
+    /// ```
+    static func holdsSeveralStatements(_ sql: String, _ lexicon: SQLLexicon) -> Bool {
+        let tokens = tokens(of: sql, lexicon)
+        guard let end = tokens.firstIndex(where: { $0.depth == 0 && $0.isSymbol(";") }) else { return false }
+        return tokens[end...].contains { !$0.isSymbol(";") }
+    }
+
     /// The tokens of `sql`, comments and blanks left out. Text that a
     /// quote or comment leaves open ends the tokens.
     static func tokens(of sql: String, _ lexicon: SQLLexicon) -> [SQLToken] {

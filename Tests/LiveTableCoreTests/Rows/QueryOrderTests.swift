@@ -155,4 +155,11 @@ final class QueryOrderTests: XCTestCase {
         XCTAssertEqual(ordering.orderBy(forward: false), "c1 NULLS LAST, c0 DESC, c2 DESC")
         XCTAssertEqual(try RowOrdering(source, sortColumn: "team").keyColumns.map(\.expression), ["c2", "c0", "c1"])
     }
+
+    func testSeveralStatements() {
+        XCTAssertFalse(SQLToken.holdsSeveralStatements("SELECT ';' AS x; -- done; DELETE", .postgres))
+        XCTAssertFalse(SQLToken.holdsSeveralStatements("SELECT $$;$$;;", .postgres))
+        XCTAssertTrue(SQLToken.holdsSeveralStatements("SELECT 1; DELETE FROM t", .postgres))
+        XCTAssertTrue(SQLToken.holdsSeveralStatements("SELECT 1;SELECT 2", .sqlite))
+    }
 }
