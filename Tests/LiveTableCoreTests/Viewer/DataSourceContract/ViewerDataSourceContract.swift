@@ -302,13 +302,6 @@ struct ViewerDataSourceContract {
 
     // MARK: - Helpers
 
-    /// The first window of `viewed`, at most 3 rows from the first, as
-    /// text, or nil when none came.
-    private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
-        window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3), in: dataSource)
-            .map(texts)
-    }
-
     /// The first column of every row of `viewed`, read in windows of 3
     /// rows, each anchored on a row of the one before: from the first
     /// row forwards, or from the last backwards.
@@ -317,7 +310,7 @@ struct ViewerDataSourceContract {
         var request = RowWindowRequest(ordering: ordering, anchor: forwards ? .first : .last, before: 0, after: 3)
         var ids: [String] = []
         for _ in 0..<20 {
-            let read = try XCTUnwrap(self.window(of: viewed, request, in: dataSource))
+            let read = try XCTUnwrap(observedWindow(request, of: viewed, in: dataSource))
             let window = read.window
             let rows = texts(read).map { $0[0] }
             if forwards {
@@ -336,8 +329,8 @@ struct ViewerDataSourceContract {
     }
 
     /// The first window that `request` observes, or nil when none came.
-    private func window(
-        of viewed: ViewedSource, _ request: RowWindowRequest, in dataSource: any ViewerDataSource) -> ViewerWindow?
+    private func observedWindow(
+        _ request: RowWindowRequest, of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> ViewerWindow?
     {
         let recorder = ReadRecorder<ViewerWindowRead>()
         let cancellable = dataSource.windows(of: viewed, request)
@@ -351,5 +344,23 @@ struct ViewerDataSourceContract {
         }
         testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
         return first()
+    }
+
+    /// The first window of `viewed`, at most 3 rows from the first, as
+    /// text, or nil when none came.
+    private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3)
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let cancellable = dataSource.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { cancellable.cancel() }
+        func first() -> ViewerWindow? {
+            recorder.values.lazy.compactMap { read -> ViewerWindow? in
+                if case let .window(window) = read { return window }
+                return nil
+            }.first
+        }
+        testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
+        return first().map(texts)
     }
 }
