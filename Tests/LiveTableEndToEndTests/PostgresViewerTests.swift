@@ -171,6 +171,25 @@ final class PostgresViewerTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    /// A query opens in its own ORDER BY, as on SQLite; one that writes
+    /// is refused in SQLite's line.
+    func testAQueryOpensInItsOwnOrderAndAWritingOneIsRefused() throws {
+        let database = try makeTracks()
+        let session = try launch(
+            ["view", try viewerURL(database), "--query", "SELECT title, plays FROM tracks ORDER BY plays DESC"], width: 140)
+        try session.waitForScreen(containing: "ORDER BY plays DESC · by plays ↓")
+        try session.waitForScreen("track 050 first") { screen in
+            screen.contains("row 1 of 50 · live") && Self.firstRow(screen)?.contains("track 050") == true
+        }
+        try session.send("q")
+        try waitForExit(session, status: 0)
+
+        let delete = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--query", "DELETE FROM tracks"])
+        XCTAssertEqual(delete.status, 1)
+        XCTAssertEqual(delete.standardError, "livetable: error: the query is not read-only: livetable view only reads\n")
+        XCTAssertEqual(try psqlAsWriter("SELECT count(*) FROM tracks;", database), "50")
+    }
+
     func testStatementTimeoutStopsASlowReadAndSaysSo() throws {
         let database = try makeTracks()
         // 50 ms a row: a screenful takes more than a second.

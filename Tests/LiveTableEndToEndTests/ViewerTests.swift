@@ -186,6 +186,33 @@ final class ViewerTests: LiveTableTestCase {
         try session.waitForScreen(containing: "row 1 of 3 · live")
     }
 
+    /// A query opens in the order of its own ORDER BY, which the title
+    /// states as a sort; `[` sorts, the same key again goes back to the
+    /// query's order. An ORDER BY that the view can not keep is said once
+    /// in the status line, with the order shown instead.
+    func testQueryOpensInItsOwnOrderOrSaysWhyNot() throws {
+        let database = try makeFile()
+        let sql = "SELECT name, price FROM item WHERE price > 450 ORDER BY price DESC"
+        let session = try launch(["view", database.path, "--query", sql], width: 160)
+        try session.waitForScreen(containing: "ORDER BY price DESC · by price ↓")
+        try session.waitForScreen(containing: "row 1 of 5 · live")
+        XCTAssertEqual(try selectedName(session), "item 050")
+        // The column cursor is on price, the query's sort column.
+        try session.send("[")
+        try session.waitForScreen(containing: "· by price ↑")
+        XCTAssertEqual(try selectedName(session), "item 046")
+        try session.send("[")
+        try session.waitForScreen(containing: "· by price ↓")
+        XCTAssertEqual(try selectedName(session), "item 050")
+        session.kill()
+
+        let unkept = try launch(
+            ["view", database.path, "--query", "SELECT name, price FROM item WHERE price > 450 ORDER BY -price"], width: 160)
+        try unkept.waitForScreen(containing: "the query's ORDER BY -price is not kept (an expression): shown by all columns ↑")
+        XCTAssertEqual(try selectedName(unkept), "item 046")
+        XCTAssertFalse(try unkept.screen().contains(" · by "))
+    }
+
     func testTinyTerminalSaysSoThenShowsTheTable() throws {
         let database = try makeFile()
         let session = try launch(["view", database.path, "item"], width: 12, height: 3)

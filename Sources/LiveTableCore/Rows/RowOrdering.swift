@@ -30,6 +30,12 @@ public struct RowOrdering: Equatable, Sendable {
         /// key of a `WITHOUT ROWID` table): no range looks for NULLs,
         /// which the rowid can not search.
         public var isNotNull: Bool
+        /// True when NULL comes before every value in key order, false
+        /// when after; nil where the dialect puts it in that direction
+        /// (`SQLDialect.sortsNullsFirst`). Set by a query's own
+        /// `NULLS FIRST` or `NULLS LAST` (`QueryOrder`), written in
+        /// `ORDER BY` only then.
+        public var nullsFirst: Bool?
 
         /// Creates a key column.
         ///
@@ -38,10 +44,11 @@ public struct RowOrdering: Equatable, Sendable {
         /// ```swift
         /// let column = RowOrdering.KeyColumn(expression: "\"score\"", descending: true)
         /// ```
-        public init(expression: String, descending: Bool, isNotNull: Bool = false) {
+        public init(expression: String, descending: Bool, isNotNull: Bool = false, nullsFirst: Bool? = nil) {
             self.expression = expression
             self.descending = descending
             self.isNotNull = isNotNull
+            self.nullsFirst = nullsFirst
         }
     }
 
@@ -137,6 +144,16 @@ public struct RowOrdering: Equatable, Sendable {
                 notNull.insert(expression)
             }
         }
+        // A query's own `ORDER BY`, when no column is sorted: its kept
+        // terms come first, all the columns after them break ties.
+        var queryTerms: [String: QueryOrder.Term] = [:]
+        if sortColumnName == nil, let terms = source.queryOrder?.terms {
+            let order = source.orderExpressions ?? source.columnExpressions
+            for term in terms where order.indices.contains(term.column) && !expressions.contains(order[term.column]) {
+                expressions.append(order[term.column])
+                queryTerms[order[term.column]] = term
+            }
+        }
         for expression in source.identityExpressions where !expressions.contains(expression) {
             expressions.append(expression)
         }
@@ -154,6 +171,9 @@ public struct RowOrdering: Equatable, Sendable {
         let walksBackwards = descending != sortsReversedKey
         self.keyColumns = expressions.enumerated().map { index, expression in
             let isSortColumn = index == 0 && sortColumnName != nil
+            if let term = queryTerms[expression] {
+                return KeyColumn(expression: expression, descending: term.descending, nullsFirst: term.nullsFirst)
+            }
             return KeyColumn(
                 expression: expression,
                 descending: isSortColumn ? descending : walksBackwards != reversed.contains(expression),
@@ -170,7 +190,13 @@ public struct RowOrdering: Equatable, Sendable {
     /// `ORDER BY` in key order, or in reverse key order.
     func orderBy(forward: Bool) -> String {
         keyColumns
-            .map { $0.descending == forward ? "\($0.expression) DESC" : $0.expression }
+            .map { column in
+                let term = column.descending == forward ? "\(column.expression) DESC" : column.expression
+                // NULL's own place, where it is not the dialect's: at the
+                // other end when read backwards.
+                guard let nullsFirst = column.nullsFirst else { return term }
+                return term + (nullsFirst == forward ? " NULLS FIRST" : " NULLS LAST")
+            }
             .joined(separator: ", ")
     }
 
@@ -234,7 +260,8 @@ public struct RowOrdering: Equatable, Sendable {
     /// which drops the rows it should keep, and it can not mix directions.
     /// Instead each column is compared the way the database sorts: NULL
     /// before every value in SQLite (so last in a descending order), after
-    /// every value in PostgreSQL (`SQLDialect.sortsNullsFirst`), and
+    /// every value in PostgreSQL (`SQLDialect.sortsNullsFirst`), unless a
+    /// query's `NULLS FIRST`/`LAST` says otherwise (`KeyColumn.nullsFirst`), and
     /// values by `<` and `>`, which order them the way `ORDER BY` does.
     /// `x < ? OR x IS NULL` is two ranges, so that each statement stays
     /// one index search.
@@ -249,8 +276,10 @@ public struct RowOrdering: Equatable, Sendable {
             // Later in the walk: greater in an ascending column.
             let greater = after != column.descending
             // Towards the end where the NULLs are: the greater end when
-            // NULL sorts after every value.
-            let towardsNulls = greater != dialect.sortsNullsFirst
+            // NULL sorts after every value, or when a column's own NULLS
+            // FIRST puts them before its descending values.
+            let nullsAtGreaterEnd = column.nullsFirst.map { $0 == column.descending } ?? !dialect.sortsNullsFirst
+            let towardsNulls = greater == nullsAtGreaterEnd
             let comparison = SQLFragment(greater ? " > " : " < ") + .placeholder
             let steps: [(SQLFragment, [DatabaseValue])]
             switch (towardsNulls, value.isNull) {

@@ -44,6 +44,11 @@ public struct RowSource: Equatable, Sendable {
     /// have none.
     public var changeToken: String?
 
+    /// The order of a query's own top-level `ORDER BY`, as far as the
+    /// window engine keeps it (`RowOrdering` opens a query in it when no
+    /// column is sorted); nil for a table, a view, or a query without one.
+    public var queryOrder: QueryOrder?
+
     /// `WITH … ` before the SELECT, for a query (empty for a table).
     private(set) var prefix: String
     /// The query as given, without its final semicolon (nil for a table).
@@ -120,7 +125,8 @@ public struct RowSource: Equatable, Sendable {
     ///
     /// The query is paged as a common table expression whose columns are
     /// renamed by position, so that duplicate or computed column names
-    /// (`SELECT a, a`, `count(*)`) are no obstacle.
+    /// (`SELECT a, a`, `count(*)`) are no obstacle. Its own `ORDER BY`,
+    /// where it names columns of the result, is kept (`queryOrder`).
     ///
     /// For example:
     ///
@@ -134,7 +140,7 @@ public struct RowSource: Equatable, Sendable {
         // ends with a `--` comment.
         let body = String(sql.trimmingTrailingSemicolons())
         let positional = columnNames.indices.map { "c\($0)" }
-        return RowSource(
+        var source = RowSource(
             name: sql,
             columns: columnNames.map { SourceColumn(name: $0, declaredType: "", isIndexed: false) },
             identity: .none,
@@ -144,6 +150,8 @@ public struct RowSource: Equatable, Sendable {
             from: "\"source\"",
             columnExpressions: positional,
             dialect: dialect)
+        source.queryOrder = QueryOrder(query: body, columnNames: columnNames, dialect: dialect)
+        return source
     }
 
     /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,

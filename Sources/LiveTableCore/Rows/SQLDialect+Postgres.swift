@@ -30,6 +30,7 @@ extension SQLDialect {
             trueCondition: "TRUE",
             subqueryAlias: " AS \"rows\"")
         dialect.changeToken = "xmin"
+        dialect.lexicon = .postgres
         return dialect
     }()
 }

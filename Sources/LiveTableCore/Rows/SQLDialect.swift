@@ -95,6 +95,10 @@ public struct SQLDialect: Equatable, Sendable {
     /// that wrote the row's version. Nil for SQLite (its statements stay
     /// as they are).
     public var changeToken: String?
+    /// How the text of a statement splits into tokens (`SQLToken`): its
+    /// quotes and comments, for the tokenizer that finds a query's own
+    /// `ORDER BY` (`QueryOrder`).
+    public var lexicon: SQLLexicon = .sqlite
 
     /// Creates a dialect; `.sqlite` and `.postgres` are the two the
     /// viewer uses.

@@ -97,6 +97,9 @@ public enum ViewerFailureKind: Equatable, Sendable {
     /// picker.
     case missingSource
     /// Anything else (a corrupt page…): the view stays, with the error.
+    /// A query that writes, or holds several statements, is this on
+    /// every database: bad input, not something gone (on the command
+    /// line, like any failure to open, one line and status 1).
     case other
 }
 

@@ -249,6 +249,13 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     var title = " \(oneLine(state.databaseName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(RowDetail.name(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
+    } else if let terms = source.queryOrder?.terms, !terms.isEmpty {
+        // The query's own ORDER BY, kept: said as a sort is.
+        let names = terms.compactMap { term in
+            source.columns.indices.contains(term.column)
+                ? "\(RowDetail.name(source.columns[term.column].name)) \(term.descending ? "↓" : "↑")" : nil
+        }
+        title += " · by " + names.joined(separator: ", ")
     }
     // Not live after a failure; before the first window, loading. Live,
     // the screen may be paused, or follow the end.
@@ -338,7 +345,8 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .notice(text)?: left = (text, Style.status)
     case nil:
         if let sort = state.table?.pendingSort {
-            left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to the natural order…", Style.status)
+            let natural = state.table?.viewed.source.queryOrder?.terms.isEmpty == false ? "the query's order" : "the natural order"
+            left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to \(natural)…", Style.status)
         } else if let table = state.table, table.pendingFilter != nil {
             left = ("checking the filter…", Style.status)
         } else if let table = state.table, table.pendingSearch != nil {

@@ -63,7 +63,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             databaseName: databaseName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: nil, isStarted: false, polling: nil, pendingOpen: nil,
+            overlay: nil, message: opened.flatMap(openingNotice), isStarted: false, polling: nil, pendingOpen: nil,
             highlightsChanges: true, highlightTimer: nil, prompt: nil)
     }
 
@@ -236,9 +236,10 @@ public struct TableState: Equatable, Sendable {
         firstColumn = 0
         // On the sort column of `--sort`, so that `[` and `]` act on it;
         // else on the first column of the screen: the key, frozen on the left.
+        // A query in its own order: on the first column of its ORDER BY.
         currentColumn = viewed.ordering.sortColumn.flatMap { name in
             viewed.source.columns.firstIndex { $0.name == name }
-        } ?? viewed.source.keyColumns.first ?? 0
+        } ?? viewed.source.queryOrder?.terms.first?.column ?? viewed.source.keyColumns.first ?? 0
         hiddenColumns = []
         columnWidths = [:]
         pendingSort = nil

@@ -33,8 +33,19 @@ extension ViewerState {
             self.table = TableState(viewed: viewed)
             self.table?.highlighter.isEnabled = highlightsChanges
             overlay = nil
+            if let notice = Self.openingNotice(viewed) {
+                message = notice
+            }
         }
         return observeWindow() + recount()
+    }
+
+    /// What the status line says once when `viewed` opens: that the
+    /// order shown is not all that a query's `ORDER BY` asked for; nil
+    /// otherwise (a sort asked for replaces the query's order).
+    static func openingNotice(_ viewed: ViewedSource) -> ViewerStatusMessage? {
+        guard viewed.ordering.sortColumn == nil, let notice = viewed.source.queryOrder?.unkeptNotice else { return nil }
+        return .notice(notice)
     }
 
     /// Says why a source could not be opened, and recovers as the failure

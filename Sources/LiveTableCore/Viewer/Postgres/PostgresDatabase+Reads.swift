@@ -255,6 +255,8 @@ extension PostgresDatabase {
         let body = String(trimmingTrailingSemicolonsAndComments(sql))
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
+        // Refused as SQLite refuses it, before the server sees it.
+        if SQLToken.holdsSeveralStatements(body, .postgres) { throw SourceError.multipleStatements }
         let columns: [PostgresColumn]
         do {
             _ = try reader.execute("SAVEPOINT \"query\"")
@@ -275,9 +277,9 @@ extension PostgresDatabase {
     }
 
     /// Why a query that can not be a subquery is refused: when it is a
-    /// statement that writes (`DELETE …`, a `WITH` that writes), its own
-    /// refusal by the read-only transaction ("cannot execute DELETE in a
-    /// read-only transaction"), or else that only a SELECT is viewed.
+    /// statement that writes (`DELETE …`, a `WITH` that writes), and the
+    /// read-only transaction refuses it, `.notReadOnly` as for SQLite; or
+    /// else that only a SELECT is viewed.
     ///
     /// Only a statement that `EXPLAIN` takes (one the planner runs:
     /// SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE TABLE AS…) is run to
@@ -309,7 +311,9 @@ extension PostgresDatabase {
             _ = try reader.execute(body)
         } catch let refusal as PostgresError {
             _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
-            return .invalidQuery(reason: refusal.message)
+            // 25006: a write that the read-only transaction refused. The
+            // same refusal as SQLite's, so that both say the same line.
+            return refusal.sqlState == "25006" ? .notReadOnly : .invalidQuery(reason: refusal.message)
         }
         _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         return .invalidQuery(reason: "only a SELECT can be viewed (\(error.message))")

@@ -180,17 +180,63 @@ struct ViewerDataSourceContract {
             XCTAssertEqual(dataSource.failureKind(of: error), .missingSource)
             XCTAssertTrue(dataSource.describe(error).contains("nope"), dataSource.describe(error))
         }
-        // How each database classes these refusals differs (SQLite says
-        // `.other` before compiling them, PostgreSQL `.missingSource`):
-        // the contract is that they are refused, in one line.
-        for sql in ["DELETE FROM item", "SELECT 1; DELETE FROM item"] {
+        // A query that writes is bad input, refused the same way by both
+        // databases: the same error, the same line (status 1 on the
+        // command line), and `.other`, never back to the picker as for
+        // something gone.
+        let refusals: [(String, SourceError)] = [
+            ("DELETE FROM item", .notReadOnly),
+            ("SELECT 1; DELETE FROM item", .multipleStatements),
+        ]
+        for (sql, expected) in refusals {
             XCTAssertThrowsError(try open(sql), sql) { error in
-                let text = dataSource.describe(error)
-                XCTAssertFalse(text.isEmpty, sql)
-                XCTAssertFalse(text.contains("\n"), text)
+                XCTAssertEqual(error as? SourceError, expected, sql)
+                XCTAssertEqual(dataSource.describe(error), expected.description, sql)
+                XCTAssertEqual(dataSource.failureKind(of: error), .other, sql)
             }
         }
         XCTAssertEqual(try fixture.anotherSession("SELECT count(*) FROM item;"), "12")
+    }
+
+    /// A query opens in the order of its own top-level `ORDER BY` when its
+    /// terms name result columns (by name, by position, NULLS FIRST or
+    /// LAST either way): every window, read forwards and backwards across
+    /// the NULLs, in the query's order; a LIMIT keeps the query's rows.
+    /// One whose ORDER BY is an expression opens by all its columns and
+    /// says so.
+    func aQueryOpensInItsOwnOrder() throws {
+        // g: NULL and ties; id breaks them in each query's own terms.
+        let fixture = try make(ContractDatabase(name: "contractQueryOrder", sql: """
+            CREATE TABLE t(id integer PRIMARY KEY, g integer);
+            INSERT INTO t VALUES (1, 2), (2, NULL), (3, 1), (4, 2), (5, NULL), (6, 1), (7, 3), (8, NULL), (9, 1), (10, 2);
+            """))
+        let dataSource = fixture.dataSource
+        func open(_ sql: String) throws -> ViewedSource {
+            try dataSource.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+        }
+        let cases: [(String, [String])] = [
+            ("SELECT id, g FROM t ORDER BY g DESC NULLS LAST, id", ["7", "1", "4", "10", "3", "6", "9", "2", "5", "8"]),
+            ("SELECT id, g FROM t ORDER BY g NULLS LAST, 1 DESC", ["9", "6", "3", "10", "4", "1", "7", "8", "5", "2"]),
+            ("SELECT id, g FROM t ORDER BY \"g\" ASC NULLS FIRST, ID", ["2", "5", "8", "3", "6", "9", "1", "4", "10", "7"]),
+            ("SELECT id, g FROM t ORDER BY 2 DESC NULLS FIRST, id DESC", ["8", "5", "2", "7", "10", "4", "1", "9", "6", "3"]),
+            ("SELECT id, g FROM t ORDER BY g DESC NULLS LAST, id LIMIT 4", ["7", "1", "4", "10"]),
+        ]
+        for (sql, ids) in cases {
+            let viewed = try open(sql)
+            XCTAssertNil(viewed.source.queryOrder?.unkept, sql)
+            XCTAssertEqual(try walk(viewed, in: dataSource, forwards: true), ids, sql)
+            XCTAssertEqual(try walk(viewed, in: dataSource, forwards: false), ids, sql)
+        }
+        let expression = try open("SELECT id, g FROM t ORDER BY -id")
+        XCTAssertEqual(
+            expression.source.queryOrder?.unkeptNotice,
+            "the query's ORDER BY -id is not kept (an expression): shown by all columns ↑")
+        XCTAssertEqual(try walk(expression, in: dataSource, forwards: true), (1...10).map(String.init))
+        // A sort replaces the query's order.
+        let sorted = try dataSource.open(
+            .query("SELECT id, g FROM t ORDER BY g DESC NULLS LAST, id"), sortColumn: "id", descending: true,
+            ticket: ReadTicket())
+        XCTAssertEqual(firstWindow(of: sorted, in: dataSource)?.map { $0[0] }, ["10", "9", "8"])
     }
 
     func aMissingTableIsAMissingSource() throws {
@@ -335,6 +381,50 @@ struct ViewerDataSourceContract {
     }
 
     // MARK: - Helpers
+
+    /// The first column of every row of `viewed`, read in windows of 3
+    /// rows, each anchored on a row of the one before: from the first
+    /// row forwards, or from the last backwards.
+    private func walk(_ viewed: ViewedSource, in dataSource: any ViewerDataSource, forwards: Bool) throws -> [String] {
+        let ordering = viewed.ordering
+        var request = RowWindowRequest(ordering: ordering, anchor: forwards ? .first : .last, before: 0, after: 3)
+        var ids: [String] = []
+        for _ in 0..<20 {
+            let read = try XCTUnwrap(observedWindow(request, of: viewed, in: dataSource))
+            let window = read.window
+            let rows = texts(read).map { $0[0] }
+            if forwards {
+                // The anchor, the last row of the window before, comes again.
+                ids += ids.isEmpty ? rows : Array(rows.dropFirst())
+                guard !window.reachesEnd, let last = window.positions.last else { return ids }
+                request = RowWindowRequest(ordering: ordering, anchor: .position(last), before: 0, after: 4)
+            } else {
+                ids = (ids.isEmpty ? rows : Array(rows.dropLast())) + ids
+                guard !window.reachesStart, let first = window.positions.first else { return ids }
+                request = RowWindowRequest(ordering: ordering, anchor: .position(first), before: 3, after: 1)
+            }
+        }
+        XCTFail("more windows than rows")
+        return ids
+    }
+
+    /// The first window that `request` observes, or nil when none came.
+    private func observedWindow(
+        _ request: RowWindowRequest, of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> ViewerWindow?
+    {
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let cancellable = dataSource.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { cancellable.cancel() }
+        func first() -> ViewerWindow? {
+            recorder.values.lazy.compactMap { read -> ViewerWindow? in
+                if case let .window(window) = read { return window }
+                return nil
+            }.first
+        }
+        testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
+        return first()
+    }
 
     /// The first window of `viewed`, at most 3 rows from the first, as
     /// text, or nil when none came.

@@ -30,6 +30,7 @@ final class SQLiteDataSourceTests: XCTestCase {
     func testSearchFilterMissingRowsAndExport() throws { try contract.searchFilterMissingRowsAndExport() }
     func testAWritingFilterIsRefusedAndWritesNothing() throws { try contract.aWritingFilterIsRefusedAndWritesNothing() }
     func testQueriesAreReadAndWritingOnesRefused() throws { try contract.queriesAreReadAndWritingOnesRefused() }
+    func testAQueryOpensInItsOwnOrder() throws { try contract.aQueryOpensInItsOwnOrder() }
     func testAMissingTableIsAMissingSource() throws { try contract.aMissingTableIsAMissingSource() }
     func testAnAbandonedTicketStopsTheReadBeforeItStarts() throws { try contract.anAbandonedTicketStopsTheReadBeforeItStarts() }
     func testRowsBeforeAPositionAreCounted() throws { try contract.rowsBeforeAPositionAreCounted() }

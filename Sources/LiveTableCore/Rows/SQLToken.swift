@@ -1,0 +1,280 @@
+import Foundation
+
+/// How a database splits the text of a statement into tokens: which
+/// quotes and comments it has. The viewer reads a query's text only to
+/// find its own top-level `ORDER BY` (`QueryOrder`), never to run it.
+///
+/// For example:
+///
+/// ```swift
+/// SQLToken.tokens(of: "SELECT [a b] FROM t", .sqlite)   // [a b] is one quoted name
+/// SQLToken.tokens(of: "SELECT $$a ) b$$", .postgres)    // $$…$$ is one string
+/// ```
+public enum SQLLexicon: Equatable, Sendable {
+    /// SQLite's: `'…'` strings, `"…"`, `` `…` `` and `[…]` names,
+    /// `--` and `/* */` comments (not nested).
+    case sqlite
+    /// PostgreSQL's: `'…'` strings (`E'…'` with backslash escapes),
+    /// `$$…$$` and `$tag$…$tag$` strings, `"…"` names, `--` comments and
+    /// nested `/* /* */ */` comments.
+    case postgres
+}
+
+/// One token of a SQL statement, with the depth of parentheses it stands
+/// at: enough to find the clauses of the statement itself, not those of
+/// its subqueries, window definitions or function calls.
+///
+/// The tokenizer knows quotes and comments, so that `')'`, `"order by"`
+/// or `-- ORDER BY x` are never taken for syntax; it does not validate:
+/// the database compiled the statement before.
+struct SQLToken: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        /// A keyword or an unquoted name, as written.
+        case word
+        /// A quoted name, without its quotes, doubled quotes made single.
+        case quotedName
+        /// A string, any quoting.
+        case string
+        /// A numeric literal, as written.
+        case number
+        /// `(`, `)`, `,`, `.`, `;`, or any other symbol (one character).
+        case symbol
+    }
+
+    var kind: Kind
+    /// The text: see `Kind`.
+    var text: String
+    /// The number of parentheses open around the token (a `(` counts
+    /// those before it, a `)` those after it).
+    var depth: Int
+    /// Where the token is in the statement's unicode scalars.
+    var range: Range<Int>
+
+    /// True for a word that is `keyword`, ignoring ASCII case.
+    func isKeyword(_ keyword: String) -> Bool {
+        kind == .word && text.uppercased() == keyword
+    }
+
+    /// True for the symbol `symbol`.
+    func isSymbol(_ symbol: Unicode.Scalar) -> Bool {
+        kind == .symbol && text.unicodeScalars.first == symbol
+    }
+
+    /// True when `sql` holds more than one statement: a token after a `;`
+    /// outside parentheses (a `;` in a string, a quoted name, a comment or
+    /// a `$$` body ends nothing).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// SQLToken.holdsSeveralStatements("SELECT ';'; -- done", .postgres) // false
+    /// SQLToken.holdsSeveralStatements("SELECT 1; DELETE FROM t", .postgres) // true
+    /// ```
+    static func holdsSeveralStatements(_ sql: String, _ lexicon: SQLLexicon) -> Bool {
+        let tokens = tokens(of: sql, lexicon)
+        guard let end = tokens.firstIndex(where: { $0.depth == 0 && $0.isSymbol(";") }) else { return false }
+        return tokens[end...].contains { !$0.isSymbol(";") }
+    }
+
+    /// The tokens of `sql`, comments and blanks left out. Text that a
+    /// quote or comment leaves open ends the tokens.
+    static func tokens(of sql: String, _ lexicon: SQLLexicon) -> [SQLToken] {
+        var lexer = SQLLexer(scalars: Array(sql.unicodeScalars), lexicon: lexicon)
+        return lexer.tokens()
+    }
+}
+
+/// Splits a statement into `SQLToken`s, one scan of its scalars.
+private struct SQLLexer {
+    let scalars: [Unicode.Scalar]
+    let lexicon: SQLLexicon
+    var index = 0
+    var depth = 0
+
+    init(scalars: [Unicode.Scalar], lexicon: SQLLexicon) {
+        self.scalars = scalars
+        self.lexicon = lexicon
+    }
+
+    mutating func tokens() -> [SQLToken] {
+        var tokens: [SQLToken] = []
+        while index < scalars.count {
+            let start = index
+            guard let kind = next() else { continue }
+            let text: String
+            switch kind {
+            case .quotedName:
+                text = unquotedName(scalars[start..<index])
+            default:
+                text = String(String.UnicodeScalarView(scalars[start..<index]))
+            }
+            var token = SQLToken(kind: kind, text: text, depth: depth, range: start..<index)
+            if token.isSymbol("(") {
+                depth += 1
+            } else if token.isSymbol(")") {
+                depth -= 1
+                token.depth = depth
+            }
+            tokens.append(token)
+        }
+        return tokens
+    }
+
+    private func at(_ offset: Int) -> Unicode.Scalar? {
+        index + offset < scalars.count ? scalars[index + offset] : nil
+    }
+
+    /// Reads one token, or a blank or a comment (nil).
+    private mutating func next() -> SQLToken.Kind? {
+        let scalar = scalars[index]
+        switch scalar {
+        case _ where scalar.properties.isWhitespace:
+            index += 1
+            return nil
+        case "-" where at(1) == "-":
+            while index < scalars.count, scalars[index] != "\n" { index += 1 }
+            return nil
+        case "/" where at(1) == "*":
+            skipBlockComment()
+            return nil
+        case "'":
+            skipQuoted(until: "'", backslashEscapes: false)
+            return .string
+        case "\"":
+            skipQuoted(until: "\"", backslashEscapes: false)
+            return .quotedName
+        case "`" where lexicon == .sqlite:
+            skipQuoted(until: "`", backslashEscapes: false)
+            return .quotedName
+        case "[" where lexicon == .sqlite:
+            skipQuoted(until: "]", backslashEscapes: false)
+            return .quotedName
+        case "$" where lexicon == .postgres:
+            if let tag = dollarQuoteTag() {
+                skipDollarQuoted(tag)
+                return .string
+            }
+            index += 1
+            skipWordCharacters()
+            return .word
+        case "0"..."9", "." where at(1).map(isDigit) == true:
+            skipNumber()
+            return .number
+        case _ where isWordStart(scalar):
+            index += 1
+            if lexicon == .postgres, scalar == "E" || scalar == "e", at(0) == "'" {
+                // E'it\'s': a string whose backslash escapes a quote.
+                skipQuoted(until: "'", backslashEscapes: true)
+                return .string
+            }
+            skipWordCharacters()
+            return .word
+        default:
+            index += 1
+            return .symbol
+        }
+    }
+
+    /// Skips from the opening quote to after the closing one; a doubled
+    /// closing quote is the quote itself (`'it''s'`), and so is one after
+    /// a backslash in an `E'…'` string.
+    private mutating func skipQuoted(until close: Unicode.Scalar, backslashEscapes: Bool) {
+        index += 1
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            if backslashEscapes, scalar == "\\" {
+                index += 1
+            } else if scalar == close {
+                // `]` is never doubled: SQLite's `[…]` has no escape.
+                guard close != "]", at(0) == close else { return }
+                index += 1
+            }
+        }
+    }
+
+    /// Skips a `/* … */` comment, nested ones too in PostgreSQL.
+    private mutating func skipBlockComment() {
+        var open = 0
+        while index < scalars.count {
+            if scalars[index] == "/", at(1) == "*" {
+                open = lexicon == .postgres || open == 0 ? open + 1 : open
+                index += 2
+            } else if scalars[index] == "*", at(1) == "/" {
+                open -= 1
+                index += 2
+                if open == 0 { return }
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// The tag of a dollar quote that starts here (`$$`: "", `$fn$`:
+    /// "fn"), or nil for a `$1` parameter or a `$` in a name.
+    private func dollarQuoteTag() -> String? {
+        var end = index + 1
+        while end < scalars.count, scalars[end] != "$" {
+            guard isWordStart(scalars[end]) || (end > index + 1 && isDigit(scalars[end])) else { return nil }
+            end += 1
+        }
+        guard end < scalars.count else { return nil }
+        return String(String.UnicodeScalarView(scalars[(index + 1)..<end]))
+    }
+
+    /// Skips `$tag$ … $tag$`.
+    private mutating func skipDollarQuoted(_ tag: String) {
+        let delimiter = Array("$\(tag)$".unicodeScalars)
+        index += delimiter.count
+        while index < scalars.count {
+            if scalars[index] == "$", index + delimiter.count <= scalars.count,
+                Array(scalars[index..<(index + delimiter.count)]) == delimiter
+            {
+                index += delimiter.count
+                return
+            }
+            index += 1
+        }
+    }
+
+    /// Skips `12`, `1.5`, `.5`, `1e-3`, `0x1F`.
+    private mutating func skipNumber() {
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if (scalar == "e" || scalar == "E"), let sign = at(1), sign == "+" || sign == "-" {
+                index += 2
+            } else if isDigit(scalar) || isWordStart(scalar) || scalar == "." {
+                index += 1
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func skipWordCharacters() {
+        while index < scalars.count, isWordStart(scalars[index]) || isDigit(scalars[index]) || scalars[index] == "$" {
+            index += 1
+        }
+    }
+
+    private func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar)
+    }
+
+    /// A letter, `_`, or any character beyond ASCII: both databases take
+    /// those in unquoted names.
+    private func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || scalar.value > 127
+    }
+
+    /// The name inside a quoted name's quotes, doubled quotes made single.
+    private func unquotedName(_ quoted: ArraySlice<Unicode.Scalar>) -> String {
+        guard let open = quoted.first else { return "" }
+        let close: Unicode.Scalar = open == "[" ? "]" : open
+        var inner = quoted.dropFirst()
+        if inner.last == close { inner = inner.dropLast() }
+        let text = String(String.UnicodeScalarView(inner))
+        guard open != "[" else { return text }
+        return text.replacingOccurrences(of: String(close) + String(close), with: String(close))
+    }
+}
