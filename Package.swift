@@ -88,15 +88,20 @@ let package = Package(
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
 
+        // A command-line tool (psql, sqlite3) as a long-lived process fed
+        // statements through a pipe, each call ended by a marker the tool
+        // prints: the one mechanism of the two targets below.
+        .target(name: "LineSession"),
+
         // The `sqlite3` command as another process that writes, and a FUSE
         // mount as another machine: for the benchmarks and the tests of
         // other processes' commits.
-        .target(name: "SQLiteCommandLine"),
+        .target(name: "SQLiteCommandLine", dependencies: ["LineSession"]),
 
         // A throwaway PostgreSQL cluster (initdb, pg_ctl, psql and
         // pg_basebackup processes, no libpq): the server of the tests and
         // the benchmark, its roles, a writing session, a hot standby.
-        .target(name: "PostgresServer"),
+        .target(name: "PostgresServer", dependencies: ["LineSession"]),
 
         // The benchmark harness of `livetable bench`: the app loop measured
         // in child processes, /proc figures, the report. Not in the app core.
@@ -176,6 +181,10 @@ let package = Package(
                 "LiveTableTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "LineSessionTests",
+            dependencies: ["LineSession", "LiveTableTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "PostgresServerTests",

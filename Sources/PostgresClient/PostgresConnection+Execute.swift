@@ -1,5 +1,8 @@
 import CLibPQ
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // MARK: - Statements
 
@@ -16,36 +19,56 @@ extension PostgresConnection {
     /// let result = try connection.execute(
     ///     "SELECT id, name FROM artist WHERE name = $1 OR born > $2", ["Nina", "1930"])
     /// for row in result.rows { print(row[0] ?? "NULL") }
+    ///
+    /// // A frozen network path fails in 1 s, not when TCP gives up:
+    /// let token = try connection.execute("SELECT pg_current_snapshot()", timeout: 1)
     /// ```
     ///
     /// - parameter sql: One SQL statement (libpq's extended protocol
     ///   refuses several).
     /// - parameter parameters: The values of `$1`, `$2`…, as text.
+    /// - parameter timeout: Seconds to wait for the server's answer, on our
+    ///   side, or nil to wait as long as the connection lasts. The
+    ///   server's `statement_timeout` bounds the statement's work; this
+    ///   bounds the wait for an answer that may never come (a proxy or a
+    ///   NAT box that stopped forwarding, while the kernel keeps the
+    ///   connection). A connection whose answer did not come in time is
+    ///   left mid-statement: it is ``Status/bad`` from then on, and its
+    ///   calls fail until ``reset()``.
     /// - throws: A ``PostgresError``: the server's refusal with its
-    ///   SQLSTATE, a timeout, a cancel, a broken connection.
-    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    ///   SQLSTATE, a timeout, a cancel, a broken connection, or no answer
+    ///   in `timeout` seconds (kind ``PostgresError/Kind/connection``).
+    public func execute(
+        _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil) throws -> PostgresResult
+    {
         try withServer { connection in
             try refuseWhileStreaming()
+            try refuseIfAbandoned()
             side.beginStatement()
-            let result = try withCStrings(parameters) { values in
-                PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
+            // Sent without waiting, then awaited in poll(2) with the
+            // deadline: what PQexecParams does, but for the deadline.
+            let sent = try withCStrings(parameters) { values in
+                PQsendQueryParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
             }
-            guard let result else {
+            guard sent != 0 else {
                 throw PostgresError.from(
                     result: nil, connection: connection, secrets: secrets, canceled: side.wasCanceled)
             }
-            defer { PQclear(result) }
-            switch PQresultStatus(result) {
-            case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-                return PostgresResult(result)
-            case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
-                abandonCopy(connection, status: PQresultStatus(result))
-                while let rest = PQgetResult(connection) { PQclear(rest) }
-                throw PostgresError(kind: .usage, message: "COPY to or from the client is not supported")
-            default:
-                throw PostgresError.from(
-                    result: result, connection: connection, secrets: secrets, canceled: side.wasCanceled)
+            let deadline = timeout.map { Deadline(seconds: $0) }
+            // Every result is read, up to the last (NULL): libpq takes no
+            // new statement before. The first outcome is the statement's.
+            var outcome: Result<PostgresResult, PostgresError>?
+            while true {
+                try awaitResult(connection, deadline: deadline)
+                guard let result = PQgetResult(connection) else { break }
+                defer { PQclear(result) }
+                if outcome == nil { outcome = self.outcome(of: result, connection: connection) }
             }
+            guard let outcome else {
+                throw PostgresError.from(
+                    result: nil, connection: connection, secrets: secrets, canceled: side.wasCanceled)
+            }
+            return try outcome.get()
         }
     }
 
@@ -88,6 +111,7 @@ extension PostgresConnection {
     {
         try withServer { connection in
             try refuseWhileStreaming()
+            try refuseIfAbandoned()
             side.beginStatement()
             let sent = try withCStrings(parameters) { values in
                 PQsendQueryParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -133,6 +157,74 @@ extension PostgresConnection {
             throw PostgresError(
                 kind: .usage,
                 message: "the connection is busy streaming rows: run this statement on another connection")
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// A time by which the server must have answered.
+    struct Deadline {
+        let seconds: TimeInterval
+        let time: DispatchTime
+
+        init(seconds: TimeInterval) {
+            self.seconds = seconds
+            time = .now() + seconds
+        }
+
+        /// The milliseconds left, rounded up, for poll(2).
+        var milliseconds: Int32 {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard time.uptimeNanoseconds > now else { return 0 }
+            return Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
+        }
+    }
+
+    /// Waits until libpq has a result (or the end of the results) to give
+    /// without blocking, reading the socket as the server answers.
+    ///
+    /// - throws: "no answer from the server for 1 s" when `deadline`
+    ///   passes first; the connection is then abandoned.
+    func awaitResult(_ connection: OpaquePointer, deadline: Deadline?) throws {
+        while PQisBusy(connection) != 0 {
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, deadline?.milliseconds ?? -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                // A closed or bad socket: libpq's next read says how.
+            } else if ready == 0 {
+                isAbandoned = true
+                throw PostgresError(
+                    kind: .connection,
+                    message: "no answer from the server for \(String(format: "%g", deadline?.seconds ?? 0)) s")
+            }
+            // A failed read leaves an error result for PQgetResult.
+            guard PQconsumeInput(connection) != 0 else { return }
+        }
+    }
+
+    /// What one result of ``execute(_:_:timeout:)`` makes: its rows, or
+    /// the statement's error.
+    func outcome(of result: OpaquePointer, connection: OpaquePointer) -> Result<PostgresResult, PostgresError> {
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return .success(PostgresResult(result))
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            // The results that follow end the COPY.
+            abandonCopy(connection, status: PQresultStatus(result))
+            return .failure(PostgresError(kind: .usage, message: "COPY to or from the client is not supported"))
+        default:
+            return .failure(PostgresError.from(
+                result: result, connection: connection, secrets: secrets, canceled: side.wasCanceled))
+        }
+    }
+
+    /// A connection left mid-statement by a deadline takes no statement.
+    func refuseIfAbandoned() throws {
+        if isAbandoned {
+            throw PostgresError(
+                kind: .connection,
+                message: "the server did not answer in time: the connection was abandoned")
         }
     }
 }

@@ -43,6 +43,9 @@ public final class PostgresConnection: @unchecked Sendable {
     let lock = NSRecursiveLock()
     /// True while forEachRow reads its rows; guarded by `lock`.
     var isStreaming = false
+    /// True once a statement's answer did not come by its deadline: the
+    /// connection is mid-statement for good; guarded by `lock`.
+    var isAbandoned = false
     /// The cancel object and the socket, which callers read while a
     /// statement runs, hence out of `lock`.
     let side: SideState
@@ -134,9 +137,10 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - Status
 
-    /// Whether the connection is usable. Waits for a running statement.
+    /// Whether the connection is usable: `.bad` once broken, or left
+    /// mid-statement by a timeout. Waits for a running statement.
     public var status: Status {
-        withConnection { PQstatus($0) == CONNECTION_OK ? .ok : .bad }
+        withConnection { PQstatus($0) == CONNECTION_OK && !isAbandoned ? .ok : .bad }
     }
 
     /// Closes the connection and opens it again with the same options,
@@ -147,6 +151,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func reset() throws {
         try withServer { connection in
             PQreset(connection)
+            isAbandoned = false
             side.renew(connection)
             guard PQstatus(connection) == CONNECTION_OK else {
                 throw PostgresError.connectionFailure(connection, secrets: secrets)

@@ -211,28 +211,6 @@ struct PostgresPrograms: Sendable {
         return Output(status: status, standardOutput: output.text, standardError: error.text)
     }
 
-    /// A process that runs `program`, not started yet: for a process that
-    /// runs on (psql's session), and starts none that would outlive it.
-    ///
-    /// Not through the wrapper of `run`: Foundation's `Process` would take
-    /// the closing of its socket for the child's exit, and wait for it.
-    func makeProcess(
-        _ program: String, _ arguments: [String],
-        asOwner: Bool, password: String?, in directory: URL) -> Process
-    {
-        let process = Process()
-        if asOwner, let owner, let runuser {
-            process.executableURL = URL(fileURLWithPath: runuser)
-            process.arguments = ["-u", owner.name, "--", path(of: program)] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path(of: program))
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = directory
-        process.environment = Self.environment(password: password)
-        return process
-    }
-
     /// The arguments of bash that runs `program` in `directory`, as the
     /// owner if asked, with no other descriptor than the standard ones: a
     /// server started by `pg_ctl` must not keep the pipes of this process's
@@ -279,7 +257,7 @@ struct PostgresPrograms: Sendable {
     /// `PGHOST`, `PGDATABASE` or `PGSERVICE` must not redirect a test), in
     /// the C locale's messages (the tests read the server's errors), and
     /// with `password` as `PGPASSWORD`.
-    private static func environment(password: String?) -> [String: String] {
+    static func environment(password: String?) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
         environment["LC_ALL"] = "C.UTF-8"
         environment["PGCONNECT_TIMEOUT"] = "10"

@@ -349,11 +349,14 @@ public final class PostgresServer: @unchecked Sendable {
     /// - parameter role: the superuser when nil.
     public func session(database: String = "postgres", as role: Role? = nil) throws -> PostgresSession {
         let role = role ?? superuser
+        // Started by Foundation's `Process`, not through the wrapper of
+        // `psql(_:)`: psql starts no process that would outlive it and keep
+        // the socket by which `Process` sees its exit.
         return try PostgresSession(
-            process: programs.makeProcess(
-                "psql", psqlArguments(database: database, role: role),
-                asOwner: false, password: role.password, in: directory),
-            secrets: passwords + [role.password])
+            psql: URL(fileURLWithPath: programs.path(of: "psql")),
+            arguments: psqlArguments(database: database, role: role),
+            environment: PostgresPrograms.environment(password: role.password),
+            directory: directory, secrets: passwords + [role.password])
     }
 
     func psqlArguments(database: String, role: Role) -> [String] {

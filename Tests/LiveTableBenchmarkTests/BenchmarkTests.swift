@@ -48,6 +48,17 @@ final class BenchmarkTests: XCTestCase {
 
     // MARK: - Targets
 
+    func testTargetOfAFigureWritesItWithItsUnitAndMeetsItsLimitInclusive() {
+        XCTAssertEqual(
+            BenchmarkTarget("End ≤ 30 ms", 30, " ms", atMost: 30),
+            BenchmarkTarget(name: "End ≤ 30 ms", measured: "30.00 ms", met: true))
+        XCTAssertEqual(BenchmarkTarget("End ≤ 30 ms", 30.004, " ms", atMost: 30).met, false)
+        XCTAssertEqual(
+            BenchmarkTarget("≥ 100x", 99.996, "x", atLeast: 100),
+            BenchmarkTarget(name: "≥ 100x", measured: "100.00x", met: false))
+        XCTAssertEqual(BenchmarkTarget("≥ 100x", 100, "x", atLeast: 100).met, true)
+    }
+
     func testTargetsAreCheckedForTheMeasuredSizes() {
         let report = BenchmarkReport(sizes: [
             BenchmarkSizeReport(rows: 100_000, pipeline: figures(p50: 1), naive: figures(p50: 150)),

@@ -90,9 +90,15 @@ final class DemoTests: LiveTableTestCase {
         try session.waitForScreen(containing: "where status = 'new'")
         try session.send("Space")
         try session.waitForScreen(containing: "Enter: the whole row, every column")
-        try session.waitForScreen("the filter cleared") { !$0.contains("where status") }
+        // The rows of the whole table back, a row selected: Enter, pressed
+        // with the next Space, has a row to open (before the window came,
+        // it would open nothing, and the follow step's Enter would open it).
+        try session.waitForScreen("the filter cleared, a row selected") {
+            !$0.contains("where status") && $0.range(of: #"row [0-9,]+ of"#, options: .regularExpression) != nil
+        }
         try session.send("Space")
         try session.waitForScreen(containing: "F: follow, like less +F: the view stays on the last row as new orders arrive")
+        try session.waitForScreen(containing: "┌ Row")
         try session.send("Space")
         try session.waitForScreen(containing: "Space pauses: the rows stay as they are while orders arrive")
         // The keys of the follow step: the whole row closed, then F: the

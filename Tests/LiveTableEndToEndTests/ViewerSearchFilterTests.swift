@@ -41,9 +41,10 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         try session.type("ITEM 19998")
         try session.waitForScreen(containing: "/ITEM 19998")
         try session.send("Enter")
-        // Far from the start, the position is not known: the selection
-        // (reversed) and the match (underlined) show where it is.
+        // The selection (reversed) and the match (underlined) show where
+        // it is, and the title its position.
         try session.waitForScreen(containing: "item 19998")
+        try session.waitForScreen(containing: "row 19,998 of 20,000 · live")
         try waitUntil("the match is selected") {
             let codes = try session.styledLines().codes(of: "item 19998")
             return codes?.contains("7") == true && codes?.contains("4") == true
@@ -52,6 +53,12 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         // Nothing after it matches: n wraps round to it.
         try session.send("n")
         try session.waitForScreen(containing: "search wrapped")
+        // Away from both ends, beyond the 10,000 rows that a window's read
+        // counts: the rows before the match are counted in the background.
+        try session.send("/")
+        try session.type("ITEM 12345")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "row 12,345 of 20,000 · live")
         try session.send("/")
         try session.type("no such item")
         try session.send("Enter")

@@ -2,7 +2,8 @@ import Foundation
 import PostgresClient
 import XCTest
 
-/// Stopping a statement: cancel() from another thread, statement_timeout.
+/// Stopping a statement: cancel() from another thread, statement_timeout,
+/// a timeout on our side.
 final class PostgresCancelTests: XCTestCase {
     func testCancelFromAnotherThreadStopsASleepQuickly() throws {
         let connection = try PostgresConnection(try SharedCluster.get().url)
@@ -44,5 +45,37 @@ final class PostgresCancelTests: XCTestCase {
             XCTAssertEqual(error.message, "canceling statement due to statement timeout")
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testAnAnswerLaterThanTheTimeoutAbandonsTheConnectionUntilReset() throws {
+        let connection = try PostgresConnection(try SharedCluster.get().url)
+        XCTAssertEqual(try connection.execute("SELECT 1", timeout: 5).rows, [["1"]])
+        let started = Date()
+        XCTAssertThrowsError(try connection.execute("SELECT pg_sleep(5)", timeout: 0.2)) { error in
+            guard let error = error as? PostgresError else { return XCTFail("not a PostgresError") }
+            XCTAssertEqual(error.kind, .connection)
+            XCTAssertEqual(error.message, "no answer from the server for 0.2 s")
+        }
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(waited, 0.2)
+        XCTAssertLessThan(waited, 2)
+        // Left mid-statement: refused, not mixed with the late answer.
+        XCTAssertEqual(connection.status, .bad)
+        XCTAssertThrowsError(try connection.execute("SELECT 2")) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .connection)
+        }
+        try connection.reset()
+        XCTAssertEqual(connection.status, .ok)
+        XCTAssertEqual(try connection.execute("SELECT 3", timeout: 5).rows, [["3"]])
+    }
+
+    func testResultsWithinTheTimeoutAreTheSameAsWithout() throws {
+        let connection = try PostgresConnection(try SharedCluster.get().url)
+        let sql = "SELECT g, CASE WHEN g % 2 = 0 THEN NULL ELSE repeat('x', g) END FROM generate_series(1, 3000) g"
+        XCTAssertEqual(try connection.execute(sql, timeout: 10), try connection.execute(sql))
+        XCTAssertThrowsError(try connection.execute("SELECT * FROM no_such_table", timeout: 10)) { error in
+            XCTAssertEqual((error as? PostgresError)?.sqlState, "42P01")
+        }
+        XCTAssertEqual(try connection.execute("SELECT 1", timeout: 10).rows, [["1"]])
     }
 }

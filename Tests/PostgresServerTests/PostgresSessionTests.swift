@@ -4,7 +4,7 @@ import XCTest
 
 /// A long-lived psql session: statements in order, a commit visible to
 /// another connection as soon as the call returns, errors with the
-/// server's message.
+/// server's message and never a password, a clear error when psql ends.
 final class PostgresSessionTests: XCTestCase {
     func testSessionRunsStatementsInOrder() throws {
         let server = try PostgresServer.shared
@@ -54,6 +54,43 @@ final class PostgresSessionTests: XCTestCase {
         let intruder = PostgresServer.Role(name: "writer", password: "wrong")
         XCTAssertThrowsError(try server.session(as: intruder)) { error in
             XCTAssertTrue("\(error)".contains("password authentication failed"), "\(error)")
+        }
+    }
+
+    func testSessionErrorNeverHoldsThePassword() throws {
+        let server = try PostgresServer.shared
+        let session = try server.session(as: server.writer)
+        defer { session.close() }
+        XCTAssertThrowsError(try session.execute("SELECT * FROM \"\(server.writer.password)\";")) { error in
+            XCTAssertTrue("\(error)".contains("relation \"…\" does not exist"), "the error, as the server said it")
+            XCTAssertFalse("\(error)".contains(server.writer.password), "the password is in the error")
+        }
+    }
+
+    func testSessionWhosePsqlDiesMidCallThrowsAtOnce() throws {
+        let server = try PostgresServer.shared
+        let session = try server.session(as: server.writer)
+        defer { session.close() }
+        let start = Date()
+        // The shell of `\!` kills psql, its parent, before the marker.
+        XCTAssertThrowsError(try session.execute("\\! kill -9 $PPID", timeout: 20)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("psql has exited"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "the call waited for its timeout")
+    }
+
+    func testSessionWhoseConnectionIsLostEnds() throws {
+        let server = try PostgresServer.shared
+        let session = try server.session(as: server.writer)
+        defer { session.close() }
+        let backend = try session.output("SELECT pg_backend_pid();")
+        XCTAssertEqual(try server.psql("SELECT pg_terminate_backend(\(backend));"), "t")
+        // psql sees the lost connection at its next statement, and exits.
+        XCTAssertThrowsError(try session.execute("SELECT 1;")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("psql"), "\(error)")
+        }
+        XCTAssertThrowsError(try session.execute("SELECT 1;")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("psql has exited"), "\(error)")
         }
     }
 }

@@ -36,6 +36,35 @@ extension RowOrdering {
         return count + (try countRows(db, in: source, before(position.key), limit: limit - count))
     }
 
+    /// The exact number of rows before `position`, however many: the rank
+    /// of a row anywhere in the ordering, for where
+    /// `countRows(_:in:before:limit:)` stops. Call it off the main thread.
+    ///
+    /// The ranges are those of the bounded count, each counted with one
+    /// `COUNT(*)` without `ORDER BY` or `LIMIT`, so that the database
+    /// counts a range the cheapest way it knows (an index-only count of
+    /// the sort column's index, the table's smallest index for the rowid):
+    /// its cost grows with the number of rows before the position.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rank = try ordering.countRows(db, in: source, before: selection)
+    /// print("row \(rank + 1)")
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter source: The table, view or query.
+    /// - parameter position: A row position; its row need not exist.
+    /// - returns: The number of rows before `position`.
+    public func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition) throws -> Int {
+        var count = 0
+        if position.occurrence > 0 {
+            count = try countRows(db, in: source, equal(to: position.key, forward: true), limit: position.occurrence)
+        }
+        return count + (try countRows(db, in: source, before(position.key), limit: nil))
+    }
+
     /// The number of rows from `position` on (its row included), counting
     /// no further than `limit`: with the row count, the exact rank of a
     /// row near the end of the ordering.
@@ -63,10 +92,17 @@ extension RowOrdering {
         return count + (try countRows(db, in: source, after(position.key), limit: limit - count))
     }
 
-    /// The number of rows in `ranges`, counting no further than `limit`.
-    private func countRows(_ db: some RowReading, in source: RowSource, _ ranges: [Range], limit: Int) throws -> Int {
+    /// The number of rows in `ranges`, counting no further than `limit`
+    /// (nil: all of them).
+    private func countRows(_ db: some RowReading, in source: RowSource, _ ranges: [Range], limit: Int?) throws -> Int {
         var count = 0
-        for range in ranges where count < limit {
+        for range in ranges where limit.map({ count < $0 }) ?? true {
+            guard let limit else {
+                // Unbounded: no order to keep, nothing to stop at.
+                let select = source.selectSQL(columns: ["1"], indexedBy: indexName, where: range.condition)
+                count += try db.fetchInt(source.dialect.countSQL(of: select), arguments: range.arguments) ?? 0
+                continue
+            }
             // The statement of `RowWindow`'s range, bounded, counted: the
             // same plan, without reading the columns.
             let select = source.selectSQL(

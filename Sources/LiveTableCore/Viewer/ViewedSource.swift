@@ -135,8 +135,19 @@ public struct ViewerWindow: Equatable, Sendable {
 
     /// The most rows counted before a window, so that the title can say
     /// "row 5,210 of 20,000" after a search or a few pages: at the cost of
-    /// reading that many index entries at most, once per window.
+    /// reading that many index entries at most, once per window. Beyond,
+    /// the viewer counts the rows before the selection in the background
+    /// (`ViewerDataSource.countRows(of:before:ticket:)`).
     public static let rankLimit = 10_000
+
+    /// True when the fetch counts the rows before the window (up to
+    /// `rankLimit`): only where an index reads them, never a scan (an
+    /// unindexed order, a view, a filter that the database may scan for).
+    /// A window away from the start whose `rowsBefore` is nil then has at
+    /// least `rankLimit` rows before it.
+    public var countsRowsBefore: Bool {
+        viewed.cost == .indexSearch && viewed.source.filter == nil && !viewed.source.isQuery
+    }
 
     /// Creates a value; `fetch(_:_:_:)` fetches one.
     public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
@@ -183,11 +194,7 @@ public struct ViewerWindow: Equatable, Sendable {
         current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow
     {
         var value = try fetchRows(db, try current(viewed), request)
-        // Counted only where an index reads the rows before: never a scan
-        // (an unindexed order, a view, a filter that SQLite may scan for).
-        if value.rowsBefore == nil, value.viewed.cost == .indexSearch, value.viewed.source.filter == nil, !value.viewed.source.isQuery,
-            let first = value.window.positions.first
-        {
+        if value.rowsBefore == nil, value.countsRowsBefore, let first = value.window.positions.first {
             let count = try value.viewed.ordering.countRows(db, in: value.viewed.source, before: first, limit: rankLimit)
             value.rowsBefore = count < rankLimit ? count : nil
         }

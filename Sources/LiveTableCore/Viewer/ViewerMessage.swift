@@ -42,6 +42,16 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case countPauseEnded
     /// The count failed.
     case countFailed(String)
+    /// The rows of `viewed` before `position` were counted
+    /// (`ViewerEffect.countRowsBefore`), in this many seconds: the title's
+    /// exact position.
+    case rowsBeforeCounted(ViewedSource, RowPosition, Int, seconds: Double = 0)
+    /// The count of the rows before the selection failed (or ran out of
+    /// time) after this many seconds: the title keeps its estimate.
+    case rowsBeforeCountFailed(seconds: Double = 0)
+    /// The pause after a count of the rows before the selection is over
+    /// (`ViewerEffect.pauseCountingRowsBefore`).
+    case rowsBeforePauseEnded
     /// A search ended.
     case searched(RowSearchResult)
     /// A search failed.
@@ -64,6 +74,8 @@ public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
     case window
     /// The row count.
     case count
+    /// The count of the rows before the selection: the title's position.
+    case rowsBefore
     /// A search.
     case search
     /// The check of a filter.
@@ -112,6 +124,11 @@ public enum ViewerEffect: Equatable, Sendable {
     case filter(ViewedSource, String?)
     /// Send `.countPauseEnded` after this many seconds.
     case pauseCounting(seconds: Double)
+    /// Count the rows of the source before this position, off the main
+    /// thread: the title's position beyond `ViewerWindow.rankLimit`.
+    case countRowsBefore(ViewedSource, RowPosition)
+    /// Send `.rowsBeforePauseEnded` after this many seconds.
+    case pauseCountingRowsBefore(seconds: Double)
     /// Runs one timer that sends `.highlightTick` at `deadline`, in place
     /// of the previous one; nil stops it. Asked for only while something
     /// is highlighted, so that an idle screen costs no CPU.

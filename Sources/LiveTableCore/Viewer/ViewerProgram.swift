@@ -102,6 +102,12 @@ public struct ViewerProgram: AppProgram {
             return .observe(slot: .read(.count), Just(ViewerMessage.countPauseEnded)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
+        case let .countRowsBefore(viewed, position):
+            return .observe(slot: .read(.rowsBefore), Self.countRowsBefore(viewed, position, in: dataSource))
+        case let .pauseCountingRowsBefore(seconds):
+            return .observe(slot: .read(.rowsBefore), Just(ViewerMessage.rowsBeforePauseEnded)
+                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher())
         case let .highlightTimer(deadline):
             // One timer: the slot cancels the previous one.
             return .timer(slot: .highlightTimer, at: deadline, message: ViewerMessage.highlightTick)
@@ -226,6 +232,36 @@ public struct ViewerProgram: AppProgram {
                 Just(ViewerMessage.windowFailed(dataSource.describe(error), dataSource.failureKind(of: error)))
             }
             .eraseToAnyPublisher()
+    }
+
+    /// Counts the rows of `viewed` before `position` off the main thread,
+    /// on the read queue (the data source serializes it with the count on
+    /// their connection); the count, or its failure, and how long it took
+    /// come back on the main queue. Left (another count, another source):
+    /// interrupted.
+    nonisolated private static func countRowsBefore(
+        _ viewed: ViewedSource, _ position: RowPosition, in dataSource: any ViewerDataSource
+    ) -> AnyPublisher<ViewerMessage, Never>
+    {
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let ticket = ReadTicket()
+            return run { () -> ViewerMessage in
+                let start = ContinuousClock.now
+                func seconds() -> Double {
+                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
+                    return Double(seconds) + Double(attoseconds) * 1e-18
+                }
+                do {
+                    let count = try dataSource.countRows(of: viewed, before: position, ticket: ticket)
+                    return .rowsBeforeCounted(viewed, position, count, seconds: seconds())
+                } catch {
+                    return .rowsBeforeCountFailed(seconds: seconds())
+                }
+            }
+            .handleEvents(receiveCancel: { ticket.abandon() })
+            .catch { _ in Empty<ViewerMessage, Never>() }
+            .eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
     }
 
     /// Where counts run: a serial queue, so that the value of a count

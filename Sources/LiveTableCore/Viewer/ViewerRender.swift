@@ -279,13 +279,13 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     // Polled, and why, when it fits: it tells how soon another machine's
     // commits show.
     if let polling = state.polling {
-        if let row = selectedRowNumber(table) {
-            trailing.append("row \(grouped(row)) of \(count) · \(live) · \(oneLine(polling)) ")
+        if let row = selectedRowText(table) {
+            trailing.append("row \(row) of \(count) · \(live) · \(oneLine(polling)) ")
         }
         trailing += ["\(count) rows · \(live) · \(oneLine(polling)) ", "\(count) · \(live) · \(oneLine(polling)) "]
     }
-    if let row = selectedRowNumber(table) {
-        trailing.append("row \(grouped(row)) of \(count) · \(live) ")
+    if let row = selectedRowText(table) {
+        trailing.append("row \(row) of \(count) · \(live) ")
     }
     trailing += ["\(rowsText(count)) · \(live) ", "\(count) · \(live) "]
     if table.paused != nil {
@@ -417,8 +417,8 @@ private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen:
 private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout Screen) {
     let box = Rect(x: 0, y: 1, width: screen.width, height: max(0, screen.height - 2))
     var title = "Row"
-    if let table = state.table, let row = selectedRowNumber(table) {
-        title += " \(grouped(row))"
+    if let table = state.table, let row = selectedRowText(table) {
+        title += " \(row)"
     }
     screen.drawBox(x: box.x, y: box.y, width: box.width, height: box.height,
                    style: ChromeStyle.border, title: title, titleStyle: ChromeStyle.boxTitle)
@@ -448,34 +448,32 @@ private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
 }
 
-/// The number of the selected row in the ordering, from 1, when it is
-/// known: the window reaches the start, the rows before it were counted
-/// (`ViewerWindow.rowsBefore`), or it reaches the end and the row count is
-/// exact (following, after End).
 /// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
 private func rowsText(_ count: String) -> String {
     count == "1" ? "1 row" : "\(count) rows"
 }
 
-private func selectedRowNumber(_ table: TableState) -> Int? {
-    guard let index = table.selectedIndex, let window = table.window else { return nil }
-    if window.reachesStart {
-        return index + 1
+/// The number of the selected row (`TableState.selectedRowNumber`) as the
+/// title says it: "5,210", "~5,210" while it is counted again after a
+/// commit, "10,031+" while it is counted beyond `ViewerWindow.rankLimit`.
+private func selectedRowText(_ table: TableState) -> String? {
+    switch table.selectedRowNumber {
+    case let .exact(row)?: return grouped(row)
+    case let .estimated(row)?: return "~" + grouped(row)
+    case let .atLeast(row)?: return grouped(row) + "+"
+    case nil: return nil
     }
-    if let before = table.rowsBeforeWindow {
-        return before + index + 1
-    }
-    guard window.reachesEnd, let rowCount = table.rowCount, !table.rowCountIsApproximate else { return nil }
-    let row = rowCount - (window.rows.count - 1 - index)
-    return row >= 1 ? row : nil
 }
 
 /// The fewest rows there are, from the window: its rows and those
-/// counted before it, when known.
+/// counted before it (or at least counted), when known.
 private func knownRowCount(_ table: TableState) -> Int? {
     guard let window = table.window else { return nil }
     if window.reachesStart { return window.rows.count }
-    return table.rowsBeforeWindow.map { $0 + window.rows.count }
+    switch table.rowsBeforeWindow {
+    case let .exact(before)?, let .atLeast(before)?: return before + window.rows.count
+    case .estimated?, nil: return nil
+    }
 }
 
 /// The lines of the selected row in the whole-row overlay.

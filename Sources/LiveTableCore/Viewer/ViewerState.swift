@@ -127,9 +127,20 @@ public struct TableState: Equatable, Sendable {
     public var viewed: ViewedSource
     /// The latest window, nil until the first one arrives.
     public var window: RowWindow?
-    /// The number of rows before the window's first, when known
-    /// (`ViewerWindow.rowsBefore`): the title's position.
-    public var rowsBeforeWindow: Int?
+    /// The number of rows before the window's first, when known: exact
+    /// (counted by the window's fetch, `ViewerWindow.rowsBefore`, or in
+    /// the background, or carried over from the window before), estimated
+    /// (a commit came since it was counted), or a lower bound
+    /// (`ViewerWindow.rankLimit`). The title's position
+    /// (`selectedRowNumber`).
+    public var rowsBeforeWindow: RowCount?
+    /// When the rows before the selection are counted in the background,
+    /// where the window's fetch stops counting: one count at a time, each
+    /// followed by a pause (`ViewerPacing.rowsBefore`).
+    public var rowsBeforePacer: RefreshPacer
+    /// True when a commit's window came while the rows before the
+    /// selection were counted: the count is then an estimate.
+    public var rowsBeforeCountSawCommit: Bool
     /// The window last asked for, nil when no observation runs.
     public var observedRequest: RowWindowRequest?
     /// True until the current observation delivers its first window: its
@@ -213,6 +224,9 @@ public struct TableState: Equatable, Sendable {
     public init(viewed: ViewedSource) {
         self.viewed = viewed
         window = nil
+        rowsBeforeWindow = nil
+        rowsBeforePacer = RefreshPacer(pacing: ViewerPacing.rowsBefore)
+        rowsBeforeCountSawCommit = false
         observedRequest = nil
         awaitsFirstWindow = true
         selected = nil

@@ -81,9 +81,11 @@ extension TableState {
     /// What no longer holds once the rows are read in another order or
     /// through another filter: a search under way (its match is a position
     /// of the old rows), the mark of following stopped (its last row and
-    /// count are of the old rows), and a pause (the user asked for the new
-    /// rows: they show).
+    /// count are of the old rows), the rows counted before the window (a
+    /// count that runs is of the old rows: its result is dropped), and a
+    /// pause (the user asked for the new rows: they show).
     mutating func startsOtherRows() {
+        rowsBeforeWindow = nil
         pendingSearch = nil
         pendingMove = 0
         queuedSearchSteps = []

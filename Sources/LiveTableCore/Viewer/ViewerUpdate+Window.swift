@@ -127,10 +127,13 @@ extension ViewerState {
         let shownRows = table.highlighter.window.map { previous in
             Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, pageRows)).map(\.id))
         } ?? []
+        table.rowsBeforeWindow = table.rowsBefore(value, cause: cause)
+        if cause == .update, table.rowsBeforePacer.phase == .reading {
+            table.rowsBeforeCountSawCommit = true
+        }
         table.viewed = value.viewed
         let window = value.window
         table.window = window
-        table.rowsBeforeWindow = value.rowsBefore
         table.isLive = true
         table.isRecovering = false
         if let failure = table.failure {
@@ -205,7 +208,7 @@ extension ViewerState {
         if reanchor || table.needsWindow(page: page) {
             effects += observeWindow()
         }
-        return effects
+        return effects + countRowsBefore()
     }
 
     /// Sets the highlight timer to the next time a highlight fades, when that
@@ -283,6 +286,12 @@ enum ViewerPacing {
     /// costs a writer that runs into it a sleep of 1 ms or more, so a long
     /// burst is shown 20 times a second.
     static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
+    /// The count of the rows before the selection (the title's position
+    /// far from the start), as the row count: a tenth of the time, 50 ms
+    /// at least between two, up to 1 s during a burst of commits or of
+    /// windows (PgDn held, a search's `n n n`), so that no count starts
+    /// per frame.
+    static let rowsBefore = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
 }
 
 extension ViewerState {

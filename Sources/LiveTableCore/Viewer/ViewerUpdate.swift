@@ -67,6 +67,12 @@ extension ViewerState {
             return counted(count, isExact: isExact, seconds: seconds)
         case .countPauseEnded:
             return countPauseEnded()
+        case let .rowsBeforeCounted(viewed, position, count, seconds):
+            return rowsBeforeCounted(viewed, position, count, seconds: seconds)
+        case let .rowsBeforeCountFailed(seconds):
+            return rowsBeforeCountFailed(seconds: seconds)
+        case .rowsBeforePauseEnded:
+            return rowsBeforePauseEnded()
         case let .searched(result):
             return found(result)
         case let .searchFailed(error):

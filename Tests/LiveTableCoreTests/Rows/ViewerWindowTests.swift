@@ -264,8 +264,33 @@ final class ViewerWindowTests: XCTestCase {
                         XCTAssertEqual(try ordering.countRows(db, in: source, before: position, limit: 1000), index, label)
                         XCTAssertEqual(try ordering.countRows(db, in: source, from: position, limit: 1000), count - index, label)
                         XCTAssertEqual(try ordering.countRows(db, in: source, before: position, limit: 3), min(index, 3), label)
+                        XCTAssertEqual(try ordering.countRows(db, in: source, before: position), index, label)
                         XCTAssertEqual(try ordering.countRows(db, in: source, from: position, limit: 3), min(count - index, 3), label)
                     }
+                }
+            }
+        }
+    }
+
+    func testRowsBeforeAreCountedInTheOrderingsIndexWithoutOrderOrLimit() throws {
+        let source = try source("mixed")
+        for (sortColumn, descending) in [("v", false), ("v", true), (nil, false)] as [(String?, Bool)] {
+            let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
+            let position = try fetch(source, ordering, .last, before: 1, after: 0).positions[0]
+            try database.reader.inDatabase { db in
+                var statements: [String] = []
+                db.trace { event in
+                    if case let .statement(statement) = event { statements.append(statement.sql) }
+                }
+                _ = try ordering.countRows(db, in: source, before: position)
+                db.trace(options: [], nil)
+                XCTAssertFalse(statements.isEmpty)
+                for sql in statements {
+                    XCTAssertFalse(sql.contains("ORDER BY") || sql.contains("LIMIT"), sql)
+                    let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(
+                        Array(repeating: DatabaseValue.null, count: sql.filter { $0 == "?" }.count)))
+                        .map { ($0["detail"] as String?) ?? "" }
+                    XCTAssertTrue(plan.allSatisfy { $0.hasPrefix("SEARCH") || $0.contains("COVERING INDEX") }, "\(sql): \(plan)")
                 }
             }
         }

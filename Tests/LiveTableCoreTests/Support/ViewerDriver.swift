@@ -159,6 +159,11 @@ func performViewerEffect(
             return .counted(count.value, isExact: count.isExact)
         case .pauseCounting:
             return .countPauseEnded
+        case let .countRowsBefore(viewed, position):
+            let count = try database.countRows(of: viewed, before: position, ticket: ReadTicket())
+            return .rowsBeforeCounted(viewed, position, count)
+        case .pauseCountingRowsBefore:
+            return .rowsBeforePauseEnded
         case .resume:
             return .resumed(now: now)
         case let .findDeletedRows(source, ids):

@@ -61,6 +61,20 @@ public protocol ViewerDataSource: Sendable {
     /// the count.
     func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount
 
+    /// Counts the rows of `viewed` before `position` in its ordering, in
+    /// one read (`RowOrdering.countRows(_:in:before:)`: one `COUNT(*)` of
+    /// each keyset range before it): the title's exact position beyond
+    /// `ViewerWindow.rankLimit`. Under the database's limits on a read
+    /// (PostgreSQL's statement timeout).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let before = try dataSource.countRows(of: viewed, before: selection, ticket: ReadTicket())
+    /// print("row \(before + 1)")
+    /// ```
+    func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int
+
     /// Runs `search` on `viewed`, which may read many rows until one
     /// matches.
     func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult

@@ -55,6 +55,12 @@ extension PostgresDatabase: ViewerDataSource {
         try background.read(ticket: ticket) { reader in .exact(try source.exactRowCount(reader)) }
     }
 
+    /// Counts the rows before `position` on the background connection,
+    /// under the statement timeout.
+    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int {
+        try background.read(ticket: ticket) { reader in try viewed.ordering.countRows(reader, in: viewed.source, before: position) }
+    }
+
     /// Searches on the background connection.
     public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
         try background.read(ticket: ticket) { reader in try search.run(reader, viewed.source, viewed.ordering) }

@@ -106,7 +106,7 @@ public final class PostgresDatabase: Sendable {
         /// kernel, rather than after its two hours of keepalive silence or
         /// its quarter of an hour of retransmissions. A path that still
         /// ACKs but answers nothing is the commit watch's deadline's
-        /// (`CommitPollDeadline`). Unix sockets ignore them.
+        /// (`CommitPoll`). Unix sockets ignore them.
         static let networkSettings = [
             "keepalives": "1",
             "keepalives_idle": "5",

@@ -6,94 +6,39 @@ import XCTest
 @testable import LiveTableCore
 import LiveTableTestSupport
 
-/// `ViewerDataSourceTests`' contract, kept by `PostgresDatabase` through
-/// `any ViewerDataSource` only; and what another session's ALTER or DROP
-/// does to the source on screen.
+/// `ViewerDataSourceContract`, kept by `PostgresDatabase` on the shared
+/// test server, a psql session as the writer being the other session; and
+/// what another session's ALTER or DROP does to the source on screen.
 final class PostgresDataSourceTests: XCTestCase {
-    private static let name = "dataSourceTests"
-    private static let sql = """
-        CREATE TABLE item(id int PRIMARY KEY, name text, price int);
-        INSERT INTO item SELECT i, 'item ' || lpad(i::text, 2, '0'), i * 10 FROM generate_series(1, 12) i;
-        CREATE VIEW cheap AS SELECT * FROM item WHERE price < 100;
-        """
-
-    private func itemsSource() throws -> any ViewerDataSource {
-        try PostgresTestDatabase.open(Self.name, sql: Self.sql)
-    }
-
-    func testNameTablesCountsAndOpening() throws {
-        let dataSource = try itemsSource()
-        XCTAssertTrue(dataSource.name.hasPrefix("\(Self.name) on "))
-        let tables = try dataSource.listTables(ticket: ReadTicket())
-        XCTAssertEqual(tables.map(\.name), ["cheap", "item"])
-        XCTAssertEqual(tables.map(\.kind), [.view, .table])
-        XCTAssertEqual(try dataSource.quickRowCount(ofTable: "item", kind: .table, ticket: ReadTicket()), .exact(12))
-
-        let viewed = try dataSource.open(.table("item"), sortColumn: "price", descending: true, ticket: ReadTicket())
-        XCTAssertEqual(viewed.source.name, "item")
-        let count = try dataSource.countRows(of: viewed.source, ticket: ReadTicket())
-        XCTAssertEqual(count, .exact(12))
-    }
-
-    func testSearchFilterMissingRowsAndExport() throws {
-        let dataSource = try itemsSource()
-        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
-
-        let found = try dataSource.search(RowSearch(text: "item 11", column: 1, forward: true, from: nil), in: viewed, ticket: ReadTicket())
-        XCTAssertEqual(found.match?.key, [11.databaseValue])
-
-        let filtered = try dataSource.filter(viewed, by: "price > 100", ticket: ReadTicket())
-        XCTAssertEqual(try dataSource.countRows(of: filtered.viewed.source, ticket: ReadTicket()).value, 2)
-        XCTAssertThrowsError(try dataSource.filter(viewed, by: "no_such_column = 1", ticket: ReadTicket())) { error in
-            XCTAssertTrue(dataSource.describe(error).contains("no_such_column"), dataSource.describe(error))
-            XCTAssertFalse(dataSource.describe(error).contains("\n"))
-        }
-
-        let keys = [StoredKey([3.databaseValue]), StoredKey([99.databaseValue])]
-        XCTAssertEqual(try dataSource.missingRows(of: viewed.source, among: keys, ticket: ReadTicket()), [keys[1]])
-
-        var csv = Data()
-        let summary = try dataSource.export(viewed.source, format: .csv) { csv.append(contentsOf: $0) }
-        XCTAssertEqual(summary.rowCount, 12)
-        XCTAssertTrue(String(decoding: csv, as: UTF8.self).hasPrefix("id,name,price\r\n1,item 01,10\r\n"))
-    }
-
-    func testAMissingTableIsAMissingSource() throws {
-        let dataSource = try itemsSource()
-        XCTAssertThrowsError(
-            try dataSource.open(.table("gone"), sortColumn: nil, descending: false, ticket: ReadTicket())) { error in
-            XCTAssertEqual(dataSource.failureKind(of: error), .missingSource)
-            XCTAssertTrue(dataSource.describe(error).contains("gone"), dataSource.describe(error))
+    private var contract: ViewerDataSourceContract {
+        ViewerDataSourceContract(testCase: self) { [unowned self] database in
+            var settings = PostgresDatabase.Settings()
+            if let interval = database.pollInterval { settings.pollInterval = interval }
+            let dataSource = try PostgresTestDatabase.open(database.name, sql: database.sql, settings: settings)
+            let server = try PostgresServer.shared
+            let writer = try server.session(database: database.name, as: server.writer)
+            addTeardownBlock { writer.close() }
+            return DataSourceFixture(
+                dataSource: dataSource, name: .startingWith("\(database.name) on "),
+                anotherSession: { sql in try writer.output(sql) })
         }
     }
 
-    func testAnAbandonedTicketStopsTheReadBeforeItStarts() throws {
-        let dataSource = try itemsSource()
-        let ticket = ReadTicket()
-        ticket.abandon()
-        XCTAssertThrowsError(try dataSource.listTables(ticket: ticket))
-        XCTAssertEqual(try dataSource.listTables(ticket: ReadTicket()).count, 2)
-    }
+    // MARK: - The contract (each case, one line; `ViewerDataSourceContractTests` checks the list)
 
-    func testWindowsArriveOnTheMainQueue() throws {
-        let dataSource = try itemsSource()
-        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
-        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
-        var windows: [ViewerWindow] = []
-        var onMain: [Bool] = []
-        let cancellable = dataSource.windows(of: viewed, request).sink(
-            receiveCompletion: { completion in
-                if case let .failure(error) = completion { XCTFail("\(error)") }
-            },
-            receiveValue: { read in
-                onMain.append(Thread.isMainThread)
-                if case let .window(window) = read { windows.append(window) }
-            })
-        defer { cancellable.cancel() }
-        XCTAssertTrue(waitUntil("a window") { !windows.isEmpty })
-        XCTAssertEqual(windows.first?.window.rows.count, 5)
-        XCTAssertTrue(onMain.allSatisfy { $0 })
-    }
+    func testNameTablesCountsAndOpening() throws { try contract.nameTablesCountsAndOpening() }
+    func testSearchFilterMissingRowsAndExport() throws { try contract.searchFilterMissingRowsAndExport() }
+    func testAWritingFilterIsRefusedAndWritesNothing() throws { try contract.aWritingFilterIsRefusedAndWritesNothing() }
+    func testQueriesAreReadAndWritingOnesRefused() throws { try contract.queriesAreReadAndWritingOnesRefused() }
+    func testAMissingTableIsAMissingSource() throws { try contract.aMissingTableIsAMissingSource() }
+    func testAnAbandonedTicketStopsTheReadBeforeItStarts() throws { try contract.anAbandonedTicketStopsTheReadBeforeItStarts() }
+    func testRowsBeforeAPositionAreCounted() throws { try contract.rowsBeforeAPositionAreCounted() }
+    func testThePositionFarFromTheStartIsExactOnTheScreen() throws { try contract.thePositionFarFromTheStartIsExactOnTheScreen() }
+    func testWindowsArriveOnTheMainQueue() throws { try contract.windowsArriveOnTheMainQueue() }
+    func testWindowsFollowAnotherSessionsCommits() throws { try contract.windowsFollowAnotherSessionsCommits() }
+    func testLivenessSaysThePollingAskedFor() throws { try contract.livenessSaysThePollingAskedFor() }
+
+    // MARK: - PostgreSQL only
 
     /// Another session adds a column, then drops the table: the next
     /// window has the column; then the source is missing.

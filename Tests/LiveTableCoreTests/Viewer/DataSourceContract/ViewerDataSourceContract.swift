@@ -1,0 +1,363 @@
+import Foundation
+import GRDB
+import OpenCombine
+import XCTest
+@testable import LiveTableCore
+import LiveTableTestSupport
+
+/// A database that a contract case asks for: made by another session,
+/// then opened by the data source under test.
+struct ContractDatabase {
+    /// Letters and digits: a PostgreSQL database's name, a SQLite file's
+    /// name without ".sqlite". A case that writes asks for a name of its
+    /// own; the others share `items`.
+    var name: String
+    /// Its tables and rows, in SQL that SQLite and PostgreSQL both read.
+    var sql: String
+    /// The commit poll asked for (`--poll`), or nil for the data source's
+    /// own way of seeing commits.
+    var pollInterval: TimeInterval?
+
+    /// `item(id, name, price)`: ids 1…12, names "item 01"…"item 12",
+    /// prices 10…120, an index on price, and the view `cheap` of the
+    /// items under 100.
+    static func items(
+        _ name: String = "contractItems", pollInterval: TimeInterval? = nil) -> ContractDatabase
+    {
+        let rows = (1...12).map { "(\($0), 'item \(String(format: "%02d", $0))', \($0 * 10))" }
+        return ContractDatabase(name: name, sql: """
+            CREATE TABLE item(id integer PRIMARY KEY, name text, price integer);
+            CREATE INDEX item_price ON item(price);
+            INSERT INTO item VALUES \(rows.joined(separator: ", "));
+            CREATE VIEW cheap AS SELECT * FROM item WHERE price < 100;
+            """, pollInterval: pollInterval)
+    }
+}
+
+extension ContractDatabase {
+    /// `item(id, name, price)` of 50,000 rows, beyond the rows that a
+    /// window's fetch counts (`ViewerWindow.rankLimit`): ids 1…50,000,
+    /// names "item 100001"…"item 150000", prices 10…500,000, an index on
+    /// price.
+    static func positions() -> ContractDatabase {
+        ContractDatabase(name: "contractPositions", sql: """
+            CREATE TABLE item(id integer PRIMARY KEY, name text, price integer);
+            CREATE INDEX item_price ON item(price);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+            INSERT INTO item SELECT i, 'item ' || CAST(100000 + i AS text), i * 10 FROM n;
+            """, pollInterval: nil)
+    }
+}
+
+/// A host that draws nothing.
+@MainActor
+private final class SilentHost: AppHost {
+    func draw(_ screen: Screen) { }
+    func suspend() { }
+    func quit() { }
+}
+
+/// A contract case's database, as the data source under test and
+/// another session see it.
+struct DataSourceFixture {
+    /// What `ViewerDataSource.name` must be.
+    enum ExpectedName {
+        /// Exactly this: "items.sqlite".
+        case exactly(String)
+        /// This, then where the database is: "contractItems on ".
+        case startingWith(String)
+    }
+
+    /// The data source under test, seen only as `any ViewerDataSource`.
+    var dataSource: any ViewerDataSource
+    /// What its name must be.
+    var name: ExpectedName
+    /// Runs SQL in another session (the `sqlite3` CLI, a psql session as
+    /// the writer), committed when it returns, and returns what it
+    /// printed, trimmed: "12".
+    var anotherSession: (String) throws -> String
+}
+
+/// The behaviour every `ViewerDataSource` owes the screen, written once
+/// and run on each database by a test class of its own
+/// (`SQLiteDataSourceTests`, `PostgresDataSourceTests`).
+///
+/// Each class lists its test methods, one line each calling a case here
+/// (XCTest on Linux does not reliably discover inherited test methods);
+/// `ViewerDataSourceContractTests` reads the sources and fails when a
+/// case is missing from a class. What only one database has (a FUSE
+/// file, a schema-qualified name, an estimated count) stays in its own
+/// files.
+struct ViewerDataSourceContract {
+    /// The test that runs the case: its waits and its temporary files.
+    let testCase: XCTestCase
+    /// Makes a database and opens it with the data source under test.
+    let make: (ContractDatabase) throws -> DataSourceFixture
+
+    // MARK: - Cases
+
+    func nameTablesCountsAndOpening() throws {
+        let fixture = try make(.items())
+        let dataSource = fixture.dataSource
+        switch fixture.name {
+        case let .exactly(name): XCTAssertEqual(dataSource.name, name)
+        case let .startingWith(start): XCTAssertTrue(dataSource.name.hasPrefix(start), dataSource.name)
+        }
+        let tables = try dataSource.listTables(ticket: ReadTicket())
+        XCTAssertEqual(tables.map(\.name), ["cheap", "item"])
+        XCTAssertEqual(tables.map(\.kind), [.view, .table])
+        XCTAssertEqual(try dataSource.quickRowCount(ofTable: "item", kind: .table, ticket: ReadTicket()), .exact(12))
+
+        let viewed = try dataSource.open(.table("item"), sortColumn: "price", descending: true, ticket: ReadTicket())
+        XCTAssertEqual(viewed.source.name, "item")
+        let count = try dataSource.countRows(of: viewed.source, ticket: ReadTicket())
+        XCTAssertEqual(count, .exact(12))
+        XCTAssertEqual(firstWindow(of: viewed, in: dataSource)?.map { $0[0] }, ["12", "11", "10"])
+    }
+
+    func searchFilterMissingRowsAndExport() throws {
+        let dataSource = try make(.items()).dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+
+        let search = RowSearch(text: "item 11", column: 1, forward: true, from: nil)
+        let found = try dataSource.search(search, in: viewed, ticket: ReadTicket())
+        XCTAssertEqual(found.match?.key, [11.databaseValue])
+
+        let filtered = try dataSource.filter(viewed, by: "price > 100", ticket: ReadTicket())
+        XCTAssertEqual(try dataSource.countRows(of: filtered.viewed.source, ticket: ReadTicket()).value, 2)
+        XCTAssertEqual(firstWindow(of: filtered.viewed, in: dataSource)?.map { $0[0] }, ["11", "12"])
+        XCTAssertThrowsError(try dataSource.filter(viewed, by: "no_such_column = 1", ticket: ReadTicket())) { error in
+            XCTAssertTrue(dataSource.describe(error).contains("no_such_column"), dataSource.describe(error))
+            XCTAssertFalse(dataSource.describe(error).contains("\n"))
+        }
+
+        let keys = [StoredKey([3.databaseValue]), StoredKey([99.databaseValue])]
+        XCTAssertEqual(try dataSource.missingRows(of: viewed.source, among: keys, ticket: ReadTicket()), [keys[1]])
+
+        var csv = Data()
+        let summary = try dataSource.export(viewed.source, format: .csv) { csv.append(contentsOf: $0) }
+        XCTAssertEqual(summary.rowCount, 12)
+        XCTAssertTrue(String(decoding: csv, as: UTF8.self).hasPrefix("id,name,price\r\n1,item 01,10\r\n"))
+    }
+
+    /// A filter that would write (a second statement, a data-modifying
+    /// WITH) is refused in one line, and nothing is written.
+    func aWritingFilterIsRefusedAndWritesNothing() throws {
+        let fixture = try make(.items("contractWritingFilter"))
+        let dataSource = fixture.dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        for expression in [
+            "1); DELETE FROM item; --",
+            "id IN (WITH gone AS (DELETE FROM item RETURNING id) SELECT id FROM gone)",
+        ] {
+            XCTAssertThrowsError(try dataSource.filter(viewed, by: expression, ticket: ReadTicket()), expression) { error in
+                let text = dataSource.describe(error)
+                XCTAssertFalse(text.isEmpty, expression)
+                XCTAssertFalse(text.contains("\n"), text)
+            }
+        }
+        XCTAssertEqual(try fixture.anotherSession("SELECT count(*) FROM item;"), "12")
+        XCTAssertEqual(try dataSource.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
+    }
+
+    /// A query is read in the order asked for; an invalid one is a
+    /// missing source; one that would write is refused in one line, and
+    /// nothing is written.
+    func queriesAreReadAndWritingOnesRefused() throws {
+        let fixture = try make(.items("contractQueries"))
+        let dataSource = fixture.dataSource
+        let viewed = try dataSource.open(
+            .query("SELECT name, price * 2 AS twice FROM item WHERE id <= 3"), sortColumn: "twice", descending: true,
+            ticket: ReadTicket())
+        XCTAssertEqual(viewed.source.columnNames, ["name", "twice"])
+        XCTAssertEqual(try dataSource.countRows(of: viewed.source, ticket: ReadTicket()), .exact(3))
+        XCTAssertEqual(firstWindow(of: viewed, in: dataSource), [["item 03", "60"], ["item 02", "40"], ["item 01", "20"]])
+
+        func open(_ sql: String) throws -> ViewedSource {
+            try dataSource.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+        }
+        XCTAssertThrowsError(try open("SELECT nope FROM item")) { error in
+            XCTAssertEqual(dataSource.failureKind(of: error), .missingSource)
+            XCTAssertTrue(dataSource.describe(error).contains("nope"), dataSource.describe(error))
+        }
+        // How each database classes these refusals differs (SQLite says
+        // `.other` before compiling them, PostgreSQL `.missingSource`):
+        // the contract is that they are refused, in one line.
+        for sql in ["DELETE FROM item", "SELECT 1; DELETE FROM item"] {
+            XCTAssertThrowsError(try open(sql), sql) { error in
+                let text = dataSource.describe(error)
+                XCTAssertFalse(text.isEmpty, sql)
+                XCTAssertFalse(text.contains("\n"), text)
+            }
+        }
+        XCTAssertEqual(try fixture.anotherSession("SELECT count(*) FROM item;"), "12")
+    }
+
+    func aMissingTableIsAMissingSource() throws {
+        let dataSource = try make(.items()).dataSource
+        XCTAssertThrowsError(
+            try dataSource.open(.table("gone"), sortColumn: nil, descending: false, ticket: ReadTicket())) { error in
+            XCTAssertEqual(dataSource.failureKind(of: error), .missingSource)
+            XCTAssertTrue(dataSource.describe(error).contains("gone"), dataSource.describe(error))
+        }
+    }
+
+    func anAbandonedTicketStopsTheReadBeforeItStarts() throws {
+        let dataSource = try make(.items()).dataSource
+        let ticket = ReadTicket()
+        ticket.abandon()
+        XCTAssertThrowsError(try dataSource.listTables(ticket: ticket))
+        // The connection is free for the next read.
+        XCTAssertEqual(try dataSource.listTables(ticket: ReadTicket()).count, 2)
+    }
+
+    /// The rows before any row are counted exactly, in every order: the
+    /// title's position beyond the window's bounded count.
+    func rowsBeforeAPositionAreCounted() throws {
+        let dataSource = try make(.items()).dataSource
+        let cases: [(ViewerTarget, String?, Bool, String?)] = [
+            (.table("item"), nil, false, nil),
+            (.table("item"), "price", true, nil),
+            (.table("item"), "name", false, "price > 30"),
+            (.table("cheap"), "price", true, nil),
+            (.query("SELECT name, price FROM item"), "price", false, nil),
+        ]
+        for (target, column, descending, filter) in cases {
+            var viewed = try dataSource.open(target, sortColumn: column, descending: descending, ticket: ReadTicket())
+            viewed = try dataSource.filter(viewed, by: filter, ticket: ReadTicket()).viewed
+            let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 100)
+            let positions = try XCTUnwrap(window(of: viewed, request, in: dataSource)?.window.positions, "\(target)")
+            XCTAssertEqual(positions.count, filter != nil || target == .table("cheap") ? 9 : 12)
+            let counts = try positions.map { try dataSource.countRows(of: viewed, before: $0, ticket: ReadTicket()) }
+            XCTAssertEqual(counts, Array(positions.indices), "\(target) \(column ?? "") \(filter ?? "")")
+        }
+    }
+
+    /// On the screen, as the app loop runs it: a search far beyond the
+    /// rows a window's fetch counts ends on the exact position, End and
+    /// PgUp keep it, and so does another session's commit of rows before
+    /// the selection, counted again.
+    func thePositionFarFromTheStartIsExactOnTheScreen() throws {
+        let fixture = try make(.positions())
+        let dataSource = fixture.dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: "price", descending: false, ticket: ReadTicket())
+        try MainActor.assumeIsolated {
+            let loop = AppLoop(
+                program: ViewerProgram(dataSource: dataSource),
+                state: .initial(databaseName: "positions", opened: viewed, width: 100, height: 10))
+            loop.start(host: SilentHost())
+            defer { loop.stop() }
+            let title = { viewerRender(loop.state).lines[0] }
+            let waitForTitle = { (text: String) in
+                testCase.waitUntil("\(text) in the title") { title().contains(text) }
+                XCTAssertTrue(title().contains(text), title())
+            }
+            // Wide enough for the position and the note of the polling.
+            loop.send(.resize(width: 100, height: 10))
+            waitForTitle("row 1 of 50,000 · live")
+            for key in [Key.left, .character("/")] + "item 130000".map(Key.character) + [.enter] {
+                loop.send(.key(key))
+            }
+            waitForTitle("row 30,000 of 50,000 · live")
+            _ = try fixture.anotherSession("INSERT INTO item VALUES (0, 'cheap 0', 1), (-1, 'cheap 1', 2);")
+            waitForTitle("row 30,002 of 50,002 · live")
+            loop.send(.key(.end))
+            waitForTitle("row 50,002 of 50,002 · live")
+            for _ in 0..<3 { loop.send(.key(.pageUp)) }
+            waitForTitle("row 49,984 of 50,002 · live")
+        }
+    }
+
+    // MARK: - Live
+
+    func windowsArriveOnTheMainQueue() throws {
+        let dataSource = try make(.items()).dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
+        var windows: [ViewerWindow] = []
+        var onMain: [Bool] = []
+        let cancellable = dataSource.windows(of: viewed, request).sink(
+            receiveCompletion: { XCTFail("\($0)") },
+            receiveValue: { read in
+                onMain.append(Thread.isMainThread)
+                if case let .window(window) = read { windows.append(window) }
+            })
+        defer { cancellable.cancel() }
+        XCTAssertTrue(testCase.waitUntil("a window") { !windows.isEmpty })
+        XCTAssertEqual(windows.first?.window.rows.count, 5)
+        XCTAssertTrue(onMain.allSatisfy { $0 })
+    }
+
+    /// Another session's UPDATE, then DELETE, reach the window, which
+    /// never ends.
+    func windowsFollowAnotherSessionsCommits() throws {
+        let fixture = try make(.items("contractLiveWindows"))
+        let dataSource = fixture.dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3)
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let cancellable = dataSource.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { cancellable.cancel() }
+        func rows() -> [[String]]? {
+            guard case let .window(window)? = recorder.values.last else { return nil }
+            return texts(window)
+        }
+        let first = [["1", "item 01", "10"], ["2", "item 02", "20"], ["3", "item 03", "30"]]
+        testCase.waitUntil("the first window") { rows() == first }
+
+        _ = try fixture.anotherSession("UPDATE item SET name = 'changed' WHERE id = 2;")
+        testCase.waitUntil("the update on the window") { rows()?.dropFirst().first == ["2", "changed", "20"] }
+        _ = try fixture.anotherSession("DELETE FROM item WHERE id = 1;")
+        testCase.waitUntil("the row gone from the window") { rows()?.map { $0[0] } == ["2", "3", "4"] }
+        XCTAssertNil(recorder.completion)
+    }
+
+    /// With a poll asked for, while a window shows, the title's note says
+    /// so: once, on the main queue.
+    func livenessSaysThePollingAskedFor() throws {
+        let dataSource = try make(.items(pollInterval: 0.5)).dataSource
+        let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
+        let showing = dataSource.windows(of: viewed, request).sink(receiveCompletion: { _ in }, receiveValue: { _ in })
+        defer { showing.cancel() }
+        var notes: [ViewerLiveness] = []
+        var onMain: [Bool] = []
+        let cancellable = dataSource.liveness().sink { note in
+            onMain.append(Thread.isMainThread)
+            notes.append(note)
+        }
+        defer { cancellable.cancel() }
+        let expected = ViewerLiveness(note: "polled every 0.5 s", reason: nil)
+        testCase.waitUntil("the note") { notes.last == expected }
+        XCTAssertEqual(notes, [expected])
+        XCTAssertTrue(onMain.allSatisfy { $0 })
+    }
+
+    // MARK: - Helpers
+
+    /// The first window of `viewed`, at most 3 rows from the first, as
+    /// text, or nil when none came.
+    private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
+        window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3), in: dataSource)
+            .map(texts)
+    }
+
+    /// The first window that `request` observes, or nil when none came.
+    private func window(
+        of viewed: ViewedSource, _ request: RowWindowRequest, in dataSource: any ViewerDataSource) -> ViewerWindow?
+    {
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let cancellable = dataSource.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { cancellable.cancel() }
+        func first() -> ViewerWindow? {
+            recorder.values.lazy.compactMap { read -> ViewerWindow? in
+                if case let .window(window) = read { return window }
+                return nil
+            }.first
+        }
+        testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
+        return first()
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+import LiveTableTestSupport
+
+/// The title's position ("row 30,000 of 50,000") beyond the 10,000 rows
+/// that a window's fetch counts (`ViewerWindow.rankLimit`), on a file of
+/// 50,000 items that the sqlite3 CLI made (`item 00001`…, price 10 to
+/// 500,000, an index on price), with a 10-row terminal (pages of 6 rows,
+/// windows of 18 to 30 rows).
+final class ViewerPositionTests: XCTestCase {
+    private static let rows = 50_000
+    private var path: String!
+    private var driver: ViewerDriver!
+
+    override func setUpWithError() throws {
+        path = try makeItemsFile(count: Self.rows)
+    }
+
+    private var title: String { driver.lines[0] }
+
+    /// Opens the prompt with `key`, types `text`, and presses Enter.
+    private func search(_ text: String) throws {
+        try driver.type("/" + text)
+        try driver.send(.key(.enter))
+    }
+
+    private func countsOfRowsBefore(_ effects: [ViewerEffect]) -> [RowPosition] {
+        effects.compactMap { effect in
+            if case let .countRowsBefore(_, position) = effect { return position }
+            return nil
+        }
+    }
+
+    // MARK: - Through the driver (each effect performed on the file)
+
+    func testSearchFarFromTheStartEndsAtTheExactPosition() throws {
+        for sort in [nil, "price"] {
+            driver = try ViewerDriver(path: path, table: "item", sort: sort, width: 80)
+            // To the name column: from the key, or from the sort column.
+            try driver.send(.key(sort == nil ? .right : .left))
+            _ = driver.takeEffects()
+            try search("item 30000")
+            XCTAssertEqual(driver.selected(1), "item 30000".databaseValue)
+            XCTAssertTrue(title.hasSuffix("row 30,000 of 50,000 · live"), title)
+            // Counted once, in the background: the selection.
+            XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()).count, 1)
+        }
+    }
+
+    func testEndThenPagesUpKeepTheExactPositionWithoutCounting() throws {
+        driver = try ViewerDriver(path: path, table: "item", sort: "price", descending: true, width: 80)
+        _ = driver.takeEffects()
+        try driver.send(.key(.end))
+        XCTAssertTrue(title.hasSuffix("row 50,000 of 50,000 · live"), title)
+        for page in 1...10 {
+            try driver.send(.key(.pageUp))
+            XCTAssertTrue(title.hasSuffix("row \(grouped(50_000 - 6 * page)) of 50,000 · live"), "\(page): \(title)")
+        }
+        XCTAssertEqual(driver.selected(1), "item 00061".databaseValue)
+        // Each window shares rows with the one before: the position is
+        // carried over, never counted.
+        XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()), [])
+    }
+
+    func testPagesFromTheStartPastTheBoundStayExactWithoutCounting() throws {
+        // Unindexed: the window's fetch counts nothing, not even near the
+        // start; the position is carried over from the first window.
+        driver = try ViewerDriver(path: path, table: "item", sort: "name", width: 80)
+        _ = driver.takeEffects()
+        for _ in 0..<20 { try driver.send(.key(.pageDown)) }
+        XCTAssertTrue(title.hasSuffix("row 121 of 50,000 · live"), title)
+        XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()), [])
+    }
+
+    func testACommitBeforeTheSelectionIsCountedAgain() throws {
+        driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
+        try driver.send(.key(.left))
+        try search("item 40000")
+        XCTAssertTrue(title.hasSuffix("row 40,000 of 50,000 · live"), title)
+        _ = driver.takeEffects()
+        try driver.commit("INSERT INTO item(name, price) VALUES ('cheap 1', 1), ('cheap 2', 2)")
+        XCTAssertEqual(driver.selected(1), "item 40000".databaseValue)
+        XCTAssertTrue(title.hasSuffix("row 40,002 of 50,002 · live"), title)
+        XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()).count, 1)
+    }
+
+    // MARK: - The update alone (the effects not performed)
+
+    /// Searches `text` in the name column of `state` with the keys, and
+    /// answers the search with `match`, as a data source would.
+    private func search(_ text: String, answer match: RowPosition, in state: inout ViewerState) throws {
+        var effects: [ViewerEffect] = []
+        for key in [Key.left, .character("/")] + text.map(Key.character) + [.enter] {
+            effects += viewerUpdate(&state, .key(key))
+        }
+        let search = try XCTUnwrap(effects.lazy.compactMap { effect -> RowSearch? in
+            if case let .search(_, search) = effect { return search }
+            return nil
+        }.first)
+        XCTAssertEqual(viewerUpdate(&state, .searched(RowSearchResult(search: search, match: match, wrapped: false))).count, 1)
+    }
+
+    /// After a search far away, the title shows the bound at once, then
+    /// the exact position when the count of the rows before comes; a
+    /// commit makes it an estimate, counted again after a pause, one count
+    /// at a time.
+    func testTheBoundAtOnceThenTheCountPacedAndEstimatedAfterACommit() throws {
+        driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
+        var state = driver.state
+        let table = try XCTUnwrap(state.table)
+        let viewed = table.viewed
+        let match = RowPosition(key: [300_000.databaseValue, 30_000.databaseValue])
+        try search("item 30000", answer: match, in: &state)
+        let request = try XCTUnwrap(state.table?.observedRequest)
+        func window() throws -> ViewerWindow {
+            try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        }
+        // The bound of the window's fetch, at once; the count asked for.
+        var effects = viewerUpdate(&state, .window(try window(), now: driver.now))
+        XCTAssertEqual(effects, [.countRowsBefore(viewed, match)])
+        let before = try XCTUnwrap(state.table?.window?.positions.firstIndex(of: match))
+        XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row \(grouped(10_001 + before))+ of 50,000 · live "),
+                      viewerRender(state).lines[0])
+        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertEqual(effects, [.pauseCountingRowsBefore(seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02))])
+        XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row 30,000 of 50,000 · live "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+
+        // A commit: an estimate at once, and a count.
+        effects = viewerUpdate(&state, .window(try window(), now: driver.now))
+        XCTAssertTrue(effects.contains(.countRowsBefore(viewed, match)), "\(effects)")
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
+        // Commits while it counts: no other count, and the count is an
+        // estimate; one more count after the pause.
+        for _ in 0..<5 {
+            effects = viewerUpdate(&state, .window(try window(), now: driver.now))
+            XCTAssertEqual(countsOfRowsBefore(effects), [])
+        }
+        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertEqual(effects, [.pauseCountingRowsBefore(
+            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)])
+        _ = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+    }
+
+    /// A count of the rows of another order (a sort came meanwhile) is
+    /// dropped; one that failed leaves the bound.
+    func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
+        driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
+        var state = driver.state
+        let viewed = try XCTUnwrap(state.table?.viewed)
+        let match = RowPosition(key: [300_000.databaseValue, 30_000.databaseValue])
+        try search("item 30000", answer: match, in: &state)
+        let request = try XCTUnwrap(state.table?.observedRequest)
+        let window = try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [.countRowsBefore(viewed, match)])
+        let before = try XCTUnwrap(state.table?.window?.positions.firstIndex(of: match))
+        var other = viewed
+        other.ordering = try RowOrdering(viewed.source, sortColumn: "price", descending: true)
+        _ = viewerUpdate(&state, .rowsBeforeCounted(other, match, 20_000))
+        XCTAssertEqual(state.table?.selectedRowNumber?.isExact, false)
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+        XCTAssertEqual(countsOfRowsBefore(viewerUpdate(&state, .window(window, now: driver.now))), [match])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforeCountFailed(seconds: 5)),
+                       [.pauseCountingRowsBefore(seconds: 45)])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row \(grouped(10_001 + before))+ of "), viewerRender(state).lines[0])
+    }
+}
