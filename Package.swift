@@ -43,12 +43,18 @@ let package = Package(
         // It returns values as text, what a viewer shows, and works
         // synchronously on a dispatch queue, as GRDB does with SQLite.
         // (postgres-nio was considered: it parses no URL, pgpass or service
-        // file, and returns binary values.) pkg-config gives only
-        // -I/usr/include/postgresql and -lpq: no flag that SwiftPM drops.
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]),
+        // file, and returns binary values.)
+        //
+        // Not linked: loaded with dlopen when a PostgreSQL source opens.
+        // Linked, libpq and the ~22 libraries it loads (OpenSSL, Kerberos,
+        // LDAP…) cost every process 5.5 MB of peak memory, the Hall of
+        // Fame's and `livetable --help`'s too. So this is a C target, not a
+        // system library: its header includes libpq-dev's <libpq-fe.h> for
+        // the types, and it defines each libpq function the client calls as
+        // a trampoline to the loaded libpq.so.5 (Debian's libpq5). No
+        // pkg-config: its -lpq would link libpq again; the header is found
+        // as <postgresql/libpq-fe.h>.
+        .target(name: "CLibPQ"),
 
         // Linux's statfs(2), which Swift's Glibc module lacks: the file
         // system type of a database file, for ReactiveGRDB.

@@ -75,8 +75,10 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   unless given: values are decoded as UTF-8.
     /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
     ///   or ``PostgresError/Kind/authentication``, whose message holds no
-    ///   password.
+    ///   password; of kind ``PostgresError/Kind/connection`` when libpq
+    ///   cannot be loaded ("PostgreSQL support needs libpq (libpq5): …").
     public init(_ connectionString: String, settings: [String: String] = [:]) throws {
+        try LibPQ.load()
         let parsed = try? PostgresConnectionString.parse(connectionString)
         var passwords = [parsed?["password"], settings["password"],
                          ProcessInfo.processInfo.environment["PGPASSWORD"]].compactMap { $0 }

@@ -38,7 +38,9 @@ public struct PostgresConnectionString: Sendable, Equatable {
     /// Parses `string` as libpq does.
     ///
     /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/usage``
-    ///   when libpq refuses the string; its message holds no password.
+    ///   when libpq refuses the string; its message holds no password. Of
+    ///   kind ``PostgresError/Kind/connection`` when libpq, which parses a
+    ///   URL or key/value string, cannot be loaded.
     public init(_ string: String) throws {
         var options = try Self.parse(string)
         options["password"] = nil
@@ -109,6 +111,7 @@ public struct PostgresConnectionString: Sendable, Equatable {
         guard isConnectionString(string) else {
             return string.isEmpty ? [:] : ["dbname": string]
         }
+        try LibPQ.load()
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(string, &errorMessage) else {
             let raw = errorMessage.map { String(cString: $0) } ?? "invalid connection string"
@@ -249,7 +252,9 @@ struct Secrets: Sendable {
     /// libpq's keywords, which its messages quote and which hold no secret.
     private static let keywords: Set<String> = {
         var names: Set<String> = []
-        guard let defaults = PQconndefaults() else { return names }
+        // Loaded by whoever made the secrets (a connection, a parse);
+        // should it not be, the names are only missed, not a crash.
+        guard (try? LibPQ.load()) != nil, let defaults = PQconndefaults() else { return names }
         defer { PQconninfoFree(defaults) }
         var option = defaults
         while let keyword = option.pointee.keyword {

@@ -31,19 +31,25 @@ final class ProcessExitGate: @unchecked Sendable {
     private var inFlight: [Int: SideState?] = [:]
     private var nextTicket = 0
 
-    private init() {
+    private init() {}
+
+    /// Registers the gate's close at exit, to run before OpenSSL's
+    /// cleanup. Called once, by ``LibPQ/load()``, right after libpq was
+    /// loaded: registered before that dlopen, the handler would run after
+    /// the cleanup of an OpenSSL loaded later.
+    func closeAtExit() {
         // atexit handlers run in reverse order of registration: OpenSSL's
         // must be registered before ours, so that ours runs first. OpenSSL
         // registers it at its first initialisation, which libpq would do
         // only later (its first SCRAM exchange or SSL connection): do it
-        // now. libpq loaded libcrypto, so the symbol is found without
-        // linking OpenSSL ourselves; without it (libpq built without
-        // OpenSSL) there is nothing to order. An option must be given
-        // (no option returns before any work): the error strings, which
-        // libpq loads anyway.
+        // now. libpq loaded libcrypto, out of the global namespace
+        // (RTLD_LOCAL): the symbol is looked up through libpq's handle.
+        // Without it (libpq built without OpenSSL) there is nothing to
+        // order. An option must be given (no option returns before any
+        // work): the error strings, which libpq loads anyway.
         typealias Initialize = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
         let loadCryptoStrings: UInt64 = 0x2  // OPENSSL_INIT_LOAD_CRYPTO_STRINGS
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "OPENSSL_init_crypto") {
+        if let symbol = lt_libpq_symbol("OPENSSL_init_crypto") {
             _ = unsafeBitCast(symbol, to: Initialize.self)(loadCryptoStrings, nil)
         }
         atexit { ProcessExitGate.shared.close(waiting: ProcessExitGate.exitWait) }

@@ -27,29 +27,9 @@ final class PostgresExitTests: XCTestCase {
     // MARK: - The parent
 
     private func runChild() throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["PostgresClientTests.PostgresExitTests/testAProcessExitsCleanlyWhileItsThreadsUseTheServer"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childVariable] = "1"
-        // A crash ends the child at once rather than after a backtrace.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        child.environment = environment
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = output
-        let ended = DispatchSemaphore(value: 0)
-        child.terminationHandler = { _ in ended.signal() }
-        try child.run()
-        // Read while it runs: a full pipe would block the child.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard ended.wait(timeout: .now() + 120) == .success else {
-            child.terminate()
-            return XCTFail("the child did not end within 2 minutes:\n\(text)")
-        }
-        XCTAssertTrue(text.contains("Executed 1 test, with 0 failures"), text)
-        XCTAssertEqual(child.terminationReason, .exit, "the child died of signal \(child.terminationStatus):\n\(text)")
-        XCTAssertEqual(child.terminationStatus, 0, text)
+        try ChildTest.run(
+            "PostgresClientTests.PostgresExitTests/testAProcessExitsCleanlyWhileItsThreadsUseTheServer",
+            environment: [Self.childVariable: "1"])
     }
 
     // MARK: - The child
@@ -62,8 +42,9 @@ final class PostgresExitTests: XCTestCase {
     private func startThreadsThatOutliveTheTest() throws {
         let cluster = try SharedCluster.get()
         let url = cluster.url
-        // Before the first connection, hence before OpenSSL's handler: it
-        // runs after OpenSSL's cleanup, as the server's stop does.
+        // Before the first connection, hence before libpq is loaded and
+        // OpenSSL's handler registered: it runs after OpenSSL's cleanup,
+        // as the server's stop does.
         ExitProbe.install()
         let connected = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
