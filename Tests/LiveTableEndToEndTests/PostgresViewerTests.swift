@@ -27,7 +27,9 @@ final class PostgresViewerTests: LiveTableTestCase {
     func testTableShowsAndAnotherSessionsUpdateIsHighlighted() throws {
         let database = try makeTracks()
         let session = try viewTracks(database)
-        let screen = try session.screen()
+        // The note comes once the watch's own session has connected (a
+        // SCRAM exchange over TCP), which may be after the first rows.
+        let screen = try session.waitForScreen(containing: "polled every 0.05 s")
         XCTAssertTrue(
             ViewerScreen.line(0, of: screen).contains("\(try titleName(database)) — tracks"),
             "the title names the database and the host:\n\(screen)")
