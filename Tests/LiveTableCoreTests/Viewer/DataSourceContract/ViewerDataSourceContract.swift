@@ -390,40 +390,21 @@ struct ViewerDataSourceContract {
         var request = RowWindowRequest(ordering: ordering, anchor: forwards ? .first : .last, before: 0, after: 3)
         var ids: [String] = []
         for _ in 0..<20 {
-            let read = try XCTUnwrap(observedWindow(request, of: viewed, in: dataSource))
-            let window = read.window
+            let read = try XCTUnwrap(window(of: viewed, request, in: dataSource))
             let rows = texts(read).map { $0[0] }
             if forwards {
                 // The anchor, the last row of the window before, comes again.
                 ids += ids.isEmpty ? rows : Array(rows.dropFirst())
-                guard !window.reachesEnd, let last = window.positions.last else { return ids }
+                guard !read.window.reachesEnd, let last = read.window.positions.last else { return ids }
                 request = RowWindowRequest(ordering: ordering, anchor: .position(last), before: 0, after: 4)
             } else {
                 ids = (ids.isEmpty ? rows : Array(rows.dropLast())) + ids
-                guard !window.reachesStart, let first = window.positions.first else { return ids }
+                guard !read.window.reachesStart, let first = read.window.positions.first else { return ids }
                 request = RowWindowRequest(ordering: ordering, anchor: .position(first), before: 3, after: 1)
             }
         }
         XCTFail("more windows than rows")
         return ids
-    }
-
-    /// The first window that `request` observes, or nil when none came.
-    private func observedWindow(
-        _ request: RowWindowRequest, of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> ViewerWindow?
-    {
-        let recorder = ReadRecorder<ViewerWindowRead>()
-        let cancellable = dataSource.windows(of: viewed, request)
-            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
-        defer { cancellable.cancel() }
-        func first() -> ViewerWindow? {
-            recorder.values.lazy.compactMap { read -> ViewerWindow? in
-                if case let .window(window) = read { return window }
-                return nil
-            }.first
-        }
-        testCase.waitUntil("a window of \(viewed.source.name)") { first() != nil || recorder.completion != nil }
-        return first()
     }
 
     /// The first window of `viewed`, at most 3 rows from the first, as
