@@ -79,8 +79,9 @@ extension PostgresConnection {
     /// For example:
     ///
     /// ```swift
+    /// // At most 7 s between two rows; as long as rows come, no limit.
     /// try connection.forEachRow(
-    ///     "SELECT * FROM track", [],
+    ///     "SELECT * FROM track", [], timeout: 7,
     ///     columns: { columns in print(columns.map(\.name)) }
     /// ) { row in
     ///     print(row.values)
@@ -93,19 +94,27 @@ extension PostgresConnection {
     /// - parameter columns: For a statement that returns rows, called once
     ///   with the columns, before the first row (and even when no row
     ///   comes).
+    /// - parameter timeout: Seconds to wait for each next result (a row,
+    ///   or the end), on our side, or nil to wait as long as the
+    ///   connection lasts. Per wait, not for the whole statement: an
+    ///   export that streams rows for minutes is never cut while rows
+    ///   come, and a path that stops answering is found within `timeout`
+    ///   of the last row. As with ``execute(_:_:timeout:)``, a connection
+    ///   whose answer did not come in time is ``Status/bad`` until
+    ///   ``reset()``.
     /// - parameter body: Called with each row, valid only during the call.
     ///   Returns false to stop: the library then cancels the statement and
     ///   waits until the server is done, and the call returns normally. A
     ///   body that throws stops the statement in the same way.
-    /// - throws: A ``PostgresError`` as ``execute(_:_:)`` does, or what
-    ///   `body` or `columns` threw.
+    /// - throws: A ``PostgresError`` as ``execute(_:_:timeout:)`` does, or
+    ///   what `body` or `columns` threw.
     /// - important: The connection is busy until the call returns: a
     ///   statement started from `body` throws a ``PostgresError`` of kind
     ///   ``PostgresError/Kind/usage`` (reading ``host`` and the other facts
     ///   works). Stopping early inside a transaction aborts the
     ///   transaction.
     public func forEachRow(
-        _ sql: String, _ parameters: [String?] = [],
+        _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil,
         columns: ([PostgresColumn]) throws -> Void = { _ in },
         _ body: (PostgresRow) throws -> Bool) throws
     {
@@ -127,8 +136,11 @@ extension PostgresConnection {
             defer { isStreaming = false }
             var stream = RowStream()
             // Every result is read, even after a stop: libpq takes no new
-            // statement until the last one (NULL).
-            while let result = PQgetResult(connection) {
+            // statement until the last one (NULL). Each wait has its own
+            // deadline: the time between two rows, not the statement's.
+            while true {
+                try awaitResult(connection, deadline: timeout.map { Deadline(seconds: $0) })
+                guard let result = PQgetResult(connection) else { break }
                 defer { PQclear(result) }
                 guard !stream.isStopped else { continue }
                 do {
@@ -193,7 +205,7 @@ extension PostgresConnection {
                 if errno == EINTR { continue }
                 // A closed or bad socket: libpq's next read says how.
             } else if ready == 0 {
-                isAbandoned = true
+                abandoned = true
                 throw PostgresError(
                     kind: .connection,
                     message: "no answer from the server for \(String(format: "%g", deadline?.seconds ?? 0)) s")
@@ -221,7 +233,7 @@ extension PostgresConnection {
 
     /// A connection left mid-statement by a deadline takes no statement.
     func refuseIfAbandoned() throws {
-        if isAbandoned {
+        if abandoned {
             throw PostgresError(
                 kind: .connection,
                 message: "the server did not answer in time: the connection was abandoned")

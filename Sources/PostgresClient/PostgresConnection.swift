@@ -37,15 +37,15 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The libpq connection; only touched while `lock` is held.
     let connection: OpaquePointer
-    /// Recursive, so that a ``forEachRow(_:_:columns:_:)`` body may read
-    /// the connection's facts; a statement started there is refused
+    /// Recursive, so that a ``forEachRow(_:_:timeout:columns:_:)`` body may
+    /// read the connection's facts; a statement started there is refused
     /// (`isStreaming`) rather than left to deadlock.
     let lock = NSRecursiveLock()
     /// True while forEachRow reads its rows; guarded by `lock`.
     var isStreaming = false
     /// True once a statement's answer did not come by its deadline: the
     /// connection is mid-statement for good; guarded by `lock`.
-    var isAbandoned = false
+    var abandoned = false
     /// The cancel object and the socket, which callers read while a
     /// statement runs, hence out of `lock`.
     let side: SideState
@@ -140,7 +140,28 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Whether the connection is usable: `.bad` once broken, or left
     /// mid-statement by a timeout. Waits for a running statement.
     public var status: Status {
-        withConnection { PQstatus($0) == CONNECTION_OK && !isAbandoned ? .ok : .bad }
+        withConnection { PQstatus($0) == CONNECTION_OK && !abandoned ? .ok : .bad }
+    }
+
+    /// Whether a statement's answer did not come by its deadline (the
+    /// `timeout:` of ``execute(_:_:timeout:)`` or
+    /// ``forEachRow(_:_:timeout:columns:_:)``): the connection is left
+    /// mid-statement, ``Status/bad`` until ``reset()``. Unlike a broken
+    /// connection, the path to the server may still be frozen: a caller
+    /// that would reconnect at once to run the statement again waits for
+    /// the connect timeout instead.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try connection.execute("SELECT 1", timeout: 3)
+    /// } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
+    ///     // No answer in 3 s: reconnect later, not now.
+    /// }
+    /// ```
+    public var isAbandoned: Bool {
+        withConnection { _ in abandoned }
     }
 
     /// Closes the connection and opens it again with the same options,
@@ -151,7 +172,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func reset() throws {
         try withServer { connection in
             PQreset(connection)
-            isAbandoned = false
+            abandoned = false
             side.renew(connection)
             guard PQstatus(connection) == CONNECTION_OK else {
                 throw PostgresError.connectionFailure(connection, secrets: secrets)

@@ -65,7 +65,7 @@ public struct PostgresResult: Sendable, Equatable {
     }
 }
 
-/// One row of a streamed result (``PostgresConnection/forEachRow(_:_:columns:_:)``),
+/// One row of a streamed result (``PostgresConnection/forEachRow(_:_:timeout:columns:_:)``),
 /// read in place: its values stay in libpq's memory, so that an export can
 /// copy their bytes without making a `String` of each.
 ///

@@ -103,3 +103,44 @@ extension PostgresStreamTests {
         XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
     }
 }
+
+/// forEachRow's `timeout:`: per wait for the next row, not for the whole
+/// statement.
+extension PostgresStreamTests {
+    func testRowsThatKeepComingAreNotCutByTheTimeout() throws {
+        // Rows over the server's 8 kB send buffer go out one by one, 0.1 s
+        // apart: 1.5 s in all, three times the timeout.
+        var count = 0
+        let started = Date()
+        try connection.forEachRow(
+            "SELECT g, repeat('x', 10000), pg_sleep(0.1) FROM generate_series(1, 15) g", timeout: 0.5
+        ) { row in
+            count += 1
+            XCTAssertEqual(row.string(column: 0), String(count))
+            return true
+        }
+        XCTAssertEqual(count, 15)
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertEqual(connection.status, .ok)
+        XCTAssertEqual(try connection.execute("SELECT 1", timeout: 5).rows, [["1"]])
+    }
+
+    func testAnAnswerLaterThanTheTimeoutAbandonsTheConnectionUntilReset() throws {
+        let started = Date()
+        XCTAssertThrowsError(try connection.forEachRow("SELECT pg_sleep(5)", timeout: 0.2) { _ in true }) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .connection)
+            XCTAssertEqual((error as? PostgresError)?.message, "no answer from the server for 0.2 s")
+        }
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(waited, 0.2)
+        XCTAssertLessThan(waited, 2)
+        XCTAssertEqual(connection.status, .bad)
+        XCTAssertTrue(connection.isAbandoned)
+        XCTAssertThrowsError(try connection.forEachRow("SELECT 2") { _ in true }) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .connection)
+        }
+        try connection.reset()
+        XCTAssertFalse(connection.isAbandoned)
+        XCTAssertEqual(try connection.execute("SELECT 3", timeout: 5).rows, [["3"]])
+    }
+}

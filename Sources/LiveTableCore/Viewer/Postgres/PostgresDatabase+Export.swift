@@ -43,7 +43,7 @@ extension PostgresDatabase {
             let columnCount = source.columnNames.count
             try background.read(ticket: ReadTicket(), statementTimeout: 0) { reader in
                 var kinds: [ExportedKind] = []
-                try reader.connection.forEachRow(sql, [], columns: { columns in
+                try reader.connection.forEachRow(sql, [], timeout: reader.answerTimeout, columns: { columns in
                     kinds = columns.map { ExportedKind(type: $0.typeOID, format: format) }
                 }) { row in
                     encoder.beginRecord(into: &output.bytes)

@@ -117,7 +117,7 @@ extension PostgresDatabase {
             do {
                 let window = try screen.read(ticket: ticket) { reader -> ViewerWindow? in
                     let shown = PostgresShownColumns()
-                    let window = try ViewerWindow.fetch(PostgresReader(reader.connection, noting: shown), recent.current, request) { $0 }
+                    let window = try ViewerWindow.fetch(reader.noting(shown), recent.current, request) { $0 }
                     // Other columns, or other types: read it again, checked.
                     return shown.seen.isSubset(of: recent.columns) ? window : nil
                 }
@@ -129,7 +129,7 @@ extension PostgresDatabase {
         }
         let shown = PostgresShownColumns()
         let window = try screen.read(ticket: ticket) { reader in
-            try ViewerWindow.fetch(PostgresReader(reader.connection, noting: shown), viewed, request) { viewed in
+            try ViewerWindow.fetch(reader.noting(shown), viewed, request) { viewed in
                 try Self.current(viewed, reader)
             }
         }

@@ -204,6 +204,15 @@ final class PostgresChannel: @unchecked Sendable {
     /// the read (the server restarted since the last read) is reset, and
     /// the read run again once: a read has no effect to repeat.
     ///
+    /// Each statement waits for the server's answer at most
+    /// `answerTimeout(statementTimeout:)`: on a frozen network path (a
+    /// proxy that stops forwarding while the kernel keeps the connection)
+    /// the read fails within seconds, of kind `.connection` ("no answer
+    /// from the server for 7 s"), rather than when `tcp_user_timeout`
+    /// gives up, with the screen's reads queued behind it. That read is
+    /// not run again: its connection is dropped, and opened again when
+    /// next used.
+    ///
     /// - parameter statementTimeout: The timeout of the statements of
     ///   this read, in seconds (0: none), instead of the session's.
     func read<T>(
@@ -213,9 +222,30 @@ final class PostgresChannel: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+        } catch let error as PostgresError where error.kind == .connection && connection?.isAbandoned == true {
+            // No answer by the deadline: the path may still be frozen, and
+            // connecting again now would wait for the connect timeout
+            // (10 s) while the screen's reads queue. Dropped now, the
+            // session ends on the server as soon as the path moves.
+            connection = nil
+            throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
             return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
         }
+    }
+
+    /// How much longer than its statement timeout a read waits for the
+    /// server's answer: a server that is only slow answers with its own
+    /// timeout error first.
+    static let answerMargin: TimeInterval = 2
+
+    /// Seconds a read whose statements time out after `statementTimeout`
+    /// (0: none) waits for each answer of the server, on our side: that
+    /// plus `answerMargin`; nil (as long as the connection lasts) when the
+    /// statements have no timeout, as an export's: the deadline only
+    /// catches an answer that will never come, never a slow statement.
+    static func answerTimeout(statementTimeout: TimeInterval) -> TimeInterval? {
+        statementTimeout > 0 ? statementTimeout + answerMargin : nil
     }
 
     private func readOnce<T>(
@@ -231,24 +261,26 @@ final class PostgresChannel: @unchecked Sendable {
             // At least a millisecond: 0 would be no timeout at all.
             timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
-        _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let answerTimeout = Self.answerTimeout(statementTimeout: timeout)
+        _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", timeout: answerTimeout)
         do {
             if timeout != self.statementTimeout {
                 // SET takes no parameter; the number is ours.
                 _ = try connection.execute(
-                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))")
+                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))",
+                    timeout: answerTimeout)
             }
-            let value = try body(PostgresReader(connection))
+            let value = try body(PostgresReader(connection, answerTimeout: answerTimeout))
             // ROLLBACK, not COMMIT: a read has nothing to keep, and what a
             // function wrote despite READ ONLY is undone. PostgreSQL 15
             // lets `lo_create` write in a read-only transaction (refused
             // from 16 on): `--query "SELECT lo_create(0)"` left a large
             // object behind.
-            _ = try connection.execute("ROLLBACK")
+            _ = try connection.execute("ROLLBACK", timeout: answerTimeout)
             return value
         } catch {
             if connection.status == .ok {
-                _ = try? connection.execute("ROLLBACK")
+                _ = try? connection.execute("ROLLBACK", timeout: answerTimeout)
             }
             throw error
         }

@@ -20,10 +20,24 @@ struct PostgresReader: RowReading {
     /// the names and types the result describes, for the schema check
     /// (`PostgresSchemaChecks`).
     let shownColumns: PostgresShownColumns?
+    /// Seconds to wait for each answer of the server on our side, nil for
+    /// as long as the connection lasts (`PostgresChannel.answerTimeout`):
+    /// pass it to any statement run on `connection` directly.
+    let answerTimeout: TimeInterval?
 
-    init(_ connection: PostgresConnection, noting shownColumns: PostgresShownColumns? = nil) {
+    init(
+        _ connection: PostgresConnection, noting shownColumns: PostgresShownColumns? = nil,
+        answerTimeout: TimeInterval? = nil)
+    {
         self.connection = connection
         self.shownColumns = shownColumns
+        self.answerTimeout = answerTimeout
+    }
+
+    /// The same reader, noting the shown columns of each statement in
+    /// `shownColumns`.
+    func noting(_ shownColumns: PostgresShownColumns) -> PostgresReader {
+        PostgresReader(connection, noting: shownColumns, answerTimeout: answerTimeout)
     }
 
     /// Runs `sql`: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
@@ -33,7 +47,7 @@ struct PostgresReader: RowReading {
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
     {
-        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter))
+        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter), timeout: answerTimeout)
         let types = result.columns.map(\.typeOID)
         if shownColumns > 0 {
             self.shownColumns?.seen.insert(Array(result.columns.prefix(shownColumns)))
@@ -47,14 +61,14 @@ struct PostgresReader: RowReading {
     /// Runs `sql`: see `RowReading.fetchInt(_:arguments:)`. A value that is
     /// not an integer reads as nil.
     func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
-        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter))
+        let result = try connection.execute(sql, arguments.map(PostgresValues.parameter), timeout: answerTimeout)
         guard let first = result.rows.first, let text = first.first ?? nil else { return nil }
         return Int(text)
     }
 
     /// The whole result of `sql`, for the catalog's reads.
     func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
-        try connection.execute(sql, parameters)
+        try connection.execute(sql, parameters, timeout: answerTimeout)
     }
 }
 

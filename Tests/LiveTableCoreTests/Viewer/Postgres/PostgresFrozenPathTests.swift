@@ -8,10 +8,10 @@ import PostgresServer
 import Glibc
 #endif
 
-/// The commit watch behind a frozen network path: a TCP proxy between the
-/// watch and the tests' real server stops forwarding without closing
-/// anything (as a proxy stopped with SIGSTOP: the kernel still ACKs,
-/// nothing answers). The watch must say so within its deadline, and catch
+/// The commit watch and the reads behind a frozen network path: a TCP
+/// proxy between them and the tests' real server stops forwarding without
+/// closing anything (as a proxy stopped with SIGSTOP: the kernel still
+/// ACKs, nothing answers). They must say so within their deadlines, and catch
 /// up once the path moves again.
 final class PostgresFrozenPathTests: XCTestCase {
     func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
@@ -48,6 +48,59 @@ final class PostgresFrozenPathTests: XCTestCase {
         proxy.thaw()
         waitUntil("reconnected and signalled", timeout: 10) { events.changes > before }
         XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
+    }
+
+    /// A window read and a count behind a frozen path fail by our
+    /// deadline (statement_timeout + 2 s), not when TCP gives up, as a
+    /// transient failure (`not live`); their sessions are dropped, and
+    /// the next reads, once the path moves, open new ones.
+    func testReadsThroughAFrozenPathFailByTheirDeadlineThenReadAgainOnceItMoves() throws {
+        let server = try PostgresServer.shared
+        try server.createDatabase("testReadsFrozen")
+        let writer = try server.session(database: "testReadsFrozen", as: server.writer)
+        defer { writer.close() }
+        try writer.execute("""
+            CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One'), (2, 'Two');
+            """)
+        let proxy = try FreezableProxy(to: server.port)
+        defer { proxy.stop() }
+        let url = server.url(role: server.viewer, database: "testReadsFrozen", host: .tcp)
+            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let database = try PostgresDatabase(url, settings: .init(statementTimeout: 1))
+        let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10)
+        func titles() throws -> [String] {
+            try texts(database.fetchWindow(viewed, request, ticket: ReadTicket())).map { $0[1] }
+        }
+        XCTAssertEqual(try titles(), ["One", "Two"])
+        // The background session is open before the path freezes: a
+        // connection attempt through it waits for the connect timeout.
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
+
+        proxy.freeze()
+        let reads: [(String, () throws -> Void)] = [
+            ("window", { _ = try titles() }),
+            ("count", { _ = try database.countRows(of: viewed.source, ticket: ReadTicket()) }),
+        ]
+        for (read, body) in reads {
+            let started = Date()
+            XCTAssertThrowsError(try body(), read) { error in
+                XCTAssertEqual((error as? PostgresError)?.kind, .connection, "\(read): \(error)")
+                XCTAssertEqual((error as? PostgresError)?.message, "no answer from the server for 3 s", read)
+                XCTAssertEqual(database.failureKind(of: error), .transient, read)
+            }
+            let waited = Date().timeIntervalSince(started)
+            print("frozen path → \(read) failed, s: \(String(format: "%.2f", waited))")
+            // statement_timeout 1 s + margin 2 s, and slack for a machine
+            // shared with builds; tcp_user_timeout would take 10 s.
+            XCTAssertGreaterThanOrEqual(waited, 3, read)
+            XCTAssertLessThan(waited, 5, read)
+        }
+
+        try writer.execute("UPDATE track SET title = 'Uno' WHERE id = 1;")
+        proxy.thaw()
+        XCTAssertEqual(try titles(), ["Uno", "Two"])
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
     }
 
     func testNetworkSettingsUnlessTheStringSetsThem() {
