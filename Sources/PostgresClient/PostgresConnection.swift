@@ -233,7 +233,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Asks the server to stop the statement this connection runs, from
     /// any thread; the running call then throws a ``PostgresError`` of kind
     /// ``PostgresError/Kind/canceled``. Does nothing when no statement
-    /// runs.
+    /// runs. Returns at once: the request goes on a connection of its own
+    /// to the server, sent from a queue of the library (a slow or frozen
+    /// network holds that queue, not the caller).
     ///
     /// For example:
     ///
@@ -287,12 +289,49 @@ extension PostgresConnectionString {
 /// What a connection's callers reach while a statement runs: the cancel
 /// object (libpq's PQcancel is safe from any thread), whether the running
 /// statement was canceled on request, and the socket.
-// @unchecked: every field is guarded by `lock`.
+///
+/// A cancel is sent from a queue of its own, never on the caller's thread:
+/// PQcancel opens a connection of its own to the server and waits until
+/// the server closed it, which over a slow network holds the caller (the
+/// screen, which abandons a read at each key that supersedes it) for a
+/// round trip or more, and behind a frozen path for as long as TCP tries.
+/// The next statement waits for the cancels in flight (up to
+/// `cancelWait`), so that a late cancel does not stop it instead.
+// @unchecked: every field is guarded by `lock`; `pending` is a group.
 final class SideState: @unchecked Sendable {
+    /// A server process's cancel object, freed when the last cancel that
+    /// uses it is done, whatever happened to the connection meanwhile.
+    private final class CancelHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+
+        init?(_ connection: OpaquePointer) {
+            guard let pointer = PQgetCancel(connection) else { return nil }
+            self.pointer = pointer
+        }
+
+        deinit {
+            PQfreeCancel(pointer)
+        }
+
+        func send() {
+            var message = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(pointer, &message, Int32(message.count))
+        }
+    }
+
+    /// Where cancels are sent: concurrent, so that one held by a frozen
+    /// path holds no other.
+    private static let cancels = DispatchQueue(
+        label: "livetable.postgres.cancel", qos: .userInitiated, attributes: .concurrent)
+    /// How long a statement waits for the cancels sent before it.
+    static let cancelWait: TimeInterval = 2
+
     private let lock = NSLock()
-    private var cancelObject: OpaquePointer?
+    private var cancelHandle: CancelHandle?
     private var canceled = false
     private var currentSocket: Int32 = -1
+    /// The cancels sent and not yet done.
+    private let pending = DispatchGroup()
 
     init(_ connection: OpaquePointer) {
         renew(connection)
@@ -302,16 +341,14 @@ final class SideState: @unchecked Sendable {
     func renew(_ connection: OpaquePointer) {
         lock.lock()
         defer { lock.unlock() }
-        if let cancelObject { PQfreeCancel(cancelObject) }
-        cancelObject = PQgetCancel(connection)
+        cancelHandle = CancelHandle(connection)
         currentSocket = PQsocket(connection)
     }
 
     func close() {
         lock.lock()
         defer { lock.unlock() }
-        if let cancelObject { PQfreeCancel(cancelObject) }
-        cancelObject = nil
+        cancelHandle = nil
     }
 
     var socket: Int32 {
@@ -320,21 +357,27 @@ final class SideState: @unchecked Sendable {
         return currentSocket
     }
 
-    /// Sends a cancel request. `markingCanceled` is false when the library
-    /// stops a statement itself (a stream its caller left early): then the
-    /// server's "canceled" error is expected and dropped.
+    /// Sends a cancel request, and returns at once. `markingCanceled` is
+    /// false when the library stops a statement itself (a stream its
+    /// caller left early): then the server's "canceled" error is expected
+    /// and dropped.
     func cancel(markingCanceled: Bool) {
         lock.lock()
-        defer { lock.unlock() }
         if markingCanceled { canceled = true }
-        guard let cancelObject else { return }
-        var message = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(cancelObject, &message, Int32(message.count))
+        let handle = cancelHandle
+        lock.unlock()
+        guard let handle else { return }
+        pending.enter()
+        Self.cancels.async { [pending] in
+            handle.send()
+            pending.leave()
+        }
     }
 
     /// Called before each statement: a cancel asked before it started
-    /// does not apply to it.
+    /// does not apply to it, nor does it reach it late.
     func beginStatement() {
+        _ = pending.wait(timeout: .now() + Self.cancelWait)
         lock.lock()
         defer { lock.unlock() }
         canceled = false

@@ -78,4 +78,14 @@ final class PostgresCancelTests: XCTestCase {
         }
         XCTAssertEqual(try connection.execute("SELECT 1", timeout: 10).rows, [["1"]])
     }
+
+    func testACancelWithoutAStatementNeverStopsTheNextOne() throws {
+        let connection = try PostgresConnection(try SharedCluster.get().url)
+        // The cancel is sent from another queue: the statement right after
+        // it waits for it, rather than being stopped by it late.
+        for _ in 0..<10 {
+            connection.cancel()
+            XCTAssertEqual(try connection.execute("SELECT pg_sleep(0.05), 1").rows, [["", "1"]])
+        }
+    }
 }

@@ -50,6 +50,31 @@ final class PostgresFrozenPathTests: XCTestCase {
         XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
     }
 
+    /// Abandoning a read sends a cancel (PQcancel: a connection of its
+    /// own to the server, answered when the server closes it). Behind a
+    /// frozen path that answer never comes: the caller, the screen's
+    /// thread, must not wait for it.
+    func testACancelBehindAFrozenPathReturnsAtOnce() throws {
+        let server = try PostgresServer.shared
+        let proxy = try FreezableProxy(to: server.port)
+        defer { proxy.stop() }
+        let url = server.url(role: server.viewer, database: "postgres", host: .tcp)
+            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let connection = try PostgresConnection(url)
+        XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
+        proxy.freeze()
+        // Thawed in any case, so that a cancel that waits ends the test.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 3) { proxy.thaw() }
+        let started = Date()
+        connection.cancel()
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertLessThan(waited, 0.5, "cancel() waited for the frozen path")
+        // Once the path moves, the cancel is done, and the statement that
+        // waited for it runs.
+        proxy.thaw()
+        XCTAssertEqual(try connection.execute("SELECT 2", timeout: 5).rows, [["2"]])
+    }
+
     /// A window read and a count behind a frozen path fail by our
     /// deadline (statement_timeout + 2 s), not when TCP gives up, as a
     /// transient failure (`not live`); their sessions are dropped, and
