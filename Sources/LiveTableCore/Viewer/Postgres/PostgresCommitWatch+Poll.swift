@@ -95,9 +95,13 @@ final class CommitPoll: @unchecked Sendable {
     /// Starts the thread: it connects, and polls every interval until
     /// `stop()`.
     func start() {
-        let thread = Thread { [self] in run() }
-        // Linux keeps 15 bytes of a thread's name.
-        thread.name = "pg-commit-watch"
+        let thread = Thread { [self] in
+            // Named for top and debuggers from the thread itself: set
+            // before it starts, the name does not reach the system's
+            // thread. Linux keeps 15 bytes.
+            Thread.current.name = "pg-commit-watch"
+            run()
+        }
         thread.qualityOfService = .userInitiated
         thread.start()
     }
