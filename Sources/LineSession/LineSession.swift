@@ -233,7 +233,10 @@ open class LineSession: @unchecked Sendable {
         case let .ended(lastLines):
             throw failure("\(dialect.name) has exited: " + lastLines.joined(separator: " / "))
         case .timedOut:
-            throw failure("\(dialect.name) did not finish \(sql.prefix(80).debugDescription) in \(Int(timeout)) s")
+            // Scrubbed before it is cut and escaped: a secret cut in two,
+            // or escaped, would no longer be found.
+            let statement = Self.scrubbed(sql, hiding: secrets).prefix(80).debugDescription
+            throw failure("\(dialect.name) did not finish \(statement) in \(Int(timeout)) s")
         }
     }
 
@@ -255,11 +258,15 @@ open class LineSession: @unchecked Sendable {
     }
 
     private static func failure(_ text: String, hiding secrets: [String]) -> Failure {
+        Failure(description: scrubbed(text, hiding: secrets))
+    }
+
+    private static func scrubbed(_ text: String, hiding secrets: [String]) -> String {
         var text = text
         for secret in secrets where !secret.isEmpty {
             text = text.replacingOccurrences(of: secret, with: "…")
         }
-        return Failure(description: text)
+        return text
     }
 
     private static func ignoreBrokenPipes() {

@@ -44,7 +44,7 @@ extension PostgresConnection {
         try withServer { connection in
             try refuseWhileStreaming()
             try refuseIfAbandoned()
-            side.beginStatement()
+            try beginStatement()
             // Sent without waiting, then awaited in poll(2) with the
             // deadline: what PQexecParams does, but for the deadline.
             let sent = try withCStrings(parameters) { values in
@@ -121,7 +121,7 @@ extension PostgresConnection {
         try withServer { connection in
             try refuseWhileStreaming()
             try refuseIfAbandoned()
-            side.beginStatement()
+            try beginStatement()
             let sent = try withCStrings(parameters) { values in
                 PQsendQueryParams(connection, sql, Int32(values.count), nil, values, nil, nil, 0)
             }
@@ -228,6 +228,18 @@ extension PostgresConnection {
         default:
             return .failure(PostgresError.from(
                 result: result, connection: connection, secrets: secrets, canceled: side.wasCanceled))
+        }
+    }
+
+    /// Readies the connection for a statement, after the cancels sent
+    /// before it ended; abandons it when one did not end in time, since
+    /// it could stop the statement instead (reported as a timeout).
+    func beginStatement() throws {
+        guard side.beginStatement() else {
+            abandoned = true
+            throw PostgresError(
+                kind: .connection,
+                message: "a cancel sent to the server did not end: the connection was abandoned")
         }
     }
 

@@ -232,8 +232,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Asks the server to stop the statement this connection runs, from
     /// any thread; the running call then throws a ``PostgresError`` of kind
-    /// ``PostgresError/Kind/canceled``. Does nothing when no statement
-    /// runs. Returns at once: the request goes on a connection of its own
+    /// ``PostgresError/Kind/canceled``. Without a statement, the server
+    /// ignores it (the next statement waits until it was handled). Returns
+    /// at once: the request goes on a connection of its own
     /// to the server, sent from a queue of the library (a slow or frozen
     /// network holds that queue, not the caller).
     ///
@@ -376,11 +377,16 @@ final class SideState: @unchecked Sendable {
 
     /// Called before each statement: a cancel asked before it started
     /// does not apply to it, nor does it reach it late.
-    func beginStatement() {
-        _ = pending.wait(timeout: .now() + Self.cancelWait)
+    ///
+    /// - returns: False when a cancel sent before has not ended in
+    ///   `cancelWait` (a frozen path): it may still stop the statement,
+    ///   which must not run on this connection.
+    func beginStatement() -> Bool {
+        guard pending.wait(timeout: .now() + Self.cancelWait) == .success else { return false }
         lock.lock()
         defer { lock.unlock() }
         canceled = false
+        return true
     }
 
     var wasCanceled: Bool {

@@ -101,7 +101,8 @@ final class ProcessExitGate: @unchecked Sendable {
         isClosed = true
         let running = inFlight.values.compactMap { $0 }
         condition.unlock()
-        // Out of the gate's lock: PQcancel talks to the server.
+        // Out of the gate's lock: a cancel takes its connection's own lock
+        // (and is sent from a queue of its own, so none of this waits).
         for side in running {
             side.cancel(markingCanceled: true)
         }

@@ -52,6 +52,22 @@ final class LineSessionTests: XCTestCase {
         }
     }
 
+    func testASecretCutOrEscapedInATimeoutNeverReachesTheError() throws {
+        // A secret that the message's cut at 80 characters would split,
+        // and one that its escaping would change (a quote).
+        let cut = "p4ssw0rd-that-the-cut-splits"
+        let quoted = "pa\"ss"
+        let session = try makeSession(secrets: [cut, quoted])
+        let padding = String(repeating: " ", count: 80 - ".system sleep 2 # ".count - 10)
+        XCTAssertThrowsError(try session.execute(".system sleep 2 # \(padding)\(cut)", timeout: 0.2)) { error in
+            XCTAssertTrue("\(error)".contains("did not finish"), "\(error)")
+            XCTAssertFalse("\(error)".contains(cut.prefix(10)), "a part of the secret is in the error")
+        }
+        XCTAssertThrowsError(try session.execute(".system sleep 2 # \(quoted)", timeout: 0.2)) { error in
+            XCTAssertFalse("\(error)".contains("pa\\\"ss"), "the escaped secret is in the error: \(error)")
+        }
+    }
+
     func testATimedOutCallThrowsAndTheNextCallReadsOnlyItsOwnLines() throws {
         let session = try makeSession()
         let start = Date()

@@ -36,8 +36,7 @@ final class PostgresServerFaultTests: LiveTableTestCase {
 
     /// SELECT revoked while the table shows: the status line says so, `not
     /// live`; granted again (a GRANT is a commit), the view is live again
-    /// by itself, on the same row, without a key. It stayed `not live`
-    /// until a key.
+    /// by itself, on the same row, without a key.
     func testRevokeShowsPermissionDeniedThenGrantMakesTheViewLiveWithTheSelectionKept() throws {
         let database = try makeTracks()
         let session = try launch(["view", try viewerURL(database), "tracks"])

@@ -44,11 +44,24 @@ extension TableState {
         return [rowsBeforeWindow, fromEnd].compactMap { $0 }.min { $0.certainty < $1.certainty }
     }
 
+    /// Forgets the count of the rows before the selection that runs, if
+    /// any, stopped with it (`.stop(.rowsBefore)`): no answer will end its
+    /// read, so its pacer starts afresh.
+    mutating func stopsRowsBeforeCount() {
+        rowsBeforePacer = RefreshPacer(pacing: ViewerPacing.rowsBefore)
+        rowsBeforeCountSawCommit = false
+    }
+
     /// True when the selected row's number is not known exactly, and a
     /// count of the rows before it would tell: away from the end (where
-    /// the row count tells), not paused (the screen is frozen).
+    /// the row count tells), not paused (the screen is frozen), and only
+    /// where an index reads those rows (`countsRowsBefore`): a scan of a
+    /// view, a filter, a query or an unindexed order would hold one read
+    /// for its whole length, a writer of a rollback-journal file waiting.
     var needsRowsBeforeCount: Bool {
-        guard paused == nil, let window, !window.reachesEnd, selectedIndex != nil else { return false }
+        guard paused == nil, let window, !window.reachesEnd, selectedIndex != nil,
+              ViewerWindow(viewed: viewed, window: window, selection: nil).countsRowsBefore
+        else { return false }
         return selectedRowNumber?.isExact != true
     }
 

@@ -98,8 +98,11 @@ extension ViewerState {
         // its connection, and the rows to count will be the filter's (counted
         // again when the check ends).
         table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
+        // So is the count of the rows before the selection, whose answer
+        // would be for other rows, and which holds the same connection.
+        table.stopsRowsBeforeCount()
         self.table = table
-        return [.stop(.count), .filter(table.viewed, text.isEmpty ? nil : text)]
+        return [.stop(.count), .stop(.rowsBefore), .filter(table.viewed, text.isEmpty ? nil : text)]
     }
 
     /// Takes a validated filter: the windows, the count and the position

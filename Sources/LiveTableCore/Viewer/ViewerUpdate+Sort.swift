@@ -33,9 +33,13 @@ extension ViewerState {
         // order without index) would hold the connection that opens the new
         // order. It is observed again if the new order can not be opened.
         table.observedRequest = nil
+        // The count of the rows before the selection too: it counts in the
+        // order on screen, and would hold the connection as long.
+        table.stopsRowsBeforeCount()
         self.table = table
         pendingOpen = table.viewed.target
-        return [.stop(.window), .open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
+        return [.stop(.window), .stop(.rowsBefore),
+                .open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
     }
 
     /// Shows the source in the order it was just opened in, for the pending

@@ -56,7 +56,7 @@ extension ViewerUpdateTests {
         // its window arrives.
         let effects = viewerUpdate(&state, .key(.character("]")))
         // The window of the order on screen is left (its read interrupted).
-        XCTAssertEqual(effects, [.stop(.window), .open(.table("item"), sortColumn: "price", descending: true)])
+        XCTAssertEqual(effects, [.stop(.window), .stop(.rowsBefore), .open(.table("item"), sortColumn: "price", descending: true)])
         XCTAssertEqual(state.table?.pendingSort, PendingSort(column: "price", descending: true))
         XCTAssertEqual(statusLine, "sorting by price…")
         let viewed = try database.read { db in
@@ -118,7 +118,7 @@ extension ViewerUpdateTests {
         try start(.table("item"))
         for _ in 0..<40 { try send(.key(.down)) }
         try moveCursor(to: "price")
-        XCTAssertEqual(viewerUpdate(&state, .key(.character("]"))).count, 2)
+        XCTAssertEqual(viewerUpdate(&state, .key(.character("]"))).count, 3)
         // Home while the new order opens: nothing is read in the order left.
         XCTAssertEqual(viewerUpdate(&state, .key(.home)), [])
         let viewed = try database.read { db in
@@ -146,7 +146,7 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.viewed.ordering.descending, false)
         // The same key again: the natural order (rowid).
         let effects = try send(.key(.character("[")))
-        XCTAssertEqual(effects.prefix(2), [.stop(.window), .open(.table("item"), sortColumn: nil, descending: false)])
+        XCTAssertEqual(effects.prefix(3), [.stop(.window), .stop(.rowsBefore), .open(.table("item"), sortColumn: nil, descending: false)])
         let table = try XCTUnwrap(state.table)
         XCTAssertNil(table.viewed.ordering.sortColumn)
         XCTAssertEqual(table.viewed.ordering.keyColumns.map(\.expression), ["rowid"])
@@ -162,7 +162,7 @@ extension ViewerUpdateTests {
         XCTAssertEqual(table.viewed.source.columnNames[table.currentColumn], "price")
         XCTAssertTrue(viewerRender(state).text.contains("by price ↓"))
         let effects = try send(.key(.character("]")))
-        XCTAssertEqual(effects.prefix(2), [.stop(.window), .open(.table("item"), sortColumn: nil, descending: false)])
+        XCTAssertEqual(effects.prefix(3), [.stop(.window), .stop(.rowsBefore), .open(.table("item"), sortColumn: nil, descending: false)])
         XCTAssertNil(state.table?.viewed.ordering.sortColumn)
     }
 
@@ -170,7 +170,7 @@ extension ViewerUpdateTests {
         try start(.table("item"))
         try moveCursor(to: "price")
         let asked = viewerUpdate(&state, .key(.character("]")))
-        XCTAssertEqual(asked, [.stop(.window), .open(.table("item"), sortColumn: "price", descending: true)])
+        XCTAssertEqual(asked, [.stop(.window), .stop(.rowsBefore), .open(.table("item"), sortColumn: "price", descending: true)])
         // Back to the order on screen: nothing to open, the opening on its
         // way is left (and dropped if it comes), and the order on screen
         // observed again.

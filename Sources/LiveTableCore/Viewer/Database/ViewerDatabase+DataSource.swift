@@ -45,7 +45,7 @@ extension ViewerDatabase: ViewerDataSource {
 
     /// Counts the rows before `position` on the background reader, in one
     /// read: at most a tenth of the time while a writer commits, as the
-    /// viewer paces it (`ViewerPacing.position`).
+    /// viewer paces it (`ViewerPacing.rowsBefore`).
     public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int {
         try read(background: true, ticket: ticket) { db in
             try viewed.ordering.countRows(db, in: viewed.source, before: position)

@@ -12,9 +12,9 @@ import Glibc
 /// descriptor (to stop) and, with a channel, on the connection's socket (a
 /// notification signals at once). At the tick it sends the token's
 /// statement and waits for the answer in poll(2) too, with the deadline.
-/// That is two wake-ups a tick, the idle cost of the watch: a dispatch
-/// timer took three (its event thread, then a worker, then the answer),
-/// plus a timer of its own for the deadline.
+/// That is two wake-ups a tick, the least a poll that reads the token when
+/// its tick comes can make, and most of the idle cost of the watch
+/// (Docs/Performance.md).
 ///
 /// The deadline cuts a poll that the server does not answer within 20
 /// intervals (at least a second): a frozen network path (a proxy or a NAT

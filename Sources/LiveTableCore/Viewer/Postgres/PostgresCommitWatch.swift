@@ -175,7 +175,8 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     /// - parameter passive: True for an observer that neither starts nor
     ///   keeps the poll, and hears it only while others do (the title's
     ///   note, which has nothing to say while no window shows).
-    /// - important: `onEvent` must not block: it holds up the poll.
+    /// - important: `onEvent` must not block: it holds up the other
+    ///   observers' events, delivered on the same queue.
     public func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
         let (id, liveness, startsPoll) = lock.withLock { () -> (Int, ViewerLiveness?, CommitPoll?) in
             let id = nextObserverID

@@ -175,10 +175,9 @@ extension PostgresDatabase: ViewerDataSource {
     /// Permission denied is transient because a GRANT ends it, and a
     /// GRANT is a commit, which the commit watch sees: the window keeps
     /// being observed, `not live` with the server's message meanwhile,
-    /// and comes back on the selected row by itself. As an error that
-    /// ended the observation, it left the view `not live` until a key
-    /// (the schema read again finds the table unchanged, and the window
-    /// failed once more).
+    /// and comes back on the selected row by itself. (An error that ends
+    /// the observation would leave it `not live` until a key: the schema,
+    /// read again, is unchanged.)
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         switch error {
         case let error as SourceError:
