@@ -111,11 +111,9 @@ public final class PostgresBenchmark: @unchecked Sendable {
         started = now()
         let (dataSource, pollInterval) = try Self.openDataSource(
             server.url(role: server.viewer, database: Self.database, host: .tcp))
-        let viewed = try dataSource.open(.table(Self.table), sortColumn: nil, descending: false, ticket: ReadTicket())
-        screen.open(dataSource, viewed)
         // On error too: the loop of a failed measurement stops.
         defer { screen.close() }
-        let firstRows = try screen.waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - started
+        let firstRows = try screen.openTable(Self.table, of: dataSource, since: started)
         log("postgres: first rows in \(milliseconds(firstRows)) ms")
 
         let (end, home) = try screen.jumpLatencies(count: samples.jumps)

@@ -13,9 +13,8 @@ import LiveTableCore
 /// ```swift
 /// // Off the main thread, while the main thread runs its run loop:
 /// let screen = ViewerScreenRecorder(frameTimeout: 60)
-/// try screen.open(dataSource, viewed)
 /// defer { screen.close() }
-/// let shown = try screen.waitForFrame(after: 0, stage: "first rows") { $0.hasRows }
+/// let firstRows = try screen.openTable("item", of: dataSource, since: now())
 /// ```
 // @unchecked Sendable: the frame log protects itself, the awaited value and
 // the error count are protected by `lock`; the loop and its host are only
@@ -64,7 +63,7 @@ final class ViewerScreenRecorder: @unchecked Sendable {
 
     /// Starts the viewer's program on `viewed`, as `livetable view` does
     /// once it has opened it. Call it off the main thread.
-    func open(_ dataSource: any ViewerDataSource, _ viewed: ViewedSource) {
+    private func open(_ dataSource: any ViewerDataSource, _ viewed: ViewedSource) {
         onMain {
             self.host = BenchmarkHost(
                 program: ViewerProgram(dataSource: dataSource),
@@ -78,6 +77,18 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     }
 
     /// Stops the loop: its subscriptions end. Call it off the main thread.
+    /// Opens `table` of `dataSource` as `livetable view` does, starts the
+    /// loop, and waits for the first screen with rows.
+    ///
+    /// - returns: The time of that screen, in seconds since `start`.
+    /// - important: Close the screen (`close()`) on error too: the loop
+    ///   of a failed measurement must stop.
+    func openTable(_ table: String, of dataSource: any ViewerDataSource, since start: Double) throws -> Double {
+        let viewed = try dataSource.open(.table(table), sortColumn: nil, descending: false, ticket: ReadTicket())
+        open(dataSource, viewed)
+        return try waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
+    }
+
     func close() {
         onMain {
             self.host?.loop.stop()

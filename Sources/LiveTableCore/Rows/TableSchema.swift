@@ -194,13 +194,13 @@ public struct TableSchema: Equatable, Sendable {
     /// tables, and WITHOUT ROWID tables apart, which `sqlite_schema` only
     /// says in its SQL text.
     private static func listedTables(_ db: Database) throws -> [Entry] {
-        try Row.fetchAll(db, sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")
+        let entries = try Row.fetchAll(db, sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")
             .compactMap { row -> Entry? in
                 guard let name = row["name"] as String?, let type = row["type"] as String? else { return nil }
                 return Entry(name: name, type: type, withoutRowid: (row["wr"] as Int?) == 1)
             }
             .filter { $0.name != "sqlite_schema" && $0.name != "sqlite_master" }
-            .sorted { listsBefore($0.name, $1.name) }
+        return listed(entries, name: \.name)
     }
 
     /// The order of the picker's names, for every database: as a person
@@ -217,6 +217,21 @@ public struct TableSchema: Equatable, Sendable {
     public static func listsBefore(_ name: String, _ other: String) -> Bool {
         let (key, otherKey) = (listingKey(name), listingKey(other))
         return key != otherKey ? key < otherKey : name < other
+    }
+
+    /// `items` in the order of ``listsBefore(_:_:)``, each name's key made
+    /// once rather than at each comparison: thousands of tables sort
+    /// without two new strings per comparison.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// TableSchema.listed(["track", "Artist", "album"], name: { $0 }) // ["album", "Artist", "track"]
+    /// ```
+    public static func listed<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
+        items.map { item in (item: item, name: name(item), key: listingKey(name(item))) }
+            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.name < $1.name }
+            .map(\.item)
     }
 
     private static func listingKey(_ name: String) -> String {

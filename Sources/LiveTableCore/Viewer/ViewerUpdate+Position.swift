@@ -54,12 +54,14 @@ extension TableState {
 
     /// True when the selected row's number is not known exactly, and a
     /// count of the rows before it would tell: away from the end (where
-    /// the row count tells), not paused (the screen is frozen), and only
+    /// the row count tells), not paused (the screen is frozen), no sort or
+    /// filter on its way (the rows are about to change), and only
     /// where an index reads those rows (`countsRowsBefore`): a scan of a
     /// view, a filter, a query or an unindexed order would hold one read
     /// for its whole length, a writer of a rollback-journal file waiting.
     var needsRowsBeforeCount: Bool {
-        guard paused == nil, let window, !window.reachesEnd, selectedIndex != nil,
+        guard paused == nil, pendingFilter == nil, pendingSort == nil,
+              let window, !window.reachesEnd, selectedIndex != nil,
               ViewerWindow(viewed: viewed, window: window, selection: nil).countsRowsBefore
         else { return false }
         return selectedRowNumber?.isExact != true
@@ -127,9 +129,17 @@ extension ViewerState {
     /// not known exactly, or notes that the count running is out of date:
     /// one count at a time, each followed by its pause
     /// (`ViewerPacing.rowsBefore`), and one more after it when windows came
-    /// meanwhile.
+    /// meanwhile. A count that runs when the position no longer needs one
+    /// (an end reached, the screen paused, a sort or a filter pending)
+    /// stops: it would hold the connection of the other counts for nothing.
     mutating func countRowsBefore() -> [ViewerEffect] {
-        guard var table = self.table, table.needsRowsBeforeCount, let selected = table.selected else { return [] }
+        guard var table = self.table else { return [] }
+        guard table.needsRowsBeforeCount, let selected = table.selected else {
+            guard table.rowsBeforePacer.phase == .reading else { return [] }
+            table.stopsRowsBeforeCount()
+            self.table = table
+            return [.stop(.rowsBefore)]
+        }
         let counts = table.rowsBeforePacer.change()
         if counts {
             table.rowsBeforeCountSawCommit = false

@@ -319,9 +319,10 @@ extension ViewerState {
         guard !reads else { return [] }
         table.isRecovering = true
         table.observedRequest = nil
+        table.stopsRowsBeforeCount()
         self.table = table
         pendingOpen = table.viewed.target
-        return [.stop(.window), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+        return [.stop(.window), .stop(.rowsBefore), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                                       descending: table.viewed.ordering.descending)]
     }
 

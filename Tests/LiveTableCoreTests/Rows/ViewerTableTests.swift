@@ -61,6 +61,7 @@ final class ViewerTableTests: XCTestCase {
         let names = try ViewerDatabase.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
         XCTAssertEqual(names, ["apple", "Banana", "cherry", "Cherry.Pie", "Zebra"])
         XCTAssertEqual(["b", "B", "a", "\"A\"", "A"].sorted(by: TableSchema.listsBefore), ["\"A\"", "A", "a", "B", "b"])
+        XCTAssertEqual(TableSchema.listed(["b", "B", "a", "\"A\"", "A"], name: { $0 }), ["\"A\"", "A", "a", "B", "b"])
     }
 
     func testColumnsWithDeclaredTypes() throws {

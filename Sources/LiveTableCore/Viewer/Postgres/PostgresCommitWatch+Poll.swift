@@ -65,6 +65,8 @@ final class CommitPoll: @unchecked Sendable {
     let deadline: TimeInterval
     /// Wakes the thread from its sleep: `stop()`.
     private let wake = WakeUpDescriptor()
+    /// What the thread sleeps on: the wake-up pipe, the socket.
+    private var descriptors = [pollfd](repeating: pollfd(), count: 2)
     private let stopped = LockedValue(false)
 
     private var connection: PostgresConnection?
@@ -147,18 +149,20 @@ final class CommitPoll: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             guard time.uptimeNanoseconds > now else { return }
             let milliseconds = Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
-            var descriptors = [pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-            if channel != nil, let socket = connection?.socket, socket >= 0 {
-                descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
-            }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            // The wake-up pipe, and the socket with a channel (a negative
+            // descriptor is ignored by poll(2)); the buffer is the poll's
+            // own, not made again at each tick.
+            let socket = channel != nil ? connection?.socket ?? -1 : -1
+            descriptors[0] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptors, 2, milliseconds)
             if ready == 0 { return }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
             }
             if descriptors[0].revents != 0 { wake.clear() }
-            if descriptors.count > 1, descriptors[1].revents != 0 { readNotifications() }
+            if socket >= 0, descriptors[1].revents != 0 { readNotifications() }
         }
     }
 

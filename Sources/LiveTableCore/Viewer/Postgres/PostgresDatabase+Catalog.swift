@@ -68,8 +68,7 @@ extension PostgresDatabase {
         """
 
     static func relations(_ reader: PostgresReader, sql: String) throws -> [PostgresRelation] {
-        try reader.execute(sql).rows.compactMap(PostgresRelation.init)
-            .sorted { TableSchema.listsBefore($0.displayName, $1.displayName) }
+        TableSchema.listed(try reader.execute(sql).rows.compactMap(PostgresRelation.init), name: \.displayName)
     }
 
     /// The relation that `name` names (see `PostgresRelation`).
