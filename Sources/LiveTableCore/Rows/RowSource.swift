@@ -191,7 +191,7 @@ public struct RowSource: Equatable, Sendable {
         source.filter = nil
         let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !text.isEmpty else { return source }
-        if let problem = Self.expressionProblem(text) {
+        if let problem = Self.expressionProblem(text) ?? Self.tokenProblem(text, dialect.lexicon) {
             throw SourceError.invalidFilter(reason: problem)
         }
         source.filter = text
@@ -232,6 +232,23 @@ public struct RowSource: Equatable, Sendable {
             default:
                 break
             }
+        }
+        return depth == 0 ? nil : "unbalanced parentheses: a filter is one expression"
+    }
+
+    /// The same check through the dialect's own tokens, which know what
+    /// the scan above does not: PostgreSQL's `$$…$$` and `$tag$…$tag$`
+    /// strings, `E'\''` escapes and nested comments. A filter whose `(` or
+    /// `)` the scan took for syntax while the server reads them in a string
+    /// (or the other way round) could close the `WHERE (…)` early, and an
+    /// `OR TRUE` outside it would switch off the window's conditions.
+    private static func tokenProblem(_ expression: String, _ lexicon: SQLLexicon) -> String? {
+        var depth = 0
+        for token in SQLToken.tokens(of: expression, lexicon) where token.kind == .symbol {
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") { depth -= 1 }
+            if depth < 0 { return "unbalanced parentheses: a filter is one expression" }
+            if token.isSymbol(";") { return "a filter is one expression, without ;" }
         }
         return depth == 0 ? nil : "unbalanced parentheses: a filter is one expression"
     }

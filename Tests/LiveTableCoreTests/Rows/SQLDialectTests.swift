@@ -27,6 +27,20 @@ final class SQLDialectTests: XCTestCase {
             orderBy: ordering.orderBy(forward: range.forward), limit: true)
     }
 
+    func testAPostgresFilterThatClosesItsParenthesesInADollarStringIsRefused() throws {
+        // To a scan that knows no $$…$$, balanced; to PostgreSQL,
+        // `($$($$ = 'x') OR (TRUE) OR ($$)$$ = '')`: the first `)` would
+        // close the WHERE (…), and OR TRUE switch off the window's ranges.
+        let filter = "$$($$ = 'x') OR (TRUE) OR ($$)$$ = ''"
+        XCTAssertThrowsError(try postgresItem().applyingFilter(filter)) { error in
+            guard case SourceError.invalidFilter = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try postgresItem().applyingFilter("$tag$a$tag$ = 'b'); SELECT (1")) { error in
+            guard case SourceError.invalidFilter = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertNoThrow(try postgresItem().applyingFilter("note = $$x$$ OR (price > 2)"))
+    }
+
     func testPostgresQuotesSchemaAndNamesAndNumbersOnlyItsOwnPlaceholders() throws {
         let source = try postgresItem().applyingFilter("note <> '?' AND \"wh?y $1\" <> '$1'")
         var ordering = try RowOrdering(source, sortColumn: "price")
