@@ -49,6 +49,17 @@ final class ViewerPositionTests: XCTestCase {
         }
     }
 
+    func testAnOrderWithoutAnIndexAsksForNoCountOfTheRowsBefore() throws {
+        // By name, which no index orders: a count of the rows before the
+        // selection would scan them all in one read, a writer waiting.
+        driver = try ViewerDriver(path: path, table: "item", sort: "name", width: 80)
+        _ = driver.takeEffects()
+        try search("item 30000")
+        XCTAssertEqual(driver.selected(1), "item 30000".databaseValue)
+        XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()), [])
+        XCTAssertFalse(title.contains("row 30,000"), title)
+    }
+
     func testEndThenPagesUpKeepTheExactPositionWithoutCounting() throws {
         driver = try ViewerDriver(path: path, table: "item", sort: "price", descending: true, width: 80)
         _ = driver.takeEffects()
