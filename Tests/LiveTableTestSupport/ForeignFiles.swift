@@ -14,10 +14,12 @@ public enum ForeignFile {
     }
 
     /// Runs `sqlite3 path` with `sql` on its standard input, and returns
-    /// its standard output. Throws if it fails.
+    /// its standard output. Throws if it fails. Like any other program
+    /// that shares a file, it waits up to 5 s for a lock held by a reader
+    /// or writer of the file (`.timeout`), rather than fail at once.
     @discardableResult
     public static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        try run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: sql)
+        try run("/usr/bin/sqlite3", ["-batch", "-bail", "-cmd", ".timeout 5000", path], input: sql)
     }
 
     /// The SHA-256 of the file, by `sha256sum`.
