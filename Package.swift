@@ -192,7 +192,7 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "PostgresClientTests",
-            dependencies: ["PostgresClient", "PostgresServer"],
+            dependencies: ["PostgresClient", "PostgresServer", "LiveTableTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LiveTableEndToEndTests",

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTableTestSupport
 import PostgresClient
 import XCTest
 
@@ -7,6 +8,10 @@ import XCTest
 final class PostgresCancelTests: XCTestCase {
     func testCancelFromAnotherThreadStopsASleepQuickly() throws {
         let connection = try PostgresConnection(try SharedCluster.get().url)
+        // This connection's own server process: another test's sleep may
+        // still run in a process whose client left (the server sees it when
+        // the sleep ends).
+        let processID = connection.processID
         let started = Date()
         let canceler = Thread {
             // Cancel once the sleep runs, seen from another session.
@@ -14,7 +19,8 @@ final class PostgresCancelTests: XCTestCase {
             let deadline = Date(timeIntervalSinceNow: 5)
             while Date() < deadline {
                 let active = try? observer?.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'")
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND query LIKE 'SELECT pg_sleep%' AND state = 'active'",
+                    [String(processID)])
                 if active?.rows == [["1"]] { break }
             }
             connection.cancel()
@@ -87,5 +93,45 @@ final class PostgresCancelTests: XCTestCase {
             connection.cancel()
             XCTAssertEqual(try connection.execute("SELECT pg_sleep(0.05), 1").rows, [["", "1"]])
         }
+    }
+
+    /// A cancel goes on a connection of its own, and the server may carry
+    /// it out whenever it arrives. One that has not ended within 2 s (here
+    /// behind a frozen path, which holds its request) could still stop
+    /// whatever the connection runs next, and be reported as a timeout:
+    /// the next statement finds the connection abandoned rather than run,
+    /// and `reset()` brings it back once the path moves.
+    func testACancelThatDoesNotEndAbandonsTheConnectionUntilReset() throws {
+        let cluster = try SharedCluster.get()
+        let table = "abandoned_\(UUID().uuidString.prefix(8).lowercased())"
+        try cluster.server.psql("CREATE TABLE \(table)(n int);")
+        addTeardownBlock { _ = try? cluster.server.psql("DROP TABLE IF EXISTS \(table);") }
+        let proxy = try FreezableProxy(to: cluster.port)
+        defer { proxy.stop() }
+        let url = cluster.url.replacingOccurrences(of: "127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let connection = try PostgresConnection(url)
+        XCTAssertEqual(try connection.execute("SELECT 1", timeout: 10).rows, [["1"]])
+
+        proxy.freeze()
+        connection.cancel()
+        XCTAssertThrowsError(try connection.execute("INSERT INTO \(table) VALUES (1)", timeout: 10)) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .connection, "\(error)")
+            XCTAssertEqual(
+                (error as? PostgresError)?.message,
+                "a cancel sent to the server did not end: the connection was abandoned")
+        }
+        XCTAssertTrue(connection.isAbandoned)
+        XCTAssertEqual(connection.status, .bad)
+        // Refused again, at once: no statement runs on it until reset.
+        XCTAssertThrowsError(try connection.execute("INSERT INTO \(table) VALUES (2)", timeout: 10)) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .connection, "\(error)")
+        }
+
+        proxy.thaw()
+        try connection.reset()
+        XCTAssertFalse(connection.isAbandoned)
+        XCTAssertEqual(connection.status, .ok)
+        // Neither statement ran.
+        XCTAssertEqual(try connection.execute("SELECT count(*) FROM \(table)", timeout: 10).rows, [["0"]])
     }
 }
