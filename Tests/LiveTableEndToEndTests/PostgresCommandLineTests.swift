@@ -76,6 +76,25 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
         // Counted: a table under 100,000 rows is counted at once.
         XCTAssertEqual(result.standardOutput, "tracks\ttable\t50\n")
+
+        // A big table analysed: the planner's estimate. One never analysed
+        // (autovacuum off, or its ANALYZE would come) has none: counted up
+        // to 100,000 rows.
+        addTeardownBlock { [self] in
+            _ = try? psqlAsWriter("DROP TABLE IF EXISTS plays, unanalysed;", database)
+        }
+        try psqlAsWriter("""
+            CREATE TABLE plays AS SELECT i AS id FROM generate_series(1, 150000) AS i;
+            ANALYZE plays;
+            CREATE TABLE unanalysed WITH (autovacuum_enabled = false) AS SELECT i AS id FROM generate_series(1, 120000) AS i;
+            """, database)
+        let listed = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--format", "csv"])
+        XCTAssertEqual(listed.status, 0, listed.standardError)
+        let lines = listed.standardOutput.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, listed.standardOutput)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("plays\ttable\t~1") }, listed.standardOutput)
+        XCTAssertTrue(lines.contains("unanalysed\ttable\t100000+"), listed.standardOutput)
+        XCTAssertTrue(lines.contains("tracks\ttable\t50"), listed.standardOutput)
     }
 
     // MARK: - Failed starts

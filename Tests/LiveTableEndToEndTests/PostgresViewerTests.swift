@@ -91,15 +91,19 @@ final class PostgresViewerTests: LiveTableTestCase {
             DROP TABLE IF EXISTS plays;
             CREATE TABLE plays AS SELECT i AS id FROM generate_series(1, 150000) AS i;
             ANALYZE plays;
+            DROP TABLE IF EXISTS unanalysed;
+            CREATE TABLE unanalysed WITH (autovacuum_enabled = false) AS SELECT i AS id FROM generate_series(1, 120000) AS i;
             """, database)
         let session = try launch(["view", try viewerURL(database)])
         try session.waitForScreen(containing: "\(try titleName(database)) — tables and views", timeout: 10)
         // A big table's count is the planner's estimate, from ANALYZE
-        // ("~"); a small one's is counted.
-        let screen = try session.waitForScreen("plays about 150,000 rows, tracks 50") { screen in
+        // ("~"); a small one's is counted, as is one never analysed (no
+        // estimate: autovacuum is off for it), up to 100,000 rows.
+        let screen = try session.waitForScreen("plays about 150,000 rows, tracks 50, unanalysed 100,000+") { screen in
             let lines = screen.components(separatedBy: "\n").map { $0.split(separator: " ") }
             return lines.contains { $0.first == "plays" && $0.last?.hasPrefix("~1") == true }
                 && lines.contains { $0.first == "tracks" && $0.last == "50" }
+                && lines.contains { $0.first == "unanalysed" && $0.last == "100,000+" }
         }
         XCTAssertTrue(screen.contains("nina"), screen)
         try assertNoPassword(in: screen, "the picker")

@@ -185,4 +185,29 @@ final class PostgresCatalogTests: XCTestCase {
         XCTAssertFalse(count.isExact)
         XCTAssertEqual(Double(count.value), 150_000, accuracy: 15_000)
     }
+
+    /// A table never analysed has no estimate (`reltuples` is -1 from
+    /// PostgreSQL 14 on): the picker counts it, up to the limit, rather
+    /// than show "~0" or a guess; "100,000+" beyond.
+    func testPickerCountsATableNeverAnalysedUpToTheLimit() throws {
+        let database = try database()
+        try PostgresTestDatabase.once(Self.name + ".unanalysed") {
+            // Autovacuum off: its ANALYZE would give the table an estimate.
+            try PostgresTestDatabase.write(Self.name, """
+                CREATE TABLE unanalysed(id int PRIMARY KEY) WITH (autovacuum_enabled = false);
+                INSERT INTO unanalysed SELECT generate_series(1, 120000);
+                CREATE TABLE unanalysed_small(id int PRIMARY KEY) WITH (autovacuum_enabled = false);
+                INSERT INTO unanalysed_small SELECT generate_series(1, 7);
+                """)
+        }
+        let estimates = try PostgresTestDatabase.write(Self.name, """
+            SELECT reltuples FROM pg_class WHERE oid IN ('unanalysed'::regclass, 'unanalysed_small'::regclass);
+            """)
+        XCTAssertEqual(estimates, "-1\n-1", "the tables were analysed: the test shows nothing")
+        XCTAssertEqual(
+            try database.quickRowCount(ofTable: "unanalysed", kind: .table, ticket: ReadTicket()),
+            .atLeast(RowSource.quickCountLimit))
+        XCTAssertEqual(
+            try database.quickRowCount(ofTable: "unanalysed_small", kind: .table, ticket: ReadTicket()), .exact(7))
+    }
 }
