@@ -129,8 +129,14 @@ public final class PostgresServer: @unchecked Sendable {
     ///
     /// - parameter settings: `postgresql.conf` settings, beyond those that
     ///   make a test server fast (`fsync = off`) and able to feed a standby.
-    /// - throws: `Failure` when PostgreSQL is missing or does not start.
-    public convenience init(settings: [String: String] = [:]) throws {
+    /// - parameter ssl: Whether the server takes TCP connections over SSL
+    ///   only (`ssl = on`, `hostssl` in `pg_hba.conf`), with a certificate
+    ///   for `localhost` and 127.0.0.1 signed by a certificate authority of
+    ///   its own, ``certificateAuthority``. Off by default: SSL's cost
+    ///   would change what the tests and the benchmark measure.
+    /// - throws: `Failure` when PostgreSQL (or, with `ssl`, the `openssl`
+    ///   program) is missing or does not start.
+    public convenience init(settings: [String: String] = [:], ssl: Bool = false) throws {
         let programs = try PostgresPrograms.find()
         let directory = try programs.makeDirectory()
         ServerRegistry.shared.register(directory, programs: programs)
@@ -138,7 +144,7 @@ public final class PostgresServer: @unchecked Sendable {
         let port: Int
         do {
             port = try Self.makeCluster(
-                in: directory, superuser: superuser, settings: settings, programs: programs)
+                in: directory, superuser: superuser, settings: settings, ssl: ssl, programs: programs)
         } catch {
             ServerRegistry.shared.remove(directory)
             throw error
@@ -378,7 +384,7 @@ public final class PostgresServer: @unchecked Sendable {
     ///
     /// - returns: The port.
     private static func makeCluster(
-        in directory: URL, superuser: Role, settings: [String: String],
+        in directory: URL, superuser: Role, settings: [String: String], ssl: Bool,
         programs: PostgresPrograms) throws -> Int
     {
         let passwordFile = directory.appendingPathComponent("password")
@@ -393,12 +399,15 @@ public final class PostgresServer: @unchecked Sendable {
         guard output.status == 0 else {
             throw Failure("initdb: \(oneLine(output.standardError))", hiding: [superuser.password])
         }
+        // With SSL, TCP clients must use it: one that does not is refused
+        // by the server, with its message.
+        let tcp = ssl ? "hostssl" : "host   "
         try programs.write("""
             # TYPE  DATABASE     USER      ADDRESS        METHOD
             local   all          all                      scram-sha-256
-            host    all          all       127.0.0.1/32   scram-sha-256
+            \(tcp) all          all       127.0.0.1/32   scram-sha-256
             local   replication  \(superuser.name)                 scram-sha-256
-            host    replication  \(superuser.name)  127.0.0.1/32   scram-sha-256
+            \(tcp) replication  \(superuser.name)  127.0.0.1/32   scram-sha-256
 
             """, to: URL(fileURLWithPath: "\(data)/pg_hba.conf"))
         // fsync off: a test server's data need not survive a power cut.
@@ -416,6 +425,9 @@ public final class PostgresServer: @unchecked Sendable {
             "max_wal_senders": "10",
             "hot_standby": "on",
         ]
+        if ssl {
+            configuration.merge(try makeCertificates(in: directory, programs: programs)) { $1 }
+        }
         configuration.merge(settings) { $1 }
         try configure(data: data, configuration, programs: programs)
         return try startOnFreePort(data: data, directory: directory, programs: programs)
