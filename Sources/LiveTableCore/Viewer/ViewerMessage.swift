@@ -38,6 +38,9 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// The row count of the source on screen, exact unless another
     /// process committed during the count, and how long counting took.
     case counted(Int, isExact: Bool = true, seconds: Double = 0)
+    /// The database's estimate of the row count (PostgreSQL's planner's),
+    /// read before the exact count: the title's `~N` until it ends.
+    case countEstimated(Int)
     /// The pause after a count is over (`ViewerEffect.pauseCounting`).
     case countPauseEnded
     /// The count failed.

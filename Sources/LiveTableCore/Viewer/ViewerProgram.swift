@@ -270,8 +270,9 @@ public struct ViewerProgram: AppProgram {
     nonisolated private static let countQueue = DispatchQueue(label: "livetable.viewer.count", qos: .utility)
 
     /// Counts the rows of `source` off the main thread (the data source
-    /// reads in short reads); the count, and how long it took, come back
-    /// on the main queue.
+    /// reads in short reads); the database's estimate first, when it gives
+    /// one (the title's `~N` while a long count runs), then the count, and
+    /// how long it took, come back on the main queue.
     /// Nonisolated: its closure runs on a global queue, not the main actor.
     nonisolated private static func count(
         _ source: RowSource, in dataSource: any ViewerDataSource) -> AnyPublisher<ViewerMessage, Never>
@@ -279,7 +280,13 @@ public struct ViewerProgram: AppProgram {
         Deferred { () -> AnyPublisher<ViewerMessage, Never> in
             // Left (another count, another source): interrupted.
             let ticket = ReadTicket()
-            return Just(())
+            // An estimate that fails is only missed: the count says why.
+            let estimate = Just(())
+                .receive(on: countQueue.ocombine)
+                .compactMap { _ -> ViewerMessage? in
+                    (try? dataSource.estimatedRowCount(of: source, ticket: ticket)).map(ViewerMessage.countEstimated)
+                }
+            let exact = Just(())
                 .receive(on: countQueue.ocombine)
                 .map { _ -> ViewerMessage in
                     let start = ContinuousClock.now
@@ -292,6 +299,7 @@ public struct ViewerProgram: AppProgram {
                         return .countFailed(dataSource.describe(error))
                     }
                 }
+            return estimate.append(exact)
                 .handleEvents(receiveCancel: { ticket.abandon() })
                 .receive(on: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher()

@@ -268,12 +268,15 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
         live = table.isFollowing ? "following" : "live"
     }
     let count: String
-    if let rowCount = table.rowCount, table.rowCountIsApproximate, let known = knownRowCount(table), known > rowCount {
+    // Before the first count, the database's estimate if it gives one.
+    let shownCount = table.rowCount ?? table.rowCountEstimate
+    let isApproximate = table.rowCount == nil || table.rowCountIsApproximate
+    if let rowCount = shownCount, isApproximate, let known = knownRowCount(table), known > rowCount {
         // An estimate below the rows on screen ("row 57 of ~54"): what is
         // known for sure is said instead.
         count = grouped(known) + (table.window?.reachesEnd == true ? "" : "+")
-    } else if let rowCount = table.rowCount {
-        count = (table.rowCountIsApproximate ? "~" : "") + grouped(rowCount)
+    } else if let rowCount = shownCount {
+        count = (isApproximate ? "~" : "") + grouped(rowCount)
     } else {
         // A count that failed says so in the status line.
         count = table.countFailure == nil ? "…" : "?"

@@ -176,6 +176,9 @@ public struct TableState: Equatable, Sendable {
     public var pendingSort: PendingSort?
     /// The exact row count, nil until counted.
     public var rowCount: Int?
+    /// The database's estimate of the row count, shown (`~N`) until the
+    /// first count ends; nil when the database gives none (SQLite).
+    public var rowCountEstimate: Int?
     /// When the row count runs: one count at a time, each followed by a
     /// pause (`ViewerPacing.count`): the same `RefreshPacer` as the
     /// window's reads, with longer pauses.
@@ -244,6 +247,7 @@ public struct TableState: Equatable, Sendable {
         columnWidths = [:]
         pendingSort = nil
         rowCount = nil
+        rowCountEstimate = nil
         countPacer = RefreshPacer(pacing: ViewerPacing.count)
         isLive = false
         isRecovering = false

@@ -124,6 +124,7 @@ extension ViewerState {
         table.window = nil
         table.highlighter.reset()
         table.rowCount = nil
+        table.rowCountEstimate = nil
         // The count that runs is replaced (one count slot): counted afresh.
         table.countPacer = RefreshPacer(pacing: ViewerPacing.count)
         table.observedRequest = nil

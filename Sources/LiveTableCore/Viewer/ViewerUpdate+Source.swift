@@ -142,6 +142,15 @@ extension ViewerState {
         return pause.map { [.pauseCounting(seconds: $0)] } ?? []
     }
 
+    /// Takes the database's estimate of the row count, for the title
+    /// until the first count ends; a count already taken is worth more.
+    mutating func countEstimated(_ estimate: Int) -> [ViewerEffect] {
+        guard var table = self.table, table.countPacer.phase == .reading, table.rowCount == nil else { return [] }
+        table.rowCountEstimate = estimate
+        self.table = table
+        return []
+    }
+
     /// Counts again after the pause, when commits came meanwhile.
     mutating func countPauseEnded() -> [ViewerEffect] {
         guard var table = self.table else { return [] }

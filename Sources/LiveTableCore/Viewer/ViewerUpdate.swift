@@ -65,6 +65,8 @@ extension ViewerState {
             return windowFailed(error, kind)
         case let .counted(count, isExact, seconds):
             return counted(count, isExact: isExact, seconds: seconds)
+        case let .countEstimated(estimate):
+            return countEstimated(estimate)
         case .countPauseEnded:
             return countPauseEnded()
         case let .rowsBeforeCounted(viewed, position, count, seconds):

@@ -61,6 +61,20 @@ public protocol ViewerDataSource: Sendable {
     /// the count.
     func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount
 
+    /// The database's own estimate of the rows of `source`, read at once
+    /// (no scan), for the title while `countRows(of:ticket:)` runs; nil
+    /// when it has none (a query, a filter, a table never analysed), or
+    /// when the count is quick anyway (SQLite's, in short reads).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let estimate = try dataSource.estimatedRowCount(of: viewed.source, ticket: ReadTicket()) {
+    ///     print("about \(estimate) rows")
+    /// }
+    /// ```
+    func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int?
+
     /// Counts the rows of `viewed` before `position` in its ordering, in
     /// one read (`RowOrdering.countRows(_:in:before:)`: one `COUNT(*)` of
     /// each keyset range before it): the title's exact position beyond

@@ -43,6 +43,12 @@ extension ViewerDatabase: ViewerDataSource {
             betweenReads: {})
     }
 
+    /// None: SQLite keeps no row count, and its count in short reads is
+    /// quick, so the title shows "…" until it ends.
+    public func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
+        nil
+    }
+
     /// Counts the rows before `position` on the background reader, in one
     /// read: at most a tenth of the time while a writer commits, as the
     /// viewer paces it (`ViewerPacing.rowsBefore`).
