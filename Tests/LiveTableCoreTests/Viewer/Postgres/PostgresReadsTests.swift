@@ -142,6 +142,12 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(quoted.source.columnNames, ["a;--", "b"])
         XCTAssertEqual(
             PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
+        // A `--` or `;` in a dollar-quoted string is text: it was cut there.
+        XCTAssertEqual(
+            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT $$--;$$ AS a; /* b */ ;"), "SELECT $$--;$$ AS a")
+        let dollars = try database.open(
+            .query("SELECT $$--;$$ AS a, $q$/*$q$ AS \"b;\"; -- done"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(dollars.source.columnNames, ["a", "b;"])
     }
 
     /// A query whose columns have no B-tree order is read in the order of
