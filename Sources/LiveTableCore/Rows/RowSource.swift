@@ -154,6 +154,22 @@ public struct RowSource: Equatable, Sendable {
         return source
     }
 
+    /// Refuses, before the database compiles it, a query that could not
+    /// stand inside the parentheses that page it (`WITH "source" AS (…)`,
+    /// PostgreSQL's `SELECT * FROM (…)`): a `)` that closes nothing, or a
+    /// `(`, string, quoted name or comment left open. The database would
+    /// say so later in words about the statement around it ("syntax error
+    /// at or near ")"", "incomplete input"), or accept it: SQLite ends a
+    /// `/*` comment with the text, which would then hide the wrapper's `)`.
+    ///
+    /// - throws: `SourceError.invalidQuery`, "unbalanced parentheses" or
+    ///   "unterminated '".
+    static func checkEnclosable(query sql: String, dialect: SQLDialect) throws {
+        if let problem = SQLToken.enclosureProblem(sql, dialect.lexicon) {
+            throw SourceError.invalidQuery(reason: problem.description)
+        }
+    }
+
     /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,
     /// and filtered by the names of its own columns when `filter` is set.
     static func queryPrefix(_ body: String, columns: [String], filter: String?, dialect: SQLDialect) -> String {

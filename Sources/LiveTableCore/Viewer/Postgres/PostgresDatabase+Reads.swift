@@ -245,12 +245,15 @@ extension PostgresDatabase {
             filter: viewed.source.filter, reader)
     }
 
-    /// The source of a query, validated by the server: no parameters
-    /// (refused here: nothing binds them), one statement (the extended
-    /// protocol takes no more), that returns rows, read-only (the
-    /// transaction is: a write is refused with PostgreSQL's message).
+    /// The source of a query, validated by the server: its parentheses
+    /// balanced and nothing left open (`RowSource.checkEnclosable(query:dialect:)`),
+    /// no parameters (refused here: nothing binds them), one statement
+    /// (the extended protocol takes no more), that returns rows, read-only
+    /// (the transaction is: a write is refused with PostgreSQL's message).
     /// Its columns come from a run of it that reads no row (`LIMIT 0`).
     static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
+        // Before the trim, which would drop an unterminated comment.
+        try RowSource.checkEnclosable(query: sql, dialect: .postgres)
         let body = String(trimmingTrailingSemicolonsAndComments(sql))
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
