@@ -69,20 +69,20 @@ final class QueryOrderTests: XCTestCase {
             let columns = ["name", "score", "team"]
             XCTAssertEqual(
                 order("(SELECT name, score, team FROM p ORDER BY score DESC)", columns, dialect)?.terms,
-                [Term(column: 1, descending: true)], "\(dialect)")
+                [Term(column: 1, descending: true)], "\(dialect.lexicon)")
             XCTAssertEqual(
                 order(" ( (SELECT * FROM p ORDER BY score DESC, 1 LIMIT 3) ) ; -- done", columns, dialect)?.terms,
-                [Term(column: 1, descending: true), Term(column: 0, descending: false)], "\(dialect)")
+                [Term(column: 1, descending: true), Term(column: 0, descending: false)], "\(dialect.lexicon)")
             XCTAssertEqual(
-                order("(SELECT * FROM p ORDER BY lower(name))", columns, dialect)?.unkept?.text, "lower(name)", "\(dialect)")
+                order("(SELECT * FROM p ORDER BY lower(name))", columns, dialect)?.unkept?.text, "lower(name)", "\(dialect.lexicon)")
             // Parentheses around a part: its ORDER BY is not the statement's.
-            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) UNION (SELECT * FROM q)", columns, dialect), "\(dialect)")
-            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) LIMIT 3", columns, dialect), "\(dialect)")
-            XCTAssertNil(order("(SELECT * FROM p) UNION (SELECT * FROM q ORDER BY score)", columns, dialect), "\(dialect)")
+            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) UNION (SELECT * FROM q)", columns, dialect), "\(dialect.lexicon)")
+            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) LIMIT 3", columns, dialect), "\(dialect.lexicon)")
+            XCTAssertNil(order("(SELECT * FROM p) UNION (SELECT * FROM q ORDER BY score)", columns, dialect), "\(dialect.lexicon)")
             XCTAssertEqual(
                 order("((SELECT * FROM p ORDER BY score) ORDER BY team DESC)", columns, dialect)?.terms,
-                [Term(column: 2, descending: true)], "\(dialect)")
-            XCTAssertNil(order("()", columns, dialect), "\(dialect)")
+                [Term(column: 2, descending: true)], "\(dialect.lexicon)")
+            XCTAssertNil(order("()", columns, dialect), "\(dialect.lexicon)")
         }
     }
 
