@@ -119,6 +119,25 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         try assertNoPassword(in: screen, "the terminal")
     }
 
+    /// A `--query` whose parentheses do not balance, or that leaves a
+    /// string or comment open, is refused before the server sees it, in
+    /// the words of SQLite's refusal. The server said "syntax error at or
+    /// near ")"" of the statement around it; the nested comment was cut
+    /// away, and the rest opened.
+    func testAQueryThatLeavesAParenthesisStringOrCommentOpenIsOneLine() throws {
+        let database = try makeTracks()
+        for (query, reason) in [
+            ("SELECT title FROM tracks WHERE (plays > 100", "unbalanced parentheses"),
+            ("SELECT title FROM tracks WHERE plays > 100)", "unbalanced parentheses"),
+            ("SELECT $$)$$ AS t, title FROM tracks WHERE title = 'track 001", "unterminated '"),
+            ("SELECT title FROM tracks /* a /* nested */", "unterminated comment"),
+        ] {
+            let (status, message) = try runOneLineError(["view", try viewerURL(database), "--query", query])
+            XCTAssertEqual(status, 1, query)
+            XCTAssertEqual(message, "livetable: error: invalid query: \(reason)\n", query)
+        }
+    }
+
     func testUnreachableServerUnknownDatabaseAndForbiddenTableAreOneLine() throws {
         let server = try postgres
         // A port nobody listens on.

@@ -241,6 +241,9 @@ final class ViewerTests: LiveTableTestCase {
              #"no column "colour" in "item": its columns are "id", "name", "price", "note""#),
             ([text.path, "item"], "cannot open \"\(text.path)\": not a SQLite database (or encrypted)"),
             ([database.path, "--query", "DELETE FROM item"], "the query is not read-only: livetable view only reads"),
+            // Refused before SQLite compiles them, as on PostgreSQL.
+            ([database.path, "--query", "SELECT name FROM item WHERE (price > 1"], "invalid query: unbalanced parentheses"),
+            ([database.path, "--query", "SELECT name FROM item /* open"], "invalid query: unterminated comment"),
         ]
         for (arguments, message) in cases {
             let session = try launch(["view"] + arguments, width: 250)

@@ -20,7 +20,8 @@ import Foundation
 /// aggregate is never taken for the query's. What follows the clause
 /// (`LIMIT`, `OFFSET`, `FETCH`, `FOR`) ends it; the query keeps it whole,
 /// so a `LIMIT` still picks its rows in the query's own order, and the
-/// view then orders those rows.
+/// view then orders those rows. Parentheses around the whole statement
+/// (`(SELECT … ORDER BY score DESC)`) are seen through.
 ///
 /// For example:
 ///
@@ -85,7 +86,7 @@ public struct QueryOrder: Equatable, Sendable {
     /// - parameter dialect: The dialect that reads it (its quotes and
     ///   comments, and where it sorts NULLs by default).
     public init?(query sql: String, columnNames: [String], dialect: SQLDialect) {
-        let tokens = SQLToken.tokens(of: sql, dialect.lexicon)
+        let tokens = Self.unparenthesized(SQLToken.tokens(of: sql, dialect.lexicon))
         guard let clause = Self.orderByTerms(in: tokens) else { return nil }
         let scalars = Array(sql.unicodeScalars)
         terms = []
@@ -128,6 +129,33 @@ public struct QueryOrder: Equatable, Sendable {
 
     /// The words that end an `ORDER BY` clause.
     private static let clauseEnds: Set<String> = ["LIMIT", "OFFSET", "FETCH", "FOR"]
+
+    /// The tokens inside the parentheses that enclose the whole statement
+    /// (`(SELECT … ORDER BY score DESC);`, which PostgreSQL runs as the
+    /// statement without them), one level up, as many times as they do;
+    /// `tokens` as they are otherwise. Only then: in `(SELECT …) UNION
+    /// (SELECT …)` or `(SELECT … ORDER BY a) LIMIT 3` the parentheses
+    /// enclose a part, whose `ORDER BY` is not the statement's.
+    static func unparenthesized(_ tokens: [SQLToken]) -> [SQLToken] {
+        var inner = tokens[...]
+        var level = 0
+        // The last token but the statement's `;`s.
+        while let end = inner.lastIndex(where: { !($0.depth == level && $0.isSymbol(";")) }),
+            end > inner.startIndex, inner[inner.startIndex].isSymbol("("), inner[end].isSymbol(")"),
+            // The first `(` closes at the last token: every token between
+            // stands inside it.
+            inner[(inner.startIndex + 1)..<end].allSatisfy({ $0.depth > level })
+        {
+            inner = inner[(inner.startIndex + 1)..<end]
+            level += 1
+        }
+        guard level > 0 else { return tokens }
+        return inner.map { token in
+            var token = token
+            token.depth -= level
+            return token
+        }
+    }
 
     /// The tokens of each term of the top-level `ORDER BY`, or nil when
     /// there is none: the first `ORDER BY` outside any parentheses, up to

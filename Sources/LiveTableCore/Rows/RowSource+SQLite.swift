@@ -25,8 +25,11 @@ extension RowSource {
     /// ```
     ///
     /// - throws: A `SourceError`: `.emptyQuery`, `.multipleStatements`,
-    ///   `.notReadOnly`, `.noResultColumns` or `.invalidQuery`.
+    ///   `.notReadOnly`, `.noResultColumns` or `.invalidQuery` (also for
+    ///   unbalanced parentheses or an unterminated string or comment, see
+    ///   `checkEnclosable(query:dialect:)`).
     public static func query(_ sql: String, in db: Database) throws -> RowSource {
+        try checkEnclosable(query: sql, dialect: .sqlite)
         let statement = try validatedStatement(sql, in: db)
         // The statement's own text: without what follows its `;`.
         var source = RowSource.query(statement.sql, columnNames: statement.columnNames, dialect: .sqlite)

@@ -154,6 +154,22 @@ public struct RowSource: Equatable, Sendable {
         return source
     }
 
+    /// Refuses, before the database compiles it, a query that could not
+    /// stand inside the parentheses that page it (`WITH "source" AS (…)`,
+    /// PostgreSQL's `SELECT * FROM (…)`): a `)` that closes nothing, or a
+    /// `(`, string, quoted name or comment left open. The database would
+    /// say so later in words about the statement around it ("syntax error
+    /// at or near ")"", "incomplete input"), or accept it: SQLite ends a
+    /// `/*` comment with the text, which would then hide the wrapper's `)`.
+    ///
+    /// - throws: `SourceError.invalidQuery`, "unbalanced parentheses" or
+    ///   "unterminated '".
+    static func checkEnclosable(query sql: String, dialect: SQLDialect) throws {
+        if let problem = SQLToken.enclosureProblem(sql, dialect.lexicon) {
+            throw SourceError.invalidQuery(reason: problem.description)
+        }
+    }
+
     /// `WITH "source"(c0, c1, …) AS (…) `: the query, renamed by position,
     /// and filtered by the names of its own columns when `filter` is set.
     static func queryPrefix(_ body: String, columns: [String], filter: String?, dialect: SQLDialect) -> String {
@@ -191,7 +207,7 @@ public struct RowSource: Equatable, Sendable {
         source.filter = nil
         let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !text.isEmpty else { return source }
-        if let problem = Self.expressionProblem(text) ?? Self.tokenProblem(text, dialect.lexicon) {
+        if let problem = Self.expressionProblem(text, dialect.lexicon) {
             throw SourceError.invalidFilter(reason: problem)
         }
         source.filter = text
@@ -202,55 +218,23 @@ public struct RowSource: Equatable, Sendable {
     }
 
     /// Why `expression` is not one expression, or nil: a parenthesis that
-    /// closes what it did not open, or a string, quoted name or comment
-    /// left open, would let it end the `WHERE (…)` it is put in.
-    private static func expressionProblem(_ expression: String) -> String? {
-        var depth = 0
-        var scalars = expression.unicodeScalars[...]
-        while let scalar = scalars.popFirst() {
-            switch scalar {
-            case "(":
-                depth += 1
-            case ")":
-                depth -= 1
-                if depth < 0 { return "unbalanced parentheses: a filter is one expression" }
-            case "'", "\"", "`", "[":
-                let end: Unicode.Scalar = scalar == "[" ? "]" : scalar
-                guard let close = scalars.firstIndex(of: end) else { return "unterminated \(scalar)" }
-                // A doubled quote is the quote itself: the scan goes on
-                // after the second one.
-                scalars = scalars[scalars.index(after: close)...]
-            case "-" where scalars.first == "-":
-                guard let newline = scalars.firstIndex(of: "\n") else { return nil }
-                scalars = scalars[newline...]
-            case "/" where scalars.first == "*":
-                let rest = Substring(scalars.dropFirst())
-                guard let close = rest.range(of: "*/") else { return "unterminated comment" }
-                scalars = rest[close.upperBound...].unicodeScalars
-            case ";":
-                return "a filter is one expression, without ;"
-            default:
-                break
-            }
+    /// closes what it did not open, or a `(`, string, quoted name or
+    /// comment left open, would let it end the `WHERE (…)` it is put in
+    /// (and an `OR TRUE` after it switch off the window's conditions); a
+    /// `;` would end the statement. Read through the dialect's own tokens,
+    /// which know PostgreSQL's `$$…$$` strings, `E'\''` escapes and nested
+    /// comments: `$$($$ = 'x') OR (TRUE) OR ($$)$$ = ''` is balanced only
+    /// to a scan that does not.
+    private static func expressionProblem(_ expression: String, _ lexicon: SQLLexicon) -> String? {
+        switch SQLToken.enclosureProblem(expression, lexicon) {
+        case .unbalancedParentheses?:
+            return "unbalanced parentheses: a filter is one expression"
+        case let problem?:
+            return problem.description
+        case nil:
+            let semicolon = SQLToken.tokens(of: expression, lexicon).contains { $0.isSymbol(";") }
+            return semicolon ? "a filter is one expression, without ;" : nil
         }
-        return depth == 0 ? nil : "unbalanced parentheses: a filter is one expression"
-    }
-
-    /// The same check through the dialect's own tokens, which know what
-    /// the scan above does not: PostgreSQL's `$$…$$` and `$tag$…$tag$`
-    /// strings, `E'\''` escapes and nested comments. A filter whose `(` or
-    /// `)` the scan took for syntax while the server reads them in a string
-    /// (or the other way round) could close the `WHERE (…)` early, and an
-    /// `OR TRUE` outside it would switch off the window's conditions.
-    private static func tokenProblem(_ expression: String, _ lexicon: SQLLexicon) -> String? {
-        var depth = 0
-        for token in SQLToken.tokens(of: expression, lexicon) where token.kind == .symbol {
-            if token.isSymbol("(") { depth += 1 }
-            if token.isSymbol(")") { depth -= 1 }
-            if depth < 0 { return "unbalanced parentheses: a filter is one expression" }
-            if token.isSymbol(";") { return "a filter is one expression, without ;" }
-        }
-        return depth == 0 ? nil : "unbalanced parentheses: a filter is one expression"
     }
 
     // MARK: - SQL

@@ -1,8 +1,11 @@
 import Foundation
 
 /// How a database splits the text of a statement into tokens: which
-/// quotes and comments it has. The viewer reads a query's text only to
-/// find its own top-level `ORDER BY` (`QueryOrder`), never to run it.
+/// quotes and comments it has. The viewer reads the text of a query or a
+/// filter only to find the query's own top-level `ORDER BY`
+/// (`QueryOrder`), and to refuse what could not stand inside the
+/// statements it wraps around them (`SQLToken.enclosureProblem(_:_:)`),
+/// never to run it.
 ///
 /// For example:
 ///
@@ -25,8 +28,9 @@ public enum SQLLexicon: Equatable, Sendable {
 /// its subqueries, window definitions or function calls.
 ///
 /// The tokenizer knows quotes and comments, so that `')'`, `"order by"`
-/// or `-- ORDER BY x` are never taken for syntax; it does not validate:
-/// the database compiled the statement before.
+/// or `-- ORDER BY x` are never taken for syntax. It is the viewer's one
+/// reading of SQL text: what it does not check (a misspelt keyword), the
+/// database's own compiler refuses.
 struct SQLToken: Equatable, Sendable {
     enum Kind: Equatable, Sendable {
         /// A keyword or an unquoted name, as written.
@@ -76,11 +80,73 @@ struct SQLToken: Equatable, Sendable {
         return tokens[end...].contains { !$0.isSymbol(";") }
     }
 
+    /// True for a PostgreSQL parameter (`$1`): a word of `$` and digits.
+    /// (`a$1` is a name, `$$…$$` a string, and SQLite's `$name` no word.)
+    var isNumberedParameter: Bool {
+        let scalars = text.unicodeScalars
+        return kind == .word && scalars.first == "$" && scalars.dropFirst().first.map { ("0"..."9").contains($0) } == true
+    }
+
     /// The tokens of `sql`, comments and blanks left out. Text that a
     /// quote or comment leaves open ends the tokens.
     static func tokens(of sql: String, _ lexicon: SQLLexicon) -> [SQLToken] {
+        scan(sql, lexicon).tokens
+    }
+
+    /// The tokens of `sql` (see `tokens(of:_:)`), and what its end leaves
+    /// open: how a string, quoted name, block comment or dollar-quoted
+    /// string that never closes opens (`'`, `E'`, `"`, `` ` ``, `[`, `/*`,
+    /// `$$`, `$tag$`), nil when nothing is left open. (A `--` comment
+    /// ends with the text: it leaves nothing open.)
+    static func scan(_ sql: String, _ lexicon: SQLLexicon) -> (tokens: [SQLToken], unterminated: String?) {
         var lexer = SQLLexer(scalars: Array(sql.unicodeScalars), lexicon: lexicon)
-        return lexer.tokens()
+        let tokens = lexer.tokens()
+        return (tokens, lexer.unterminated)
+    }
+
+    /// Why `sql` can not stand inside the parentheses of a statement
+    /// that the viewer wraps around it (`WHERE (…)`, `WITH "source" AS
+    /// (…)`, `SELECT * FROM (…)`), or nil: a `)` that closes a `(` of the
+    /// wrapper, or a `(`, string or comment that the wrapper's own `)`
+    /// would close or fall into. The first found, from the left.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// SQLToken.enclosureProblem("a) OR (1", .sqlite)          // .unbalancedParentheses
+    /// SQLToken.enclosureProblem("name = 'x", .sqlite)         // .unterminated("'")
+    /// SQLToken.enclosureProblem("$$)$$ = ')'", .postgres)     // nil
+    /// ```
+    static func enclosureProblem(_ sql: String, _ lexicon: SQLLexicon) -> SQLEnclosureProblem? {
+        let (tokens, unterminated) = scan(sql, lexicon)
+        var depth = 0
+        for token in tokens where token.kind == .symbol {
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") { depth -= 1 }
+            if depth < 0 { return .unbalancedParentheses }
+        }
+        // What is left open ends the text: it comes after every token.
+        if let unterminated { return .unterminated(unterminated) }
+        return depth == 0 ? nil : .unbalancedParentheses
+    }
+}
+
+/// What keeps a piece of SQL from standing inside the parentheses of a
+/// statement around it (see `SQLToken.enclosureProblem(_:_:)`).
+enum SQLEnclosureProblem: Equatable, Sendable, CustomStringConvertible {
+    /// A `)` that closes no `(` of the text, or a `(` that it leaves open.
+    case unbalancedParentheses
+    /// A string, quoted name, block comment or dollar-quoted string left
+    /// open at the end: how it opens (`'`, `/*`, `$$`…).
+    case unterminated(String)
+
+    /// "unbalanced parentheses", "unterminated '", "unterminated comment".
+    var description: String {
+        switch self {
+        case .unbalancedParentheses: return "unbalanced parentheses"
+        case .unterminated("/*"): return "unterminated comment"
+        case let .unterminated(opening): return "unterminated \(opening)"
+        }
     }
 }
 
@@ -90,6 +156,8 @@ private struct SQLLexer {
     let lexicon: SQLLexicon
     var index = 0
     var depth = 0
+    /// How what the text leaves open at its end opens, or nil.
+    private(set) var unterminated: String?
 
     init(scalars: [Unicode.Scalar], lexicon: SQLLexicon) {
         self.scalars = scalars
@@ -179,6 +247,7 @@ private struct SQLLexer {
     /// closing quote is the quote itself (`'it''s'`), and so is one after
     /// a backslash in an `E'…'` string.
     private mutating func skipQuoted(until close: Unicode.Scalar, backslashEscapes: Bool) {
+        let start = index
         index += 1
         while index < scalars.count {
             let scalar = scalars[index]
@@ -191,6 +260,9 @@ private struct SQLLexer {
                 index += 1
             }
         }
+        // An `E'…'` string's `E` is read before it.
+        unterminated = String(String.UnicodeScalarView(scalars[max(0, start - (backslashEscapes ? 1 : 0))...start]))
+        index = scalars.count
     }
 
     /// Skips a `/* … */` comment, nested ones too in PostgreSQL.
@@ -208,6 +280,7 @@ private struct SQLLexer {
                 index += 1
             }
         }
+        unterminated = "/*"
     }
 
     /// The tag of a dollar quote that starts here (`$$`: "", `$fn$`:
@@ -235,6 +308,7 @@ private struct SQLLexer {
             }
             index += 1
         }
+        unterminated = String(String.UnicodeScalarView(delimiter))
     }
 
     /// Skips `12`, `1.5`, `.5`, `1e-3`, `0x1F`.

@@ -61,6 +61,31 @@ final class QueryOrderTests: XCTestCase {
         XCTAssertNil(order("SELECT * FROM (SELECT * FROM p ORDER BY score) AS s"))
     }
 
+    /// `(SELECT … ORDER BY score DESC)` is the statement without its
+    /// parentheses (PostgreSQL runs it; SQLite refuses it when it
+    /// compiles): its order is kept, as without them.
+    func testParenthesesAroundTheWholeStatementAreSeenThrough() {
+        for dialect in [SQLDialect.sqlite, .postgres] {
+            let columns = ["name", "score", "team"]
+            XCTAssertEqual(
+                order("(SELECT name, score, team FROM p ORDER BY score DESC)", columns, dialect)?.terms,
+                [Term(column: 1, descending: true)], "\(dialect.lexicon)")
+            XCTAssertEqual(
+                order(" ( (SELECT * FROM p ORDER BY score DESC, 1 LIMIT 3) ) ; -- done", columns, dialect)?.terms,
+                [Term(column: 1, descending: true), Term(column: 0, descending: false)], "\(dialect.lexicon)")
+            XCTAssertEqual(
+                order("(SELECT * FROM p ORDER BY lower(name))", columns, dialect)?.unkept?.text, "lower(name)", "\(dialect.lexicon)")
+            // Parentheses around a part: its ORDER BY is not the statement's.
+            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) UNION (SELECT * FROM q)", columns, dialect), "\(dialect.lexicon)")
+            XCTAssertNil(order("(SELECT * FROM p ORDER BY score) LIMIT 3", columns, dialect), "\(dialect.lexicon)")
+            XCTAssertNil(order("(SELECT * FROM p) UNION (SELECT * FROM q ORDER BY score)", columns, dialect), "\(dialect.lexicon)")
+            XCTAssertEqual(
+                order("((SELECT * FROM p ORDER BY score) ORDER BY team DESC)", columns, dialect)?.terms,
+                [Term(column: 2, descending: true)], "\(dialect.lexicon)")
+            XCTAssertNil(order("()", columns, dialect), "\(dialect.lexicon)")
+        }
+    }
+
     func testStringsAndCommentsHideParenthesesAndKeywords() {
         XCTAssertEqual(
             order("SELECT name, ')(' AS score, team FROM p /* ) */ -- (\n ORDER BY /* x */ score -- y\n DESC")?.terms,

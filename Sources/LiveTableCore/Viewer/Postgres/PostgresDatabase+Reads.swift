@@ -245,12 +245,15 @@ extension PostgresDatabase {
             filter: viewed.source.filter, reader)
     }
 
-    /// The source of a query, validated by the server: no parameters
-    /// (refused here: nothing binds them), one statement (the extended
-    /// protocol takes no more), that returns rows, read-only (the
-    /// transaction is: a write is refused with PostgreSQL's message).
+    /// The source of a query, validated by the server: its parentheses
+    /// balanced and nothing left open (`RowSource.checkEnclosable(query:dialect:)`),
+    /// no parameters (refused here: nothing binds them), one statement
+    /// (the extended protocol takes no more), that returns rows, read-only
+    /// (the transaction is: a write is refused with PostgreSQL's message).
     /// Its columns come from a run of it that reads no row (`LIMIT 0`).
     static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
+        // Before the trim, which would drop an unterminated comment.
+        try RowSource.checkEnclosable(query: sql, dialect: .postgres)
         let body = String(trimmingTrailingSemicolonsAndComments(sql))
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
@@ -321,66 +324,20 @@ extension PostgresDatabase {
     /// `sql` without the semicolons, spaces and comments after its last
     /// statement (`SELECT 1; -- note`, as an editor or psql history has
     /// it), which the subquery that wraps it could not hold: "syntax
-    /// error at or near ";"". Strings and quoted names are kept whole.
+    /// error at or near ";"". Strings, quoted names and `$$` bodies are
+    /// kept whole (`SQLToken`).
     static func trimmingTrailingSemicolonsAndComments(_ sql: String) -> Substring {
-        let scalars = sql.unicodeScalars
-        var end = scalars.startIndex
-        var index = scalars.startIndex
-        func following(_ position: String.UnicodeScalarView.Index) -> Unicode.Scalar? {
-            let next = scalars.index(after: position)
-            return next < scalars.endIndex ? scalars[next] : nil
-        }
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            switch scalar {
-            case "'", "\"":
-                // A doubled quote closes and opens again: the same span.
-                let after = scalars.index(after: index)
-                let close = scalars[after...].firstIndex(of: scalar)
-                index = close.map { scalars.index(after: $0) } ?? scalars.endIndex
-                end = index
-            case "-" where following(index) == "-":
-                index = scalars[index...].firstIndex(of: "\n") ?? scalars.endIndex
-            case "/" where following(index) == "*":
-                let rest = Substring(scalars[scalars.index(index, offsetBy: 2)...])
-                index = rest.range(of: "*/")?.upperBound ?? scalars.endIndex
-            default:
-                index = scalars.index(after: index)
-                if scalar != ";", !scalar.properties.isWhitespace { end = index }
-            }
-        }
-        return sql[..<end]
+        let last = SQLToken.tokens(of: sql, .postgres).last { !$0.isSymbol(";") }
+        let end = sql.unicodeScalars.index(sql.startIndex, offsetBy: last?.range.upperBound ?? 0)
+        return Substring(sql.unicodeScalars[..<end])
     }
 
     static let parameterProblem = "parameters ($1, $2…) have no value here: write the values in the SQL"
 
     /// Whether `sql` holds a parameter (`$1`) outside its strings, quoted
-    /// names and comments.
+    /// names, comments and `$$` bodies.
     static func hasParameter(_ sql: String) -> Bool {
-        var scalars = sql.unicodeScalars[...]
-        var previous: Unicode.Scalar = " "
-        while let scalar = scalars.popFirst() {
-            switch scalar {
-            case "'", "\"":
-                guard let close = scalars.firstIndex(of: scalar) else { return false }
-                scalars = scalars[scalars.index(after: close)...]
-            case "-" where scalars.first == "-":
-                guard let newline = scalars.firstIndex(of: "\n") else { return false }
-                scalars = scalars[newline...]
-            case "/" where scalars.first == "*":
-                let rest = Substring(scalars.dropFirst())
-                guard let close = rest.range(of: "*/") else { return false }
-                scalars = rest[close.upperBound...].unicodeScalars
-            case "$":
-                // `$1`, but not an identifier's `a$1` nor a `$$` string.
-                let isWordPart = previous.properties.isAlphabetic || ("0"..."9").contains(previous) || previous == "_"
-                if !isWordPart, let next = scalars.first, ("0"..."9").contains(next) { return true }
-            default:
-                break
-            }
-            previous = scalar
-        }
-        return false
+        SQLToken.tokens(of: sql, .postgres).contains { $0.isNumberedParameter }
     }
 
     // MARK: - Cost

@@ -78,6 +78,21 @@ final class ViewerQueryTests: XCTestCase {
         }
     }
 
+    /// Refused before SQLite compiles it, in the same words as on
+    /// PostgreSQL. SQLite would say "incomplete input" of the statement
+    /// around the query, or take a `/*` comment left open for one that
+    /// ends with the text, where it would hide that statement's `)`.
+    func testUnbalancedParenthesesAndWhatIsLeftOpenAreRefused() throws {
+        let unbalanced = SourceError.invalidQuery(reason: "unbalanced parentheses")
+        try assertRefused("SELECT a FROM t WHERE (a > 1", unbalanced)
+        try assertRefused("SELECT a FROM t WHERE a > 1)", unbalanced)
+        try assertRefused("SELECT a FROM t WHERE b = ')' AND (a > 1", unbalanced)
+        try assertRefused("SELECT a FROM t WHERE b = 'one", .invalidQuery(reason: "unterminated '"))
+        try assertRefused("SELECT [a FROM t", .invalidQuery(reason: "unterminated ["))
+        try assertRefused("SELECT a FROM t /* the end", .invalidQuery(reason: "unterminated comment"))
+        XCTAssertEqual(try query("SELECT a AS \")(\", ')' AS [(] FROM t -- (").columnNames, [")(", "("])
+    }
+
     func testReadOnlyPragmaCanNotBePaged() throws {
         XCTAssertThrowsError(try query("PRAGMA table_info(t)")) { error in
             guard case .invalidQuery = error as? SourceError else { return XCTFail("\(error)") }

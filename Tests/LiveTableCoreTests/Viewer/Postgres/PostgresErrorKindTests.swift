@@ -31,6 +31,8 @@ final class PostgresErrorKindTests: XCTestCase {
         XCTAssertFalse(PostgresDatabase.hasParameter("\"price$1\" > 0 -- $1"))
         XCTAssertFalse(PostgresDatabase.hasParameter("a$1 > 0 /* $2 */"))
         XCTAssertFalse(PostgresDatabase.hasParameter("price > 10"))
+        // A `$1` in a dollar-quoted string is text: it was taken for one.
+        XCTAssertFalse(PostgresDatabase.hasParameter("note = $$ $1 $$ OR note = $t$ $2 $t$"))
     }
 
     func testSessionSettingsFollowTheUsersOwnOptions() {

@@ -123,6 +123,13 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(refusal("SELECT 1; SELECT 2", .other), "\(SourceError.multipleStatements)")
         XCTAssertEqual(refusal("SELECT ';' AS x; -- ; SELECT 2", .other), "opened")
         XCTAssertEqual(refusal("SELECT nope FROM item"), "invalid query: column \"nope\" does not exist")
+        // Refused before the server sees them, in the same words as on
+        // SQLite: it would say "syntax error at or near ")"" of the
+        // statement around the query.
+        XCTAssertEqual(refusal("SELECT name FROM item WHERE (price > 1"), "invalid query: unbalanced parentheses")
+        XCTAssertEqual(refusal("SELECT name FROM item WHERE price > 1)"), "invalid query: unbalanced parentheses")
+        XCTAssertEqual(refusal("SELECT $$)$$ AS a, 'x"), "invalid query: unterminated '")
+        XCTAssertEqual(refusal("SELECT 1 AS a /* a /* b */"), "invalid query: unterminated comment")
         XCTAssertEqual(try PostgresTestDatabase.write(Self.name, "SELECT count(*) FROM item;"), "12")
     }
 
@@ -142,6 +149,12 @@ final class PostgresReadsTests: XCTestCase {
         XCTAssertEqual(quoted.source.columnNames, ["a;--", "b"])
         XCTAssertEqual(
             PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
+        // A `--` or `;` in a dollar-quoted string is text: it was cut there.
+        XCTAssertEqual(
+            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT $$--;$$ AS a; /* b */ ;"), "SELECT $$--;$$ AS a")
+        let dollars = try database.open(
+            .query("SELECT $$--;$$ AS a, $q$/*$q$ AS \"b;\"; -- done"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(dollars.source.columnNames, ["a", "b;"])
     }
 
     /// A query whose columns have no B-tree order is read in the order of

@@ -49,6 +49,11 @@ final class PostgresWindowTests: XCTestCase {
             (.table("cheap"), "price", false, "SELECT id FROM cheap ORDER BY price, id;"),
             (.query("SELECT id, price FROM item WHERE id > 20"), "price", true,
              "SELECT id FROM item WHERE id > 20 ORDER BY price DESC, id DESC;"),
+            // The query's own order, also through parentheses around it.
+            (.query("SELECT id, price FROM item ORDER BY price DESC, id DESC"), nil, false,
+             "SELECT id FROM item ORDER BY price DESC, id DESC;"),
+            (.query("(SELECT id, price FROM item ORDER BY price DESC, id DESC);"), nil, false,
+             "SELECT id FROM item ORDER BY price DESC, id DESC;"),
         ]
         for (target, sortColumn, descending, expectedSQL) in cases {
             let viewed = try database.open(target, sortColumn: sortColumn, descending: descending, ticket: ReadTicket())
