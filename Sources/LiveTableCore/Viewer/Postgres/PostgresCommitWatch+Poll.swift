@@ -23,8 +23,14 @@ import Glibc
 /// commits go unseen, for as long as the kernel keeps the connection. The
 /// connection is then dropped as a lost one (`.lost`, then connecting
 /// again with backoff).
+///
+/// Connecting again through a path that is still frozen would wait for
+/// `connect_timeout` (10 s): the attempt also polls the wake-up descriptor,
+/// so that `stop()` ends it at once, and leaving the table or quitting is
+/// not held by it.
 // @unchecked Sendable: the connection and the token's state are confined
-// to the poll's thread; `stopped` has its lock, `wake` is a descriptor.
+// to the poll's thread; `stopped` has its lock, `wake` is a descriptor,
+// `finished` a semaphore.
 final class CommitPoll: @unchecked Sendable {
     /// What the poll reads at each tick: the best token the server
     /// offers the role, chosen at each connection (`mode(of:)`).
@@ -68,6 +74,8 @@ final class CommitPoll: @unchecked Sendable {
     /// What the thread sleeps on: the wake-up pipe, the socket.
     private var descriptors = [pollfd](repeating: pollfd(), count: 2)
     private let stopped = LockedValue(false)
+    /// Signalled once the thread closed its connection and ended.
+    private let finished = DispatchSemaphore(value: 0)
 
     private var connection: PostgresConnection?
     private var mode = TokenQuery.noToken(reason: "not connected")
@@ -119,6 +127,12 @@ final class CommitPoll: @unchecked Sendable {
         stopped.withLock { $0 }
     }
 
+    /// Waits until the thread, stopped, has ended: false if it did not
+    /// within `timeout` seconds. Once only.
+    func waitUntilFinished(timeout: TimeInterval) -> Bool {
+        finished.wait(timeout: .now() + timeout) == .success
+    }
+
     private func run() {
         connect()
         var next = DispatchTime.now() + interval
@@ -132,6 +146,7 @@ final class CommitPoll: @unchecked Sendable {
             tick()
         }
         disconnect()
+        finished.signal()
     }
 
     private func tick() {
@@ -145,10 +160,10 @@ final class CommitPoll: @unchecked Sendable {
     /// Sleeps until `time` or a stop; with a channel, signals each
     /// notification as it arrives.
     private func sleep(until time: DispatchTime) {
+        let deadline = PostgresConnection.Deadline(time)
         while !isStopped {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard time.uptimeNanoseconds > now else { return }
-            let milliseconds = Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
+            let milliseconds = deadline.milliseconds
+            guard milliseconds > 0 else { return }
             // The wake-up pipe, and the socket with a channel (a negative
             // descriptor is ignored by poll(2)); the buffer is the poll's
             // own, not made again at each tick.
@@ -170,7 +185,11 @@ final class CommitPoll: @unchecked Sendable {
 
     private func connect() {
         do {
-            let connection = try PostgresConnection(connectionString, settings: settings)
+            // Interrupted by `stop()`: a path still frozen holds libpq
+            // for `connect_timeout`, a server that refuses not at all.
+            let connection = try PostgresConnection(
+                connectionString, settings: settings,
+                interruptedBy: wake.descriptor >= 0 ? wake.descriptor : nil)
             self.connection = connection
             try chooseMode(on: connection)
             if let channel {
@@ -342,23 +361,28 @@ final class CommitPoll: @unchecked Sendable {
 
 // MARK: - Wake-up descriptor
 
-/// A pipe whose reading end a thread asleep in poll(2) watches, so that
-/// another thread can wake it by writing a byte.
+/// A connected pair of sockets whose reading end a thread asleep in
+/// poll(2) watches, so that another thread can wake it by writing a byte.
+///
+/// A socket pair rather than a pipe: it is made close-on-exec and
+/// non-blocking in the same call (`SOCK_CLOEXEC`), where a pipe needs
+/// `pipe2`, which Swift's Glibc module does not export, or an `fcntl`
+/// after `pipe()`, in which instant a process spawned by another thread
+/// (a test's psql) would inherit it, and hold it open.
 // @unchecked Sendable: descriptors, read and written with system calls
 // that are safe from any thread.
-private final class WakeUpDescriptor: @unchecked Sendable {
-    /// The end to poll; -1 without a pipe (no descriptor left): poll(2)
-    /// ignores it, and the thread wakes at its next tick only.
+final class WakeUpDescriptor: @unchecked Sendable {
+    /// The end to poll; -1 without a socket pair (no descriptor left):
+    /// poll(2) ignores it, and the thread wakes at its next tick only.
     let descriptor: Int32
-    private let writer: Int32
+    /// The end `signal()` writes to.
+    let writer: Int32
 
     init() {
         var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
+        let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
+        if socketpair(AF_UNIX, type, 0, &ends) != 0 {
+            ends = [-1, -1]
         }
         descriptor = ends[0]
         writer = ends[1]
@@ -373,13 +397,15 @@ private final class WakeUpDescriptor: @unchecked Sendable {
     func signal() {
         guard writer >= 0 else { return }
         var byte: UInt8 = 1
-        _ = write(writer, &byte, 1)
+        // Full (many signals unread), it needs no more: it is readable.
+        _ = send(writer, &byte, 1, Int32(MSG_NOSIGNAL))
     }
 
     /// Clears the wake-ups, once seen.
     func clear() {
         guard descriptor >= 0 else { return }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        while read(descriptor, &bytes, bytes.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
+            while read(descriptor, bytes.baseAddress, bytes.count) > 0 {}
+        }
     }
 }

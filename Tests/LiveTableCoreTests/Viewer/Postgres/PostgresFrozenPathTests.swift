@@ -50,6 +50,48 @@ final class PostgresFrozenPathTests: XCTestCase {
         XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
     }
 
+    /// Once the path froze, the poll connects again (with backoff), and
+    /// that attempt waits: for `connect_timeout` in libpq, 30 s here. A
+    /// stop (leaving the table, quitting) must not wait with it: the
+    /// attempt polls the wake-up descriptor too. Once the path moves, a
+    /// new watch connects and reports commits.
+    func testAReconnectionThroughAFrozenPathDoesNotHoldTheStop() throws {
+        let server = try PostgresServer.shared
+        try server.createDatabase("testWatchReconnectFrozen")
+        let writer = try server.session(database: "testWatchReconnectFrozen", as: server.writer)
+        defer { writer.close() }
+        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
+        let proxy = try FreezableProxy(to: server.port)
+        defer { proxy.stop() }
+        let url = server.url(role: server.viewer, database: "testWatchReconnectFrozen", host: .tcp)
+            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        var settings = PostgresCommitWatchTests.settings
+        settings["connect_timeout"] = "30"
+        let events = EventRecorder()
+        let poll = CommitPoll(connectionString: url, settings: settings, interval: 0.05, channel: nil, send: events.record)
+        poll.start()
+        waitUntil("connected") { events.changes >= 1 }
+
+        proxy.freeze()
+        waitUntil("lost", timeout: 10) { !events.losses.isEmpty }
+        waitUntil("connecting again through the frozen path", timeout: 10) { proxy.acceptedConnections >= 2 }
+        let stopped = Date()
+        poll.stop()
+        XCTAssertTrue(poll.waitUntilFinished(timeout: 5), "the stop waited for the connection attempt")
+        print("frozen path → stop while connecting, s: \(String(format: "%.3f", Date().timeIntervalSince(stopped)))")
+
+        proxy.thaw()
+        let watch = PostgresCommitWatch(connectionString: url, settings: settings)
+        let fresh = EventRecorder()
+        let observer = watch.observe(fresh.record)
+        defer { observer.cancel() }
+        waitUntil("a new watch connected") { fresh.changes >= 1 }
+        let before = fresh.changes
+        try writer.execute("UPDATE track SET title = 'Uno' WHERE id = 1;")
+        waitUntil("the commit reported") { fresh.changes > before }
+        XCTAssertTrue(fresh.losses.isEmpty, "\(fresh.losses)")
+    }
+
     /// Abandoning a read sends a cancel (PQcancel: a connection of its
     /// own to the server, answered when the server closes it). Behind a
     /// frozen path that answer never comes: the caller, the screen's
