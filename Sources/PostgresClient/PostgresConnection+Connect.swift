@@ -37,13 +37,15 @@ struct ConnectAttempt {
         case refused(OpaquePointer?, earlier: String, timedOut: Bool)
         /// The attempt's deadline passed.
         case deadlinePassed(PostgresConnection.Deadline)
-        /// The interrupt descriptor became readable.
+        /// The interrupt descriptor was signalled.
         case interrupted
+        /// The process exits (``ProcessExitGate``).
+        case exiting
     }
 
     /// How one libpq connection's attempt ended.
     private enum End {
-        case connected, failed, deadlinePassed, hostTimedOut, interrupted
+        case connected, failed, deadlinePassed, hostTimedOut, interrupted, exiting
     }
 
     /// Where the attempt stands: a change restarts the host's time.
@@ -54,20 +56,20 @@ struct ConnectAttempt {
     }
 
     private let deadline: PostgresConnection.Deadline?
-    private let interrupt: Int32
+    /// Kept alive during the attempt, whose poll(2) watches it.
+    private let interrupt: WakeUpDescriptor?
     /// The passwords libpq used (given, or read from `~/.pgpass`), to cut
     /// out of messages.
     private(set) var passwords: [String] = []
     /// libpq's messages for the hosts given up on, one per line.
     private var earlier = ""
-    /// The socket and the interrupt, for poll(2).
-    private var descriptors = [pollfd](repeating: pollfd(), count: 2)
+    /// The socket, the interrupt and the exit, for poll(2).
+    private var descriptors = [pollfd](repeating: pollfd(), count: 3)
 
-    /// - parameter interrupt: A descriptor whose readability abandons the
-    ///   attempt (a wake-up pipe's reading end), or nil.
-    init(deadline: PostgresConnection.Deadline?, interrupt: Int32?) {
+    /// - parameter interrupt: Signalled, it abandons the attempt.
+    init(deadline: PostgresConnection.Deadline?, interrupt: WakeUpDescriptor?) {
         self.deadline = deadline
-        self.interrupt = interrupt ?? -1
+        self.interrupt = interrupt
     }
 
     /// Connects with libpq's keywords and values, a connection string
@@ -91,6 +93,10 @@ struct ConnectAttempt {
             case .interrupted:
                 PQfinish(connection)
                 return .interrupted
+            case .exiting:
+                // Left as the gate's close leaves a statement: PQfinish
+                // ends an SSL session with OpenSSL, about to be freed.
+                return .exiting
             case .hostTimedOut:
                 guard let following = Self.followingHosts(of: connection) else {
                     return .refused(connection, earlier: earlier, timedOut: true)
@@ -139,10 +145,14 @@ struct ConnectAttempt {
             let events = polling == PGRES_POLLING_READING ? POLLIN : POLLOUT
             descriptors[0] = pollfd(fd: socket, events: Int16(events), revents: 0)
             // A negative descriptor (no interrupt) is ignored by poll(2).
-            descriptors[1] = pollfd(fd: interrupt, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptors, 2, wait?.milliseconds ?? -1)
+            descriptors[1] = pollfd(fd: interrupt?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
+            // The exit must not wait for an attempt that may take
+            // `connect_timeout`: the gate's own wake-up ends it.
+            descriptors[2] = pollfd(fd: ProcessExitGate.shared.closing.descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptors, 3, wait?.milliseconds ?? -1)
             if ready < 0, errno == EINTR { continue }
             if ready > 0, descriptors[1].revents != 0 { return .interrupted }
+            if ready > 0, descriptors[2].revents != 0 { return .exiting }
             if ready == 0 {
                 if deadline?.hasPassed == true { return .deadlinePassed }
                 if hostDeadline?.hasPassed == true { return .hostTimedOut }

@@ -84,20 +84,21 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   side, or nil for no limit but libpq's own: `connect_timeout`
     ///   (seconds, at least 2) bounds each host, and a host that does not
     ///   answer in time is given up for the next one, as libpq does.
-    /// - parameter interrupt: A descriptor (a wake-up pipe's reading end)
-    ///   whose becoming readable abandons the attempt at once: a thread
-    ///   asked to stop is not held by a server that does not answer. The
-    ///   library only polls it, and neither reads nor closes it.
+    /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
+    ///   abandons the attempt at once: a thread asked to stop is not held
+    ///   by a server that does not answer. The attempt only polls it, and
+    ///   leaves its wake-ups to be cleared by its owner. The process's exit
+    ///   abandons an attempt in the same way.
     /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
     ///   or ``PostgresError/Kind/authentication``, whose message holds no
     ///   password; of kind ``PostgresError/Kind/connection`` when libpq
     ///   cannot be loaded ("PostgreSQL support needs libpq (libpq5): …")
-    ///   or `timeout` passed ("no connection to the server in 3 s"); of
-    ///   kind ``PostgresError/Kind/canceled`` when `interrupt` became
-    ///   readable.
+    ///   or `timeout` passed ("no connection to the server in 3 s") or
+    ///   the process exits ("the process is exiting"); of kind
+    ///   ``PostgresError/Kind/canceled`` when `interrupt` was signalled.
     public init(
         _ connectionString: String, settings: [String: String] = [:],
-        timeout: TimeInterval? = nil, interruptedBy interrupt: Int32? = nil) throws
+        timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws
     {
         try LibPQ.load()
         let parsed = try? PostgresConnectionString.parse(connectionString)
@@ -143,6 +144,8 @@ public final class PostgresConnection: @unchecked Sendable {
                 message: "no connection to the server in \(String(format: "%g", deadline.seconds)) s")
         case .interrupted:
             throw PostgresError(kind: .canceled, message: "the connection attempt was interrupted")
+        case .exiting:
+            throw PostgresError(kind: .connection, message: "the process is exiting")
         }
     }
 
@@ -226,8 +229,9 @@ public final class PostgresConnection: @unchecked Sendable {
             case let .refused(connection, earlier, timedOut):
                 replacement = connection
                 failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
-            case .deadlinePassed, .interrupted:
-                // No deadline, no interrupt: libpq's own failures only.
+            case .deadlinePassed, .interrupted, .exiting:
+                // No deadline, no interrupt: the exit, which the next
+                // call hears from the gate.
                 replacement = nil
                 failure = PostgresError(kind: .connection, message: "the connection could not be made again")
             }

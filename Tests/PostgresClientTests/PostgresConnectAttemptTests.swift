@@ -42,21 +42,17 @@ final class PostgresConnectAttemptTests: XCTestCase {
         let proxy = try FreezableProxy(to: cluster.port)
         defer { proxy.stop() }
         proxy.freeze()
-        var ends: [Int32] = [-1, -1]
-        XCTAssertEqual(pipe(&ends), 0)
-        defer { ends.forEach { close($0) } }
+        let wake = WakeUpDescriptor()
         // Interrupted once the attempt has reached the proxy, and waits.
         let interruptedAt = LockedDate()
-        let writer = ends[1]
         DispatchQueue.global().async {
             let deadline = Date(timeIntervalSinceNow: 20)
             while proxy.acceptedConnections < 1, Date() < deadline { usleep(5_000) }
             interruptedAt.set(Date())
-            var byte: UInt8 = 1
-            _ = write(writer, &byte, 1)
+            wake.signal()
         }
         XCTAssertThrowsError(try PostgresConnection(
-            url(through: proxy, cluster), settings: ["connect_timeout": "30"], interruptedBy: ends[0])) { error in
+            url(through: proxy, cluster), settings: ["connect_timeout": "30"], interruptedBy: wake)) { error in
             XCTAssertEqual((error as? PostgresError)?.kind, .canceled, "\(error)")
             XCTAssertEqual((error as? PostgresError)?.message, "the connection attempt was interrupted")
         }
@@ -123,6 +119,27 @@ final class PostgresConnectAttemptTests: XCTestCase {
         XCTAssertEqual(connection.status, .ok)
         XCTAssertNotEqual(connection.processID, first)
         XCTAssertEqual(try connection.execute("SELECT 2").rows, [["2"]])
+    }
+}
+
+extension PostgresConnectAttemptTests {
+    /// The interrupt is made close-on-exec in the call that makes it: a
+    /// process spawned by another thread (a test's psql) never inherits
+    /// it. It wakes a poll, and is quiet again once cleared.
+    func testTheWakeUpDescriptorIsCloseOnExecAndNonBlocking() {
+        let wake = WakeUpDescriptor()
+        for end in [wake.descriptor, wake.writer] {
+            XCTAssertGreaterThanOrEqual(end, 0)
+            XCTAssertNotEqual(fcntl(end, F_GETFD) & FD_CLOEXEC, 0, "a spawned process would inherit descriptor \(end)")
+            XCTAssertNotEqual(fcntl(end, F_GETFL) & O_NONBLOCK, 0, "descriptor \(end) blocks")
+        }
+        var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&descriptor, 1, 0), 0)
+        wake.signal()
+        wake.signal()
+        XCTAssertEqual(poll(&descriptor, 1, 0), 1)
+        wake.clear()
+        XCTAssertEqual(poll(&descriptor, 1, 0), 0)
     }
 }
 

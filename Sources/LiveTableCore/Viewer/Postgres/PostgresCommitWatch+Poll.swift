@@ -187,9 +187,7 @@ final class CommitPoll: @unchecked Sendable {
         do {
             // Interrupted by `stop()`: a path still frozen holds libpq
             // for `connect_timeout`, a server that refuses not at all.
-            let connection = try PostgresConnection(
-                connectionString, settings: settings,
-                interruptedBy: wake.descriptor >= 0 ? wake.descriptor : nil)
+            let connection = try PostgresConnection(connectionString, settings: settings, interruptedBy: wake)
             self.connection = connection
             try chooseMode(on: connection)
             if let channel {
@@ -356,56 +354,5 @@ final class CommitPoll: @unchecked Sendable {
             return quotedIdentifier(String(text.dropFirst().dropLast()).replacing("\"\"", with: "\""))
         }
         return quotedIdentifier(text.lowercased())
-    }
-}
-
-// MARK: - Wake-up descriptor
-
-/// A connected pair of sockets whose reading end a thread asleep in
-/// poll(2) watches, so that another thread can wake it by writing a byte.
-///
-/// A socket pair rather than a pipe: it is made close-on-exec and
-/// non-blocking in the same call (`SOCK_CLOEXEC`), where a pipe needs
-/// `pipe2`, which Swift's Glibc module does not export, or an `fcntl`
-/// after `pipe()`, in which instant a process spawned by another thread
-/// (a test's psql) would inherit it, and hold it open.
-// @unchecked Sendable: descriptors, read and written with system calls
-// that are safe from any thread.
-final class WakeUpDescriptor: @unchecked Sendable {
-    /// The end to poll; -1 without a socket pair (no descriptor left):
-    /// poll(2) ignores it, and the thread wakes at its next tick only.
-    let descriptor: Int32
-    /// The end `signal()` writes to.
-    let writer: Int32
-
-    init() {
-        var ends: [Int32] = [-1, -1]
-        let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
-        if socketpair(AF_UNIX, type, 0, &ends) != 0 {
-            ends = [-1, -1]
-        }
-        descriptor = ends[0]
-        writer = ends[1]
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if writer >= 0 { close(writer) }
-    }
-
-    /// Wakes the thread.
-    func signal() {
-        guard writer >= 0 else { return }
-        var byte: UInt8 = 1
-        // Full (many signals unread), it needs no more: it is readable.
-        _ = send(writer, &byte, 1, Int32(MSG_NOSIGNAL))
-    }
-
-    /// Clears the wake-ups, once seen.
-    func clear() {
-        guard descriptor >= 0 else { return }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
-            while read(descriptor, bytes.baseAddress, bytes.count) > 0 {}
-        }
     }
 }

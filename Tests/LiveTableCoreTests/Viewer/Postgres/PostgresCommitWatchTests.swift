@@ -347,27 +347,6 @@ final class PostgresCommitWatchTests: XCTestCase {
     }
 }
 
-extension PostgresCommitWatchTests {
-    /// The poll's wake-up descriptor is made close-on-exec in the call that
-    /// makes it: a process spawned by another thread (a test's psql) never
-    /// inherits it. It wakes a poll, and is quiet again once cleared.
-    func testTheWakeUpDescriptorIsCloseOnExecAndNonBlocking() {
-        let wake = WakeUpDescriptor()
-        for end in [wake.descriptor, wake.writer] {
-            XCTAssertGreaterThanOrEqual(end, 0)
-            XCTAssertNotEqual(fcntl(end, F_GETFD) & FD_CLOEXEC, 0, "a spawned process would inherit descriptor \(end)")
-            XCTAssertNotEqual(fcntl(end, F_GETFL) & O_NONBLOCK, 0, "descriptor \(end) blocks")
-        }
-        var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
-        XCTAssertEqual(poll(&descriptor, 1, 0), 0)
-        wake.signal()
-        wake.signal()
-        XCTAssertEqual(poll(&descriptor, 1, 0), 1)
-        wake.clear()
-        XCTAssertEqual(poll(&descriptor, 1, 0), 0)
-    }
-}
-
 /// The events a watch sent, from its queue.
 final class EventRecorder: @unchecked Sendable {
     private let lock = NSLock()
