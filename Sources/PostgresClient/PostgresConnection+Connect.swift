@@ -25,6 +25,11 @@ import Glibc
 /// with the hosts that follow, and keeps libpq's message for the host
 /// that timed out. (libpq times each address of a host name; the public
 /// API shows hosts only, so here the addresses of a host share its time.)
+/// A host name is still resolved inside libpq, blocking: give `hostaddr`
+/// where a slow resolver must not hold the attempt.
+///
+/// The process's exit ends an attempt too (``ProcessExitGate``): nothing
+/// to cancel on a server yet, and it must not hold the exit.
 struct ConnectAttempt {
     /// How an attempt ended. (Not an Error: a libpq connection is not
     /// Sendable, and never leaves the thread that made it here.)

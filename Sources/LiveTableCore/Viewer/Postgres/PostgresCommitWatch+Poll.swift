@@ -71,7 +71,7 @@ final class CommitPoll: @unchecked Sendable {
     let deadline: TimeInterval
     /// Wakes the thread from its sleep: `stop()`.
     private let wake = WakeUpDescriptor()
-    /// What the thread sleeps on: the wake-up pipe, the socket.
+    /// What the thread sleeps on: the wake-up descriptor, the socket.
     private var descriptors = [pollfd](repeating: pollfd(), count: 2)
     private let stopped = LockedValue(false)
     /// Signalled once the thread closed its connection and ended.
@@ -164,9 +164,9 @@ final class CommitPoll: @unchecked Sendable {
         while !isStopped {
             let milliseconds = deadline.milliseconds
             guard milliseconds > 0 else { return }
-            // The wake-up pipe, and the socket with a channel (a negative
-            // descriptor is ignored by poll(2)); the buffer is the poll's
-            // own, not made again at each tick.
+            // The wake-up descriptor, and the socket with a channel (a
+            // negative descriptor is ignored by poll(2)); the buffer is the
+            // poll's own, not made again at each tick.
             let socket = channel != nil ? connection?.socket ?? -1 : -1
             descriptors[0] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
