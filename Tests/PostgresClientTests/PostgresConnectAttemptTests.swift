@@ -19,11 +19,17 @@ final class PostgresConnectAttemptTests: XCTestCase {
         cluster.url.replacing("127.0.0.1:\(cluster.port)/", with: "127.0.0.1:\(proxy.port)/")
     }
 
+    /// A proxy to the cluster, frozen, and stopped when the test ends.
+    private func frozenProxy(_ cluster: SharedCluster) throws -> FreezableProxy {
+        let proxy = try FreezableProxy(to: cluster.port)
+        addTeardownBlock { proxy.stop() }
+        proxy.freeze()
+        return proxy
+    }
+
     func testAnAttemptThroughAFrozenPathFailsByItsDeadline() throws {
         let cluster = try SharedCluster.get()
-        let proxy = try FreezableProxy(to: cluster.port)
-        defer { proxy.stop() }
-        proxy.freeze()
+        let proxy = try frozenProxy(cluster)
         let started = Date()
         XCTAssertThrowsError(try PostgresConnection(
             url(through: proxy, cluster), settings: ["connect_timeout": "30"], timeout: 1)) { error in
@@ -39,9 +45,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
 
     func testAnInterruptedAttemptReturnsAtOnce() throws {
         let cluster = try SharedCluster.get()
-        let proxy = try FreezableProxy(to: cluster.port)
-        defer { proxy.stop() }
-        proxy.freeze()
+        let proxy = try frozenProxy(cluster)
         let wake = WakeUpDescriptor()
         // Interrupted once the attempt has reached the proxy, and waits.
         let interruptedAt = LockedDate()
@@ -68,9 +72,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
     /// (the server) connects, as read-write as `target_session_attrs` asks.
     func testAHostThatDoesNotAnswerInConnectTimeoutIsGivenUpForTheNext() throws {
         let cluster = try SharedCluster.get()
-        let proxy = try FreezableProxy(to: cluster.port)
-        defer { proxy.stop() }
-        proxy.freeze()
+        let proxy = try frozenProxy(cluster)
         let started = Date()
         let connection = try PostgresConnection(
             "postgresql://postgres:\(cluster.password)@127.0.0.1:\(proxy.port),127.0.0.1:\(cluster.port)"
@@ -87,9 +89,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
     /// no password.
     func testHostsThatAllTimeOutSayEachWithoutThePassword() throws {
         let cluster = try SharedCluster.get()
-        let proxy = try FreezableProxy(to: cluster.port)
-        defer { proxy.stop() }
-        proxy.freeze()
+        let proxy = try frozenProxy(cluster)
         XCTAssertThrowsError(try PostgresConnection(
             "host=127.0.0.1,127.0.0.1 port=\(proxy.port) user=postgres dbname=postgres connect_timeout=2",
             settings: ["password": cluster.password])) { error in

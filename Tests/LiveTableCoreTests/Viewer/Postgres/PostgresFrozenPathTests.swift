@@ -14,16 +14,34 @@ import Glibc
 /// ACKs, nothing answers). They must say so within their deadlines, and catch
 /// up once the path moves again.
 final class PostgresFrozenPathTests: XCTestCase {
-    func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
+    /// A database of its own with a table `track` holding `rows`, its
+    /// writer, and a proxy to the server with the viewer's URL through it;
+    /// closed and stopped when the test ends.
+    private func trackBehindProxy(
+        _ database: String, rows: String = "(1, 'One')") throws -> (writer: PostgresSession, proxy: FreezableProxy, url: String)
+    {
         let server = try PostgresServer.shared
-        try server.createDatabase("testWatchFrozen")
-        let writer = try server.session(database: "testWatchFrozen", as: server.writer)
-        defer { writer.close() }
-        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
+        try server.createDatabase(database)
+        let writer = try server.session(database: database, as: server.writer)
+        addTeardownBlock { writer.close() }
+        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES \(rows);")
+        let (proxy, url) = try viewerBehindProxy(database)
+        return (writer, proxy, url)
+    }
+
+    /// A proxy to the server, stopped when the test ends, and the viewer's
+    /// URL of `database` through it.
+    private func viewerBehindProxy(_ database: String) throws -> (proxy: FreezableProxy, url: String) {
+        let server = try PostgresServer.shared
         let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "testWatchFrozen", host: .tcp)
+        addTeardownBlock { proxy.stop() }
+        let url = server.url(role: server.viewer, database: database, host: .tcp)
             .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        return (proxy, url)
+    }
+
+    func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
+        let (writer, proxy, url) = try trackBehindProxy("testWatchFrozen")
         let watch = PostgresCommitWatch(connectionString: url, settings: PostgresCommitWatchTests.settings)
         let events = EventRecorder()
         let observer = watch.observe(events.record)
@@ -56,15 +74,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// attempt polls the wake-up descriptor too. Once the path moves, a
     /// new watch connects and reports commits.
     func testAReconnectionThroughAFrozenPathDoesNotHoldTheStop() throws {
-        let server = try PostgresServer.shared
-        try server.createDatabase("testWatchReconnectFrozen")
-        let writer = try server.session(database: "testWatchReconnectFrozen", as: server.writer)
-        defer { writer.close() }
-        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
-        let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "testWatchReconnectFrozen", host: .tcp)
-            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let (writer, proxy, url) = try trackBehindProxy("testWatchReconnectFrozen")
         var settings = PostgresCommitWatchTests.settings
         settings["connect_timeout"] = "30"
         let events = EventRecorder()
@@ -97,11 +107,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// frozen path that answer never comes: the caller, the screen's
     /// thread, must not wait for it.
     func testACancelBehindAFrozenPathReturnsAtOnce() throws {
-        let server = try PostgresServer.shared
-        let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "postgres", host: .tcp)
-            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let (proxy, url) = try viewerBehindProxy("postgres")
         let connection = try PostgresConnection(url)
         XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
         proxy.freeze()
@@ -122,17 +128,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// transient failure (`not live`); their sessions are dropped, and
     /// the next reads, once the path moves, open new ones.
     func testReadsThroughAFrozenPathFailByTheirDeadlineThenReadAgainOnceItMoves() throws {
-        let server = try PostgresServer.shared
-        try server.createDatabase("testReadsFrozen")
-        let writer = try server.session(database: "testReadsFrozen", as: server.writer)
-        defer { writer.close() }
-        try writer.execute("""
-            CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One'), (2, 'Two');
-            """)
-        let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "testReadsFrozen", host: .tcp)
-            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let (writer, proxy, url) = try trackBehindProxy("testReadsFrozen", rows: "(1, 'One'), (2, 'Two')")
         let database = try PostgresDatabase(url, settings: .init(statementTimeout: 1))
         let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10)
