@@ -136,8 +136,8 @@ final class PostgresFrozenPathTests: XCTestCase {
             try texts(database.fetchWindow(viewed, request, ticket: ReadTicket())).map { $0[1] }
         }
         XCTAssertEqual(try titles(), ["One", "Two"])
-        // The background session is open before the path freezes: a
-        // connection attempt through it waits for the connect timeout.
+        // The background session is open before the path freezes: the
+        // reads below wait for an answer, not for a connection.
         XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
 
         proxy.freeze()
@@ -159,11 +159,44 @@ final class PostgresFrozenPathTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(waited, 3, read)
             XCTAssertLessThan(waited, 5, read)
         }
+        try assertReconnectionsAreBounded(database, viewed, proxy: proxy, window: titles)
 
         try writer.execute("UPDATE track SET title = 'Uno' WHERE id = 1;")
         proxy.thaw()
         XCTAssertEqual(try titles(), ["Uno", "Two"])
         XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
+    }
+
+    /// Both sessions dropped, the next reads connect again through the
+    /// path still frozen: the read's answer timeout bounds the attempt
+    /// (`connect_timeout` would take 10 s, and the read tried it twice),
+    /// and an abandoned ticket ends it at once.
+    private func assertReconnectionsAreBounded(
+        _ database: PostgresDatabase, _ viewed: ViewedSource, proxy: FreezableProxy,
+        window: () throws -> [String]) throws
+    {
+        let started = Date()
+        XCTAssertThrowsError(try window()) { error in
+            XCTAssertEqual((error as? PostgresError)?.message, "no connection to the server in 3 s")
+            XCTAssertEqual(database.failureKind(of: error), .transient)
+        }
+        let waited = Date().timeIntervalSince(started)
+        print("frozen path → window read connecting failed, s: \(String(format: "%.2f", waited))")
+        XCTAssertLessThan(waited, 8, "the read waited for connect_timeout")
+
+        let accepted = proxy.acceptedConnections
+        let ticket = ReadTicket()
+        DispatchQueue.global().async {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while proxy.acceptedConnections <= accepted, Date() < deadline { usleep(5_000) }
+            ticket.abandon()
+        }
+        let counting = Date()
+        XCTAssertThrowsError(try database.countRows(of: viewed.source, ticket: ticket)) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .canceled, "\(error)")
+        }
+        XCTAssertGreaterThan(proxy.acceptedConnections, accepted, "abandoned before it connected")
+        XCTAssertLessThan(Date().timeIntervalSince(counting), 8, "the abandoned read waited for connect_timeout")
     }
 
     func testNetworkSettingsUnlessTheStringSetsThem() {
