@@ -230,10 +230,9 @@ public final class PostgresConnection: @unchecked Sendable {
                 replacement = connection
                 failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
             case .deadlinePassed, .interrupted, .exiting:
-                // No deadline, no interrupt: the exit, which the next
-                // call hears from the gate.
+                // No deadline, no interrupt here: the process exits.
                 replacement = nil
-                failure = PostgresError(kind: .connection, message: "the connection could not be made again")
+                failure = PostgresError(kind: .connection, message: "the process is exiting")
             }
             // What PQreset leaves: the old session closed, and a connection
             // that works or says why not. Out of memory, the old one stays.
