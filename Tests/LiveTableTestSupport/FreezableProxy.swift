@@ -4,21 +4,22 @@ import Glibc
 #endif
 
 /// A TCP proxy on 127.0.0.1 to a local port, whose forwarding can be
-/// frozen: data read is held, nothing is closed, until `thaw()`. As a
-/// proxy stopped with SIGSTOP, or a NAT box that stopped forwarding: the
-/// kernel still ACKs (and accepts new connections), nothing answers.
+/// frozen: data read is held, nothing is closed, until `thaw()`. It
+/// stands for a path to the server that stops answering while the kernel
+/// keeps the connection (a proxy or NAT box that stopped forwarding).
 ///
 /// For example:
 ///
 /// ```swift
 /// let proxy = try FreezableProxy(to: server.port)
 /// defer { proxy.stop() }
-/// proxy.freeze()   // a client of proxy.port now waits for an answer
+/// proxy.freeze()   // connections through proxy.port hang from now on
+/// proxy.thaw()     // what was held goes through
 /// ```
 // @unchecked Sendable: every field is guarded by `condition`, but the
 // listening socket and the port, set once.
 public final class FreezableProxy: @unchecked Sendable {
-    /// The port to connect to, on 127.0.0.1.
+    /// The port on 127.0.0.1 that forwards to the target.
     public let port: Int
     private let listener: Int32
     private let target: Int
@@ -29,7 +30,8 @@ public final class FreezableProxy: @unchecked Sendable {
     private var threads = 0
     private var accepted = 0
 
-    /// Listens on a port of its own, forwarding to `target` on 127.0.0.1.
+    /// Listens on a free port of 127.0.0.1, and forwards each connection
+    /// to `target` on 127.0.0.1.
     public init(to target: Int) throws {
         self.target = target
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -56,14 +58,14 @@ public final class FreezableProxy: @unchecked Sendable {
         spawn { [self] in acceptLoop() }
     }
 
-    /// The connections accepted so far, frozen or not: a client's
-    /// attempt has reached the proxy once it grew.
+    /// The connections accepted so far, frozen or not (a frozen proxy
+    /// still accepts): a client's attempt has reached the proxy once it
+    /// grew.
     public var acceptedConnections: Int {
         condition.withLock { accepted }
     }
 
-    /// Stops forwarding; the connections stay open, and new ones are
-    /// accepted (and forwarded nothing).
+    /// Stops forwarding; the connections stay open.
     public func freeze() {
         condition.withLock { isFrozen = true }
     }
