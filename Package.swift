@@ -156,7 +156,7 @@ let package = Package(
         // The fixtures that several test targets share, as
         // swift-argument-parser ships ArgumentParserTestHelpers: files made
         // by the sqlite3 CLI and their checks, a temporary directory per
-        // test, a wait on a condition.
+        // test, a wait on a condition, a TCP proxy that can freeze.
         .target(
             name: "LiveTableTestSupport",
             path: "Tests/LiveTableTestSupport",

@@ -26,10 +26,12 @@
     RETURNING(char *, PQcmdStatus, (PGresult *res), (res)) \
     RETURNING(char *, PQcmdTuples, (PGresult *res), (res)) \
     RETURNING(PQconninfoOption *, PQconndefaults, (void), ()) \
-    RETURNING(PGconn *, PQconnectdbParams, \
+    RETURNING(PostgresPollingStatusType, PQconnectPoll, (PGconn *conn), (conn)) \
+    RETURNING(PGconn *, PQconnectStartParams, \
         (const char *const *keywords, const char *const *values, int expand_dbname), \
         (keywords, values, expand_dbname)) \
     RETURNING(int, PQconnectionNeedsPassword, (const PGconn *conn), (conn)) \
+    RETURNING(PQconninfoOption *, PQconninfo, (PGconn *conn), (conn)) \
     VOID(PQconninfoFree, (PQconninfoOption *connOptions), (connOptions)) \
     RETURNING(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg), (conninfo, errmsg)) \
     RETURNING(int, PQconsumeInput, (PGconn *conn), (conn)) \
@@ -61,7 +63,6 @@
     RETURNING(char *, PQpass, (const PGconn *conn), (conn)) \
     RETURNING(char *, PQport, (const PGconn *conn), (conn)) \
     RETURNING(int, PQputCopyEnd, (PGconn *conn, const char *errormsg), (conn, errormsg)) \
-    VOID(PQreset, (PGconn *conn), (conn)) \
     RETURNING(char *, PQresultErrorField, (const PGresult *res, int fieldcode), (res, fieldcode)) \
     RETURNING(char *, PQresultErrorMessage, (const PGresult *res), (res)) \
     RETURNING(ExecStatusType, PQresultStatus, (const PGresult *res), (res)) \

@@ -174,24 +174,6 @@ extension PostgresConnection {
 }
 
 extension PostgresConnection {
-    /// A time by which the server must have answered.
-    struct Deadline {
-        let seconds: TimeInterval
-        let time: DispatchTime
-
-        init(seconds: TimeInterval) {
-            self.seconds = seconds
-            time = .now() + seconds
-        }
-
-        /// The milliseconds left, rounded up, for poll(2).
-        var milliseconds: Int32 {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard time.uptimeNanoseconds > now else { return 0 }
-            return Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
-        }
-    }
-
     /// Waits until libpq has a result (or the end of the results) to give
     /// without blocking, reading the socket as the server answers.
     ///

@@ -35,8 +35,9 @@ public final class PostgresConnection: @unchecked Sendable {
         case bad
     }
 
-    /// The libpq connection; only touched while `lock` is held.
-    let connection: OpaquePointer
+    /// The libpq connection; only touched while `lock` is held. A new one
+    /// after ``reset()``.
+    private(set) var connection: OpaquePointer
     /// Recursive, so that a ``forEachRow(_:_:timeout:columns:_:)`` body may
     /// read the connection's facts; a statement started there is refused
     /// (`isStreaming`) rather than left to deadlock.
@@ -49,8 +50,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The cancel object and the socket, which callers read while a
     /// statement runs, hence out of `lock`.
     let side: SideState
-    /// The passwords this connection used, cut out of every message.
-    let secrets: Secrets
+    /// The passwords this connection used, cut out of every message;
+    /// guarded by `lock` (``reset()`` may read `~/.pgpass` again).
+    private(set) var secrets: Secrets
+    /// libpq's keywords and values of the connection, for ``reset()``.
+    private let options: [(String, String)]
+    /// Whether ``reset()`` must cut the string given as a whole out of
+    /// messages (one that did not parse).
+    private let unparsedConnectionString: String?
 
     /// Connects to the server that `connectionString` names.
     ///
@@ -73,37 +80,44 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   (`application_name`, `options`, `connect_timeout`…). They override
     ///   the same options of `connectionString`. `client_encoding` is UTF8
     ///   unless given: values are decoded as UTF-8.
+    /// - parameter timeout: Seconds the whole attempt may take, on our
+    ///   side, or nil for no limit but libpq's own: `connect_timeout`
+    ///   (seconds, at least 2) bounds each host, and a host that does not
+    ///   answer in time is given up for the next one, as libpq does.
+    /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
+    ///   abandons the attempt at once: a thread asked to stop is not held
+    ///   by a server that does not answer. The attempt only polls it, and
+    ///   leaves its wake-ups to be cleared by its owner. The process's exit
+    ///   abandons an attempt in the same way.
     /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
     ///   or ``PostgresError/Kind/authentication``, whose message holds no
     ///   password; of kind ``PostgresError/Kind/connection`` when libpq
-    ///   cannot be loaded ("PostgreSQL support needs libpq (libpq5): …").
-    public init(_ connectionString: String, settings: [String: String] = [:]) throws {
+    ///   cannot be loaded ("PostgreSQL support needs libpq (libpq5): …")
+    ///   or `timeout` passed ("no connection to the server in 3 s") or
+    ///   the process exits ("the process is exiting"); of kind
+    ///   ``PostgresError/Kind/canceled`` when `interrupt` was signalled.
+    public init(
+        _ connectionString: String, settings: [String: String] = [:],
+        timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws
+    {
         try LibPQ.load()
         let parsed = try? PostgresConnectionString.parse(connectionString)
-        var passwords = [parsed?["password"], settings["password"],
+        let passwords = [parsed?["password"], settings["password"],
                          ProcessInfo.processInfo.environment["PGPASSWORD"]].compactMap { $0 }
         // libpq processes keywords in order, the last one winning: the
         // encoding may be overridden by the string, the settings override it.
-        let pairs = [("client_encoding", "UTF8"), ("dbname", connectionString)]
+        let options = [("client_encoding", "UTF8"), ("dbname", connectionString)]
             + settings.sorted { $0.key < $1.key }
-        let connection = try ProcessExitGate.shared.pass(nil) { Self.connect(pairs) }
-        if let connection, let used = PQpass(connection) {
-            passwords.append(String(cString: used))
-        }
-        let secrets = Secrets(
-            passwords: passwords,
-            unparsedConnectionString: parsed == nil ? connectionString : nil)
-        guard let connection, PQstatus(connection) == CONNECTION_OK else {
-            let error = Self.failure(of: connection, secrets: secrets)
-            ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
-            throw error
-        }
-        // libpq prints the server's notices and warnings ("table does not
-        // exist, skipping") on stderr, which would write over a terminal
-        // screen: drop them.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        let unparsed = parsed == nil ? connectionString : nil
+        var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
+        let outcome = try ProcessExitGate.shared.pass(nil) { attempt.run(options) }
+        let secrets = Secrets(passwords: passwords + attempt.passwords, unparsedConnectionString: unparsed)
+        let connection = try Self.connection(from: outcome, secrets: secrets)
+        Self.quiet(connection)
         self.connection = connection
         self.secrets = secrets
+        self.options = options
+        unparsedConnectionString = unparsed
         side = SideState(connection)
     }
 
@@ -112,18 +126,44 @@ public final class PostgresConnection: @unchecked Sendable {
         ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
     }
 
-    private static func connect(_ pairs: [(String, String)]) -> OpaquePointer? {
-        let keywords = pairs.map { strdup($0.0) }
-        let values = pairs.map { strdup($0.1) }
-        defer { (keywords + values).forEach { free($0) } }
-        let keywordArray = keywords.map { UnsafePointer($0) } + [nil]
-        let valueArray = values.map { UnsafePointer($0) } + [nil]
-        return PQconnectdbParams(keywordArray, valueArray, 1)
+    /// The connection an attempt made, or its error; a connection that
+    /// failed is released.
+    private static func connection(
+        from outcome: ConnectAttempt.Outcome, secrets: Secrets) throws -> OpaquePointer
+    {
+        switch outcome {
+        case let .connected(connection):
+            return connection
+        case let .refused(connection, earlier, timedOut):
+            let error = failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
+            ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
+            throw error
+        case let .deadlinePassed(deadline):
+            throw PostgresError(
+                kind: .connection,
+                message: "no connection to the server in \(String(format: "%g", deadline.seconds)) s")
+        case .interrupted:
+            throw PostgresError(kind: .canceled, message: "the connection attempt was interrupted")
+        case .exiting:
+            throw PostgresError(kind: .connection, message: "the process is exiting")
+        }
     }
 
-    /// A failed connection's error; a missing password said plainly.
-    private static func failure(of connection: OpaquePointer?, secrets: Secrets) -> PostgresError {
-        var error = PostgresError.connectionFailure(connection, secrets: secrets)
+    /// libpq prints the server's notices and warnings ("table does not
+    /// exist, skipping") on stderr, which would write over a terminal
+    /// screen: they are dropped.
+    private static func quiet(_ connection: OpaquePointer) {
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    /// A failed connection's error, after libpq's messages for the hosts
+    /// given up on before it; a missing password said plainly.
+    private static func failure(
+        of connection: OpaquePointer?, earlier: String = "", timedOut: Bool = false,
+        secrets: Secrets) -> PostgresError
+    {
+        let message = earlier + ConnectAttempt.errorMessage(of: connection) + (timedOut ? "timeout expired" : "")
+        var error = PostgresError.connectionFailure(message: message, secrets: secrets)
         if let connection, PQconnectionNeedsPassword(connection) != 0 {
             let user = PQuser(connection).map { String(cString: $0) } ?? ""
             error.kind = .authentication
@@ -168,15 +208,41 @@ public final class PostgresConnection: @unchecked Sendable {
     /// after the server restarted or the network broke. With several
     /// hosts, libpq tries them again in order.
     ///
+    /// As PQreset, but made as a new connection is (the same attempt, and
+    /// the same `connect_timeout` per host); the connection is replaced,
+    /// by one that failed if the server cannot be reached.
+    ///
     /// - throws: A ``PostgresError`` when the server cannot be reached.
     public func reset() throws {
-        try withServer { connection in
-            PQreset(connection)
-            abandoned = false
-            side.renew(connection)
-            guard PQstatus(connection) == CONNECTION_OK else {
-                throw PostgresError.connectionFailure(connection, secrets: secrets)
+        try withServer { old in
+            var attempt = ConnectAttempt(deadline: nil, interrupt: nil)
+            let outcome = attempt.run(options)
+            secrets = Secrets(
+                passwords: secrets.passwords + attempt.passwords,
+                unparsedConnectionString: unparsedConnectionString)
+            let replacement: OpaquePointer?
+            var failure: PostgresError?
+            switch outcome {
+            case let .connected(connection):
+                replacement = connection
+                Self.quiet(connection)
+            case let .refused(connection, earlier, timedOut):
+                replacement = connection
+                failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
+            case .deadlinePassed, .interrupted, .exiting:
+                // No deadline, no interrupt here: the process exits.
+                replacement = nil
+                failure = PostgresError(kind: .connection, message: "the process is exiting")
             }
+            // What PQreset leaves: the old session closed, and a connection
+            // that works or says why not. Out of memory, the old one stays.
+            if let replacement {
+                PQfinish(old)
+                connection = replacement
+                abandoned = false
+                side.renew(replacement)
+            }
+            if let failure { throw failure }
         }
     }
 

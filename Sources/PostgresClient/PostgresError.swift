@@ -25,7 +25,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         /// The statement ran out of time: the server's `statement_timeout`
         /// (SQLSTATE 57014 without a call to `cancel()`).
         case timeout
-        /// The statement was stopped by ``PostgresConnection/cancel()``.
+        /// The statement was stopped by ``PostgresConnection/cancel()``, or
+        /// the connection attempt by its interrupt descriptor
+        /// (``PostgresConnection/init(_:settings:timeout:interruptedBy:)``).
         case canceled
         /// The server refused or failed the statement: syntax, permissions,
         /// a write in a read-only transaction, a missing table…
@@ -106,6 +108,12 @@ extension PostgresError {
     static func connectionFailure(_ connection: OpaquePointer?, secrets: Secrets) -> PostgresError {
         let raw = connection.flatMap { PQerrorMessage($0).map { String(cString: $0) } }
             ?? "out of memory"
+        return connectionFailure(message: raw, secrets: secrets)
+    }
+
+    /// The error of a connection that failed to open, from libpq's
+    /// message `raw`.
+    static func connectionFailure(message raw: String, secrets: Secrets) -> PostgresError {
         let message = secrets.scrub(oneLine(raw))
         let isAuthentication = authenticationMarkers.contains { message.contains($0) }
         return PostgresError(

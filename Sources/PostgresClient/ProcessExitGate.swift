@@ -14,7 +14,8 @@ import Glibc
 /// the process crashes after its work is done: garbage after the terminal
 /// is restored, a non-zero exit status, a test run reported as failed.
 /// So at exit, before OpenSSL's cleanup, the gate closes: new calls fail
-/// at once, running statements are canceled, and the exit waits a bounded
+/// at once, running statements are canceled, connection attempts are
+/// abandoned, and the exit waits a bounded
 /// time for the calls in flight to leave libpq.
 // @unchecked Sendable: every field is guarded by `condition`.
 final class ProcessExitGate: @unchecked Sendable {
@@ -24,10 +25,16 @@ final class ProcessExitGate: @unchecked Sendable {
     /// a server that does not answer must not hold the exit forever.
     static let exitWait: TimeInterval = 2
 
+    /// Signalled when the gate closes, never cleared: a connection
+    /// attempt polls it, and ends at once (nothing to cancel on a server
+    /// yet, and through a frozen path it could take `connect_timeout`).
+    let closing = WakeUpDescriptor()
+
     private let condition = NSCondition()
     private var isClosed = false
     /// The calls in libpq, by ticket, with the cancel handle of their
-    /// connection (nil while connecting: nothing to cancel yet).
+    /// connection (nil while connecting: nothing to cancel yet, `closing`
+    /// ends it).
     private var inFlight: [Int: SideState?] = [:]
     private var nextTicket = 0
 
@@ -101,6 +108,7 @@ final class ProcessExitGate: @unchecked Sendable {
         isClosed = true
         let running = inFlight.values.compactMap { $0 }
         condition.unlock()
+        closing.signal()
         // Out of the gate's lock: a cancel takes its connection's own lock
         // (and is sent from a queue of its own, so none of this waits).
         for side in running {

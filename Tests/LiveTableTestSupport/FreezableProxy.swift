@@ -28,6 +28,7 @@ public final class FreezableProxy: @unchecked Sendable {
     private var isStopped = false
     private var sockets: [Int32] = []
     private var threads = 0
+    private var accepted = 0
 
     /// Listens on a free port of 127.0.0.1, and forwards each connection
     /// to `target` on 127.0.0.1.
@@ -55,6 +56,13 @@ public final class FreezableProxy: @unchecked Sendable {
         }
         port = Int(UInt16(bigEndian: address.sin_port))
         spawn { [self] in acceptLoop() }
+    }
+
+    /// The connections accepted so far, frozen or not (a frozen proxy
+    /// still accepts): a client's attempt has reached the proxy once it
+    /// grew.
+    public var acceptedConnections: Int {
+        condition.withLock { accepted }
     }
 
     /// Stops forwarding; the connections stay open.
@@ -120,6 +128,7 @@ public final class FreezableProxy: @unchecked Sendable {
             }
             let stopped = condition.withLock { () -> Bool in
                 sockets += [client, upstream]
+                accepted += 1
                 return isStopped
             }
             guard !stopped, connected == 0 else {

@@ -1,6 +1,9 @@
 import Foundation
 import PostgresClient
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A process that exits while its threads still use the server exits
 /// cleanly: libpq's use of OpenSSL (SCRAM authentication, SSL) must not
@@ -74,6 +77,90 @@ final class PostgresExitTests: XCTestCase {
                 """).rows.count == 1
         }
         XCTAssertTrue(sleeping, "the long statement runs")
+    }
+}
+
+extension PostgresExitTests {
+    private static let attemptVariable = "LIVETABLE_POSTGRES_EXIT_ATTEMPT_CHILD"
+
+    /// A process that exits while a thread connects to a server that does
+    /// not answer (a listening socket that nobody accepts from: the kernel
+    /// completes the handshake, and libpq waits for `connect_timeout`, 30 s
+    /// here) does not wait for the attempt: the exit gate's close abandons
+    /// it at once. It used to wait for the gate's `exitWait` (2 s), and
+    /// leave the attempt running in libpq as OpenSSL was freed.
+    func testAnExitAbandonsAConnectionAttempt() throws {
+        if ProcessInfo.processInfo.environment[Self.attemptVariable] != nil {
+            try startAnAttemptThatOutlivesTheTest()
+        } else {
+            try ChildTest.run(
+                "PostgresClientTests.PostgresExitTests/testAnExitAbandonsAConnectionAttempt",
+                environment: [Self.attemptVariable: "1"])
+        }
+    }
+
+    /// In the child: starts the attempt, and returns once it reached the
+    /// listener. The probe, registered before libpq is loaded, runs after
+    /// the gate's close, and fails the child unless the attempt ended by
+    /// then with the exit's error.
+    private func startAnAttemptThatOutlivesTheTest() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(listening, "a listening socket")
+        let port = UInt16(bigEndian: address.sin_port)
+        AttemptProbe.install()
+        Thread.detachNewThread {
+            do {
+                _ = try PostgresConnection(
+                    "host=127.0.0.1 port=\(port) user=nobody dbname=nobody connect_timeout=30")
+                AttemptProbe.ended(with: "connected")
+            } catch {
+                AttemptProbe.ended(with: "\(error)")
+            }
+        }
+        // The attempt's connection waits in the listener's queue.
+        var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&descriptor, 1, 20_000), 1, "the attempt reached the listener")
+    }
+}
+
+/// In the child: an atexit handler that fails the exit unless the
+/// connection attempt ended with the exit's error, waiting up to 10 s for
+/// it (the attempt's own timeout is 30 s).
+private enum AttemptProbe {
+    private static let condition = NSCondition()
+    // nonisolated(unsafe): only touched with `condition` locked.
+    nonisolated(unsafe) private static var outcome: String?
+
+    static func install() {
+        atexit {
+            AttemptProbe.condition.lock()
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while AttemptProbe.outcome == nil, AttemptProbe.condition.wait(until: deadline) {}
+            let outcome = AttemptProbe.outcome
+            AttemptProbe.condition.unlock()
+            guard outcome == "the process is exiting" else {
+                print("the exit did not abandon the connection attempt: \(outcome ?? "still running")")
+                fflush(stdout)
+                _exit(3)
+            }
+        }
+    }
+
+    static func ended(with outcome: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        self.outcome = outcome
+        condition.broadcast()
     }
 }
 

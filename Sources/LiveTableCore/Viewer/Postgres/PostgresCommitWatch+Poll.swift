@@ -23,8 +23,14 @@ import Glibc
 /// commits go unseen, for as long as the kernel keeps the connection. The
 /// connection is then dropped as a lost one (`.lost`, then connecting
 /// again with backoff).
+///
+/// Connecting again through a path that is still frozen would wait for
+/// `connect_timeout` (10 s): the attempt also polls the wake-up descriptor,
+/// so that `stop()` ends it at once, and leaving the table or quitting is
+/// not held by it.
 // @unchecked Sendable: the connection and the token's state are confined
-// to the poll's thread; `stopped` has its lock, `wake` is a descriptor.
+// to the poll's thread; `stopped` has its lock, `wake` is a descriptor,
+// `finished` a semaphore.
 final class CommitPoll: @unchecked Sendable {
     /// What the poll reads at each tick: the best token the server
     /// offers the role, chosen at each connection (`mode(of:)`).
@@ -65,9 +71,11 @@ final class CommitPoll: @unchecked Sendable {
     let deadline: TimeInterval
     /// Wakes the thread from its sleep: `stop()`.
     private let wake = WakeUpDescriptor()
-    /// What the thread sleeps on: the wake-up pipe, the socket.
+    /// What the thread sleeps on: the wake-up descriptor, the socket.
     private var descriptors = [pollfd](repeating: pollfd(), count: 2)
     private let stopped = LockedValue(false)
+    /// Signalled once the thread closed its connection and ended.
+    private let finished = DispatchSemaphore(value: 0)
 
     private var connection: PostgresConnection?
     private var mode = TokenQuery.noToken(reason: "not connected")
@@ -119,6 +127,12 @@ final class CommitPoll: @unchecked Sendable {
         stopped.withLock { $0 }
     }
 
+    /// Waits until the thread, stopped, has ended: false if it did not
+    /// within `timeout` seconds. Once only.
+    func waitUntilFinished(timeout: TimeInterval) -> Bool {
+        finished.wait(timeout: .now() + timeout) == .success
+    }
+
     private func run() {
         connect()
         var next = DispatchTime.now() + interval
@@ -132,6 +146,7 @@ final class CommitPoll: @unchecked Sendable {
             tick()
         }
         disconnect()
+        finished.signal()
     }
 
     private func tick() {
@@ -145,13 +160,13 @@ final class CommitPoll: @unchecked Sendable {
     /// Sleeps until `time` or a stop; with a channel, signals each
     /// notification as it arrives.
     private func sleep(until time: DispatchTime) {
+        let deadline = PostgresConnection.Deadline(time)
         while !isStopped {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard time.uptimeNanoseconds > now else { return }
-            let milliseconds = Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
-            // The wake-up pipe, and the socket with a channel (a negative
-            // descriptor is ignored by poll(2)); the buffer is the poll's
-            // own, not made again at each tick.
+            let milliseconds = deadline.milliseconds
+            guard milliseconds > 0 else { return }
+            // The wake-up descriptor, and the socket with a channel (a
+            // negative descriptor is ignored by poll(2)); the buffer is the
+            // poll's own, not made again at each tick.
             let socket = channel != nil ? connection?.socket ?? -1 : -1
             descriptors[0] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -170,7 +185,9 @@ final class CommitPoll: @unchecked Sendable {
 
     private func connect() {
         do {
-            let connection = try PostgresConnection(connectionString, settings: settings)
+            // Interrupted by `stop()`: a path still frozen holds libpq
+            // for `connect_timeout`, a server that refuses not at all.
+            let connection = try PostgresConnection(connectionString, settings: settings, interruptedBy: wake)
             self.connection = connection
             try chooseMode(on: connection)
             if let channel {
@@ -337,49 +354,5 @@ final class CommitPoll: @unchecked Sendable {
             return quotedIdentifier(String(text.dropFirst().dropLast()).replacing("\"\"", with: "\""))
         }
         return quotedIdentifier(text.lowercased())
-    }
-}
-
-// MARK: - Wake-up descriptor
-
-/// A pipe whose reading end a thread asleep in poll(2) watches, so that
-/// another thread can wake it by writing a byte.
-// @unchecked Sendable: descriptors, read and written with system calls
-// that are safe from any thread.
-private final class WakeUpDescriptor: @unchecked Sendable {
-    /// The end to poll; -1 without a pipe (no descriptor left): poll(2)
-    /// ignores it, and the thread wakes at its next tick only.
-    let descriptor: Int32
-    private let writer: Int32
-
-    init() {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        descriptor = ends[0]
-        writer = ends[1]
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if writer >= 0 { close(writer) }
-    }
-
-    /// Wakes the thread.
-    func signal() {
-        guard writer >= 0 else { return }
-        var byte: UInt8 = 1
-        _ = write(writer, &byte, 1)
-    }
-
-    /// Clears the wake-ups, once seen.
-    func clear() {
-        guard descriptor >= 0 else { return }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        while read(descriptor, &bytes, bytes.count) > 0 {}
     }
 }

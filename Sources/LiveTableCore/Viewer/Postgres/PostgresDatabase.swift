@@ -163,8 +163,10 @@ public final class PostgresDatabase: Sendable {
         self.connectionString = connectionString
         self.settings = settings
         let options = settings.connectionSettings(for: connectionString)
-        let open = { @Sendable in try PostgresConnection(connectionString, settings: options) }
-        let first = try open()
+        let open = { @Sendable (timeout: TimeInterval?, interrupt: WakeUpDescriptor?) in
+            try PostgresConnection(connectionString, settings: options, timeout: timeout, interruptedBy: interrupt)
+        }
+        let first = try open(nil, nil)
         name = first.displayName
         screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
         background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
@@ -185,11 +187,16 @@ public final class PostgresDatabase: Sendable {
 final class PostgresChannel: @unchecked Sendable {
     private let lock = NSLock()
     private var connection: PostgresConnection?
-    private let open: @Sendable () throws -> PostgresConnection
+    /// Connects, within a time (nil: `connect_timeout` per host only), or
+    /// until the descriptor is signalled.
+    private let open: @Sendable (TimeInterval?, WakeUpDescriptor?) throws -> PostgresConnection
     /// The session's statement timeout, in seconds (0: none).
     private let statementTimeout: TimeInterval
 
-    init(open: @escaping @Sendable () throws -> PostgresConnection, connection: PostgresConnection?, statementTimeout: TimeInterval) {
+    init(
+        open: @escaping @Sendable (TimeInterval?, WakeUpDescriptor?) throws -> PostgresConnection,
+        connection: PostgresConnection?, statementTimeout: TimeInterval)
+    {
         self.open = open
         self.connection = connection
         self.statementTimeout = statementTimeout
@@ -200,9 +207,13 @@ final class PostgresChannel: @unchecked Sendable {
     /// `ticket` is abandoned, its statements stopped by the server when
     /// the ticket's time runs out.
     ///
-    /// A connection found broken is reset first; one that breaks during
-    /// the read (the server restarted since the last read) is reset, and
-    /// the read run again once: a read has no effect to repeat.
+    /// A connection found broken is opened again first, within the read's
+    /// answer timeout, and at once given up when `ticket` is abandoned (a
+    /// path still frozen would hold the read, and the reads queued behind
+    /// it, for `connect_timeout`); one that breaks during the read (the
+    /// server restarted since the last read) is opened again, and the read
+    /// run again once: a read has no effect to repeat. A connection that
+    /// could not be opened is not tried again in the same read.
     ///
     /// Each statement waits for the server's answer at most
     /// `answerTimeout(statementTimeout:)`: on a frozen network path (a
@@ -222,15 +233,21 @@ final class PostgresChannel: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+        } catch let failure as OpenFailure {
+            throw failure.error
         } catch let error as PostgresError where error.kind == .connection && connection?.isAbandoned == true {
             // No answer by the deadline: the path may still be frozen, and
-            // connecting again now would wait for the connect timeout
-            // (10 s) while the screen's reads queue. Dropped now, the
-            // session ends on the server as soon as the path moves.
+            // connecting again now would wait as long once more while the
+            // screen's reads queue. Dropped now, the session ends on the
+            // server as soon as the path moves.
             connection = nil
             throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
-            return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+            do {
+                return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
+            } catch let failure as OpenFailure {
+                throw failure.error
+            }
         }
     }
 
@@ -251,17 +268,17 @@ final class PostgresChannel: @unchecked Sendable {
     private func readOnce<T>(
         ticket: ReadTicket, statementTimeout: TimeInterval?, _ body: (PostgresReader) throws -> T) throws -> T
     {
-        let connection = try usableConnection()
-        guard ticket.setRunning(interrupt: { connection.cancel() }) else {
-            throw PostgresError(kind: .canceled, message: "canceled")
-        }
-        defer { _ = ticket.setRunning(interrupt: nil) }
         var timeout = statementTimeout ?? self.statementTimeout
         if let remaining = ticket.remainingTime {
             // At least a millisecond: 0 would be no timeout at all.
             timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
         let answerTimeout = Self.answerTimeout(statementTimeout: timeout)
+        let connection = try usableConnection(ticket: ticket, timeout: answerTimeout)
+        guard ticket.setRunning(interrupt: { connection.cancel() }) else {
+            throw PostgresError(kind: .canceled, message: "canceled")
+        }
+        defer { _ = ticket.setRunning(interrupt: nil) }
         _ = try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", timeout: answerTimeout)
         do {
             if timeout != self.statementTimeout {
@@ -286,16 +303,32 @@ final class PostgresChannel: @unchecked Sendable {
         }
     }
 
-    /// The connection, opened or reset if it is not usable.
-    private func usableConnection() throws -> PostgresConnection {
-        guard let connection else {
-            let opened = try open()
-            self.connection = opened
+    /// The connection, opened again if there is none or it is not usable,
+    /// within `timeout`, and interrupted if `ticket` is abandoned.
+    ///
+    /// - throws: An `OpenFailure` when it cannot be opened.
+    private func usableConnection(ticket: ReadTicket, timeout: TimeInterval?) throws -> PostgresConnection {
+        if let connection, connection.status == .ok { return connection }
+        // A reset is the same attempt as a new connection (PostgresClient):
+        // a new one is opened instead, so that it can be bounded.
+        connection = nil
+        let interrupt = WakeUpDescriptor()
+        guard ticket.setRunning(interrupt: { interrupt.signal() }) else {
+            throw PostgresError(kind: .canceled, message: "canceled")
+        }
+        defer { _ = ticket.setRunning(interrupt: nil) }
+        do {
+            let opened = try open(timeout, interrupt)
+            connection = opened
             return opened
+        } catch {
+            throw OpenFailure(error: error)
         }
-        if connection.status == .bad {
-            try connection.reset()
-        }
-        return connection
     }
+}
+
+/// A connection that could not be opened for a read: not tried again in
+/// the same read, as a connection broken during the read is.
+private struct OpenFailure: Error {
+    let error: any Error
 }

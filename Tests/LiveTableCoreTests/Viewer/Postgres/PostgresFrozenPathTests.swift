@@ -14,16 +14,34 @@ import Glibc
 /// ACKs, nothing answers). They must say so within their deadlines, and catch
 /// up once the path moves again.
 final class PostgresFrozenPathTests: XCTestCase {
-    func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
+    /// A database of its own with a table `track` holding `rows`, its
+    /// writer, and a proxy to the server with the viewer's URL through it;
+    /// closed and stopped when the test ends.
+    private func trackBehindProxy(
+        _ database: String, rows: String = "(1, 'One')") throws -> (writer: PostgresSession, proxy: FreezableProxy, url: String)
+    {
         let server = try PostgresServer.shared
-        try server.createDatabase("testWatchFrozen")
-        let writer = try server.session(database: "testWatchFrozen", as: server.writer)
-        defer { writer.close() }
-        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One');")
+        try server.createDatabase(database)
+        let writer = try server.session(database: database, as: server.writer)
+        addTeardownBlock { writer.close() }
+        try writer.execute("CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES \(rows);")
+        let (proxy, url) = try viewerBehindProxy(database)
+        return (writer, proxy, url)
+    }
+
+    /// A proxy to the server, stopped when the test ends, and the viewer's
+    /// URL of `database` through it.
+    private func viewerBehindProxy(_ database: String) throws -> (proxy: FreezableProxy, url: String) {
+        let server = try PostgresServer.shared
         let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "testWatchFrozen", host: .tcp)
+        addTeardownBlock { proxy.stop() }
+        let url = server.url(role: server.viewer, database: database, host: .tcp)
             .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        return (proxy, url)
+    }
+
+    func testAFrozenPathIsReportedLostThenSignalledOnceItMovesAgain() throws {
+        let (writer, proxy, url) = try trackBehindProxy("testWatchFrozen")
         let watch = PostgresCommitWatch(connectionString: url, settings: PostgresCommitWatchTests.settings)
         let events = EventRecorder()
         let observer = watch.observe(events.record)
@@ -50,16 +68,46 @@ final class PostgresFrozenPathTests: XCTestCase {
         XCTAssertEqual(events.losses.count, 1, "\(events.losses)")
     }
 
+    /// Once the path froze, the poll connects again (with backoff), and
+    /// that attempt waits: for `connect_timeout` in libpq, 30 s here. A
+    /// stop (leaving the table, quitting) must not wait with it: the
+    /// attempt polls the wake-up descriptor too. Once the path moves, a
+    /// new watch connects and reports commits.
+    func testAReconnectionThroughAFrozenPathDoesNotHoldTheStop() throws {
+        let (writer, proxy, url) = try trackBehindProxy("testWatchReconnectFrozen")
+        var settings = PostgresCommitWatchTests.settings
+        settings["connect_timeout"] = "30"
+        let events = EventRecorder()
+        let poll = CommitPoll(connectionString: url, settings: settings, interval: 0.05, channel: nil, send: events.record)
+        poll.start()
+        waitUntil("connected") { events.changes >= 1 }
+
+        proxy.freeze()
+        waitUntil("lost", timeout: 10) { !events.losses.isEmpty }
+        waitUntil("connecting again through the frozen path", timeout: 10) { proxy.acceptedConnections >= 2 }
+        let stopped = Date()
+        poll.stop()
+        XCTAssertTrue(poll.waitUntilFinished(timeout: 5), "the stop waited for the connection attempt")
+        print("frozen path → stop while connecting, s: \(String(format: "%.3f", Date().timeIntervalSince(stopped)))")
+
+        proxy.thaw()
+        let watch = PostgresCommitWatch(connectionString: url, settings: settings)
+        let fresh = EventRecorder()
+        let observer = watch.observe(fresh.record)
+        defer { observer.cancel() }
+        waitUntil("a new watch connected") { fresh.changes >= 1 }
+        let before = fresh.changes
+        try writer.execute("UPDATE track SET title = 'Uno' WHERE id = 1;")
+        waitUntil("the commit reported") { fresh.changes > before }
+        XCTAssertTrue(fresh.losses.isEmpty, "\(fresh.losses)")
+    }
+
     /// Abandoning a read sends a cancel (PQcancel: a connection of its
     /// own to the server, answered when the server closes it). Behind a
     /// frozen path that answer never comes: the caller, the screen's
     /// thread, must not wait for it.
     func testACancelBehindAFrozenPathReturnsAtOnce() throws {
-        let server = try PostgresServer.shared
-        let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "postgres", host: .tcp)
-            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let (proxy, url) = try viewerBehindProxy("postgres")
         let connection = try PostgresConnection(url)
         XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
         proxy.freeze()
@@ -80,17 +128,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// transient failure (`not live`); their sessions are dropped, and
     /// the next reads, once the path moves, open new ones.
     func testReadsThroughAFrozenPathFailByTheirDeadlineThenReadAgainOnceItMoves() throws {
-        let server = try PostgresServer.shared
-        try server.createDatabase("testReadsFrozen")
-        let writer = try server.session(database: "testReadsFrozen", as: server.writer)
-        defer { writer.close() }
-        try writer.execute("""
-            CREATE TABLE track(id int PRIMARY KEY, title text); INSERT INTO track VALUES (1, 'One'), (2, 'Two');
-            """)
-        let proxy = try FreezableProxy(to: server.port)
-        defer { proxy.stop() }
-        let url = server.url(role: server.viewer, database: "testReadsFrozen", host: .tcp)
-            .replacing("127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        let (writer, proxy, url) = try trackBehindProxy("testReadsFrozen", rows: "(1, 'One'), (2, 'Two')")
         let database = try PostgresDatabase(url, settings: .init(statementTimeout: 1))
         let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10)
@@ -98,8 +136,8 @@ final class PostgresFrozenPathTests: XCTestCase {
             try texts(database.fetchWindow(viewed, request, ticket: ReadTicket())).map { $0[1] }
         }
         XCTAssertEqual(try titles(), ["One", "Two"])
-        // The background session is open before the path freezes: a
-        // connection attempt through it waits for the connect timeout.
+        // The background session is open before the path freezes: the
+        // reads below wait for an answer, not for a connection.
         XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
 
         proxy.freeze()
@@ -121,11 +159,44 @@ final class PostgresFrozenPathTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(waited, 3, read)
             XCTAssertLessThan(waited, 5, read)
         }
+        try assertReconnectionsAreBounded(database, viewed, proxy: proxy, window: titles)
 
         try writer.execute("UPDATE track SET title = 'Uno' WHERE id = 1;")
         proxy.thaw()
         XCTAssertEqual(try titles(), ["Uno", "Two"])
         XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(2))
+    }
+
+    /// Both sessions dropped, the next reads connect again through the
+    /// path still frozen: the read's answer timeout bounds the attempt
+    /// (`connect_timeout` would take 10 s, and the read tried it twice),
+    /// and an abandoned ticket ends it at once.
+    private func assertReconnectionsAreBounded(
+        _ database: PostgresDatabase, _ viewed: ViewedSource, proxy: FreezableProxy,
+        window: () throws -> [String]) throws
+    {
+        let started = Date()
+        XCTAssertThrowsError(try window()) { error in
+            XCTAssertEqual((error as? PostgresError)?.message, "no connection to the server in 3 s")
+            XCTAssertEqual(database.failureKind(of: error), .transient)
+        }
+        let waited = Date().timeIntervalSince(started)
+        print("frozen path → window read connecting failed, s: \(String(format: "%.2f", waited))")
+        XCTAssertLessThan(waited, 8, "the read waited for connect_timeout")
+
+        let accepted = proxy.acceptedConnections
+        let ticket = ReadTicket()
+        DispatchQueue.global().async {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while proxy.acceptedConnections <= accepted, Date() < deadline { usleep(5_000) }
+            ticket.abandon()
+        }
+        let counting = Date()
+        XCTAssertThrowsError(try database.countRows(of: viewed.source, ticket: ticket)) { error in
+            XCTAssertEqual((error as? PostgresError)?.kind, .canceled, "\(error)")
+        }
+        XCTAssertGreaterThan(proxy.acceptedConnections, accepted, "abandoned before it connected")
+        XCTAssertLessThan(Date().timeIntervalSince(counting), 8, "the abandoned read waited for connect_timeout")
     }
 
     func testNetworkSettingsUnlessTheStringSetsThem() {
