@@ -121,23 +121,6 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// The window `request` of `viewed`, in one read of the screen's
-    /// connection (one snapshot): the source read again when its schema
-    /// changed (`current(_:_:)`, checked at every call), the anchored row
-    /// followed by its identity. `windows(of:_:)`, which reads a window
-    /// after each commit, paces the check (`pacedWindow`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
-    /// ```
-    func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
-        try screen.read(ticket: ticket) { reader in
-            try ViewerWindow.fetch(reader, viewed, request) { viewed in try Self.current(viewed, reader) }
-        }
-    }
-
     // MARK: - Errors
 
     /// An error in one line, without a password: the server's message; a
