@@ -255,7 +255,7 @@ public struct ViewerProgram: AppProgram {
         timedCount(on: readQueue) { ticket in
             try dataSource.countRows(of: viewed, before: position, ticket: ticket)
         } counted: { count, seconds in
-            .rowsBeforeCounted(viewed, position, count, seconds: seconds)
+            .rowsBeforeCounted(viewed, position, count.value, isExact: count.isExact, seconds: seconds)
         } failed: { _, seconds in
             .rowsBeforeCountFailed(seconds: seconds)
         }

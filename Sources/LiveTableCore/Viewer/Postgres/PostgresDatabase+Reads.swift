@@ -55,10 +55,13 @@ extension PostgresDatabase: ViewerDataSource {
         try background.read(ticket: ticket) { reader in .exact(try source.exactRowCount(reader)) }
     }
 
-    /// Counts the rows before `position` on the background connection,
-    /// under the statement timeout.
-    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int {
-        try background.read(ticket: ticket) { reader in try viewed.ordering.countRows(reader, in: viewed.source, before: position) }
+    /// Counts the rows before `position` on the background connection, in
+    /// one read (PostgreSQL's MVCC keeps no writer waiting for it), under
+    /// the statement timeout: `.exact`.
+    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+        try background.read(ticket: ticket) { reader in
+            .exact(try viewed.ordering.countRows(reader, in: viewed.source, before: position))
+        }
     }
 
     /// Searches on the background connection.
