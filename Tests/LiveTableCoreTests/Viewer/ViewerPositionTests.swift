@@ -159,6 +159,28 @@ final class ViewerPositionTests: XCTestCase {
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
     }
 
+    /// A count that says another process committed during it (SQLite's
+    /// short reads saw two states of the file), though no window of that
+    /// commit came meanwhile: an estimate, counted again after the pause.
+    func testACountThatSawACommitIsAnEstimateCountedAgain() throws {
+        driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
+        var state = driver.state
+        let viewed = try XCTUnwrap(state.table?.viewed)
+        let match = RowPosition(key: [300_000.databaseValue, 30_000.databaseValue])
+        try search("item 30000", answer: match, in: &state)
+        let request = try XCTUnwrap(state.table?.observedRequest)
+        let window = try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [.countRowsBefore(viewed, match)])
+        var effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, isExact: false, seconds: 0.02))
+        XCTAssertEqual(effects, [.pauseCountingRowsBefore(
+            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)])
+        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+    }
+
     /// A count of the rows of another order (a sort came meanwhile) is
     /// dropped; one that failed leaves the bound.
     func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
