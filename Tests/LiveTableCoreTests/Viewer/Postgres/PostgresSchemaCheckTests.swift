@@ -156,6 +156,11 @@ final class PostgresSchemaCheckTests: XCTestCase {
         let logged = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         let columnsStatement = String(PostgresDatabase.columnsSQL.prefix { $0 != "\n" })
         let columnReads = logged.components(separatedBy: columnsStatement).count - 1
-        XCTAssertEqual(columnReads, 3, "the columns read once per change")
+        // A read cancelled midway by a newer one (a commit elsewhere in
+        // the cluster, autovacuum's) delivers nothing: its successor may
+        // read the columns again.
+        let cancelled = logged.components(separatedBy: "canceling statement due to user request").count - 1
+        XCTAssertTrue((3...3 + cancelled).contains(columnReads),
+                      "the columns read \(columnReads) times for 3 changes (\(cancelled) reads cancelled)")
     }
 }
