@@ -92,6 +92,45 @@ extension RowOrdering {
         return count + (try countRows(db, in: source, after(position.key), limit: limit - count))
     }
 
+    /// The rows before `key`, counted up to `limit` in the read of `db`:
+    /// how many, and when they are `limit`, the key of the furthest one,
+    /// before which the next count goes on (more rows may be there). One
+    /// read of SQLite's count in short reads
+    /// (`countRows(in:before:cost:chunk:read:betweenReads:)`); a unique
+    /// key only, so that the rows before the furthest one are all those
+    /// still to count.
+    ///
+    /// The ranges before `key` are walked from the closest, as the
+    /// bounded count walks them: in each, the row `limit - count` rows
+    /// away is looked up (`LIMIT 1 OFFSET ?`, a walk of the index that
+    /// reads no row); when it is not there, the range holds fewer rows,
+    /// which are counted, and the next range is walked.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let (count, next) = try ordering.countRows(db, in: source, before: selection.key, upTo: 20_000)
+    /// if let next { print("\(count) rows, and more before \(next)") }
+    /// ```
+    func countRows(
+        _ db: some RowReading, in source: RowSource, before key: [DatabaseValue], upTo limit: Int
+    ) throws -> (count: Int, next: [DatabaseValue]?)
+    {
+        var count = 0
+        for range in before(key) {
+            let select = source.selectSQL(
+                columns: keyColumns.map(\.expression), indexedBy: indexName, where: range.condition,
+                orderBy: orderBy(forward: range.forward), limit: true)
+                + " OFFSET " + source.dialect.placeholder(range.arguments.count + 2)
+            let offset = Int64(limit - count - 1)
+            if let furthest = try db.firstRowValues(select, arguments: range.arguments + [1.databaseValue, offset.databaseValue]) {
+                return (limit, furthest)
+            }
+            count += try countRows(db, in: source, [range], limit: limit - count)
+        }
+        return (count, nil)
+    }
+
     /// The number of rows in `ranges`, counting no further than `limit`
     /// (nil: all of them).
     private func countRows(_ db: some RowReading, in source: RowSource, _ ranges: [Range], limit: Int?) throws -> Int {

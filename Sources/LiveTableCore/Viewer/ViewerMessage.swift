@@ -48,7 +48,7 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// The rows of `viewed` before `position` were counted
     /// (`ViewerEffect.countRowsBefore`), in this many seconds: the title's
     /// exact position.
-    case rowsBeforeCounted(ViewedSource, RowPosition, Int, seconds: Double = 0)
+    case rowsBeforeCounted(ViewedSource, RowPosition, Int, isExact: Bool = true, seconds: Double = 0)
     /// The count of the rows before the selection failed (or ran out of
     /// time) after this many seconds: the title keeps its estimate.
     case rowsBeforeCountFailed(seconds: Double = 0)

@@ -154,19 +154,28 @@ public struct ViewerProgram: AppProgram {
         }.eraseToAnyPublisher()
     }
 
-    /// The value of `body`, a synchronous read, run on a global queue at
-    /// the first demand and delivered on the main queue. A `Future`, so
-    /// that its value and its completion arrive together, in order.
+    /// The value of `body`, a synchronous read, run on the read queue at
+    /// the first demand and delivered on the main queue (`future(on:_:)`).
     nonisolated private static func run<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T) -> AnyPublisher<T, any Error>
+    {
+        future(on: readQueue, body)
+            .receive(on: DispatchQueue.main.ocombine)
+            .eraseToAnyPublisher()
+    }
+
+    /// The value of `body`, run on `queue` at the first demand, and
+    /// delivered there: a `Future`, so that its value and its completion
+    /// arrive together, in order.
+    nonisolated private static func future<T: Sendable>(
+        on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) -> AnyPublisher<T, any Error>
     {
         Deferred {
             Future<T, any Error> { promise in
                 let promise = SendablePromise(fulfil: promise)
-                readQueue.async { promise.fulfil(Result { try body() }) }
+                queue.async { promise.fulfil(Result { try body() }) }
             }
         }
-        .receive(on: DispatchQueue.main.ocombine)
         .eraseToAnyPublisher()
     }
 
@@ -243,25 +252,13 @@ public struct ViewerProgram: AppProgram {
         _ viewed: ViewedSource, _ position: RowPosition, in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
     {
-        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
-            let ticket = ReadTicket()
-            return run { () -> ViewerMessage in
-                let start = ContinuousClock.now
-                func seconds() -> Double {
-                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
-                    return Double(seconds) + Double(attoseconds) * 1e-18
-                }
-                do {
-                    let count = try dataSource.countRows(of: viewed, before: position, ticket: ticket)
-                    return .rowsBeforeCounted(viewed, position, count, seconds: seconds())
-                } catch {
-                    return .rowsBeforeCountFailed(seconds: seconds())
-                }
-            }
-            .handleEvents(receiveCancel: { ticket.abandon() })
-            .catch { _ in Empty<ViewerMessage, Never>() }
-            .eraseToAnyPublisher()
-        }.eraseToAnyPublisher()
+        timedCount(on: readQueue) { ticket in
+            try dataSource.countRows(of: viewed, before: position, ticket: ticket)
+        } counted: { count, seconds in
+            .rowsBeforeCounted(viewed, position, count.value, isExact: count.isExact, seconds: seconds)
+        } failed: { _, seconds in
+            .rowsBeforeCountFailed(seconds: seconds)
+        }
     }
 
     /// Where counts run: a serial queue, so that the value of a count
@@ -273,35 +270,61 @@ public struct ViewerProgram: AppProgram {
     /// reads in short reads); the database's estimate first, when it gives
     /// one (the title's `~N` while a long count runs), then the count, and
     /// how long it took, come back on the main queue.
-    /// Nonisolated: its closure runs on a global queue, not the main actor.
     nonisolated private static func count(
         _ source: RowSource, in dataSource: any ViewerDataSource) -> AnyPublisher<ViewerMessage, Never>
     {
-        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
-            // Left (another count, another source): interrupted.
-            let ticket = ReadTicket()
+        timedCount(on: countQueue, first: { ticket in
             // An estimate that fails is only missed: the count says why.
-            let estimate = Just(())
-                .receive(on: countQueue.ocombine)
-                .compactMap { _ -> ViewerMessage? in
-                    (try? dataSource.estimatedRowCount(of: source, ticket: ticket)).map(ViewerMessage.countEstimated)
+            (try? dataSource.estimatedRowCount(of: source, ticket: ticket)).map(ViewerMessage.countEstimated)
+        }) { ticket in
+            try dataSource.countRows(of: source, ticket: ticket)
+        } counted: { count, seconds in
+            .counted(count.value, isExact: count.isExact, seconds: seconds)
+        } failed: { error, _ in
+            .countFailed(dataSource.describe(error))
+        }
+    }
+
+    /// A count, `body`, run on `queue` at the first demand, timed: its
+    /// value (`counted`) or its error (`failed`), with the seconds it
+    /// took, comes back on the main queue, after what `first` reads
+    /// before it on the same queue (the total count's estimate), when
+    /// given. Left (another count, another source): interrupted.
+    /// Nonisolated: its closures run on `queue`, not the main actor.
+    nonisolated private static func timedCount<T>(
+        on queue: DispatchQueue,
+        first: (@Sendable (ReadTicket) -> ViewerMessage?)? = nil,
+        _ body: @escaping @Sendable (ReadTicket) throws -> T,
+        counted: @escaping @Sendable (T, _ seconds: Double) -> ViewerMessage,
+        failed: @escaping @Sendable (any Error, _ seconds: Double) -> ViewerMessage
+    ) -> AnyPublisher<ViewerMessage, Never>
+    {
+        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
+            let ticket = ReadTicket()
+            let count = future(on: queue) { () -> ViewerMessage in
+                let start = ContinuousClock.now
+                func seconds() -> Double {
+                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
+                    return Double(seconds) + Double(attoseconds) * 1e-18
                 }
-            let exact = Just(())
-                .receive(on: countQueue.ocombine)
-                .map { _ -> ViewerMessage in
-                    let start = ContinuousClock.now
-                    do {
-                        let count = try dataSource.countRows(of: source, ticket: ticket)
-                        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-                        return .counted(count.value, isExact: count.isExact,
-                                        seconds: Double(seconds) + Double(attoseconds) * 1e-18)
-                    } catch {
-                        return .countFailed(dataSource.describe(error))
-                    }
+                do {
+                    return counted(try body(ticket), seconds())
+                } catch {
+                    return failed(error, seconds())
                 }
-            return estimate.append(exact)
-                .handleEvents(receiveCancel: { ticket.abandon() })
+            }
+            let messages = first.map { first in
+                Just(())
+                    .receive(on: queue.ocombine)
+                    .compactMap { _ in first(ticket) }
+                    .setFailureType(to: (any Error).self)
+                    .append(count)
+                    .eraseToAnyPublisher()
+            } ?? count
+            return messages
                 .receive(on: DispatchQueue.main.ocombine)
+                .handleEvents(receiveCancel: { ticket.abandon() })
+                .catch { _ in Empty<ViewerMessage, Never>() }
                 .eraseToAnyPublisher()
         }.eraseToAnyPublisher()
     }

@@ -150,17 +150,22 @@ extension ViewerState {
 
     /// Takes the number of rows before `position`: the rows before the
     /// window, while the window holds that row and is of the same rows
-    /// (not sorted or filtered since); an estimate when a commit came
-    /// while counting.
-    mutating func rowsBeforeCounted(_ viewed: ViewedSource, _ position: RowPosition, _ count: Int, seconds: Double) -> [ViewerEffect] {
+    /// (not sorted or filtered since); an estimate, counted again after
+    /// the pause, when a commit came while counting (a window of it came,
+    /// or the count says so: not `isExact`).
+    mutating func rowsBeforeCounted(
+        _ viewed: ViewedSource, _ position: RowPosition, _ count: Int, isExact: Bool = true, seconds: Double
+    ) -> [ViewerEffect]
+    {
         guard var table = self.table, table.rowsBeforePacer.phase == .reading else { return [] }
+        let sawCommit = table.rowsBeforeCountSawCommit || !isExact
         if viewed.source == table.viewed.source, viewed.ordering == table.viewed.ordering,
             let index = table.window?.positions.firstIndex(of: position), count >= index,
             table.rowsBeforeWindow?.isExact != true
         {
-            table.rowsBeforeWindow = table.rowsBeforeCountSawCommit ? .estimated(count - index) : .exact(count - index)
+            table.rowsBeforeWindow = sawCommit ? .estimated(count - index) : .exact(count - index)
         }
-        let pause = table.rowsBeforePacer.readDidEnd(afterReadingFor: seconds, sawChange: table.rowsBeforeCountSawCommit)
+        let pause = table.rowsBeforePacer.readDidEnd(afterReadingFor: seconds, sawChange: sawCommit)
         self.table = table
         return pause.map { [.pauseCountingRowsBefore(seconds: $0)] } ?? []
     }

@@ -69,8 +69,8 @@ extension ViewerState {
             return countEstimated(estimate)
         case .countPauseEnded:
             return countPauseEnded()
-        case let .rowsBeforeCounted(viewed, position, count, seconds):
-            return rowsBeforeCounted(viewed, position, count, seconds: seconds)
+        case let .rowsBeforeCounted(viewed, position, count, isExact, seconds):
+            return rowsBeforeCounted(viewed, position, count, isExact: isExact, seconds: seconds)
         case let .rowsBeforeCountFailed(seconds):
             return rowsBeforeCountFailed(seconds: seconds)
         case .rowsBeforePauseEnded:

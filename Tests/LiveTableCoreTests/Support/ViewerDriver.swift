@@ -161,7 +161,7 @@ func performViewerEffect(
             return .countPauseEnded
         case let .countRowsBefore(viewed, position):
             let count = try database.countRows(of: viewed, before: position, ticket: ReadTicket())
-            return .rowsBeforeCounted(viewed, position, count)
+            return .rowsBeforeCounted(viewed, position, count.value, isExact: count.isExact)
         case .pauseCountingRowsBefore:
             return .rowsBeforePauseEnded
         case .resume:

@@ -159,9 +159,9 @@ final class ViewerPositionTests: XCTestCase {
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
     }
 
-    /// A count of the rows of another order (a sort came meanwhile) is
-    /// dropped; one that failed leaves the bound.
-    func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
+    /// A search by price for item 30000, answered, and the window of its
+    /// match, which asks for the count of the rows before it.
+    private func searchFarAndCount() throws -> (ViewerState, ViewedSource, RowPosition, ViewerWindow) {
         driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
         var state = driver.state
         let viewed = try XCTUnwrap(state.table?.viewed)
@@ -170,6 +170,28 @@ final class ViewerPositionTests: XCTestCase {
         let request = try XCTUnwrap(state.table?.observedRequest)
         let window = try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
         XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [.countRowsBefore(viewed, match)])
+        return (state, viewed, match, window)
+    }
+
+    /// A count that says another process committed during it (SQLite's
+    /// short reads saw two states of the file), though no window of that
+    /// commit came meanwhile: an estimate, counted again after the pause.
+    func testACountThatSawACommitIsAnEstimateCountedAgain() throws {
+        var (state, viewed, match, _) = try searchFarAndCount()
+        var effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, isExact: false, seconds: 0.02))
+        XCTAssertEqual(effects, [.pauseCountingRowsBefore(
+            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)])
+        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+    }
+
+    /// A count of the rows of another order (a sort came meanwhile) is
+    /// dropped; one that failed leaves the bound.
+    func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
+        var (state, viewed, match, window) = try searchFarAndCount()
         let before = try XCTUnwrap(state.table?.window?.positions.firstIndex(of: match))
         var other = viewed
         other.ordering = try RowOrdering(viewed.source, sortColumn: "price", descending: true)

@@ -75,19 +75,21 @@ public protocol ViewerDataSource: Sendable {
     /// ```
     func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int?
 
-    /// Counts the rows of `viewed` before `position` in its ordering, in
-    /// one read (`RowOrdering.countRows(_:in:before:)`: one `COUNT(*)` of
-    /// each keyset range before it): the title's exact position beyond
+    /// Counts the rows of `viewed` before `position` in its ordering
+    /// (`RowOrdering.countRows(_:in:before:)`: one `COUNT(*)` of each
+    /// keyset range before it): the title's exact position beyond
     /// `ViewerWindow.rankLimit`. Under the database's limits on a read
-    /// (PostgreSQL's statement timeout).
+    /// (PostgreSQL's statement timeout); in short reads where a reader
+    /// keeps a writer waiting (SQLite), as `countRows(of:ticket:)` counts:
+    /// exact unless another process committed during the count.
     ///
     /// For example:
     ///
     /// ```swift
     /// let before = try dataSource.countRows(of: viewed, before: selection, ticket: ReadTicket())
-    /// print("row \(before + 1)")
+    /// print("row \(before.value + 1)")
     /// ```
-    func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int
+    func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount
 
     /// Runs `search` on `viewed`, which may read many rows until one
     /// matches.

@@ -49,13 +49,26 @@ extension ViewerDatabase: ViewerDataSource {
         nil
     }
 
-    /// Counts the rows before `position` on the background reader, in one
-    /// read: at most a tenth of the time while a writer commits, as the
+    /// Counts the rows before `position` on the background reader, in
+    /// short reads where an index gives the order (`RowSource.countChunk`
+    /// rows each: `RowOrdering.countRows(in:before:cost:chunk:read:betweenReads:)`),
+    /// so that a writer of a rollback-journal file is not kept waiting;
+    /// and at most a tenth of the time while a writer commits, as the
     /// viewer paces it (`ViewerPacing.rowsBefore`).
-    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int {
-        try read(background: true, ticket: ticket) { db in
-            try viewed.ordering.countRows(db, in: viewed.source, before: position)
-        }
+    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+        try countRows(of: viewed, before: position, ticket: ticket, betweenReads: {})
+    }
+
+    /// `countRows(of:before:ticket:)`, calling `betweenReads` after each
+    /// read but the last (tests commit there).
+    func countRows(
+        of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket, betweenReads: () throws -> Void
+    ) throws -> RowCount
+    {
+        try viewed.ordering.countRows(
+            in: viewed.source, before: position, cost: viewed.cost, chunk: RowSource.countChunk,
+            read: { body in try read(background: true, ticket: ticket, body) },
+            betweenReads: betweenReads)
     }
 
     /// Searches on the background reader: a search without an index reads

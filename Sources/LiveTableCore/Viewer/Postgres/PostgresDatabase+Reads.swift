@@ -55,10 +55,13 @@ extension PostgresDatabase: ViewerDataSource {
         try background.read(ticket: ticket) { reader in .exact(try source.exactRowCount(reader)) }
     }
 
-    /// Counts the rows before `position` on the background connection,
-    /// under the statement timeout.
-    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> Int {
-        try background.read(ticket: ticket) { reader in try viewed.ordering.countRows(reader, in: viewed.source, before: position) }
+    /// Counts the rows before `position` on the background connection, in
+    /// one read (PostgreSQL's MVCC keeps no writer waiting for it), under
+    /// the statement timeout: `.exact`.
+    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+        try background.read(ticket: ticket) { reader in
+            .exact(try viewed.ordering.countRows(reader, in: viewed.source, before: position))
+        }
     }
 
     /// Searches on the background connection.
@@ -118,23 +121,6 @@ extension PostgresDatabase: ViewerDataSource {
         guard let lookup = source.identityLookup else { return [] }
         return try screen.read(ticket: ticket) { reader in
             try lookup.missing(reader, among: keys.map(\.values)).map(StoredKey.init)
-        }
-    }
-
-    /// The window `request` of `viewed`, in one read of the screen's
-    /// connection (one snapshot): the source read again when its schema
-    /// changed (`current(_:_:)`, checked at every call), the anchored row
-    /// followed by its identity. `windows(of:_:)`, which reads a window
-    /// after each commit, paces the check (`pacedWindow`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
-    /// ```
-    func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
-        try screen.read(ticket: ticket) { reader in
-            try ViewerWindow.fetch(reader, viewed, request) { viewed in try Self.current(viewed, reader) }
         }
     }
 

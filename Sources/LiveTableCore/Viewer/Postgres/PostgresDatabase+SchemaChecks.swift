@@ -104,37 +104,62 @@ extension PostgresDatabase {
     /// The window `request` of `viewed`, its schema checked as
     /// `PostgresSchemaChecks` says: without the check when the last one is
     /// recent, unless the window shows or meets a change; with it
-    /// otherwise, or when `checking`.
-    func pacedWindow(
-        _ viewed: ViewedSource, _ request: RowWindowRequest, checking: Bool = false, ticket: ReadTicket) throws -> PacedWindow
-    {
-        let start = ContinuousClock.now
+    /// otherwise (`fetchWindow`).
+    func pacedWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> PacedWindow {
         // A query has no schema to check: its text names what it reads.
-        guard !viewed.source.isQuery else {
-            return PacedWindow(window: try fetchWindow(viewed, request, ticket: ticket), isChecked: true)
-        }
-        if !checking, let recent = schemaChecks.recent(viewed, at: start) {
+        if !viewed.source.isQuery, let recent = schemaChecks.recent(viewed, at: .now) {
             do {
-                let window = try screen.read(ticket: ticket) { reader -> ViewerWindow? in
-                    let shown = PostgresShownColumns()
-                    let window = try ViewerWindow.fetch(reader.noting(shown), recent.current, request) { $0 }
-                    // Other columns, or other types: read it again, checked.
-                    return shown.seen.isSubset(of: recent.columns) ? window : nil
-                }
-                if let window { return PacedWindow(window: window, isChecked: false) }
+                let read = try screen.read(ticket: ticket) { reader in try Self.window(recent.current, request, reader) }
+                // Other columns, or other types: read it again, checked.
+                if read.shown.isSubset(of: recent.columns) { return PacedWindow(window: read.window, isChecked: false) }
             } catch let error as PostgresError where error.kind == .query {
                 // Refused, maybe for a change of the schema since the
                 // check: the checked read says which, or fails alike.
             }
         }
+        return PacedWindow(window: try fetchWindow(viewed, request, ticket: ticket), isChecked: true)
+    }
+
+    /// The window `request` of `viewed`, in one read of the screen's
+    /// connection (one snapshot), checked: the source as the catalog
+    /// describes it now (`current(_:_:)`, one read of the catalog), read
+    /// again when its schema changed, then the window of it, the anchored
+    /// row followed by its identity. The check is noted for the live
+    /// windows' next reads (`PostgresSchemaChecks`), which `windows(of:_:)`
+    /// paces (`pacedWindow`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+    /// ```
+    func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
+        let start = ContinuousClock.now
+        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(viewed, reader), request, reader) }
+        noteCheck(viewed, read, at: start)
+        return read.window
+    }
+
+    /// The window `request` of `viewed` (the source as the catalog
+    /// describes it), read by `reader`, and the shown columns of its
+    /// statements: every window of a `PostgresDatabase` is read here,
+    /// checked or not.
+    private static func window(
+        _ viewed: ViewedSource, _ request: RowWindowRequest, _ reader: PostgresReader
+    ) throws -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)
+    {
         let shown = PostgresShownColumns()
-        let window = try screen.read(ticket: ticket) { reader in
-            try ViewerWindow.fetch(reader.noting(shown), viewed, request) { viewed in
-                try Self.current(viewed, reader)
-            }
-        }
-        schemaChecks.checked(viewed, as: window.viewed, columns: shown.seen, at: start)
-        return PacedWindow(window: window, isChecked: true)
+        let window = try ViewerWindow.fetch(reader.noting(shown), viewed, request) { $0 }
+        return (window, shown.seen)
+    }
+
+    /// Notes a check of `viewed`, started at `start`, that read `read`.
+    private func noteCheck(
+        _ viewed: ViewedSource, _ read: (window: ViewerWindow, shown: Set<[PostgresColumn]>),
+        at start: ContinuousClock.Instant)
+    {
+        guard !viewed.source.isQuery else { return }
+        schemaChecks.checked(viewed, as: read.window.viewed, columns: read.shown, at: start)
     }
 
     /// Where the later checks wait and read: serial.
@@ -162,12 +187,18 @@ extension PostgresDatabase {
                 .delay(for: .nanoseconds(delay), scheduler: Self.laterCheckQueue.ocombine)
                 .tryMap { [self] _ -> ViewerWindowRead? in
                     let start = ContinuousClock.now
-                    let current = try screen.read(ticket: ticket) { reader in try Self.current(viewed, reader) }
-                    guard current != shown else {
+                    // One read: the catalog, and the window only when the
+                    // source changed, read from what the catalog said.
+                    let read = try screen.read(ticket: ticket) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
+                        let current = try Self.current(viewed, reader)
+                        return current == shown ? nil : try Self.window(current, request, reader)
+                    }
+                    guard let read else {
                         schemaChecks.confirmed(shown, at: start)
                         return nil
                     }
-                    return .window(try pacedWindow(viewed, request, checking: true, ticket: ticket).window)
+                    noteCheck(viewed, read, at: start)
+                    return .window(read.window)
                 }
                 .compactMap { $0 }
                 .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in

@@ -119,4 +119,48 @@ final class PostgresSchemaCheckTests: XCTestCase {
         waitUntil("the table replaced") { column("title", recorder)?.isIndexed == false }
         XCTAssertNil(recorder.completion)
     }
+
+    /// Each change of the schema is read from the catalog once: the check
+    /// that follows a read which skipped it reads the catalog, and the
+    /// window of what it found, in one read (it used to read the catalog,
+    /// then all of it again with the window). Counted in the server's log
+    /// of this database's statements: the statement of a table's columns
+    /// (`PostgresDatabase.columnsSQL`) runs once per source read again.
+    func testEachSchemaChangeIsReadFromTheCatalogOnce() throws {
+        let name = "schemaCheckReadOnce"
+        let server = try PostgresServer.shared
+        _ = try open(name, interval: 2, keyed: false)
+        // Sessions take the setting when they connect: the database opened
+        // from here on logs every statement.
+        try server.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
+        let database = try open(name, interval: 2, keyed: false)
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { source(recorder) != nil }
+        let log = server.directory.appendingPathComponent("server.log")
+        let logStart = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber).uint64Value
+
+        // What no window statement shows: each seen by the check that
+        // follows the read at its commit.
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
+        waitUntil("a column added") { source(recorder)?.columnNames == ["id", "title", "plays", "note"] }
+        try PostgresTestDatabase.write(name, "CREATE INDEX track_title ON track(title);")
+        waitUntil("an index") { column("title", recorder)?.isIndexed == true }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays SET NOT NULL;")
+        waitUntil("NOT NULL") { column("plays", recorder)?.isNotNull == true }
+        XCTAssertNil(recorder.completion)
+
+        let handle = try FileHandle(forReadingFrom: log)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: logStart)
+        let logged = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        let columnsStatement = String(PostgresDatabase.columnsSQL.prefix { $0 != "\n" })
+        let columnReads = logged.components(separatedBy: columnsStatement).count - 1
+        // A read cancelled midway by a newer one (a commit elsewhere in
+        // the cluster, autovacuum's) delivers nothing: its successor may
+        // read the columns again.
+        let cancelled = logged.components(separatedBy: "canceling statement due to user request").count - 1
+        XCTAssertTrue((3...3 + cancelled).contains(columnReads),
+                      "the columns read \(columnReads) times for 3 changes (\(cancelled) reads cancelled)")
+    }
 }
