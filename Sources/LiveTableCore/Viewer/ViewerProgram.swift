@@ -197,6 +197,12 @@ public struct ViewerProgram: AppProgram {
         Deferred { () -> AnyPublisher<ViewerMessage, Never> in
             let counting = TableCounting()
             return counting.subject
+                // The subject has its demand before the first request
+                // starts the counts: a count sent before the request had
+                // reached the subject, or while the subscriber asked for
+                // nothing, would be dropped, and the picker would show
+                // "…" for good. At most a message a name.
+                .buffer(size: max(names.count, 1), prefetch: .byRequest, whenFull: .dropOldest)
                 .handleEvents(
                     receiveCancel: { counting.cancel() },
                     receiveRequest: { _ in

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OpenCombine
 import XCTest
 @testable import LiveTableCore
 import LiveTableTestSupport
@@ -71,6 +72,38 @@ final class ViewerProgramTests: XCTestCase {
             XCTAssertTrue(title.hasSuffix(" · live · polled every 0.5 s "), title)
         }
     }
+
+    /// The picker's counts honour their subscriber's demand: the counts
+    /// made while it asks for nothing wait for its next request, and are
+    /// not dropped (the picker would say "…" for good).
+    func testThePickersCountsWaitForDemand() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("counted.sqlite").path
+        try ForeignFile.sqlite3(path, """
+            CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+            SELECT x FROM c WHERE x < 0;
+            CREATE TABLE two(id INTEGER PRIMARY KEY); INSERT INTO two VALUES (1), (2);
+            CREATE TABLE three(id INTEGER PRIMARY KEY); INSERT INTO three VALUES (1), (2), (3);
+            """)
+        let database = try ViewerDatabase.open(path: path)
+        try MainActor.assumeIsolated {
+            let command = ViewerProgram(dataSource: database).command(
+                for: .countTables(from: 0, names: ["forever", "two", "three"], kinds: [.view, .table, .table]))
+            guard case let .observe(_, counts) = command else { return XCTFail("\(command)") }
+            let subscriber = OneAtATime()
+            counts.subscribe(subscriber)
+            defer { subscriber.subscription?.cancel() }
+            // The view's count takes its whole time limit, and is sent
+            // alone; the tables' follow at once, while nothing is asked.
+            XCTAssertTrue(waitUntil("the view's count") { subscriber.received.count == 1 })
+            XCTAssertEqual(subscriber.received.first, .tablesCounted(from: 0, names: ["forever", "two", "three"], counts: [nil]))
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.5))
+            XCTAssertEqual(subscriber.received.count, 1, "nothing beyond the demand")
+            subscriber.subscription?.request(.max(1))
+            XCTAssertTrue(waitUntil("the tables' counts") { subscriber.received.count == 2 })
+            XCTAssertEqual(subscriber.received.last, .tablesCounted(
+                from: 0, names: ["forever", "two", "three"], counts: [nil, .exact(2), .exact(3)]))
+        }
+    }
 }
 
 /// A host that draws nothing.
@@ -79,4 +112,25 @@ private final class SilentHost: AppHost {
     func draw(_ screen: Screen) { }
     func suspend() { }
     func quit() { }
+}
+
+/// A subscriber that asks for one message at a time, when told.
+private final class OneAtATime: Subscriber {
+    typealias Input = ViewerMessage
+    typealias Failure = Never
+
+    var subscription: (any Subscription)?
+    var received: [ViewerMessage] = []
+
+    func receive(subscription: any Subscription) {
+        self.subscription = subscription
+        subscription.request(.max(1))
+    }
+
+    func receive(_ input: ViewerMessage) -> Subscribers.Demand {
+        received.append(input)
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<Never>) { }
 }
