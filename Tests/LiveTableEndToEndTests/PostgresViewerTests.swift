@@ -53,7 +53,9 @@ final class PostgresViewerTests: LiveTableTestCase {
             codes = try session.styledLines().codes(of: "77777")
             return codes != nil
         }
-        XCTAssertLessThan(Date().timeIntervalSince(committed), 1, "the commit reaches the screen at once")
+        // Seconds, not the poll's 0.05: a margin for tmux on a machine
+        // shared with builds (the figure itself is the benchmark's).
+        XCTAssertLessThan(Date().timeIntervalSince(committed), 3, "the commit reaches the screen at once")
         let highlight = try XCTUnwrap(codes)
         XCTAssertTrue(highlight.contains("33") && highlight.contains("1"), "\(highlight)")
         XCTAssertTrue(highlight.contains("7") || highlight.contains("4"), "\(highlight)")

@@ -63,8 +63,9 @@ final class PostgresCommitWatchTests: XCTestCase {
         }
         let sorted = delays.sorted()
         print("commit → signal, ms: p50 \(sorted[sorted.count / 2]), max \(sorted.last ?? 0)")
-        // Two intervals, and a margin for a machine shared with builds.
-        XCTAssertLessThan(sorted[sorted.count / 2], 100)
+        // Two intervals, and a wide margin for a machine shared with
+        // builds (the figure itself is the benchmark's).
+        XCTAssertLessThan(sorted[sorted.count / 2], 400)
     }
 
     func testStandbySignalsThePrimarysCommitsAsReplayed() throws {

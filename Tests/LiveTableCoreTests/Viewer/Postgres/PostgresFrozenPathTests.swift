@@ -54,9 +54,9 @@ final class PostgresFrozenPathTests: XCTestCase {
         waitUntil("lost", timeout: 5) { !events.losses.isEmpty }
         let delay = Date().timeIntervalSince(frozenAt)
         print("frozen path → lost, s: \(String(format: "%.2f", delay))")
-        // The deadline (1 s at 0.05 s), its check's period (0.25 s), a
-        // poll, and a margin for a machine shared with builds.
-        XCTAssertLessThan(delay, 2.5)
+        // The deadline (1 s at 0.05 s), a poll, and a wide margin for a
+        // machine shared with builds: TCP alone would take minutes.
+        XCTAssertLessThan(delay, 4)
         XCTAssertEqual(events.losses.first?.kind, .connection)
         XCTAssertEqual(events.losses.first?.message, "no answer from the server for 1 s")
 
@@ -116,7 +116,9 @@ final class PostgresFrozenPathTests: XCTestCase {
         let started = Date()
         connection.cancel()
         let waited = Date().timeIntervalSince(started)
-        XCTAssertLessThan(waited, 0.5, "cancel() waited for the frozen path")
+        // Inline, it would wait for the thaw, 3 s away: a wide margin for
+        // a machine shared with builds.
+        XCTAssertLessThan(waited, 2, "cancel() waited for the frozen path")
         // Once the path moves, the cancel is done, and the statement that
         // waited for it runs.
         proxy.thaw()
@@ -157,7 +159,7 @@ final class PostgresFrozenPathTests: XCTestCase {
             // statement_timeout 1 s + margin 2 s, and slack for a machine
             // shared with builds; tcp_user_timeout would take 10 s.
             XCTAssertGreaterThanOrEqual(waited, 3, read)
-            XCTAssertLessThan(waited, 5, read)
+            XCTAssertLessThan(waited, 8, read)
         }
         try assertReconnectionsAreBounded(database, viewed, proxy: proxy, window: titles)
 
