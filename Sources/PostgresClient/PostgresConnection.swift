@@ -82,8 +82,10 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   unless given: values are decoded as UTF-8.
     /// - parameter timeout: Seconds the whole attempt may take, on our
     ///   side, or nil for no limit but libpq's own: `connect_timeout`
-    ///   (seconds, at least 2) bounds each host, and a host that does not
-    ///   answer in time is given up for the next one, as libpq does.
+    ///   (seconds, at least 2) bounds each address tried, and a host that
+    ///   does not answer in time is given up for the others, as libpq
+    ///   does (but a host name whose address timed out is given up whole:
+    ///   see `ConnectAttempt`).
     /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
     ///   abandons the attempt at once: a thread asked to stop is not held
     ///   by a server that does not answer. The attempt only polls it, and
