@@ -55,6 +55,7 @@
     RETURNING(int, PQgetlength, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num)) \
     RETURNING(char *, PQgetvalue, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num)) \
     RETURNING(char *, PQhost, (const PGconn *conn), (conn)) \
+    RETURNING(char *, PQhostaddr, (const PGconn *conn), (conn)) \
     RETURNING(int, PQisBusy, (PGconn *conn), (conn)) \
     RETURNING(int, PQnfields, (const PGresult *res), (res)) \
     RETURNING(PGnotify *, PQnotifies, (PGconn *conn), (conn)) \

@@ -13,20 +13,28 @@ import Glibc
 /// reconnection through a frozen network path must not hold a thread that
 /// is asked to stop for the 10 s of `connect_timeout`.
 ///
-/// libpq still does the work: it walks the hosts of a multi-host string,
-/// checks `target_session_attrs`, reads `~/.pgpass`. The socket changes as
-/// it moves from one address or host to the next, so it is read again at
-/// each round. What it leaves to its caller is `connect_timeout`, which
-/// `PQconnectPoll` ignores ("it is the application's responsibility to
-/// decide whether an excessive amount of time has elapsed", libpq's
-/// manual). It bounds each host here, from when the attempt reaches it, as
-/// in libpq's blocking connect, which then tries the next one.
+/// libpq still does the work: it walks the hosts of a multi-host string
+/// (shuffled first with `load_balance_hosts=random`, libpq 16+), checks
+/// `target_session_attrs` (in two passes with `prefer-standby`), reads
+/// `~/.pgpass`. The socket changes as it moves from one address or host to
+/// the next, so it is read again at each round. What it leaves to its
+/// caller is `connect_timeout`, which `PQconnectPoll` ignores ("it is the
+/// application's responsibility to decide whether an excessive amount of
+/// time has elapsed", libpq's manual). Here it bounds each address libpq
+/// tries (its host entry, port, and `PQhostaddr`, the IP address of a
+/// name), from when libpq reaches it, as libpq 15's blocking connect does,
+/// which then tries the next one.
+///
 /// `PQconnectPoll` cannot be told to move on, so the attempt starts again
-/// with the hosts that follow, and keeps libpq's message for the host
-/// that timed out. (libpq times each address of a host name; the public
-/// API shows hosts only, so here the addresses of a host share its time.)
-/// A host name is still resolved inside libpq, blocking: give `hostaddr`
-/// where a slow resolver must not hold the attempt.
+/// with every host entry (`host`, `hostaddr`, `port` at the same place in
+/// their lists) but the ones that timed out, and keeps libpq's message for
+/// them. The lists shrink at each restart, so the attempt ends; libpq
+/// makes its own passes and shuffles again over what is left, so no host
+/// it would still try is dropped, with one exception: a host name whose
+/// address timed out is dropped whole, its other addresses untried (libpq
+/// would try them; the public API shows the address tried, not the ones
+/// left). A host name is still resolved inside libpq, blocking: give
+/// `hostaddr` where a slow resolver must not hold the attempt.
 ///
 /// The process's exit ends an attempt too (``ProcessExitGate``): nothing
 /// to cancel on a server yet, and it must not hold the exit.
@@ -46,18 +54,23 @@ struct ConnectAttempt {
         case interrupted
         /// The process exits (``ProcessExitGate``).
         case exiting
+        /// poll(2) failed with this `errno` (not EINTR, which is retried).
+        case pollFailed(Int32)
     }
 
     /// How one libpq connection's attempt ended.
     private enum End {
         case connected, failed, deadlinePassed, hostTimedOut, interrupted, exiting
+        case pollFailed(Int32)
     }
 
-    /// Where the attempt stands: a change restarts the host's time.
+    /// What libpq tries: a change restarts the time `connect_timeout`
+    /// bounds. Not the socket, whose number libpq often reuses as it moves
+    /// on.
     private struct Reached: Equatable {
         var host: String
         var port: String
-        var socket: Int32
+        var address: String
     }
 
     private let deadline: PostgresConnection.Deadline?
@@ -82,6 +95,11 @@ struct ConnectAttempt {
     mutating func run(_ pairs: [(String, String)]) -> Outcome {
         var pairs = pairs
         var expand: Int32 = 1
+        // The options libpq settled on at the first timeout (the string
+        // already parsed), and its full lists of hosts: every restart is
+        // made from them, less the entries that timed out.
+        var settled: (options: [(String, String)], hosts: HostEntries)?
+        var timedOut = Set<Int>()
         while true {
             let connection = Self.start(pairs, expandingDatabaseName: expand)
             guard let connection else { return .refused(nil, earlier: earlier, timedOut: false) }
@@ -98,18 +116,31 @@ struct ConnectAttempt {
             case .interrupted:
                 PQfinish(connection)
                 return .interrupted
+            case let .pollFailed(code):
+                PQfinish(connection)
+                return .pollFailed(code)
             case .exiting:
                 // Left as the gate's close leaves a statement: PQfinish
                 // ends an SSL session with OpenSSL, about to be freed.
                 return .exiting
             case .hostTimedOut:
-                guard let following = Self.followingHosts(of: connection) else {
+                let (options, hosts) = settled ?? {
+                    let options = Self.options(of: connection)
+                    return (options, HostEntries(options))
+                }()
+                settled = (options, hosts)
+                let current = hosts.index(
+                    ofHost: PQhost(connection).map { String(cString: $0) } ?? "",
+                    port: PQport(connection).map { String(cString: $0) } ?? "",
+                    defaultPort: Self.defaultPort, skipping: timedOut)
+                guard let current else { return .refused(connection, earlier: earlier, timedOut: true) }
+                timedOut.insert(current)
+                guard let remaining = hosts.options(options, without: timedOut) else {
                     return .refused(connection, earlier: earlier, timedOut: true)
                 }
                 earlier += Self.errorMessage(of: connection) + "timeout expired\n"
                 PQfinish(connection)
-                // The options libpq settled on, the string already parsed.
-                pairs = following
+                pairs = remaining
                 expand = 0
             }
         }
@@ -141,11 +172,15 @@ struct ConnectAttempt {
             let now = Reached(
                 host: PQhost(connection).map { String(cString: $0) } ?? "",
                 port: PQport(connection).map { String(cString: $0) } ?? "",
-                socket: socket)
+                address: PQhostaddr(connection).map { String(cString: $0) } ?? "")
             if now != reached {
                 reached = now
                 hostDeadline = hostTimeout.map { .init(seconds: $0) }
             }
+            // At each round, not only when poll(2) times out: a socket
+            // that stays ready must not keep the attempt past them.
+            if deadline?.hasPassed == true { return .deadlinePassed }
+            if hostDeadline?.hasPassed == true { return .hostTimedOut }
             let wait = PostgresConnection.Deadline.earliest(deadline, hostDeadline)
             let events = polling == PGRES_POLLING_READING ? POLLIN : POLLOUT
             descriptors[0] = pollfd(fd: socket, events: Int16(events), revents: 0)
@@ -155,15 +190,18 @@ struct ConnectAttempt {
             // `connect_timeout`: the gate's own wake-up ends it.
             descriptors[2] = pollfd(fd: ProcessExitGate.shared.closing.descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptors, 3, wait?.milliseconds ?? -1)
-            if ready < 0, errno == EINTR { continue }
+            if ready < 0 {
+                // Anything but a signal (EINTR) is no wait at all: calling
+                // PQconnectPoll again would spin.
+                if errno == EINTR { continue }
+                return .pollFailed(errno)
+            }
             if ready > 0, descriptors[1].revents != 0 { return .interrupted }
             if ready > 0, descriptors[2].revents != 0 { return .exiting }
-            if ready == 0 {
-                if deadline?.hasPassed == true { return .deadlinePassed }
-                if hostDeadline?.hasPassed == true { return .hostTimedOut }
-                continue
-            }
-            // Ready, or poll(2) failed: libpq's read or write says how.
+            // Timed out: the round's start says which deadline passed.
+            if ready == 0 { continue }
+            // Ready, or in error (POLLERR, POLLHUP): libpq's read or write
+            // says how.
             polling = PQconnectPoll(connection)
         }
     }
@@ -195,32 +233,19 @@ struct ConnectAttempt {
         return TimeInterval(max(2, seconds))
     }
 
-    /// The options of `connection` with only the hosts after the one it
-    /// tries, or nil when it is the last (or cannot be told among them).
-    /// libpq splits `host`, `hostaddr` and `port` at commas, without
-    /// escapes; a single `port` serves every host.
-    private static func followingHosts(of connection: OpaquePointer) -> [(String, String)]? {
-        let options = options(of: connection)
-        func list(_ keyword: String) -> [Substring] {
-            let value = options.first { $0.0 == keyword }?.1 ?? ""
-            return value.split(separator: ",", omittingEmptySubsequences: false)
+    /// The port libpq gives an empty entry of a `port` list (its
+    /// compiled-in default, not `PGPORT`): "5432" as built by PostgreSQL.
+    static var defaultPort: String {
+        guard let defaults = PQconndefaults() else { return "5432" }
+        defer { PQconninfoFree(defaults) }
+        var option = defaults
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "port" {
+                return option.pointee.compiled.map { String(cString: $0) } ?? "5432"
+            }
+            option += 1
         }
-        let hosts = list("host"), addresses = list("hostaddr"), ports = list("port")
-        let count = max(hosts.count, addresses.count)
-        // PQhost: the host's name as given, else its address.
-        let host = PQhost(connection).map { String(cString: $0) } ?? ""
-        let port = PQport(connection).map { String(cString: $0) } ?? ""
-        let current = (0..<count).first { index in
-            let name = index < hosts.count && !hosts[index].isEmpty
-                ? hosts[index] : index < addresses.count ? addresses[index] : ""
-            return name == host && (ports.count != count || ports[index] == port)
-        }
-        guard let current, current + 1 < count else { return nil }
-        func following(_ values: [Substring]) -> String? {
-            values.count == count ? values[(current + 1)...].joined(separator: ",") : nil
-        }
-        let replaced = ["host": following(hosts), "hostaddr": following(addresses), "port": following(ports)]
-        return options.map { keyword, value in (keyword, replaced[keyword].flatMap { $0 } ?? value) }
+        return "5432"
     }
 
     /// libpq's message so far for `connection`.

@@ -82,8 +82,10 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   unless given: values are decoded as UTF-8.
     /// - parameter timeout: Seconds the whole attempt may take, on our
     ///   side, or nil for no limit but libpq's own: `connect_timeout`
-    ///   (seconds, at least 2) bounds each host, and a host that does not
-    ///   answer in time is given up for the next one, as libpq does.
+    ///   (seconds, at least 2) bounds each address tried, and a host that
+    ///   does not answer in time is given up for the others, as libpq
+    ///   does (but a host name whose address timed out is given up whole:
+    ///   see `ConnectAttempt`).
     /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
     ///   abandons the attempt at once: a thread asked to stop is not held
     ///   by a server that does not answer. The attempt only polls it, and
@@ -138,14 +140,27 @@ public final class PostgresConnection: @unchecked Sendable {
             let error = failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
             ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
             throw error
+        case .deadlinePassed, .interrupted, .exiting, .pollFailed:
+            throw unfinished(outcome)
+        }
+    }
+
+    /// The error of an attempt that ended before libpq did: no connection
+    /// to release.
+    private static func unfinished(_ outcome: ConnectAttempt.Outcome) -> PostgresError {
+        switch outcome {
         case let .deadlinePassed(deadline):
-            throw PostgresError(
+            return PostgresError(
                 kind: .connection,
                 message: "no connection to the server in \(String(format: "%g", deadline.seconds)) s")
         case .interrupted:
-            throw PostgresError(kind: .canceled, message: "the connection attempt was interrupted")
-        case .exiting:
-            throw PostgresError(kind: .connection, message: "the process is exiting")
+            return PostgresError(kind: .canceled, message: "the connection attempt was interrupted")
+        case let .pollFailed(code):
+            return PostgresError(
+                kind: .connection,
+                message: "the connection attempt failed: poll(2): \(String(cString: strerror(code)))")
+        case .exiting, .connected, .refused:
+            return PostgresError(kind: .connection, message: "the process is exiting")
         }
     }
 
@@ -208,15 +223,34 @@ public final class PostgresConnection: @unchecked Sendable {
     /// after the server restarted or the network broke. With several
     /// hosts, libpq tries them again in order.
     ///
-    /// As PQreset, but made as a new connection is (the same attempt, and
-    /// the same `connect_timeout` per host); the connection is replaced,
-    /// by one that failed if the server cannot be reached.
+    /// As PQreset, but made as a new connection is (the same attempt, the
+    /// same `connect_timeout` per host, and the same `timeout` and
+    /// interrupt as ``init(_:settings:timeout:interruptedBy:)``). The
+    /// attempt holds no lock: meanwhile ``status``, ``isAbandoned`` and
+    /// the facts answer for the old connection. Then the connection is
+    /// replaced, by one that failed if the server cannot be reached; when
+    /// the attempt was interrupted or ran out of time, the old one stays.
     ///
-    /// - throws: A ``PostgresError`` when the server cannot be reached.
-    public func reset() throws {
-        try withServer { old in
-            var attempt = ConnectAttempt(deadline: nil, interrupt: nil)
-            let outcome = attempt.run(options)
+    /// For example:
+    ///
+    /// ```swift
+    /// if connection.status == .bad {
+    ///     try connection.reset(timeout: 5, interruptedBy: stop)
+    /// }
+    /// ```
+    ///
+    /// - parameter timeout: Seconds the whole attempt may take, or nil for
+    ///   no limit but `connect_timeout` per host.
+    /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
+    ///   abandons the attempt at once.
+    /// - throws: A ``PostgresError`` when the server cannot be reached, of
+    ///   the kinds ``init(_:settings:timeout:interruptedBy:)`` throws.
+    public func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
+        var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
+        // Out of `lock`: the attempt touches no state of this object, and
+        // may take `connect_timeout` per host.
+        let outcome = try ProcessExitGate.shared.pass(nil) { attempt.run(options) }
+        try withConnection { old in
             secrets = Secrets(
                 passwords: secrets.passwords + attempt.passwords,
                 unparsedConnectionString: unparsedConnectionString)
@@ -229,15 +263,14 @@ public final class PostgresConnection: @unchecked Sendable {
             case let .refused(connection, earlier, timedOut):
                 replacement = connection
                 failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
-            case .deadlinePassed, .interrupted, .exiting:
-                // No deadline, no interrupt here: the process exits.
+            case .deadlinePassed, .interrupted, .exiting, .pollFailed:
                 replacement = nil
-                failure = PostgresError(kind: .connection, message: "the process is exiting")
+                failure = Self.unfinished(outcome)
             }
             // What PQreset leaves: the old session closed, and a connection
             // that works or says why not. Out of memory, the old one stays.
             if let replacement {
-                PQfinish(old)
+                ProcessExitGate.shared.passIfOpen { PQfinish(old) }
                 connection = replacement
                 abandoned = false
                 side.renew(replacement)

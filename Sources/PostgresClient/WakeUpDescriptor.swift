@@ -31,8 +31,8 @@ public final class WakeUpDescriptor: @unchecked Sendable {
     /// descriptor was left: poll(2) ignores it, and the sleeper wakes
     /// only by its own timeout.
     public let descriptor: Int32
-    /// The end ``signal()`` writes to.
-    public let writer: Int32
+    /// The end ``signal()`` writes to (internal: a test checks its flags).
+    let writer: Int32
 
     /// Makes the pair of descriptors, closed with the object.
     public init() {

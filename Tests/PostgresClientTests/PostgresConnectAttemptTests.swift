@@ -1,6 +1,7 @@
 import Foundation
 import LiveTableTestSupport
-import PostgresClient
+// @testable: the wake-up descriptor's writing end is internal.
+@testable import PostgresClient
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -86,7 +87,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
     }
 
     /// Every host timed out: libpq's message for each, on one line, and
-    /// no password.
+    /// no password. The same host twice is tried twice, as libpq does.
     func testHostsThatAllTimeOutSayEachWithoutThePassword() throws {
         let cluster = try SharedCluster.get()
         let proxy = try frozenProxy(cluster)
@@ -118,6 +119,51 @@ final class PostgresConnectAttemptTests: XCTestCase {
         try connection.reset()
         XCTAssertEqual(connection.status, .ok)
         XCTAssertNotEqual(connection.processID, first)
+        XCTAssertEqual(try connection.execute("SELECT 2").rows, [["2"]])
+    }
+
+    /// A reset through a frozen path is bounded as a connection is, by
+    /// its timeout and its interrupt, and holds no lock meanwhile: the
+    /// connection's status and facts answer. Then the old connection
+    /// stays, still bad.
+    func testAResetIsBoundedAndLeavesTheConnectionReadable() throws {
+        let cluster = try SharedCluster.get()
+        let proxy = try FreezableProxy(to: cluster.port)
+        defer { proxy.stop() }
+        let connection = try PostgresConnection(url(through: proxy, cluster), settings: ["connect_timeout": "30"])
+        proxy.freeze()
+        XCTAssertThrowsError(try connection.execute("SELECT 1", timeout: 0.5))
+        XCTAssertThrowsError(try connection.reset(timeout: 1)) { error in
+            XCTAssertEqual((error as? PostgresError)?.message, "no connection to the server in 1 s")
+        }
+        let wake = WakeUpDescriptor()
+        let resetEnded = XCTestExpectation(description: "the reset ended")
+        DispatchQueue.global().async {
+            do {
+                try connection.reset(interruptedBy: wake)
+                XCTFail("the reset connected through a frozen path")
+            } catch {
+                XCTAssertEqual((error as? PostgresError)?.kind, .canceled, "\(error)")
+            }
+            resetEnded.fulfill()
+        }
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while proxy.acceptedConnections < 3, Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(proxy.acceptedConnections, 3, "the reset did not reach the proxy")
+        // Read on another thread: held by the reset, it would take 30 s.
+        let answered = XCTestExpectation(description: "status, isAbandoned and host answered")
+        DispatchQueue.global().async {
+            XCTAssertEqual(connection.status, .bad)
+            XCTAssertTrue(connection.isAbandoned)
+            XCTAssertEqual(connection.host, "127.0.0.1")
+            answered.fulfill()
+        }
+        XCTAssertEqual(XCTWaiter.wait(for: [answered], timeout: 10), .completed, "held by the reset")
+        wake.signal()
+        XCTAssertEqual(XCTWaiter.wait(for: [resetEnded], timeout: 10), .completed, "the interrupt did not end the reset")
+        XCTAssertEqual(connection.status, .bad)
+        proxy.thaw()
+        try connection.reset()
         XCTAssertEqual(try connection.execute("SELECT 2").rows, [["2"]])
     }
 }
