@@ -196,11 +196,19 @@ private struct SQLLexer {
     private mutating func next() -> SQLToken.Kind? {
         let scalar = scalars[index]
         switch scalar {
-        case _ where scalar.properties.isWhitespace:
+        case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}":
+            // Only ASCII blanks: both databases read any other character
+            // beyond ASCII as part of a name (PostgreSQL's scan.l
+            // `ident_start [A-Za-z\200-\377_]`, SQLite's `IdChar`), so
+            // `\u{A0}$$` is one name to PostgreSQL, no blank and a string.
             index += 1
             return nil
         case "-" where at(1) == "-":
-            while index < scalars.count, scalars[index] != "\n" { index += 1 }
+            // PostgreSQL ends a `--` comment at `\r` too (scan.l's
+            // `non_newline [^\n\r]`); SQLite at `\n` only (tokenize.c).
+            while index < scalars.count, scalars[index] != "\n", lexicon == .sqlite || scalars[index] != "\r" {
+                index += 1
+            }
             return nil
         case "/" where at(1) == "*":
             skipBlockComment()
@@ -311,18 +319,45 @@ private struct SQLLexer {
         unterminated = String(String.UnicodeScalarView(delimiter))
     }
 
-    /// Skips `12`, `1.5`, `.5`, `1e-3`, `0x1F`.
+    /// Skips `12`, `1.5`, `.5`, `1e-3`, and SQLite's `0x1F`: the digits
+    /// of a number and nothing after them. A letter that is no exponent
+    /// starts a name to the server (`1x$$` is `1` and the name `x$$` to
+    /// PostgreSQL 14, an error from 15 and to SQLite), so it ends the
+    /// number here too: swallowed, `x` would leave `$$` to open a string.
+    /// PostgreSQL 16's `0x1F`, `0o17`, `0b1` and `1_000` are then a `0`
+    /// and a word: the same characters, read as one token by the word.
     private mutating func skipNumber() {
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if (scalar == "e" || scalar == "E"), let sign = at(1), sign == "+" || sign == "-" {
-                index += 2
-            } else if isDigit(scalar) || isWordStart(scalar) || scalar == "." {
+        if lexicon == .sqlite, scalars[index] == "0", at(1) == "x" || at(1) == "X", at(2).map(isHexDigit) == true {
+            index += 2
+            while index < scalars.count, isHexDigit(scalars[index]) { index += 1 }
+            return
+        }
+        skipDigits()
+        // `1.5`, `1.`, `.5`; not the first `.` of `1..2`.
+        if at(0) == ".", at(1) != "." {
+            index += 1
+            skipDigits()
+        }
+        // An exponent only with its digits: `1e` and `1e+` are `1` and
+        // the name `e` to both databases.
+        if at(0) == "e" || at(0) == "E" {
+            if at(1).map(isDigit) == true {
                 index += 1
+            } else if at(1) == "+" || at(1) == "-", at(2).map(isDigit) == true {
+                index += 2
             } else {
                 return
             }
+            skipDigits()
         }
+    }
+
+    private mutating func skipDigits() {
+        while index < scalars.count, isDigit(scalars[index]) { index += 1 }
+    }
+
+    private func isHexDigit(_ scalar: Unicode.Scalar) -> Bool {
+        isDigit(scalar) || ("a"..."f").contains(scalar) || ("A"..."F").contains(scalar)
     }
 
     private mutating func skipWordCharacters() {

@@ -41,6 +41,27 @@ final class SQLDialectTests: XCTestCase {
         XCTAssertNoThrow(try postgresItem().applyingFilter("note = $$x$$ OR (price > 2)"))
     }
 
+    /// Text that closed PostgreSQL's `WHERE (…)` where the scan saw no
+    /// parenthesis: a `--` comment that `\r` ends, a name that starts
+    /// with a blank beyond ASCII, a number followed by a name. As a
+    /// filter and in a query, both refused.
+    func testAPostgresFilterOrQueryThatCloseWhereTheScanSawNothingAreRefused() throws {
+        for filter in [
+            "false -- x\r) OR TRUE OR (TRUE",
+            "id IN (SELECT 1 \u{A0}$$)) OR true OR ((SELECT true y$$)",
+            "id IN (SELECT 1x$$)) OR true OR ((SELECT true y$$)",
+        ] {
+            XCTAssertThrowsError(try postgresItem().applyingFilter(filter), filter) { error in
+                XCTAssertEqual(error as? SourceError, .invalidFilter(reason: "unbalanced parentheses: a filter is one expression"))
+            }
+            XCTAssertThrowsError(try RowSource.checkEnclosable(query: "SELECT * FROM item WHERE \(filter)", dialect: .postgres)) { error in
+                XCTAssertEqual(error as? SourceError, .invalidQuery(reason: "unbalanced parentheses"))
+            }
+        }
+        // SQLite's `--` comment runs to the `\n` after it: one expression.
+        XCTAssertNoThrow(try RowSource.checkEnclosable(query: "SELECT * FROM item WHERE false -- x\r) OR (TRUE", dialect: .sqlite))
+    }
+
     func testPostgresQuotesSchemaAndNamesAndNumbersOnlyItsOwnPlaceholders() throws {
         let source = try postgresItem().applyingFilter("note <> '?' AND \"wh?y $1\" <> '$1'")
         var ordering = try RowOrdering(source, sortColumn: "price")

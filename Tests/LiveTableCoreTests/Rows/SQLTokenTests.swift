@@ -64,4 +64,54 @@ final class SQLTokenTests: XCTestCase {
         XCTAssertEqual(parameters("a$1 = '$2' AND \"$3\" = $$ $4 $$ AND $q$ $5 $q$ <> '' -- $6"), [])
         XCTAssertEqual(SQLToken.tokens(of: "a = $1", .sqlite).filter(\.isNumberedParameter), [])
     }
+
+    // MARK: - Where each database ends a token
+
+    /// PostgreSQL ends a `--` comment at `\r` too (scan.l's
+    /// `non_newline [^\n\r]`), SQLite at `\n` only (tokenize.c): read as a
+    /// comment to the end, `) OR TRUE OR (` closed PostgreSQL's `WHERE (…)`.
+    func testADashCommentEndsWhereTheDatabaseEndsIt() {
+        let filter = "false -- x\r) OR TRUE OR (TRUE"
+        XCTAssertEqual(problem(filter, .postgres), "unbalanced parentheses")
+        XCTAssertEqual(SQLToken.tokens(of: "a -- b\rc\nd", .postgres).map(\.text), ["a", "c", "d"])
+        // SQLite: one comment up to the `\n` that the wrapper puts after it.
+        XCTAssertNil(problem(filter, .sqlite))
+        XCTAssertEqual(SQLToken.tokens(of: "a -- b\rc\nd", .sqlite).map(\.text), ["a", "d"])
+    }
+
+    /// Both databases read any character beyond ASCII as part of a name
+    /// (PostgreSQL's `ident_start [A-Za-z\200-\377_]`, SQLite's `IdChar`):
+    /// `\u{A0}$$` is one name to PostgreSQL, not a blank and a string.
+    func testOnlyASCIIBlanksSeparateTokens() {
+        let filter = "id IN (SELECT 1 \u{A0}$$)) OR true OR ((SELECT true y$$)"
+        XCTAssertEqual(problem(filter, .postgres), "unbalanced parentheses")
+        for blank in ["\u{A0}", "\u{2028}", "\u{3000}"] {
+            XCTAssertEqual(SQLToken.tokens(of: "SELECT 1 \(blank)$$ x", .postgres).map(\.text), ["SELECT", "1", "\(blank)$$", "x"])
+            XCTAssertEqual(SQLToken.tokens(of: "a \(blank)b [c]", .sqlite).map(\.text), ["a", "\(blank)b", "c"])
+        }
+        for lexicon in [SQLLexicon.sqlite, .postgres] {
+            XCTAssertEqual(SQLToken.tokens(of: "a \t\n\r\u{0B}\u{0C}b", lexicon).map(\.text), ["a", "b"])
+        }
+    }
+
+    /// A letter after a number starts a name, unless it is an exponent
+    /// with its digits (SQLite's hexadecimal `0x` aside): `1x$$` is `1`
+    /// and the name `x$$` to PostgreSQL 14 (an error from 15), not `1x`
+    /// and a `$$` string; `1e--(` is `1`, `e` and a comment.
+    func testANumberEndsWhereANameWouldStart() {
+        let filter = "id IN (SELECT 1x$$)) OR true OR ((SELECT true y$$)"
+        XCTAssertEqual(problem(filter, .postgres), "unbalanced parentheses")
+        XCTAssertEqual(problem("1e--(\n)", .postgres), "unbalanced parentheses")
+        let tokens = { (sql: String, lexicon: SQLLexicon) in SQLToken.tokens(of: sql, lexicon).map { "\($0.kind) \($0.text)" } }
+        XCTAssertEqual(tokens("1x$$ 1e$$ 0x1F 1_000", .postgres), [
+            "number 1", "word x$$", "number 1", "word e$$", "number 0", "word x1F", "number 1", "word _000",
+        ])
+        XCTAssertEqual(tokens("12 1.5 .5 1. 1e3 1E+3 2.5e-3 1..2 1e+", .postgres), [
+            "number 12", "number 1.5", "number .5", "number 1.", "number 1e3", "number 1E+3", "number 2.5e-3",
+            "number 1", "symbol .", "number .2", "number 1", "word e", "symbol +",
+        ])
+        XCTAssertEqual(tokens("0x1F 0X1fg 0xg 1x 1_000", .sqlite), [
+            "number 0x1F", "number 0X1f", "word g", "number 0", "word xg", "number 1", "word x", "number 1", "word _000",
+        ])
+    }
 }

@@ -86,8 +86,12 @@ public final class PostgresDatabase: Sendable {
         /// ```
         public func connectionSettings(for connectionString: String) -> [String: String] {
             let given = (try? PostgresConnectionString(connectionString))?.options ?? [:]
+            // standard_conforming_strings: a role or database may set it
+            // off, and `'\''` would then be a quote in a string, where
+            // the filter's check (`SQLToken`) reads `'\'` and a `'`.
             var serverSettings = [
                 "-c default_transaction_read_only=on",
+                "-c standard_conforming_strings=on",
                 "-c statement_timeout=\(Self.milliseconds(statementTimeout))",
             ]
             if idleInTransactionTimeout > 0 {

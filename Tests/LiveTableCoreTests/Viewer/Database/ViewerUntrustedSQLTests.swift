@@ -151,4 +151,19 @@ final class ViewerUntrustedSQLTests: XCTestCase {
         // A question mark in a string is no parameter.
         XCTAssertNoThrow(try filter("name <> '?'"))
     }
+
+    // MARK: - Where SQLite ends a token
+
+    /// The texts that closed PostgreSQL's `WHERE (…)` unseen, as SQLite
+    /// reads them: its `--` comment runs on past `\r` to the `\n` after the
+    /// filter (no row kept), a blank beyond ASCII is part of a name, and
+    /// so is a letter after a number (`1x`: no such token).
+    func testSQLiteReadsTheFilterAsTheScanDoes() throws {
+        let comment = "false -- x\r) OR TRUE OR (TRUE"
+        XCTAssertNoThrow(try filter(comment))
+        let kept = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE (\n\(comment)\n)") }
+        XCTAssertEqual(kept, 0)
+        assertRefused(try filter("name\u{A0}= 'a'"), saying: "no such column: name\u{A0}")
+        assertRefused(try filter("id IN (SELECT 1x)"), saying: "unrecognized token: \"1x\"")
+    }
 }
