@@ -185,47 +185,17 @@ public struct ViewerProgram: AppProgram {
     nonisolated private static let readQueue = DispatchQueue(
         label: "livetable.viewer.read", qos: .userInitiated, attributes: .concurrent)
 
-    /// Counts the picker's entries from index `from`, named `names`, one
-    /// read each, each within
-    /// `PickerEntry.countTimeLimit`: a slow view counts as nil ("?"). After
-    /// each count, the counts so far come back in `.tablesCounted`: the
-    /// loop keeps the latest of its messages, which holds all before it.
+    /// Counts the picker's entries from index `from`, named `names`
+    /// (``ViewerTableCounts``); the counts so far come back in
+    /// `.tablesCounted` on the main queue: the loop keeps the latest of its
+    /// messages, which holds all before it.
     nonisolated private static func countTables(
         from: Int, names: [String], kinds: [TableSchema.Kind], in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
     {
-        Deferred { () -> AnyPublisher<ViewerMessage, Never> in
-            let counting = TableCounting()
-            return counting.subject
-                // The subject has its demand before the first request
-                // starts the counts: a count sent before the request had
-                // reached the subject, or while the subscriber asked for
-                // nothing, would be dropped, and the picker would show
-                // "…" for good. At most a message a name.
-                .buffer(size: max(names.count, 1), prefetch: .byRequest, whenFull: .dropOldest)
-                .handleEvents(
-                    receiveCancel: { counting.cancel() },
-                    receiveRequest: { _ in
-                        guard counting.start() else { return }
-                        countQueue.async {
-                            var counts: [RowCount?] = []
-                            var lastSent = ContinuousClock.now
-                            for (name, kind) in zip(names, kinds) {
-                                guard let ticket = counting.nextTicket() else { return }
-                                counts.append(try? dataSource.quickRowCount(ofTable: name, kind: kind, ticket: ticket))
-                                // The counts so far, every 50 ms and at the
-                                // end: many small tables make few messages.
-                                if counts.count == names.count || ContinuousClock.now - lastSent >= .milliseconds(50) {
-                                    counting.send(.tablesCounted(from: from, names: names, counts: counts))
-                                    lastSent = ContinuousClock.now
-                                }
-                            }
-                            counting.finish()
-                        }
-                    })
-                .receive(on: DispatchQueue.main.ocombine)
-                .eraseToAnyPublisher()
-        }.eraseToAnyPublisher()
+        ViewerTableCounts(from: from, names: names, kinds: kinds, dataSource: dataSource, queue: countQueue)
+            .receive(on: DispatchQueue.main.ocombine)
+            .eraseToAnyPublisher()
     }
 
     /// The windows of `request` on `viewed`, as the data source reads
@@ -341,52 +311,6 @@ public struct ViewerProgram: AppProgram {
 // Future locks its own state.
 private struct SendablePromise<T>: @unchecked Sendable {
     let fulfil: (Result<T, any Error>) -> Void
-}
-
-/// The counts of one `countTables` effect: its subject, and the ticket of
-/// the count that runs, abandoned when the effect is cancelled.
-// @unchecked Sendable: `isCancelled` and `ticket` are only accessed with
-// `lock` held; the subject is thread-safe.
-private final class TableCounting: @unchecked Sendable {
-    let subject = PassthroughSubject<ViewerMessage, Never>()
-    private let lock = NSLock()
-    private var isCancelled = false
-    private var ticket: ReadTicket?
-    private var isStarted = false
-
-    /// True the first time only: the counts start at the first demand.
-    func start() -> Bool {
-        lock.withLock {
-            defer { isStarted = true }
-            return !isStarted
-        }
-    }
-
-    /// The ticket of the next count, nil once cancelled.
-    func nextTicket() -> ReadTicket? {
-        lock.withLock {
-            guard !isCancelled else { return nil }
-            let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
-            self.ticket = ticket
-            return ticket
-        }
-    }
-
-    func cancel() {
-        let ticket = lock.withLock {
-            isCancelled = true
-            return self.ticket
-        }
-        ticket?.abandon()
-    }
-
-    func send(_ message: ViewerMessage) {
-        subject.send(message)
-    }
-
-    func finish() {
-        subject.send(completion: .finished)
-    }
 }
 
 /// The viewer's long-lived subscriptions, each replaced by the next in its

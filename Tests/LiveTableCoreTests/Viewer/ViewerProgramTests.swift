@@ -74,8 +74,9 @@ final class ViewerProgramTests: XCTestCase {
     }
 
     /// The picker's counts honour their subscriber's demand: the counts
-    /// made while it asks for nothing wait for its next request, and are
-    /// not dropped (the picker would say "…" for good).
+    /// made while it asks for nothing wait for its next request, the
+    /// newest of them, and are not dropped (the picker would say "…" for
+    /// good); the publisher finishes once they are delivered.
     func testThePickersCountsWaitForDemand() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("counted.sqlite").path
         try ForeignFile.sqlite3(path, """
@@ -96,12 +97,20 @@ final class ViewerProgramTests: XCTestCase {
             // alone; the tables' follow at once, while nothing is asked.
             XCTAssertTrue(waitUntil("the view's count") { subscriber.received.count == 1 })
             XCTAssertEqual(subscriber.received.first, .tablesCounted(from: 0, names: ["forever", "two", "three"], counts: [nil]))
+            // A gap in the demand, long enough for the tables' counts.
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.5))
             XCTAssertEqual(subscriber.received.count, 1, "nothing beyond the demand")
-            subscriber.subscription?.request(.max(1))
-            XCTAssertTrue(waitUntil("the tables' counts") { subscriber.received.count == 2 })
-            XCTAssertEqual(subscriber.received.last, .tablesCounted(
-                from: 0, names: ["forever", "two", "three"], counts: [nil, .exact(2), .exact(3)]))
+            XCTAssertTrue(waitUntil("the tables' counts, asked for one message at a time") {
+                if subscriber.counts.last?.count == 3 { return true }
+                if !subscriber.isAsking { subscriber.ask() }
+                return false
+            })
+            XCTAssertEqual(subscriber.counts.last, [nil, .exact(2), .exact(3)])
+            // Each message holds the counts of the one before.
+            for (earlier, later) in zip(subscriber.counts, subscriber.counts.dropFirst()) {
+                XCTAssertEqual(Array(later.prefix(earlier.count)), earlier)
+            }
+            XCTAssertTrue(waitUntil("finished after the last counts") { subscriber.isFinished })
         }
     }
 }
@@ -121,16 +130,35 @@ private final class OneAtATime: Subscriber {
 
     var subscription: (any Subscription)?
     var received: [ViewerMessage] = []
+    /// Asked for a message not received yet.
+    var isAsking = false
+    var isFinished = false
+
+    /// The counts of each message received.
+    var counts: [[RowCount?]] {
+        received.compactMap { message in
+            guard case let .tablesCounted(_, _, counts) = message else { return nil }
+            return counts
+        }
+    }
+
+    func ask() {
+        isAsking = true
+        subscription?.request(.max(1))
+    }
 
     func receive(subscription: any Subscription) {
         self.subscription = subscription
-        subscription.request(.max(1))
+        ask()
     }
 
     func receive(_ input: ViewerMessage) -> Subscribers.Demand {
         received.append(input)
+        isAsking = false
         return .none
     }
 
-    func receive(completion: Subscribers.Completion<Never>) { }
+    func receive(completion: Subscribers.Completion<Never>) {
+        isFinished = true
+    }
 }
