@@ -232,7 +232,10 @@ public struct RowSource: Equatable, Sendable {
         case let problem?:
             return problem.description
         case nil:
-            let semicolon = SQLToken.tokens(of: expression, lexicon).contains { $0.isSymbol(";") }
+            // Under each reading of PostgreSQL's strings, as the parentheses.
+            let semicolon = SQLToken.readings(lexicon).contains { backslashEscapes in
+                SQLToken.scan(expression, lexicon, backslashEscapes: backslashEscapes).tokens.contains { $0.isSymbol(";") }
+            }
             return semicolon ? "a filter is one expression, without ;" : nil
         }
     }

@@ -17,9 +17,10 @@ public enum SQLLexicon: Equatable, Sendable {
     /// SQLite's: `'…'` strings, `"…"`, `` `…` `` and `[…]` names,
     /// `--` and `/* */` comments (not nested).
     case sqlite
-    /// PostgreSQL's: `'…'` strings (`E'…'` with backslash escapes),
-    /// `$$…$$` and `$tag$…$tag$` strings, `"…"` names, `--` comments and
-    /// nested `/* /* */ */` comments.
+    /// PostgreSQL's: `'…'` strings (`E'…'` with backslash escapes; a
+    /// string goes on past a newline and another quote: `'a'\n'b'` is
+    /// `'ab'`), `$$…$$` and `$tag$…$tag$` strings, `"…"` names, `--`
+    /// comments and nested `/* /* */ */` comments.
     case postgres
 }
 
@@ -98,8 +99,15 @@ struct SQLToken: Equatable, Sendable {
     /// string that never closes opens (`'`, `E'`, `"`, `` ` ``, `[`, `/*`,
     /// `$$`, `$tag$`), nil when nothing is left open. (A `--` comment
     /// ends with the text: it leaves nothing open.)
-    static func scan(_ sql: String, _ lexicon: SQLLexicon) -> (tokens: [SQLToken], unterminated: String?) {
-        var lexer = SQLLexer(scalars: Array(sql.unicodeScalars), lexicon: lexicon)
+    ///
+    /// - parameter backslashEscapes: true to read PostgreSQL's plain
+    ///   `'…'` strings as `E'…'` ones, as a session with
+    ///   `standard_conforming_strings = off` reads them (see
+    ///   `readings(_:)`).
+    static func scan(
+        _ sql: String, _ lexicon: SQLLexicon, backslashEscapes: Bool = false) -> (tokens: [SQLToken], unterminated: String?)
+    {
+        var lexer = SQLLexer(scalars: Array(sql.unicodeScalars), lexicon: lexicon, plainStringsEscape: backslashEscapes)
         let tokens = lexer.tokens()
         return (tokens, lexer.unterminated)
     }
@@ -117,8 +125,38 @@ struct SQLToken: Equatable, Sendable {
     /// SQLToken.enclosureProblem("name = 'x", .sqlite)         // .unterminated("'")
     /// SQLToken.enclosureProblem("$$)$$ = ')'", .postgres)     // nil
     /// ```
+    ///
+    /// In PostgreSQL, under both readings of plain `'…'` strings
+    /// (`readings(_:)`): the text must stand inside parentheses however
+    /// the session reads `'a\'`.
     static func enclosureProblem(_ sql: String, _ lexicon: SQLLexicon) -> SQLEnclosureProblem? {
-        let (tokens, unterminated) = scan(sql, lexicon)
+        for backslashEscapes in readings(lexicon) {
+            if let problem = enclosureProblem(scan(sql, lexicon, backslashEscapes: backslashEscapes)) { return problem }
+        }
+        return nil
+    }
+
+    /// How a database may read a plain `'…'` string's backslash: as
+    /// itself (false), or as an escape (true). SQLite: only as itself.
+    /// PostgreSQL: both. The viewer's sessions start with
+    /// `standard_conforming_strings = on` (a backslash is itself), but a
+    /// filter or query may call `set_config('standard_conforming_strings',
+    /// 'off', true)`, and the later statements of the same read
+    /// transaction, the window's own around the same text, are then read
+    /// with backslash escapes: `'a\' = ' ) OR (1=1 /* '` is a string and a
+    /// comment to the first reading, and closes `WHERE (…)` to the second.
+    /// A text must be enclosable under both. A text without a backslash
+    /// in a plain string (any usual filter) reads the same either way, so
+    /// this refuses nothing that an ordinary filter needs.
+    static func readings(_ lexicon: SQLLexicon) -> [Bool] {
+        lexicon == .postgres ? [false, true] : [false]
+    }
+
+    /// The problem of one scan (see `enclosureProblem(_:_:)`).
+    private static func enclosureProblem(
+        _ scan: (tokens: [SQLToken], unterminated: String?)) -> SQLEnclosureProblem?
+    {
+        let (tokens, unterminated) = scan
         var depth = 0
         for token in tokens where token.kind == .symbol {
             if token.isSymbol("(") { depth += 1 }
@@ -154,14 +192,18 @@ enum SQLEnclosureProblem: Equatable, Sendable, CustomStringConvertible {
 private struct SQLLexer {
     let scalars: [Unicode.Scalar]
     let lexicon: SQLLexicon
+    /// Whether a plain `'…'` string takes backslash escapes (PostgreSQL's
+    /// `standard_conforming_strings = off`).
+    let plainStringsEscape: Bool
     var index = 0
     var depth = 0
     /// How what the text leaves open at its end opens, or nil.
     private(set) var unterminated: String?
 
-    init(scalars: [Unicode.Scalar], lexicon: SQLLexicon) {
+    init(scalars: [Unicode.Scalar], lexicon: SQLLexicon, plainStringsEscape: Bool = false) {
         self.scalars = scalars
         self.lexicon = lexicon
+        self.plainStringsEscape = lexicon == .postgres && plainStringsEscape
     }
 
     mutating func tokens() -> [SQLToken] {
@@ -214,16 +256,16 @@ private struct SQLLexer {
             skipBlockComment()
             return nil
         case "'":
-            skipQuoted(until: "'", backslashEscapes: false)
+            skipQuoted(until: "'", backslashEscapes: plainStringsEscape, from: index)
             return .string
         case "\"":
-            skipQuoted(until: "\"", backslashEscapes: false)
+            skipQuoted(until: "\"", backslashEscapes: false, from: index)
             return .quotedName
         case "`" where lexicon == .sqlite:
-            skipQuoted(until: "`", backslashEscapes: false)
+            skipQuoted(until: "`", backslashEscapes: false, from: index)
             return .quotedName
         case "[" where lexicon == .sqlite:
-            skipQuoted(until: "]", backslashEscapes: false)
+            skipQuoted(until: "]", backslashEscapes: false, from: index)
             return .quotedName
         case "$" where lexicon == .postgres:
             if let tag = dollarQuoteTag() {
@@ -238,10 +280,21 @@ private struct SQLLexer {
             return .number
         case _ where isWordStart(scalar):
             index += 1
-            if lexicon == .postgres, scalar == "E" || scalar == "e", at(0) == "'" {
-                // E'it\'s': a string whose backslash escapes a quote.
-                skipQuoted(until: "'", backslashEscapes: true)
-                return .string
+            if lexicon == .postgres, at(0) == "'" {
+                switch scalar {
+                case "E", "e":
+                    // E'it\'s': a string whose backslash escapes a quote.
+                    skipQuoted(until: "'", backslashEscapes: true, from: index - 1)
+                    return .string
+                case "B", "b", "X", "x":
+                    // Bit strings: a backslash is itself whatever
+                    // standard_conforming_strings says (scan.l's
+                    // `xbinside [^']*`).
+                    skipQuoted(until: "'", backslashEscapes: false, from: index - 1)
+                    return .string
+                default:
+                    break
+                }
             }
             skipWordCharacters()
             return .word
@@ -253,9 +306,14 @@ private struct SQLLexer {
 
     /// Skips from the opening quote to after the closing one; a doubled
     /// closing quote is the quote itself (`'it''s'`), and so is one after
-    /// a backslash in an `E'…'` string.
-    private mutating func skipQuoted(until close: Unicode.Scalar, backslashEscapes: Bool) {
-        let start = index
+    /// a backslash in an `E'…'` string. A PostgreSQL string goes on, in
+    /// the same escape mode, at a quote after a newline
+    /// (`continuingQuote()`).
+    ///
+    /// - parameter token: where the token starts: the quote, or the `E`
+    ///   or `B` before it.
+    private mutating func skipQuoted(until close: Unicode.Scalar, backslashEscapes: Bool, from token: Int) {
+        let quote = index
         index += 1
         while index < scalars.count {
             let scalar = scalars[index]
@@ -264,21 +322,58 @@ private struct SQLLexer {
                 index += 1
             } else if scalar == close {
                 // `]` is never doubled: SQLite's `[…]` has no escape.
-                guard close != "]", at(0) == close else { return }
-                index += 1
+                if close != "]", at(0) == close {
+                    index += 1
+                } else if close == "'", lexicon == .postgres, let next = continuingQuote() {
+                    index = next + 1
+                } else {
+                    return
+                }
             }
         }
-        // An `E'…'` string's `E` is read before it.
-        unterminated = String(String.UnicodeScalarView(scalars[max(0, start - (backslashEscapes ? 1 : 0))...start]))
+        unterminated = String(String.UnicodeScalarView(scalars[token...quote]))
         index = scalars.count
+    }
+
+    /// The quote that continues the PostgreSQL string that a quote just
+    /// before `index` closed, or nil: scan.l's `quotecontinue`,
+    /// `{quote}{whitespace_with_newline}{quote}`, blanks and `--`
+    /// comments that hold at least one newline, then a quote (`'a'\n'b'`
+    /// is `'ab'`, `E'a'\n'\' '` one `E'…'` string). A `/* */` comment
+    /// between ends the string. SQLite has no such rule (tokenize.c ends
+    /// a string at a quote that is not doubled).
+    private func continuingQuote() -> Int? {
+        var next = index
+        var newline = false
+        while next < scalars.count {
+            switch scalars[next] {
+            case "\n", "\r":
+                newline = true
+                next += 1
+            case " ", "\t", "\u{0C}", "\u{0B}":
+                // PostgreSQL 15 has no `\v` blank (an error there), 16 has.
+                next += 1
+            case "-" where next + 1 < scalars.count && scalars[next + 1] == "-":
+                // To the newline, which the loop then counts.
+                while next < scalars.count, scalars[next] != "\n", scalars[next] != "\r" { next += 1 }
+            case "'":
+                return newline ? next : nil
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// Skips a `/* … */` comment, nested ones too in PostgreSQL.
     private mutating func skipBlockComment() {
         var open = 0
         while index < scalars.count {
-            if scalars[index] == "/", at(1) == "*" {
-                open = lexicon == .postgres || open == 0 ? open + 1 : open
+            if scalars[index] == "/", at(1) == "*", lexicon == .postgres || open == 0 {
+                // SQLite's comments do not nest: a `/*` inside one is two
+                // characters of it, and its `*` may start the `*/` that
+                // ends it (`/* /*/` is one comment to tokenize.c).
+                open += 1
                 index += 2
             } else if scalars[index] == "*", at(1) == "/" {
                 open -= 1

@@ -62,6 +62,34 @@ final class SQLDialectTests: XCTestCase {
         XCTAssertNoThrow(try RowSource.checkEnclosable(query: "SELECT * FROM item WHERE false -- x\r) OR (TRUE", dialect: .sqlite))
     }
 
+    /// A filter that switches standard_conforming_strings off for its
+    /// transaction, or a string that goes on after a newline: closed
+    /// where the scan once saw a string or a comment. As a filter and in
+    /// a query, both refused; SQLite's `/*` inside a comment likewise.
+    func testTextsThatCloseUnderTheOtherReadingOrAfterAContinuedStringAreRefused() throws {
+        for filter in [
+            #"set_config('standard_conforming_strings','off',true) <> '' AND 'a\' = ' ) OR (1=1 /* ' -- */"#,
+            "E'a'\n'\\' ' ) OR (1=1 /* ' */",
+        ] {
+            XCTAssertThrowsError(try postgresItem().applyingFilter(filter), filter) { error in
+                XCTAssertEqual(error as? SourceError, .invalidFilter(reason: "unbalanced parentheses: a filter is one expression"))
+            }
+            XCTAssertThrowsError(try RowSource.checkEnclosable(query: "SELECT * FROM item WHERE \(filter)", dialect: .postgres)) { error in
+                XCTAssertEqual(error as? SourceError, .invalidQuery(reason: "unbalanced parentheses"))
+            }
+        }
+        // A `;` that only the other reading leaves outside a string.
+        XCTAssertThrowsError(try postgresItem().applyingFilter(#"name = 'a\' AND ' ; ' -- '"#)) { error in
+            XCTAssertEqual(error as? SourceError, .invalidFilter(reason: "a filter is one expression, without ;"))
+        }
+        XCTAssertNoThrow(try postgresItem().applyingFilter("name = 'it''s' AND name <> E'\\\\'\n  'x'"))
+        XCTAssertThrowsError(
+            try RowSource.checkEnclosable(query: "SELECT * FROM item WHERE 1 /* /*/ ) OR (1=1 /* */", dialect: .sqlite))
+        { error in
+            XCTAssertEqual(error as? SourceError, .invalidQuery(reason: "unbalanced parentheses"))
+        }
+    }
+
     func testPostgresQuotesSchemaAndNamesAndNumbersOnlyItsOwnPlaceholders() throws {
         let source = try postgresItem().applyingFilter("note <> '?' AND \"wh?y $1\" <> '$1'")
         var ordering = try RowOrdering(source, sortColumn: "price")

@@ -79,6 +79,65 @@ final class SQLTokenTests: XCTestCase {
         XCTAssertEqual(SQLToken.tokens(of: "a -- b\rc\nd", .sqlite).map(\.text), ["a", "d"])
     }
 
+    /// SQLite's comments do not nest: a `/*` inside one is read a
+    /// character at a time (tokenize.c), so `/*/` after it ends the
+    /// comment. Skipped whole, it hid `) OR (1=1`.
+    func testASlashStarInsideASQLiteCommentNestsNothing() {
+        let filter = "1 /* /*/ ) OR (1=1 /* */"
+        XCTAssertEqual(problem(filter, .sqlite), "unbalanced parentheses")
+        XCTAssertEqual(SQLToken.tokens(of: "a /* /*/ b", .sqlite).map(\.text), ["a", "b"])
+        XCTAssertEqual(SQLToken.tokens(of: "a /* /**/ b", .sqlite).map(\.text), ["a", "b"])
+        // PostgreSQL's do: three opened, one closed.
+        XCTAssertEqual(problem(filter, .postgres), "unterminated comment")
+    }
+
+    /// A filter may switch `standard_conforming_strings` off for the rest
+    /// of its read transaction: the window's later statements then read
+    /// `'a\'` as an open string. Refused unless both readings agree the
+    /// text is enclosed; one without a backslash reads the same.
+    func testAPostgresTextMustBeEnclosedWithAndWithoutBackslashEscapes() {
+        for filter in [
+            #"set_config('standard_conforming_strings','off',true) <> '' AND 'a\' = ' ) OR (1=1 /* ' -- */"#,
+            #"set_config('standard_conforming_strings','off',true) <> 'a\' OR name <> ' ) OR TRUE OR (TRUE /* ' -- */"#,
+        ] {
+            XCTAssertNil(SQLToken.scan(filter, .postgres).unterminated, filter)
+            XCTAssertEqual(problem(filter, .postgres), "unbalanced parentheses", filter)
+        }
+        // The other way round: enclosed only with backslash escapes.
+        XCTAssertEqual(problem(#"'a\' ) OR (1=1 -- '"#, .postgres), "unbalanced parentheses")
+        XCTAssertNil(problem("name = 'it''s (' AND note <> E'\\\\' AND x = $$\\$$", .postgres))
+        // SQLite has only the one reading.
+        XCTAssertNil(problem(#"'a\' = ' ) OR (1=1 /* ' -- */"#, .sqlite))
+        // Bit strings take no escapes under either reading.
+        let bits = SQLToken.scan(#"B'\' = x"#, .postgres, backslashEscapes: true)
+        XCTAssertEqual(bits.tokens.map(\.text), [#"B'\'"#, "=", "x"])
+        XCTAssertEqual(SQLToken.scan(#"'\' = x"#, .postgres, backslashEscapes: true).unterminated, "'")
+    }
+
+    /// PostgreSQL's string goes on past blanks with a newline and a quote
+    /// (scan.l's `quotecontinue`), in its first part's escape mode:
+    /// `E'a'\n'\' '` is one `E'…'` string whose `\'` is a quote.
+    func testAPostgresStringContinuesAfterANewlineAndAQuote() {
+        let filter = "E'a'\n'\\' ' ) OR (1=1 /* ' */"
+        XCTAssertEqual(problem(filter, .postgres), "unbalanced parentheses")
+        XCTAssertEqual(problem("SELECT * FROM t WHERE x = \(filter)", .postgres), "unbalanced parentheses")
+        let texts = { (sql: String, lexicon: SQLLexicon) in SQLToken.tokens(of: sql, lexicon).map(\.text) }
+        XCTAssertEqual(texts("'a'\n'b' c", .postgres), ["'a'\n'b'", "c"])
+        XCTAssertEqual(texts("'a' -- x\n  \r\n 'b'", .postgres), ["'a' -- x\n  \r\n 'b'"])
+        XCTAssertEqual(texts("'a' -- x\n -- y\n'b'", .postgres), ["'a' -- x\n -- y\n'b'"])
+        XCTAssertEqual(texts("'a'\n''", .postgres), ["'a'\n''"])
+        // Without a newline, or with a `/* */` comment between: two strings.
+        XCTAssertEqual(texts("'a' 'b'", .postgres), ["'a'", "'b'"])
+        XCTAssertEqual(texts("'a' /* */\n'b'", .postgres), ["'a'", "'b'"])
+        XCTAssertEqual(texts("'a'\n/* */'b'", .postgres), ["'a'", "'b'"])
+        // Names and `$$` strings do not go on, nor SQLite's strings.
+        XCTAssertEqual(texts("\"a\"\n\"b\"", .postgres), ["a", "b"])
+        XCTAssertEqual(texts("$$a$$\n'b'", .postgres), ["$$a$$", "'b'"])
+        XCTAssertEqual(texts("'a'\n'b'", .sqlite), ["'a'", "'b'"])
+        XCTAssertEqual(SQLToken.scan("'a'\n'b", .postgres).unterminated, "'")
+        XCTAssertEqual(SQLToken.scan("E'a'\n'b", .postgres).unterminated, "E'")
+    }
+
     /// Both databases read any character beyond ASCII as part of a name
     /// (PostgreSQL's `ident_start [A-Za-z\200-\377_]`, SQLite's `IdChar`):
     /// `\u{A0}$$` is one name to PostgreSQL, not a blank and a string.

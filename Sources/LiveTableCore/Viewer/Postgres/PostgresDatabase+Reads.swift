@@ -241,6 +241,10 @@ extension PostgresDatabase {
         // Before the trim, which would drop an unterminated comment.
         try RowSource.checkEnclosable(query: sql, dialect: .postgres)
         let body = String(trimmingTrailingSemicolonsAndComments(sql))
+        // Again: the trim reads strings as standard_conforming_strings =
+        // on does, and could cut a string that the other reading keeps
+        // whole (`'a\' ; -- '`), leaving it open for the wrapper's `)`.
+        try RowSource.checkEnclosable(query: body, dialect: .postgres)
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
         // Refused as SQLite refuses it, before the server sees it.

@@ -166,4 +166,17 @@ final class ViewerUntrustedSQLTests: XCTestCase {
         assertRefused(try filter("name\u{A0}= 'a'"), saying: "no such column: name\u{A0}")
         assertRefused(try filter("id IN (SELECT 1x)"), saying: "unrecognized token: \"1x\"")
     }
+
+    /// SQLite's comments do not nest: tokenize.c reads `/* /*/` as one
+    /// comment, and the `) OR (1=1` after it as SQL, which keeps every
+    /// row whatever the window's condition. Refused before it runs.
+    func testASlashStarInsideACommentDoesNotHideWhatFollows() throws {
+        let escaping = "1 /* /*/ ) OR (1=1 /* */"
+        let kept = try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE (\n\(escaping)\n) AND (\nid > 2\n)")
+        }
+        XCTAssertEqual(kept, 3, "the window's condition binds: no test")
+        assertRefused(try filter(escaping), saying: "unbalanced parentheses")
+        assertRefused(try query("SELECT * FROM item WHERE \(escaping)"), saying: "unbalanced parentheses")
+    }
 }
