@@ -132,6 +132,7 @@ struct ConnectAttempt {
                 let current = hosts.index(
                     ofHost: PQhost(connection).map { String(cString: $0) } ?? "",
                     port: PQport(connection).map { String(cString: $0) } ?? "",
+                    address: PQhostaddr(connection).map { String(cString: $0) } ?? "",
                     defaultPort: Self.defaultPort, skipping: timedOut)
                 guard let current else { return .refused(connection, earlier: earlier, timedOut: true) }
                 timedOut.insert(current)

@@ -1,3 +1,8 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // MARK: - Host entries
 
 /// The hosts of libpq's options, as libpq reads them: `host`, `hostaddr`
@@ -16,21 +21,45 @@ struct HostEntries {
         var address: String
         var port: String
 
-        /// Whether this entry is the one `PQhost` and `PQport` report, and
-        /// by how many values given (not defaults), or nil. Empty values
-        /// match as libpq fills them: a host with its default, a Unix
-        /// socket directory (or `localhost` when built without one), a
-        /// port with `defaultPort` (libpq 17's `PQport`) or as given
-        /// (libpq 15's).
-        func match(host reported: String, port reportedPort: String, defaultPort: String) -> Int? {
+        /// Whether this entry is the one `PQhost`, `PQport` and
+        /// `PQhostaddr` report, and by how many values given (not
+        /// defaults), or nil. Empty values match as libpq fills them: a
+        /// host with its default, a Unix socket directory (or `localhost`
+        /// when built without one), a port with `defaultPort` (libpq 17's
+        /// `PQport`) or as given (libpq 15's). An entry's `hostaddr` must
+        /// be the address reported: `PQhost` gives the name whenever one
+        /// is set, so `host=db,db hostaddr=10.0.0.1,10.0.0.2` makes two
+        /// entries that only their addresses tell apart.
+        func match(host reported: String, port reportedPort: String, address reportedAddress: String,
+                   defaultPort: String) -> Int? {
             // PQhost: the host's name as given, else its address.
             let name = host.isEmpty ? address : host
             let hostMatches = name.isEmpty ? Self.isDefaultHost(reported) : name == reported
             let portMatches = port.isEmpty
                 ? reportedPort.isEmpty || reportedPort == defaultPort
                 : port == reportedPort
-            guard hostMatches, portMatches else { return nil }
-            return (name.isEmpty ? 0 : 1) + (port.isEmpty ? 0 : 1)
+            // No address reported (libpq had none to show yet): the name
+            // and port decide, as they do for an entry without one.
+            let checksAddress = !address.isEmpty && !reportedAddress.isEmpty
+            let addressMatches = !checksAddress || Self.isSameAddress(address, reportedAddress)
+            guard hostMatches, portMatches, addressMatches else { return nil }
+            return (name.isEmpty ? 0 : 1) + (port.isEmpty ? 0 : 1) + (checksAddress ? 1 : 0)
+        }
+
+        /// Whether two IP addresses are the same, compared as numbers
+        /// (`::1` and `0:0:0:0:0:0:0:1` are one), libpq printing the one
+        /// it reports its own way; as text when either is not an address.
+        static func isSameAddress(_ first: String, _ second: String) -> Bool {
+            guard let left = numeric(first), let right = numeric(second) else { return first == second }
+            return left == right
+        }
+
+        /// The bytes of an IPv4 or IPv6 address in text, or nil.
+        private static func numeric(_ text: String) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            if inet_pton(AF_INET, text, &bytes) == 1 { return [4] + bytes.prefix(4) }
+            if inet_pton(AF_INET6, text, &bytes) == 1 { return [6] + bytes }
+            return nil
         }
 
         private static func isDefaultHost(_ host: String) -> Bool {
@@ -69,14 +98,17 @@ struct HostEntries {
         hasPortPerEntry = (ports?.count ?? 0) > 1
     }
 
-    /// The place of the entry `PQhost` and `PQport` report, among those
+    /// The place of the entry `PQhost`, `PQport` and `PQhostaddr` report
+    /// (``Entry/match(host:port:address:defaultPort:)``), among those
     /// not `skipping`: the first that matches by the most values given
     /// (a default may stand for a value another entry names; two entries
     /// that both match stand for the same server: either may go). Nil
     /// when none matches.
-    func index(ofHost host: String, port: String, defaultPort: String, skipping: Set<Int>) -> Int? {
+    func index(ofHost host: String, port: String, address: String = "", defaultPort: String,
+               skipping: Set<Int>) -> Int? {
         let matches = entries.indices.filter { !skipping.contains($0) }.compactMap { index in
-            entries[index].match(host: host, port: port, defaultPort: defaultPort).map { (index, $0) }
+            entries[index].match(host: host, port: port, address: address, defaultPort: defaultPort)
+                .map { (index, $0) }
         }
         let best = matches.map(\.1).max()
         return matches.first { $0.1 == best }?.0

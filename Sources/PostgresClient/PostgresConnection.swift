@@ -38,6 +38,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The libpq connection; only touched while `lock` is held. A new one
     /// after ``reset()``.
     private(set) var connection: OpaquePointer
+    /// How many times ``reset()`` replaced `connection`; guarded by
+    /// `lock`. An attempt that finds it changed since it started was
+    /// overtaken by another reset, and leaves the newer connection be.
+    private var generation = 0
     /// Recursive, so that a ``forEachRow(_:_:timeout:columns:_:)`` body may
     /// read the connection's facts; a statement started there is refused
     /// (`isStreaming`) rather than left to deadlock.
@@ -230,6 +234,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// the facts answer for the old connection. Then the connection is
     /// replaced, by one that failed if the server cannot be reached; when
     /// the attempt was interrupted or ran out of time, the old one stays.
+    /// Resets on several threads at once: one that ends after another
+    /// replaced the connection since it started leaves that newer
+    /// connection in place (and still throws if its own attempt failed).
     ///
     /// For example:
     ///
@@ -247,6 +254,7 @@ public final class PostgresConnection: @unchecked Sendable {
     ///   the kinds ``init(_:settings:timeout:interruptedBy:)`` throws.
     public func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
         var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
+        let started = withConnection { _ in generation }
         // Out of `lock`: the attempt touches no state of this object, and
         // may take `connect_timeout` per host.
         let outcome = try ProcessExitGate.shared.pass(nil) { attempt.run(options) }
@@ -267,11 +275,18 @@ public final class PostgresConnection: @unchecked Sendable {
                 replacement = nil
                 failure = Self.unfinished(outcome)
             }
-            // What PQreset leaves: the old session closed, and a connection
-            // that works or says why not. Out of memory, the old one stays.
-            if let replacement {
+            // Another reset put its connection in since this attempt
+            // started: that newer one stays, whatever this attempt got (a
+            // refusal must not replace a connection that works).
+            if let replacement, generation != started {
+                ProcessExitGate.shared.passIfOpen { PQfinish(replacement) }
+            } else if let replacement {
+                // What PQreset leaves: the old session closed, and a
+                // connection that works or says why not. Out of memory,
+                // the old one stays.
                 ProcessExitGate.shared.passIfOpen { PQfinish(old) }
                 connection = replacement
+                generation += 1
                 abandoned = false
                 side.renew(replacement)
             }

@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A TCP proxy on 127.0.0.1 to a local port, whose forwarding can be
-/// frozen: data read is held, nothing is closed, until `thaw()`. It
+/// A TCP proxy on 127.0.0.1 (or another loopback address) to a local port,
+/// whose forwarding can be frozen: data read is held, nothing is closed,
+/// until `thaw()`, or for one connection `release(_:)`. It
 /// stands for a path to the server that stops answering while the kernel
 /// keeps the connection (a proxy or NAT box that stopped forwarding).
 ///
@@ -19,8 +20,10 @@ import Glibc
 // @unchecked Sendable: every field is guarded by `condition`, but the
 // listening socket and the port, set once.
 public final class FreezableProxy: @unchecked Sendable {
-    /// The port on 127.0.0.1 that forwards to the target.
+    /// The port on `address` that forwards to the target.
     public let port: Int
+    /// The IPv4 address it listens on: 127.0.0.1 unless told.
+    public let address: String
     private let listener: Int32
     private let target: Int
     private let condition = NSCondition()
@@ -29,14 +32,29 @@ public final class FreezableProxy: @unchecked Sendable {
     private var sockets: [Int32] = []
     private var threads = 0
     private var accepted = 0
+    /// The connections forwarded while frozen, by their place in
+    /// `acceptedConnections`.
+    private var released: Set<Int> = []
+    /// Each connection's two sockets, by its place.
+    private var connections: [Int: [Int32]] = [:]
 
-    /// Listens on a free port of 127.0.0.1, and forwards each connection
-    /// to `target` on 127.0.0.1.
-    public init(to target: Int) throws {
+    /// Listens on `port` of `address` (a free one when 0), and forwards
+    /// each connection to `target` on 127.0.0.1. Linux routes all of
+    /// 127.0.0.0/8 to the loopback interface: two proxies may listen on
+    /// one port number at 127.0.0.1 and 127.0.0.2.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let first = try FreezableProxy(to: server.port)
+    /// let second = try FreezableProxy(to: server.port, address: "127.0.0.2", port: first.port)
+    /// ```
+    public init(to target: Int, address bound: String = "127.0.0.1", port requested: Int = 0) throws {
         self.target = target
+        self.address = bound
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
-        var address = Self.loopback(port: 0)
+        var address = Self.address(bound, port: requested)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -78,6 +96,23 @@ public final class FreezableProxy: @unchecked Sendable {
         }
     }
 
+    /// Forwards connection `index` (its place in `acceptedConnections`,
+    /// from 0) though the proxy is frozen, what it held first.
+    public func release(_ index: Int) {
+        condition.withLock {
+            released.insert(index)
+            condition.broadcast()
+        }
+    }
+
+    /// Closes connection `index` (its place in `acceptedConnections`, from
+    /// 0) on both sides, as a server that went away does.
+    public func drop(_ index: Int) {
+        condition.withLock {
+            for socket in connections[index] ?? [] { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
     /// Closes everything, once its threads are done with the sockets.
     public func stop() {
         condition.withLock {
@@ -96,11 +131,11 @@ public final class FreezableProxy: @unchecked Sendable {
         close(listener)
     }
 
-    private static func loopback(port: Int) -> sockaddr_in {
+    private static func address(_ text: String, port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(text)
         return address
     }
 
@@ -120,35 +155,36 @@ public final class FreezableProxy: @unchecked Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.loopback(port: target)
+            var address = Self.address("127.0.0.1", port: target)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
-            let stopped = condition.withLock { () -> Bool in
+            let (stopped, index) = condition.withLock { () -> (Bool, Int) in
                 sockets += [client, upstream]
+                connections[accepted] = [client, upstream]
                 accepted += 1
-                return isStopped
+                return (isStopped, accepted - 1)
             }
             guard !stopped, connected == 0 else {
                 shutdown(client, Int32(SHUT_RDWR))
                 continue
             }
-            spawn { [self] in pump(from: client, to: upstream) }
-            spawn { [self] in pump(from: upstream, to: client) }
+            spawn { [self] in pump(from: client, to: upstream, connection: index) }
+            spawn { [self] in pump(from: upstream, to: client, connection: index) }
         }
     }
 
     /// Copies `from` to `to`, holding what it read while frozen; at the
     /// end of either side, ends both.
-    private func pump(from source: Int32, to destination: Int32) {
+    private func pump(from source: Int32, to destination: Int32, connection index: Int) {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = read(source, &buffer, buffer.count)
             guard count > 0 else { break }
             condition.withLock {
-                while isFrozen { condition.wait() }
+                while isFrozen, !released.contains(index) { condition.wait() }
             }
             var written = 0
             while written < count {

@@ -18,11 +18,13 @@ final class PostgresConnectFailoverTests: XCTestCase {
     }
 
     /// A key/value string for the superuser on 127.0.0.1 at these ports,
-    /// each host given up after 2 s.
+    /// each host given up after 5 s: `connect_timeout` bounds the
+    /// primary's handshake too (twice with prefer-standby), which a
+    /// loaded machine may slow down; the test must not drop it.
     private func hosts(_ ports: [Int], _ options: String) -> String {
         "host=\(ports.map { _ in "127.0.0.1" }.joined(separator: ",")) "
             + "port=\(ports.map(String.init).joined(separator: ",")) "
-            + "user=postgres dbname=postgres connect_timeout=2 \(options)"
+            + "user=postgres dbname=postgres connect_timeout=5 \(options)"
     }
 
     /// libpq's first pass rejects the primary (not a standby), the frozen
@@ -88,5 +90,44 @@ final class PostgresConnectFailoverTests: XCTestCase {
         }
         XCTAssertEqual(first.acceptedConnections, 1)
         XCTAssertEqual(second.acceptedConnections, 1)
+    }
+}
+
+extension PostgresConnectFailoverTests {
+    /// A forwarding proxy on 127.0.0.1 and a frozen one on 127.0.0.2, both
+    /// on one port number (Linux routes all of 127.0.0.0/8 to the loopback
+    /// interface), stopped when the test ends.
+    private func proxiesOnOnePort(_ cluster: SharedCluster) throws -> (FreezableProxy, FreezableProxy) {
+        // Another process may hold the port on 127.0.0.2: try a few.
+        for _ in 0..<10 {
+            let forwarding = try FreezableProxy(to: cluster.port)
+            addTeardownBlock { forwarding.stop() }
+            guard let frozen = try? FreezableProxy(to: cluster.port, address: "127.0.0.2", port: forwarding.port) else {
+                continue
+            }
+            addTeardownBlock { frozen.stop() }
+            frozen.freeze()
+            return (forwarding, frozen)
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    /// One host name with two addresses (`hostaddr`), on one port:
+    /// `PQhost` and `PQport` are the same for both, only `PQhostaddr`
+    /// tells which timed out. libpq's first pass rejects the primary at
+    /// the first address (not a standby), the second times out: it is the
+    /// one dropped, and the second pass takes the primary. (Dropping the
+    /// first, the restart would try the frozen one alone and fail.)
+    func testAnAddressThatTimedOutIsToldFromAnotherOfItsName() throws {
+        let cluster = try SharedCluster.get()
+        let (forwarding, frozen) = try proxiesOnOnePort(cluster)
+        let connection = try PostgresConnection(
+            "host=db,db hostaddr=127.0.0.1,127.0.0.2 port=\(forwarding.port) user=postgres dbname=postgres "
+            + "connect_timeout=5 target_session_attrs=prefer-standby", settings: ["password": cluster.password])
+        XCTAssertEqual(connection.host, "db")
+        XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
+        // The first attempt's first pass, then the restart's two.
+        XCTAssertEqual(forwarding.acceptedConnections, 3, "the primary was not tried by each pass")
+        XCTAssertEqual(frozen.acceptedConnections, 1, "the frozen address was tried again")
     }
 }

@@ -143,7 +143,7 @@ extension PostgresConnectionTests {
         // answers as a read-write primary.
         let connection = try PostgresConnection(
             "postgresql://postgres:\(cluster.password)@127.0.0.1:\(cluster.port + 1),127.0.0.1:\(cluster.port)"
-            + "/postgres?target_session_attrs=read-write&connect_timeout=2")
+            + "/postgres?target_session_attrs=read-write&connect_timeout=5")
         XCTAssertEqual(connection.port, "\(cluster.port)")
         XCTAssertEqual(connection.displayName, "postgres on 127.0.0.1:\(cluster.port)")
     }

@@ -41,6 +41,29 @@ final class PostgresHostEntriesTests: XCTestCase {
         XCTAssertEqual(hosts.index(ofHost: "10.0.0.2", port: "5432", defaultPort: "5432", skipping: []), 1)
     }
 
+    /// One name with several addresses: PQhost reports the name for
+    /// each, PQhostaddr which address; the address decides.
+    func testEntriesOfOneNameAreToldApartByTheirAddresses() {
+        let hosts = entries([("host", "db,db"), ("hostaddr", "10.0.0.1,10.0.0.2"), ("port", "5432")])
+        XCTAssertEqual(hosts.index(ofHost: "db", port: "5432", address: "10.0.0.2", defaultPort: "5432", skipping: []), 1)
+        XCTAssertEqual(hosts.index(ofHost: "db", port: "5432", address: "10.0.0.1", defaultPort: "5432", skipping: []), 0)
+        XCTAssertNil(hosts.index(ofHost: "db", port: "5432", address: "10.0.0.1", defaultPort: "5432", skipping: [0]))
+        XCTAssertNil(hosts.index(ofHost: "db", port: "5432", address: "10.0.0.3", defaultPort: "5432", skipping: []))
+        // No address reported: the name and port decide, as before.
+        XCTAssertEqual(hosts.index(ofHost: "db", port: "5432", address: "", defaultPort: "5432", skipping: []), 0)
+    }
+
+    /// Addresses are compared as numbers, libpq printing the one it
+    /// reports its own way: IPv6 in any spelling, IPv4 too.
+    func testAddressesAreComparedAsNumbers() {
+        let hosts = entries([("host", "db,db,db"), ("hostaddr", "0:0:0:0:0:0:0:1,::2,127.0.0.1"), ("port", "5432")])
+        XCTAssertEqual(hosts.index(ofHost: "db", port: "5432", address: "::2", defaultPort: "5432", skipping: []), 1)
+        XCTAssertEqual(hosts.index(ofHost: "db", port: "5432", address: "::1", defaultPort: "5432", skipping: []), 0)
+        XCTAssertTrue(HostEntries.Entry.isSameAddress("fe80::1", "FE80:0::1"))
+        XCTAssertFalse(HostEntries.Entry.isSameAddress("::1", "127.0.0.1"))
+        XCTAssertFalse(HostEntries.Entry.isSameAddress("10.0.0.1", "10.0.0.2"))
+    }
+
     func testTheOptionsWithoutSomeEntriesKeepTheOthersInOrder() throws {
         let options = [("host", "a,b,c"), ("hostaddr", "10.0.0.1,,10.0.0.3"), ("port", "1,2,3"),
                        ("target_session_attrs", "prefer-standby")]
