@@ -149,14 +149,8 @@ final class ViewerPositionTests: XCTestCase {
             effects = viewerUpdate(&state, .window(try window(), now: driver.now))
             XCTAssertEqual(countsOfRowsBefore(effects), [])
         }
-        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
-        XCTAssertEqual(effects, [.pauseCountingRowsBefore(
-            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))])
-        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
-        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)])
-        _ = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
-        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
-        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+        assertEstimatedThenCountedAgain(
+            &state, viewed, match, after: .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
     }
 
     /// A search by price for item 30000, answered, and the window of its
@@ -178,14 +172,27 @@ final class ViewerPositionTests: XCTestCase {
     /// commit came meanwhile: an estimate, counted again after the pause.
     func testACountThatSawACommitIsAnEstimateCountedAgain() throws {
         var (state, viewed, match, _) = try searchFarAndCount()
-        var effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, isExact: false, seconds: 0.02))
-        XCTAssertEqual(effects, [.pauseCountingRowsBefore(
-            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))])
-        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
-        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)])
-        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
-        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
-        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+        assertEstimatedThenCountedAgain(
+            &state, viewed, match, after: .rowsBeforeCounted(viewed, match, 29_999, isExact: false, seconds: 0.02))
+    }
+
+    /// `counted`, a count that is only an estimate (a commit came during
+    /// it): `~` in the title and a pause, then one more count, exact, and
+    /// none after it.
+    private func assertEstimatedThenCountedAgain(
+        _ state: inout ViewerState, _ viewed: ViewedSource, _ match: RowPosition, after counted: ViewerMessage,
+        file: StaticString = #filePath, line: UInt = #line)
+    {
+        XCTAssertEqual(viewerUpdate(&state, counted), [.pauseCountingRowsBefore(
+            seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02, burstReads: 1))], file: file, line: line)
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0],
+                      file: file, line: line)
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [.countRowsBefore(viewed, match)],
+                       file: file, line: line)
+        _ = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0],
+                      file: file, line: line)
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [], file: file, line: line)
     }
 
     /// A count of the rows of another order (a sort came meanwhile) is
