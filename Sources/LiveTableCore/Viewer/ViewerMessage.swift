@@ -122,8 +122,10 @@ public enum ViewerEffect: Equatable, Sendable {
     /// Stop a read, and interrupt it if it runs (`ReadTicket`): its
     /// connection is free for the next one at once.
     case stop(ViewerRead)
-    /// Count the rows of the source, off the main thread.
-    case count(RowSource)
+    /// Count the rows of the source, off the main thread; `estimating`:
+    /// read the database's estimate first, for the title while the count
+    /// runs, as long as no count is known (after one, it is dropped).
+    case count(RowSource, estimating: Bool = false)
     /// Search the source, off the main thread.
     case search(ViewedSource, RowSearch)
     /// Validate a filter on the source (nil: clear it), off the main thread.

@@ -87,8 +87,8 @@ public struct ViewerProgram: AppProgram {
         case let .stop(read):
             // Cancelled: its ticket interrupts the read that runs.
             return .observe(slot: .read(read), Empty<ViewerMessage, Never>().eraseToAnyPublisher())
-        case let .count(source):
-            return .observe(slot: .read(.count), Self.count(source, in: dataSource))
+        case let .count(source, estimating):
+            return .observe(slot: .read(.count), Self.count(source, estimating: estimating, in: dataSource))
         case let .search(viewed, search):
             return .observe(slot: .read(.search), read({ ticket in
                 try dataSource.search(search, in: viewed, ticket: ticket)
@@ -243,16 +243,18 @@ public struct ViewerProgram: AppProgram {
     nonisolated private static let countQueue = DispatchQueue(label: "livetable.viewer.count", qos: .utility)
 
     /// Counts the rows of `source` off the main thread (the data source
-    /// reads in short reads); the database's estimate first, when it gives
-    /// one (the title's `~N` while a long count runs), then the count, and
-    /// how long it took, come back on the main queue.
+    /// reads in short reads); the database's estimate first, when asked
+    /// for and it gives one (the title's `~N` while a long count runs),
+    /// then the count, and how long it took, come back on the main queue.
     nonisolated private static func count(
-        _ source: RowSource, in dataSource: any ViewerDataSource) -> AnyPublisher<ViewerMessage, Never>
+        _ source: RowSource, estimating: Bool, in dataSource: any ViewerDataSource
+    ) -> AnyPublisher<ViewerMessage, Never>
     {
-        timedCount(on: countQueue, first: { ticket in
+        let estimate: @Sendable (ReadTicket) -> ViewerMessage? = { ticket in
             // An estimate that fails is only missed: the count says why.
             (try? dataSource.estimatedRowCount(of: source, ticket: ticket)).map(ViewerMessage.countEstimated)
-        }) { ticket in
+        }
+        return timedCount(on: countQueue, first: estimating ? estimate : nil) { ticket in
             try dataSource.countRows(of: source, ticket: ticket)
         } counted: { count, seconds in
             .counted(count.value, isExact: count.isExact, seconds: seconds)

@@ -156,7 +156,7 @@ extension ViewerState {
         guard var table = self.table else { return [] }
         let countsAgain = table.countPacer.pauseDidEnd()
         self.table = table
-        return countsAgain ? [.count(table.viewed.source)] : []
+        return countsAgain ? [.count(table.viewed.source, estimating: table.rowCount == nil)] : []
     }
 
     /// Says once that other processes' commits are polled, and why.

@@ -302,7 +302,7 @@ extension ViewerState {
         guard var table = self.table else { return [] }
         let counts = table.countPacer.change()
         self.table = table
-        return counts ? [.count(table.viewed.source)] : []
+        return counts ? [.count(table.viewed.source, estimating: table.rowCount == nil)] : []
     }
 
     /// After a key, reads the source again if its rows could not be read

@@ -153,7 +153,7 @@ func performViewerEffect(
             })
         case let .observe(viewed, request):
             return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }, now: now)
-        case let .count(source):
+        case let .count(source, _):
             let count = try countChunk.map { try source.countRows(in: database.backgroundReader, chunk: $0) }
                 ?? source.countRows(in: database.backgroundReader)
             return .counted(count.value, isExact: count.isExact)

@@ -33,7 +33,7 @@ final class ViewerRenderTests: XCTestCase {
             case let .observe(viewed, request):
                 let value = try database.read { db in try ViewerWindow.fetch(db, viewed, request) }
                 _ = viewerUpdate(&state, .window(value))
-            case let .count(source):
+            case let .count(source, _):
                 let count = try database.read { db in try source.exactRowCount(db) }
                 _ = viewerUpdate(&state, .counted(count))
             default:

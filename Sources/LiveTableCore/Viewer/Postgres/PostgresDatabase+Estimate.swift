@@ -7,7 +7,8 @@ extension PostgresDatabase {
     /// the table, runs. None for a query or a filter, whose rows are not
     /// the table's, nor for a table never analysed (`reltuples` -1).
     public func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
-        guard source.filter == nil else { return nil }
+        // Nothing to read for a query or a filter: no transaction for it.
+        guard !source.isQuery, source.filter == nil else { return nil }
         return try background.read(ticket: ticket) { reader in
             try Self.estimatedRowCount(of: source, reader)?.value
         }

@@ -28,7 +28,7 @@ final class PostgresTitleCountTests: XCTestCase {
         let viewed = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
         var state = ViewerState.initial(databaseName: Self.name, opened: viewed, width: 100, height: 10)
         let effects = viewerUpdate(&state, .resize(width: 100, height: 10))
-        XCTAssertTrue(effects.contains(.count(viewed.source)), "\(effects)")
+        XCTAssertTrue(effects.contains(.count(viewed.source, estimating: true)), "\(effects)")
         let request = try XCTUnwrap(effects.lazy.compactMap { effect -> RowWindowRequest? in
             if case let .observe(_, request) = effect { return request } else { return nil }
         }.first)
@@ -39,7 +39,7 @@ final class PostgresTitleCountTests: XCTestCase {
         // The program's count, as the screen runs it: the estimate comes
         // first, read without a scan, then the count.
         let messages = MainActor.assumeIsolated { () -> [ViewerMessage] in
-            let command = ViewerProgram(dataSource: database).command(for: .count(viewed.source))
+            let command = ViewerProgram(dataSource: database).command(for: .count(viewed.source, estimating: true))
             guard case let .observe(_, publisher) = command else { return [] }
             var messages: [ViewerMessage] = []
             var finished = false
@@ -68,6 +68,12 @@ final class PostgresTitleCountTests: XCTestCase {
 
         _ = viewerUpdate(&state, messages[1])
         XCTAssertTrue(title().contains("row 1 of 170,000 · live"), title())
+        // A commit, once the count is known: counted again, with no
+        // estimate read before (it would be dropped).
+        let recounts = viewerUpdate(&state, .window(try database.fetchWindow(viewed, request, ticket: ReadTicket())))
+            + viewerUpdate(&state, .countPauseEnded)
+        XCTAssertEqual(recounts.filter { if case .count = $0 { return true } else { return false } },
+                       [.count(viewed.source, estimating: false)])
     }
 
     /// A filter's rows are not the table's: no estimate, the title waits
