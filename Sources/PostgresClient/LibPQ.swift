@@ -29,6 +29,31 @@ enum LibPQ {
         try loaded.get()
     }
 
+    /// One option of a libpq option list (`PQconninfo`,
+    /// `PQconninfoParse`, `PQconndefaults`): its keyword, its value, and
+    /// libpq's compiled-in default.
+    struct Option {
+        var keyword: String
+        var value: String?
+        var compiled: String?
+    }
+
+    /// The options of `list`, which is freed: nil (out of memory) is none.
+    static func options(_ list: UnsafeMutablePointer<PQconninfoOption>?) -> [Option] {
+        guard let list else { return [] }
+        defer { PQconninfoFree(list) }
+        var options: [Option] = []
+        var option = list
+        while let keyword = option.pointee.keyword {
+            options.append(Option(
+                keyword: String(cString: keyword),
+                value: option.pointee.val.map { String(cString: $0) },
+                compiled: option.pointee.compiled.map { String(cString: $0) }))
+            option += 1
+        }
+        return options
+    }
+
     // A static let is initialised once, thread-safely (swift_once): the
     // one dlopen, and the one registration of the exit gate.
     private static let loaded: Result<Void, PostgresError> = {

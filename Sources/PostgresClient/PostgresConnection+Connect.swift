@@ -212,17 +212,7 @@ struct ConnectAttempt {
     /// The options libpq settled on for `connection` (the string's, the
     /// settings, the `PG*` variables, a service file's, the defaults).
     private static func options(of connection: OpaquePointer) -> [(String, String)] {
-        guard let options = PQconninfo(connection) else { return [] }
-        defer { PQconninfoFree(options) }
-        var pairs: [(String, String)] = []
-        var option = options
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val {
-                pairs.append((String(cString: keyword), String(cString: value)))
-            }
-            option += 1
-        }
-        return pairs
+        LibPQ.options(PQconninfo(connection)).compactMap { option in option.value.map { (option.keyword, $0) } }
     }
 
     /// `connect_timeout` as libpq 15's blocking connect applies it: none
@@ -236,18 +226,9 @@ struct ConnectAttempt {
 
     /// The port libpq gives an empty entry of a `port` list (its
     /// compiled-in default, not `PGPORT`): "5432" as built by PostgreSQL.
-    static var defaultPort: String {
-        guard let defaults = PQconndefaults() else { return "5432" }
-        defer { PQconninfoFree(defaults) }
-        var option = defaults
-        while let keyword = option.pointee.keyword {
-            if String(cString: keyword) == "port" {
-                return option.pointee.compiled.map { String(cString: $0) } ?? "5432"
-            }
-            option += 1
-        }
-        return "5432"
-    }
+    /// Read once: libpq is loaded by then (a connection attempt runs).
+    static let defaultPort: String =
+        LibPQ.options(PQconndefaults()).first { $0.keyword == "port" }?.compiled ?? "5432"
 
     /// libpq's message so far for `connection`.
     static func errorMessage(of connection: OpaquePointer?) -> String {

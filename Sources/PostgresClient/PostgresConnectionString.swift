@@ -119,16 +119,8 @@ public struct PostgresConnectionString: Sendable, Equatable {
             let secrets = Secrets(passwords: [], unparsedConnectionString: string)
             throw PostgresError(kind: .usage, message: secrets.scrub(oneLine(raw)))
         }
-        defer { PQconninfoFree(parsed) }
-        var options: [String: String] = [:]
-        var option = parsed
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val {
-                options[String(cString: keyword)] = String(cString: value)
-            }
-            option += 1
-        }
-        return options
+        let given = LibPQ.options(parsed).compactMap { option in option.value.map { (option.keyword, $0) } }
+        return Dictionary(given, uniquingKeysWith: { first, _ in first })
     }
 }
 
@@ -251,16 +243,9 @@ struct Secrets: Sendable {
 
     /// libpq's keywords, which its messages quote and which hold no secret.
     private static let keywords: Set<String> = {
-        var names: Set<String> = []
         // Loaded by whoever made the secrets (a connection, a parse);
         // should it not be, the names are only missed, not a crash.
-        guard (try? LibPQ.load()) != nil, let defaults = PQconndefaults() else { return names }
-        defer { PQconninfoFree(defaults) }
-        var option = defaults
-        while let keyword = option.pointee.keyword {
-            names.insert(String(cString: keyword))
-            option += 1
-        }
-        return names
+        guard (try? LibPQ.load()) != nil else { return [] }
+        return Set(LibPQ.options(PQconndefaults()).map(\.keyword))
     }()
 }
