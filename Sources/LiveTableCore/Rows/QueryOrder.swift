@@ -292,13 +292,3 @@ private struct ParsedTerm {
         }
     }
 }
-
-extension String {
-    /// The text with ASCII letters in lower case, others as they are (as
-    /// SQL compares and folds names).
-    fileprivate var lowercasedASCII: String {
-        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
-            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
-        }))
-    }
-}

@@ -343,4 +343,12 @@ extension String {
     var quotedSQLIdentifier: String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// The text with its ASCII letters in lower case, others as they are:
+    /// as SQL folds names, and as SQLite's `lower()`.
+    var lowercasedASCII: String {
+        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+        }))
+    }
 }

@@ -215,8 +215,7 @@ public struct TableSchema: Equatable, Sendable {
     /// ["track", "Artist", "album"].sorted(by: TableSchema.listsBefore) // ["album", "Artist", "track"]
     /// ```
     public static func listsBefore(_ name: String, _ other: String) -> Bool {
-        let (key, otherKey) = (listingKey(name), listingKey(other))
-        return key != otherKey ? key < otherKey : name < other
+        precedes((name, listingKey(name)), (other, listingKey(other)))
     }
 
     /// `items` in the order of ``listsBefore(_:_:)``, each name's key made
@@ -229,9 +228,14 @@ public struct TableSchema: Equatable, Sendable {
     /// TableSchema.listed(["track", "Artist", "album"], name: { $0 }) // ["album", "Artist", "track"]
     /// ```
     public static func listed<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
-        items.map { item in (item: item, name: name(item), key: listingKey(name(item))) }
-            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.name < $1.name }
+        items.map { item in (item: item, listed: (name: name(item), key: listingKey(name(item)))) }
+            .sorted { precedes($0.listed, $1.listed) }
             .map(\.item)
+    }
+
+    /// The comparison of ``listsBefore(_:_:)``, on names and their keys.
+    private static func precedes(_ name: (name: String, key: String), _ other: (name: String, key: String)) -> Bool {
+        name.key != other.key ? name.key < other.key : name.name < other.name
     }
 
     private static func listingKey(_ name: String) -> String {

@@ -235,15 +235,6 @@ private func drawMatches(
     }
 }
 
-extension String {
-    /// The text with its ASCII letters in lower case, as SQLite's `lower()`.
-    fileprivate var lowercasedASCII: String {
-        String(String.UnicodeScalarView(unicodeScalars.map { scalar in
-            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
-        }))
-    }
-}
-
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
     var title = " \(oneLine(state.databaseName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
