@@ -119,9 +119,8 @@ extension RowOrdering {
         var count = 0
         for range in before(key) {
             let select = source.selectSQL(
-                columns: keyColumns.map(\.expression), indexedBy: indexName, where: range.condition,
-                orderBy: orderBy(forward: range.forward), limit: true)
-                + " OFFSET " + source.dialect.placeholder(range.arguments.count + 2)
+                columns: keyColumns.map(\.expression), indexedBy: indexName, where: [range.condition].compactMap { $0 },
+                orderBy: orderBy(forward: range.forward), limit: true, offset: true)
             let offset = Int64(limit - count - 1)
             if let furthest = try db.firstRowValues(select, arguments: range.arguments + [1.databaseValue, offset.databaseValue]) {
                 return (limit, furthest)

@@ -264,7 +264,7 @@ public struct RowSource: Equatable, Sendable {
 
     /// Every statement of the viewer that is built from parts is built
     /// here: `[WITH …] SELECT columns FROM source [INDEXED BY …]
-    /// [WHERE (filter) AND (c1) AND (c2)…] [ORDER BY …] [LIMIT ?]`.
+    /// [WHERE (filter) AND (c1) AND (c2)…] [ORDER BY …] [LIMIT ?] [OFFSET ?]`.
     ///
     /// Each condition stands in its own parentheses, on lines of its own
     /// (a `--` comment in it ends with its line), so that no part can bind
@@ -272,20 +272,26 @@ public struct RowSource: Equatable, Sendable {
     /// `(f) AND (a OR b)`, never `f AND a OR b`. The filter of a table or
     /// view comes first; a query is filtered in its prefix.
     ///
-    /// The placeholders of the conditions, then of the `LIMIT`, are
+    /// The placeholders of the conditions, then of the `LIMIT` and the
+    /// `OFFSET`, are
     /// written by the dialect (`?`, or `$1…$n` numbered here, in the order
     /// of the arguments); the text of the filter and of a query is left
     /// as given. `INDEXED BY` is written only where the dialect has it.
     func selectSQL(
         columns: [String], indexedBy index: String? = nil,
-        where conditions: [SQLFragment], orderBy: String? = nil, limit: Bool = false) -> String
+        where conditions: [SQLFragment], orderBy: String? = nil, limit: Bool = false, offset: Bool = false
+    ) -> String
     {
         var sql = prefix + "SELECT " + columns.joined(separator: ", ") + " FROM " + from
         if let index, dialect.supportsIndexedBy { sql += " INDEXED BY " + dialect.quoted(index) }
         var number = 1
         if let condition = whereCondition(conditions, numbering: &number) { sql += " WHERE " + condition }
         if let orderBy { sql += " ORDER BY " + orderBy }
-        if limit { sql += " LIMIT " + dialect.placeholder(number) }
+        if limit {
+            sql += " LIMIT " + dialect.placeholder(number)
+            number += 1
+        }
+        if offset { sql += " OFFSET " + dialect.placeholder(number) }
         return sql
     }
 
