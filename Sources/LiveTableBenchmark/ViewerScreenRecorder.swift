@@ -76,7 +76,6 @@ final class ViewerScreenRecorder: @unchecked Sendable {
         }
     }
 
-    /// Stops the loop: its subscriptions end. Call it off the main thread.
     /// Opens `table` of `dataSource` as `livetable view` does, starts the
     /// loop, and waits for the first screen with rows.
     ///
@@ -89,6 +88,7 @@ final class ViewerScreenRecorder: @unchecked Sendable {
         return try waitForFrame(after: 0, stage: "first rows") { $0.hasRows }.time - start
     }
 
+    /// Stops the loop: its subscriptions end. Call it off the main thread.
     func close() {
         onMain {
             self.host?.loop.stop()

@@ -65,6 +65,7 @@ final class LineSessionTests: XCTestCase {
         }
         XCTAssertThrowsError(try session.execute(".system sleep 2 # \(quoted)", timeout: 0.2)) { error in
             XCTAssertFalse("\(error)".contains("pa\\\"ss"), "the escaped secret is in the error: \(error)")
+            XCTAssertFalse("\(error)".contains(quoted), "the secret is in the error")
         }
     }
 

@@ -83,6 +83,23 @@ public final class FreezableProxy: @unchecked Sendable {
         condition.withLock { accepted }
     }
 
+    /// Waits until the proxy has accepted `count` connections in all, at
+    /// most `timeout` seconds: whether it has.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// XCTAssertTrue(proxy.waitForConnections(atLeast: 1, timeout: 20), "the attempt never reached the proxy")
+    /// ```
+    @discardableResult
+    public func waitForConnections(atLeast count: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return condition.withLock {
+            while accepted < count, condition.wait(until: deadline) {}
+            return accepted >= count
+        }
+    }
+
     /// Stops forwarding; the connections stay open.
     public func freeze() {
         condition.withLock { isFrozen = true }
@@ -165,6 +182,7 @@ public final class FreezableProxy: @unchecked Sendable {
                 sockets += [client, upstream]
                 connections[accepted] = [client, upstream]
                 accepted += 1
+                condition.broadcast()
                 return (isStopped, accepted - 1)
             }
             guard !stopped, connected == 0 else {

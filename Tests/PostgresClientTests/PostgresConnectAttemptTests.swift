@@ -51,8 +51,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
         // Interrupted once the attempt has reached the proxy, and waits.
         let interruptedAt = LockedDate()
         DispatchQueue.global().async {
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while proxy.acceptedConnections < 1, Date() < deadline { usleep(5_000) }
+            proxy.waitForConnections(atLeast: 1, timeout: 20)
             interruptedAt.set(Date())
             wake.signal()
         }
@@ -148,8 +147,7 @@ final class PostgresConnectAttemptTests: XCTestCase {
             }
             resetEnded.fulfill()
         }
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while proxy.acceptedConnections < 3, Date() < deadline { usleep(5_000) }
+        XCTAssertTrue(proxy.waitForConnections(atLeast: 3, timeout: 20), "the reset did not reach the proxy")
         XCTAssertEqual(proxy.acceptedConnections, 3, "the reset did not reach the proxy")
         // Read on another thread: held by the reset, it would take 30 s.
         let answered = XCTestExpectation(description: "status, isAbandoned and host answered")

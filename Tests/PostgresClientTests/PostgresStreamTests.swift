@@ -108,19 +108,20 @@ extension PostgresStreamTests {
 /// statement.
 extension PostgresStreamTests {
     func testRowsThatKeepComingAreNotCutByTheTimeout() throws {
-        // Rows over the server's 8 kB send buffer go out one by one, 0.1 s
-        // apart: 1.5 s in all, three times the timeout.
+        // Rows over the server's 8 kB send buffer go out one by one, 0.3 s
+        // apart: 6 s in all, three times the timeout. The timeout leaves a
+        // row 1.7 s of slack, for a machine shared with builds.
         var count = 0
         let started = Date()
         try connection.forEachRow(
-            "SELECT g, repeat('x', 10000), pg_sleep(0.1) FROM generate_series(1, 15) g", timeout: 0.5
+            "SELECT g, repeat('x', 10000), pg_sleep(0.3) FROM generate_series(1, 20) g", timeout: 2
         ) { row in
             count += 1
             XCTAssertEqual(row.string(column: 0), String(count))
             return true
         }
-        XCTAssertEqual(count, 15)
-        XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertEqual(count, 20)
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 6)
         XCTAssertEqual(connection.status, .ok)
         XCTAssertEqual(try connection.execute("SELECT 1", timeout: 5).rows, [["1"]])
     }

@@ -85,7 +85,7 @@ final class ViewerProgramTests: XCTestCase {
             CREATE TABLE two(id INTEGER PRIMARY KEY); INSERT INTO two VALUES (1), (2);
             CREATE TABLE three(id INTEGER PRIMARY KEY); INSERT INTO three VALUES (1), (2), (3);
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = CountRecordingSource(try ViewerDatabase.open(path: path))
         try MainActor.assumeIsolated {
             let command = ViewerProgram(dataSource: database).command(
                 for: .countTables(from: 0, names: ["forever", "two", "three"], kinds: [.view, .table, .table]))
@@ -97,8 +97,15 @@ final class ViewerProgramTests: XCTestCase {
             // alone; the tables' follow at once, while nothing is asked.
             XCTAssertTrue(waitUntil("the view's count") { subscriber.received.count == 1 })
             XCTAssertEqual(subscriber.received.first, .tablesCounted(from: 0, names: ["forever", "two", "three"], counts: [nil]))
-            // A gap in the demand, long enough for the tables' counts.
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.5))
+            // A gap in the demand, until the tables have been counted; then
+            // what their counts would have sent has had its turn on the
+            // main queue.
+            XCTAssertTrue(waitUntil("the tables counted while nothing is asked") {
+                database.counted.contains("two") && database.counted.contains("three")
+            })
+            var drained = false
+            DispatchQueue.main.async { drained = true }
+            XCTAssertTrue(waitUntil("the main queue drained") { drained })
             XCTAssertEqual(subscriber.received.count, 1, "nothing beyond the demand")
             XCTAssertTrue(waitUntil("the tables' counts, asked for one message at a time") {
                 if subscriber.counts.last?.count == 3 { return true }
@@ -121,6 +128,90 @@ private final class SilentHost: AppHost {
     func draw(_ screen: Screen) { }
     func suspend() { }
     func quit() { }
+}
+
+/// A data source that forwards to a SQLite database, and records the
+/// tables whose quick count has finished: a test then knows the counts were
+/// made, rather than hoping a pause was long enough.
+// @unchecked Sendable: `finished` is guarded by `lock`.
+private final class CountRecordingSource: ViewerDataSource, @unchecked Sendable {
+    private let database: ViewerDatabase
+    private let lock = NSLock()
+    private var finished: [String] = []
+
+    init(_ database: ViewerDatabase) {
+        self.database = database
+    }
+
+    /// The tables whose quick count has returned, in order.
+    var counted: [String] {
+        lock.withLock { finished }
+    }
+
+    var name: String { database.name }
+
+    func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
+        try database.listTables(ticket: ticket)
+    }
+
+    func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
+        defer { lock.withLock { finished.append(name) } }
+        return try database.quickRowCount(ofTable: name, kind: kind, ticket: ticket)
+    }
+
+    func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
+        try database.open(target, sortColumn: sortColumn, descending: descending, ticket: ticket)
+    }
+
+    func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
+        try database.countRows(of: source, ticket: ticket)
+    }
+
+    func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
+        try database.estimatedRowCount(of: source, ticket: ticket)
+    }
+
+    func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+        try database.countRows(of: viewed, before: position, ticket: ticket)
+    }
+
+    func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
+        try database.search(search, in: viewed, ticket: ticket)
+    }
+
+    func filter(
+        _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
+    ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
+    {
+        try database.filter(viewed, by: expression, ticket: ticket)
+    }
+
+    func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
+        try database.missingRows(of: source, among: keys, ticket: ticket)
+    }
+
+    func export(
+        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> RowExport.Summary
+    {
+        try database.export(source, format: format, write: write)
+    }
+
+    func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
+        database.windows(of: viewed, request)
+    }
+
+    func liveness() -> AnyPublisher<ViewerLiveness, Never> {
+        database.liveness()
+    }
+
+    func describe(_ error: any Error) -> String {
+        database.describe(error)
+    }
+
+    func failureKind(of error: any Error) -> ViewerFailureKind {
+        database.failureKind(of: error)
+    }
 }
 
 /// A subscriber that asks for one message at a time, when told.

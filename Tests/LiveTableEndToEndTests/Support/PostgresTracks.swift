@@ -81,12 +81,14 @@ extension LiveTableTestCase {
         return try server.psql(sql, database: database, as: server.writer)
     }
 
-    /// Fails the test if `text` holds a password of the shared server's
-    /// roles; says which role, never the password.
+    /// Fails the test if `text` holds a password of the roles of `server`
+    /// (the shared server unless told); says which role, never the
+    /// password.
     func assertNoPassword(
-        in text: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws
+        of server: PostgresServer? = nil, in text: String, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line) throws
     {
-        let server = try postgres
+        let server = try server ?? postgres
         for role in [server.viewer, server.writer, server.superuser] {
             XCTAssertFalse(text.contains(role.password), "\(what) shows the password of \(role.name)", file: file, line: line)
         }

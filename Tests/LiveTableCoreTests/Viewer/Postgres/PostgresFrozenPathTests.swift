@@ -189,8 +189,7 @@ final class PostgresFrozenPathTests: XCTestCase {
         let accepted = proxy.acceptedConnections
         let ticket = ReadTicket()
         DispatchQueue.global().async {
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while proxy.acceptedConnections <= accepted, Date() < deadline { usleep(5_000) }
+            proxy.waitForConnections(atLeast: accepted + 1, timeout: 20)
             ticket.abandon()
         }
         let counting = Date()

@@ -44,6 +44,23 @@ final class PostgresSchemaCheckTests: XCTestCase {
         source(recorder)?.columns.first { $0.name == name }
     }
 
+    /// Adds a column, an index on `title` and NOT NULL to `plays`, from
+    /// another session, each waited for on the window before the next:
+    /// changes that no window statement shows.
+    private func addColumnIndexAndNotNull(
+        _ name: String, _ recorder: ReadRecorder<ViewerWindowRead>,
+        file: StaticString = #filePath, line: UInt = #line) throws
+    {
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
+        waitUntil("a column added", file: file, line: line) {
+            source(recorder)?.columnNames == ["id", "title", "plays", "note"]
+        }
+        try PostgresTestDatabase.write(name, "CREATE INDEX track_title ON track(title);")
+        waitUntil("an index", file: file, line: line) { column("title", recorder)?.isIndexed == true }
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays SET NOT NULL;")
+        waitUntil("NOT NULL", file: file, line: line) { column("plays", recorder)?.isNotNull == true }
+    }
+
     func testWindowReadsCheckTheSchemaOncePerInterval() throws {
         let database = try open("schemaCheckPaced", interval: 60)
         let server = try PostgresServer.shared
@@ -100,14 +117,9 @@ final class PostgresSchemaCheckTests: XCTestCase {
         waitUntil("first window") { source(recorder) != nil }
         XCTAssertEqual(source(recorder)?.identity, RowIdentity.none)
 
-        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
-        waitUntil("a column added") { source(recorder)?.columnNames == ["id", "title", "plays", "note"] }
+        try addColumnIndexAndNotNull(name, recorder)
         try PostgresTestDatabase.write(name, "CREATE UNIQUE INDEX track_id ON track(id);")
         waitUntil("an identity") { source(recorder)?.identity == .primaryKey(["id"]) }
-        try PostgresTestDatabase.write(name, "CREATE INDEX track_title ON track(title);")
-        waitUntil("an index") { column("title", recorder)?.isIndexed == true }
-        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays SET NOT NULL;")
-        waitUntil("NOT NULL") { column("plays", recorder)?.isNotNull == true }
         // Replaced by a table of the same columns, without the index.
         try PostgresTestDatabase.write(name, """
             BEGIN;
@@ -142,12 +154,7 @@ final class PostgresSchemaCheckTests: XCTestCase {
 
         // What no window statement shows: each seen by the check that
         // follows the read at its commit.
-        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
-        waitUntil("a column added") { source(recorder)?.columnNames == ["id", "title", "plays", "note"] }
-        try PostgresTestDatabase.write(name, "CREATE INDEX track_title ON track(title);")
-        waitUntil("an index") { column("title", recorder)?.isIndexed == true }
-        try PostgresTestDatabase.write(name, "ALTER TABLE track ALTER plays SET NOT NULL;")
-        waitUntil("NOT NULL") { column("plays", recorder)?.isNotNull == true }
+        try addColumnIndexAndNotNull(name, recorder)
         XCTAssertNil(recorder.completion)
 
         let handle = try FileHandle(forReadingFrom: log)
