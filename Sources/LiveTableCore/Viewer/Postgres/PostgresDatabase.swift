@@ -235,23 +235,20 @@ final class PostgresChannel: @unchecked Sendable {
     {
         lock.lock()
         defer { lock.unlock() }
+        // A connection that cannot be opened is not tried again.
+        let connection = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
         do {
-            return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
-        } catch let failure as OpenFailure {
-            throw failure.error
-        } catch let error as PostgresError where error.kind == .connection && connection?.isAbandoned == true {
+            return try readOnce(on: connection, ticket: ticket, statementTimeout: statementTimeout, body)
+        } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
             // No answer by the deadline: the path may still be frozen, and
             // connecting again now would wait as long once more while the
             // screen's reads queue. Dropped now, the session ends on the
             // server as soon as the path moves.
-            connection = nil
+            self.connection = nil
             throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
-            do {
-                return try readOnce(ticket: ticket, statementTimeout: statementTimeout, body)
-            } catch let failure as OpenFailure {
-                throw failure.error
-            }
+            let reopened = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
+            return try readOnce(on: reopened, ticket: ticket, statementTimeout: statementTimeout, body)
         }
     }
 
@@ -269,16 +266,25 @@ final class PostgresChannel: @unchecked Sendable {
         statementTimeout > 0 ? statementTimeout + answerMargin : nil
     }
 
-    private func readOnce<T>(
-        ticket: ReadTicket, statementTimeout: TimeInterval?, _ body: (PostgresReader) throws -> T) throws -> T
+    /// The statement timeout of a read now (the read's, or the
+    /// session's, within the ticket's time left), and how long it waits
+    /// for each answer.
+    private func timeouts(
+        ticket: ReadTicket, statementTimeout: TimeInterval?) -> (statement: TimeInterval, answer: TimeInterval?)
     {
         var timeout = statementTimeout ?? self.statementTimeout
         if let remaining = ticket.remainingTime {
             // At least a millisecond: 0 would be no timeout at all.
             timeout = max(0.001, timeout > 0 ? min(timeout, remaining) : remaining)
         }
-        let answerTimeout = Self.answerTimeout(statementTimeout: timeout)
-        let connection = try usableConnection(ticket: ticket, timeout: answerTimeout)
+        return (timeout, Self.answerTimeout(statementTimeout: timeout))
+    }
+
+    private func readOnce<T>(
+        on connection: PostgresConnection, ticket: ReadTicket, statementTimeout: TimeInterval?,
+        _ body: (PostgresReader) throws -> T) throws -> T
+    {
+        let (timeout, answerTimeout) = timeouts(ticket: ticket, statementTimeout: statementTimeout)
         guard ticket.setRunning(interrupt: { connection.cancel() }) else {
             throw PostgresError(kind: .canceled, message: "canceled")
         }
@@ -308,10 +314,9 @@ final class PostgresChannel: @unchecked Sendable {
     }
 
     /// The connection, opened again if there is none or it is not usable,
-    /// within `timeout`, and interrupted if `ticket` is abandoned.
-    ///
-    /// - throws: An `OpenFailure` when it cannot be opened.
-    private func usableConnection(ticket: ReadTicket, timeout: TimeInterval?) throws -> PostgresConnection {
+    /// within the read's answer timeout, and interrupted if `ticket` is
+    /// abandoned.
+    private func usableConnection(ticket: ReadTicket, statementTimeout: TimeInterval?) throws -> PostgresConnection {
         if let connection, connection.status == .ok { return connection }
         // A reset is the same attempt as a new connection (PostgresClient):
         // a new one is opened instead, so that it can be bounded.
@@ -321,18 +326,8 @@ final class PostgresChannel: @unchecked Sendable {
             throw PostgresError(kind: .canceled, message: "canceled")
         }
         defer { _ = ticket.setRunning(interrupt: nil) }
-        do {
-            let opened = try open(timeout, interrupt)
-            connection = opened
-            return opened
-        } catch {
-            throw OpenFailure(error: error)
-        }
+        let opened = try open(timeouts(ticket: ticket, statementTimeout: statementTimeout).answer, interrupt)
+        connection = opened
+        return opened
     }
-}
-
-/// A connection that could not be opened for a read: not tried again in
-/// the same read, as a connection broken during the read is.
-private struct OpenFailure: Error {
-    let error: any Error
 }
