@@ -70,6 +70,18 @@ final class PostgresSchemaChecks: @unchecked Sendable {
         }
     }
 
+    /// The source that a check of `viewed` starts from: the source as
+    /// the last check of it found it, or `viewed` itself. A live window
+    /// keeps asking for the source it was opened with: after a change of
+    /// the schema, checking that one would find it changed at every
+    /// check, and read the whole source again from the catalog each time.
+    func latest(_ viewed: ViewedSource) -> ViewedSource {
+        lock.withLock {
+            guard let last, viewed == last.asked || viewed == last.current else { return viewed }
+            return last.current
+        }
+    }
+
     /// Notes that a check started at `time` found the source `current`
     /// as last checked: its columns stand.
     func confirmed(_ current: ViewedSource, at time: ContinuousClock.Instant) {
@@ -135,7 +147,8 @@ extension PostgresDatabase {
     /// ```
     func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
         let start = ContinuousClock.now
-        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(viewed, reader), request, reader) }
+        let latest = schemaChecks.latest(viewed)
+        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(latest, reader), request, reader) }
         noteCheck(viewed, read, at: start)
         return read.window
     }
@@ -190,7 +203,8 @@ extension PostgresDatabase {
                     // One read: the catalog, and the window only when the
                     // source changed, read from what the catalog said.
                     let read = try screen.read(ticket: ticket) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
-                        let current = try Self.current(viewed, reader)
+                        // From what the window showed, as last checked.
+                        let current = try Self.current(shown, reader)
                         return current == shown ? nil : try Self.window(current, request, reader)
                     }
                     guard let read else {
