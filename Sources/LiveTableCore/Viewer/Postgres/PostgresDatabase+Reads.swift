@@ -192,10 +192,13 @@ extension PostgresDatabase: ViewerDataSource {
 // MARK: - Opening
 
 extension PostgresDatabase {
-    /// The viewed source of `target`, in the read of `reader`.
+    /// The viewed source of `target`, in the read of `reader`; `known`,
+    /// the schema version of a relation (`"schema"."name"`) this read
+    /// already has (`current(_:_:)`), is not read again when the table is
+    /// that relation.
     static func open(
         _ target: ViewerTarget, sortColumn: String?, descending: Bool, filter: String?,
-        _ reader: PostgresReader) throws -> ViewedSource
+        _ reader: PostgresReader, known: (relation: String, version: Int)? = nil) throws -> ViewedSource
     {
         var source: RowSource
         var version = 0
@@ -203,7 +206,11 @@ extension PostgresDatabase {
         case let .table(name):
             let relation = try relation(named: name, reader)
             source = try Self.source(of: relation, reader)
-            version = try schemaVersion(of: relation, reader)
+            if let known, known.relation == relation.quotedName {
+                version = known.version
+            } else {
+                version = try schemaVersion(of: relation, reader)
+            }
         case let .query(sql):
             source = try query(sql, reader)
         }
@@ -228,7 +235,7 @@ extension PostgresDatabase {
         guard version != viewed.schemaVersion else { return viewed }
         return try open(
             .table(viewed.source.name), sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending,
-            filter: viewed.source.filter, reader)
+            filter: viewed.source.filter, reader, known: (viewed.source.from, version))
     }
 
     /// The source of a query, validated by the server: its parentheses

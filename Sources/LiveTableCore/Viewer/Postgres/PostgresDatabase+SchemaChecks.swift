@@ -25,14 +25,18 @@ import PostgresClient
 ///   renamed (42703, 42P01), a key bound back that no longer reads as
 ///   its column's type.
 ///
-/// And a window read without the check is followed, `interval` later, by
-/// one with it, unless another read came first
+/// And a window read without the check is followed, at most `interval`
+/// later, by one with it, unless a checked read came first
 /// (`PostgresDatabase.windows(of:_:)`): what no window statement shows (a
 /// column added, an index or the identity changed, the table replaced by
 /// one of the same columns) is seen within that time of the last commit,
-/// even when no other commit follows.
-// @unchecked Sendable: `last` and `count` are only accessed with `lock`
-// held; `interval` is a constant.
+/// even when no other commit follows. One such check waits a source: the
+/// reads of a burst of commits that come while it waits make it read
+/// their request (the latest) instead of waiting each for its own: a
+/// wait on a dispatch queue can not be cancelled, and one a read piled
+/// up on the queue, its read replaced or not.
+// @unchecked Sendable: `last`, `later`, `checks` and `laterWaits` are only
+// accessed with `lock` held; `interval` is a constant.
 final class PostgresSchemaChecks: @unchecked Sendable {
     /// A check: the source asked for, as the catalog described it, when,
     /// and the shown columns of the window statements of that read.
@@ -48,6 +52,10 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     private let lock = NSLock()
     private var last: Check?
     private var checks = 0
+    /// The source of each scheduled wait for a later check, and the check
+    /// it makes when it ends: the latest asked for, nil when cancelled.
+    private var later: [(source: ViewedSource, check: PostgresLaterCheck?)] = []
+    private var laterWaits = 0
 
     init(interval: TimeInterval) {
         self.interval = interval
@@ -56,6 +64,45 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     /// The number of checks so far (the tests count them).
     var count: Int {
         lock.withLock { checks }
+    }
+
+    /// The number of waits for a later check scheduled so far (the tests
+    /// count them).
+    var laterWaitCount: Int {
+        lock.withLock { laterWaits }
+    }
+
+    /// Makes `check` the later check of `source`: true when no wait for
+    /// one is scheduled, and the caller schedules it; false when one is,
+    /// which makes `check` when it ends.
+    func awaitLater(_ check: PostgresLaterCheck, of source: ViewedSource) -> Bool {
+        lock.withLock {
+            if let index = later.firstIndex(where: { $0.source == source }) {
+                later[index].check = check
+                return false
+            }
+            later.append((source, check))
+            laterWaits += 1
+            return true
+        }
+    }
+
+    /// Withdraws `check`, cancelled, unless a later one replaced it.
+    func withdraw(_ check: PostgresLaterCheck, of source: ViewedSource) {
+        lock.withLock {
+            guard let index = later.firstIndex(where: { $0.source == source }), later[index].check === check else { return }
+            later[index].check = nil
+        }
+    }
+
+    /// The later check of `source` that its wait, ended, makes: nil when
+    /// it was cancelled. A read without the check schedules a new wait
+    /// from now on.
+    func laterDue(_ source: ViewedSource) -> PostgresLaterCheck? {
+        lock.withLock {
+            guard let index = later.firstIndex(where: { $0.source == source }) else { return nil }
+            return later.remove(at: index).check
+        }
     }
 
     /// The source to read `viewed` with, as last checked, and the shown
@@ -67,6 +114,18 @@ final class PostgresSchemaChecks: @unchecked Sendable {
                   now - last.time < .nanoseconds(Int64(interval * 1e9))
             else { return nil }
             return (last.current, last.columns)
+        }
+    }
+
+    /// The source that a check of `viewed` starts from: the source as
+    /// the last check of it found it, or `viewed` itself. A live window
+    /// keeps asking for the source it was opened with: after a change of
+    /// the schema, checking that one would find it changed at every
+    /// check, and read the whole source again from the catalog each time.
+    func latest(_ viewed: ViewedSource) -> ViewedSource {
+        lock.withLock {
+            guard let last, viewed == last.asked || viewed == last.current else { return viewed }
+            return last.current
         }
     }
 
@@ -85,6 +144,34 @@ final class PostgresSchemaChecks: @unchecked Sendable {
             checks += 1
             last = Check(asked: asked, current: current, time: time, columns: columns)
         }
+    }
+}
+
+/// A later check (`PostgresDatabase.laterCheck`): the window read again
+/// when the schema changed since a read without the check showed
+/// `shown`, and its result, for the subscriber.
+// @unchecked Sendable: its constants are set before it is shared, and
+// Future's promise takes its one result from any thread, under its lock.
+final class PostgresLaterCheck: @unchecked Sendable {
+    let request: RowWindowRequest
+    let shown: ViewedSource
+    let ticket = ReadTicket()
+    /// The window read again, nil when the schema did not change.
+    let result: Future<ViewerWindowRead?, any Error>
+    private let promise: Future<ViewerWindowRead?, any Error>.Promise
+
+    init(request: RowWindowRequest, shown: ViewedSource) {
+        self.request = request
+        self.shown = shown
+        var promise: Future<ViewerWindowRead?, any Error>.Promise?
+        result = Future { promise = $0 }
+        // Future calls its closure in its init.
+        self.promise = promise ?? { _ in }
+    }
+
+    /// Sends the check's result.
+    func finish(_ result: Result<ViewerWindowRead?, any Error>) {
+        promise(result)
     }
 }
 
@@ -135,7 +222,8 @@ extension PostgresDatabase {
     /// ```
     func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
         let start = ContinuousClock.now
-        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(viewed, reader), request, reader) }
+        let latest = schemaChecks.latest(viewed)
+        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(latest, reader), request, reader) }
         noteCheck(viewed, read, at: start)
         return read.window
     }
@@ -162,52 +250,65 @@ extension PostgresDatabase {
         schemaChecks.checked(viewed, as: read.window.viewed, columns: read.shown, at: start)
     }
 
-    /// Where the later checks wait and read: serial.
+    /// Where the later checks wait and read.
     private static let laterCheckQueue = DispatchQueue(label: "livetable.postgres.schema-checks", qos: .userInitiated)
 
-    /// The schema check, `schemaChecks.interval` after a read without it
-    /// that showed `shown`, and the window read again with it only when
-    /// the schema changed meanwhile (the rows did not, or the commit that
-    /// changed them made a newer read, which cancels this one): sent only
-    /// then. A failure is sent as the reads send it (`transientFailure`,
-    /// or the end).
+    /// The schema check, at most `schemaChecks.interval` after a read
+    /// without it that showed `shown`, and the window read again with it
+    /// only when the schema changed meanwhile (the rows did not, or the
+    /// commit that changed them made a newer read, which cancels this
+    /// one): sent only then. A failure is sent as the reads send it
+    /// (`transientFailure`, or the end).
+    ///
+    /// One wait a source (`PostgresSchemaChecks.awaitLater`): a later
+    /// check asked for while one waits replaces it, and is made when that
+    /// wait ends.
     func laterCheck(
         _ viewed: ViewedSource, _ request: RowWindowRequest, shown: ViewedSource,
         transientFailure: @escaping @Sendable (any Error) -> ViewerWindowRead?
     ) -> AnyPublisher<ViewerWindowRead, any Error>
     {
-        let delay = Int(schemaChecks.interval * 1e9)
-        return Deferred { [self] () -> AnyPublisher<ViewerWindowRead, any Error> in
-            let ticket = ReadTicket()
-            return Just(())
-                .setFailureType(to: (any Error).self)
-                // A serial queue: Delay schedules the value and the
-                // completion apart, and a concurrent queue may run the
-                // completion first (the value, and the check, were lost).
-                .delay(for: .nanoseconds(delay), scheduler: Self.laterCheckQueue.ocombine)
-                .tryMap { [self] _ -> ViewerWindowRead? in
-                    let start = ContinuousClock.now
-                    // One read: the catalog, and the window only when the
-                    // source changed, read from what the catalog said.
-                    let read = try screen.read(ticket: ticket) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
-                        let current = try Self.current(viewed, reader)
-                        return current == shown ? nil : try Self.window(current, request, reader)
-                    }
-                    guard let read else {
-                        schemaChecks.confirmed(shown, at: start)
-                        return nil
-                    }
-                    noteCheck(viewed, read, at: start)
-                    return .window(read.window)
-                }
+        Deferred { [self] () -> AnyPublisher<ViewerWindowRead, any Error> in
+            let check = PostgresLaterCheck(request: request, shown: shown)
+            if schemaChecks.awaitLater(check, of: viewed) { scheduleLaterCheck(of: viewed) }
+            return check.result
                 .compactMap { $0 }
                 .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
                     guard let read = transientFailure(error) else { return Fail(error: error).eraseToAnyPublisher() }
                     return Just(read).setFailureType(to: (any Error).self).eraseToAnyPublisher()
                 }
-                .handleEvents(receiveCancel: { ticket.abandon() })
+                .handleEvents(receiveCancel: { [self] in
+                    schemaChecks.withdraw(check, of: viewed)
+                    check.ticket.abandon()
+                })
                 .receive(on: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher()
         }.eraseToAnyPublisher()
+    }
+
+    /// Waits `schemaChecks.interval`, then makes the later check of
+    /// `viewed` asked for last, unless it was cancelled.
+    private func scheduleLaterCheck(of viewed: ViewedSource) {
+        Self.laterCheckQueue.asyncAfter(deadline: .now() + schemaChecks.interval) { [self] in
+            guard let check = schemaChecks.laterDue(viewed) else { return }
+            check.finish(Result { try laterCheckRead(viewed, check) })
+        }
+    }
+
+    /// The read of a later check: the catalog, and the window only when
+    /// the source changed, read from what the catalog said (one read).
+    private func laterCheckRead(_ viewed: ViewedSource, _ check: PostgresLaterCheck) throws -> ViewerWindowRead? {
+        let start = ContinuousClock.now
+        let read = try screen.read(ticket: check.ticket) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
+            // From what the window showed, as last checked.
+            let current = try Self.current(check.shown, reader)
+            return current == check.shown ? nil : try Self.window(current, check.request, reader)
+        }
+        guard let read else {
+            schemaChecks.confirmed(check.shown, at: start)
+            return nil
+        }
+        noteCheck(viewed, read, at: start)
+        return .window(read.window)
     }
 }

@@ -24,8 +24,8 @@ extension PostgresDatabase {
     ///
     /// The table's schema is checked against the catalog at most once a
     /// `Settings.schemaCheckInterval`, unless a window shows or meets a
-    /// change, and once more that long after a read that skipped it
-    /// (`PostgresSchemaChecks`).
+    /// change, and once more at most that long after a read that skipped
+    /// it (`PostgresSchemaChecks`: one such check waits at a time).
     ///
     /// All the windows of a database share one watch, and its connection:
     /// a window replaced at each scroll keeps it.

@@ -80,6 +80,29 @@ final class PostgresSchemaCheckTests: XCTestCase {
         XCTAssertNil(recorder.completion)
     }
 
+    /// The reads of a burst of commits that skip the check wait for one
+    /// later check between them, which reads the latest request: each
+    /// used to schedule its own wait on the queue, which no cancel takes
+    /// off. With a check a minute apart, none ends during the test.
+    func testABurstOfReadsSchedulesOneLaterCheck() throws {
+        let database = try open("schemaCheckOneLater", interval: 60)
+        let server = try PostgresServer.shared
+        let writer = try server.session(database: "schemaCheckOneLater", as: server.writer)
+        defer { writer.close() }
+        let (recorder, cancellable) = try observe(database)
+        defer { cancellable.cancel() }
+        waitUntil("first window") { source(recorder) != nil }
+        for value in 1...5 {
+            try writer.run("UPDATE track SET title = 'u\(value)' WHERE id = 10;")
+            waitUntil("u\(value) on the window") {
+                guard case let .window(window)? = recorder.values.last else { return false }
+                return window.window.rows.contains { String.fromDatabaseValue($0[1]) == "u\(value)" }
+            }
+        }
+        XCTAssertEqual(database.schemaChecks.laterWaitCount, 1, "one wait for 5 reads without the check")
+        XCTAssertNil(recorder.completion)
+    }
+
     /// With a check a minute apart: each change is seen at the first read
     /// after it, by the statement it breaks or retypes.
     func testARenamedRetypedOrDroppedColumnOrTableIsSeenAtOnce() throws {
@@ -169,5 +192,41 @@ final class PostgresSchemaCheckTests: XCTestCase {
         let cancelled = logged.components(separatedBy: "canceling statement due to user request").count - 1
         XCTAssertTrue((3...3 + cancelled).contains(columnReads),
                       "the columns read \(columnReads) times for 3 changes (\(cancelled) reads cancelled)")
+    }
+
+    /// A check after a change of the schema starts from the source as the
+    /// last check found it, not from the one the window was opened with:
+    /// the whole source is read again from the catalog once for the
+    /// change (it was at every check after it), and the schema version is
+    /// read once a check (the reading again read it twice). Counted in the
+    /// server's log of this database's statements, of three checked reads
+    /// asking for the source as opened.
+    func testAChangedSchemaIsReadAgainOnceNotAtEveryCheck() throws {
+        let name = "schemaCheckNoReopen"
+        let server = try PostgresServer.shared
+        _ = try open(name, interval: 60, keyed: false)
+        try server.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
+        let database = try open(name, interval: 60, keyed: false)
+        let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(
+            ordering: viewed.ordering, anchor: .position(RowPosition(key: [10.databaseValue])), before: 2, after: 5)
+        try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
+        let log = server.directory.appendingPathComponent("server.log")
+        let logStart = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber).uint64Value
+
+        for _ in 1...3 {
+            let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+            XCTAssertEqual(window.viewed.source.columnNames, ["id", "title", "plays", "note"])
+        }
+
+        let handle = try FileHandle(forReadingFrom: log)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: logStart)
+        let logged = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        func count(_ sql: String) -> Int {
+            logged.components(separatedBy: String(sql.prefix { $0 != "\n" })).count - 1
+        }
+        XCTAssertEqual(count(PostgresDatabase.columnsSQL), 1, "the source read again once for one change")
+        XCTAssertEqual(count(PostgresDatabase.schemaVersionSQL), 3, "the schema version read once a check")
     }
 }
