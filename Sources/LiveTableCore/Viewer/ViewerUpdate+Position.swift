@@ -55,14 +55,14 @@ extension TableState {
     /// True when the selected row's number is not known exactly, and a
     /// count of the rows before it would tell: away from the end (where
     /// the row count tells), not paused (the screen is frozen), no sort or
-    /// filter on its way (the rows are about to change), and only
-    /// where an index reads those rows (`countsRowsBefore`): a scan of a
-    /// view, a filter, a query or an unindexed order would hold one read
+    /// filter on its way (the rows are about to change), and only where an
+    /// index reads those rows (`ViewedSource.countsRowsBefore`): a scan of
+    /// a view, a filter, a query or an unindexed order would hold one read
     /// for its whole length, a writer of a rollback-journal file waiting.
     var needsRowsBeforeCount: Bool {
         guard paused == nil, pendingFilter == nil, pendingSort == nil,
               let window, !window.reachesEnd, selectedIndex != nil,
-              ViewerWindow(viewed: viewed, window: window, selection: nil).countsRowsBefore
+              viewed.countsRowsBefore
         else { return false }
         return selectedRowNumber?.isExact != true
     }
@@ -76,7 +76,7 @@ extension TableState {
         if let counted = value.rowsBefore {
             return .exact(counted)
         }
-        let bound: RowCount? = value.countsRowsBefore && !value.window.rows.isEmpty ? .atLeast(ViewerWindow.rankLimit) : nil
+        let bound: RowCount? = value.viewed.countsRowsBefore && !value.window.rows.isEmpty ? .atLeast(ViewerWindow.rankLimit) : nil
         guard let shown = window, let previous = rowsBeforeShownWindow,
             value.viewed.source == viewed.source, value.viewed.ordering == viewed.ordering,
             let shift = Self.shift(from: shown, to: value.window), previous.value + shift >= 0
