@@ -132,6 +132,10 @@ extension ViewerState {
     /// meanwhile. A count that runs when the position no longer needs one
     /// (an end reached, the screen paused, a sort or a filter pending)
     /// stops: it would hold the connection of the other counts for nothing.
+    /// One whose row left the window (a search, a jump far off) is
+    /// replaced at once by a count of the selection: its answer would be
+    /// thrown away (`rowsBeforeCounted`), after holding the connection to
+    /// its end and delaying the new count by its pause.
     mutating func countRowsBefore() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         guard table.needsRowsBeforeCount, let selected = table.selected else {
@@ -140,9 +144,17 @@ extension ViewerState {
             self.table = table
             return [.stop(.rowsBefore)]
         }
+        if table.rowsBeforePacer.phase == .reading,
+            table.window?.positions.contains { $0 == table.rowsBeforeCountPosition } != true
+        {
+            // The new count takes the read slot, which cancels the old one
+            // (its ticket abandoned): no answer, and so no pause, for it.
+            table.stopsRowsBeforeCount()
+        }
         let counts = table.rowsBeforePacer.change()
         if counts {
             table.rowsBeforeCountSawCommit = false
+            table.rowsBeforeCountPosition = selected
         }
         self.table = table
         return counts ? [.countRowsBefore(table.viewed, selected)] : []
@@ -195,6 +207,7 @@ extension ViewerState {
             return []
         }
         table.rowsBeforeCountSawCommit = false
+        table.rowsBeforeCountPosition = selected
         self.table = table
         return [.countRowsBefore(table.viewed, selected)]
     }

@@ -195,6 +195,25 @@ final class ViewerPositionTests: XCTestCase {
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [], file: file, line: line)
     }
 
+    /// A search far away while the count of the rows before the last
+    /// match reads: that count's answer would be thrown away (its row has
+    /// left the window), so the new match is counted at once, in its
+    /// place (the read slot abandons the old read), and no pause follows
+    /// the abandoned one.
+    func testACountWhoseRowLeftTheWindowIsReplacedAtOnce() throws {
+        var (state, viewed, _, _) = try searchFarAndCount()
+        let far = RowPosition(key: [400_000.databaseValue, 40_000.databaseValue])
+        try search("item 40000", answer: far, in: &state)
+        let request = try XCTUnwrap(state.table?.observedRequest)
+        let window = try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [.countRowsBefore(viewed, far)])
+        // Its answer: exact, and the pause of one quiet count.
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforeCounted(viewed, far, 39_999, seconds: 0.02)),
+                       [.pauseCountingRowsBefore(seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02))])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 40,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+    }
+
     /// A count of the rows of another order (a sort came meanwhile) is
     /// dropped; one that failed leaves the bound.
     func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
