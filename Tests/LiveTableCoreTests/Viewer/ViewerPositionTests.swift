@@ -214,6 +214,26 @@ final class ViewerPositionTests: XCTestCase {
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
     }
 
+    /// Space while the rows before the selection are counted: the count
+    /// stops (the screen is frozen, its answer would not show), and the
+    /// resume counts again, whether windows came while paused or not.
+    func testPausingStopsTheCountAndResumingCountsAgain() throws {
+        for windowWhilePaused in [false, true] {
+            var (state, viewed, match, window) = try searchFarAndCount()
+            XCTAssertEqual(viewerUpdate(&state, .key(.character(" "))), [.stop(.rowsBefore)], "\(windowWhilePaused)")
+            if windowWhilePaused {
+                // A commit's window, kept for the resume.
+                XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [])
+            }
+            XCTAssertEqual(viewerUpdate(&state, .key(.character(" "))), [.resume])
+            let effects = viewerUpdate(&state, .resumed(now: driver.now))
+            XCTAssertEqual(countsOfRowsBefore(effects), [match], "\(windowWhilePaused): \(effects)")
+            // Quiet while it read: exact.
+            _ = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+            XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
+        }
+    }
+
     /// A count of the rows of another order (a sort came meanwhile) is
     /// dropped; one that failed leaves the bound.
     func testACountOfAnotherOrderIsDroppedAndAFailureLeavesTheBound() throws {
