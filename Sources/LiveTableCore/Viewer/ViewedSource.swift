@@ -104,6 +104,22 @@ public struct ViewedSource: Equatable, Sendable {
         return ViewedSource(
             source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
     }
+
+    /// True when the rows before a row are counted (by a window's fetch,
+    /// up to `ViewerWindow.rankLimit`, and beyond it in the background):
+    /// only where an index reads them, never a scan (an unindexed order, a
+    /// view, a filter that the database may scan for, a query). A window
+    /// away from the start whose `rowsBefore` is nil then has at least
+    /// `ViewerWindow.rankLimit` rows before it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// viewed.countsRowsBefore // false for a view, a filter, a query, an unindexed order
+    /// ```
+    public var countsRowsBefore: Bool {
+        cost == .indexSearch && source.filter == nil && !source.isQuery
+    }
 }
 
 /// A window of rows as the live screen observes it: the source it was read
@@ -140,14 +156,6 @@ public struct ViewerWindow: Equatable, Sendable {
     /// (`ViewerDataSource.countRows(of:before:ticket:)`).
     public static let rankLimit = 10_000
 
-    /// True when the fetch counts the rows before the window (up to
-    /// `rankLimit`): only where an index reads them, never a scan (an
-    /// unindexed order, a view, a filter that the database may scan for).
-    /// A window away from the start whose `rowsBefore` is nil then has at
-    /// least `rankLimit` rows before it.
-    public var countsRowsBefore: Bool {
-        viewed.cost == .indexSearch && viewed.source.filter == nil && !viewed.source.isQuery
-    }
 
     /// Creates a value; `fetch(_:_:_:)` fetches one.
     public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
@@ -194,7 +202,7 @@ public struct ViewerWindow: Equatable, Sendable {
         current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow
     {
         var value = try fetchRows(db, try current(viewed), request)
-        if value.rowsBefore == nil, value.countsRowsBefore, let first = value.window.positions.first {
+        if value.rowsBefore == nil, value.viewed.countsRowsBefore, let first = value.window.positions.first {
             let count = try value.viewed.ordering.countRows(db, in: value.viewed.source, before: first, limit: rankLimit)
             value.rowsBefore = count < rankLimit ? count : nil
         }

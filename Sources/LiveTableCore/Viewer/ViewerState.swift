@@ -141,6 +141,10 @@ public struct TableState: Equatable, Sendable {
     /// True when a commit's window came while the rows before the
     /// selection were counted: the count is then an estimate.
     public var rowsBeforeCountSawCommit: Bool
+    /// The row whose rows before the count that reads is counting (the
+    /// selection when it started); nil when none ever started. Meaningful
+    /// only while `rowsBeforePacer` reads.
+    public var rowsBeforeCountPosition: RowPosition?
     /// The window last asked for, nil when no observation runs.
     public var observedRequest: RowWindowRequest?
     /// True until the current observation delivers its first window: its
@@ -230,6 +234,7 @@ public struct TableState: Equatable, Sendable {
         rowsBeforeWindow = nil
         rowsBeforePacer = RefreshPacer(pacing: ViewerPacing.rowsBefore)
         rowsBeforeCountSawCommit = false
+        rowsBeforeCountPosition = nil
         observedRequest = nil
         awaitsFirstWindow = true
         selected = nil

@@ -46,7 +46,10 @@ extension ViewerState {
         guard var paused = table.paused else {
             table.paused = PauseState(showing: table.highlighter.window)
             self.table = table
-            return []
+            // The count of the rows before the selection stops: its answer
+            // would not show, and commits while paused would go unnoticed
+            // by it (their windows wait in `latest`). Resuming counts again.
+            return countRowsBefore()
         }
         paused.isResuming.toggle()
         if !paused.isResuming {

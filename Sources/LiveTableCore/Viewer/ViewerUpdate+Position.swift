@@ -55,14 +55,14 @@ extension TableState {
     /// True when the selected row's number is not known exactly, and a
     /// count of the rows before it would tell: away from the end (where
     /// the row count tells), not paused (the screen is frozen), no sort or
-    /// filter on its way (the rows are about to change), and only
-    /// where an index reads those rows (`countsRowsBefore`): a scan of a
-    /// view, a filter, a query or an unindexed order would hold one read
+    /// filter on its way (the rows are about to change), and only where an
+    /// index reads those rows (`ViewedSource.countsRowsBefore`): a scan of
+    /// a view, a filter, a query or an unindexed order would hold one read
     /// for its whole length, a writer of a rollback-journal file waiting.
     var needsRowsBeforeCount: Bool {
         guard paused == nil, pendingFilter == nil, pendingSort == nil,
               let window, !window.reachesEnd, selectedIndex != nil,
-              ViewerWindow(viewed: viewed, window: window, selection: nil).countsRowsBefore
+              viewed.countsRowsBefore
         else { return false }
         return selectedRowNumber?.isExact != true
     }
@@ -76,7 +76,7 @@ extension TableState {
         if let counted = value.rowsBefore {
             return .exact(counted)
         }
-        let bound: RowCount? = value.countsRowsBefore && !value.window.rows.isEmpty ? .atLeast(ViewerWindow.rankLimit) : nil
+        let bound: RowCount? = value.viewed.countsRowsBefore && !value.window.rows.isEmpty ? .atLeast(ViewerWindow.rankLimit) : nil
         guard let shown = window, let previous = rowsBeforeShownWindow,
             value.viewed.source == viewed.source, value.viewed.ordering == viewed.ordering,
             let shift = Self.shift(from: shown, to: value.window), previous.value + shift >= 0
@@ -132,6 +132,10 @@ extension ViewerState {
     /// meanwhile. A count that runs when the position no longer needs one
     /// (an end reached, the screen paused, a sort or a filter pending)
     /// stops: it would hold the connection of the other counts for nothing.
+    /// One whose row left the window (a search, a jump far off) is
+    /// replaced at once by a count of the selection: its answer would be
+    /// thrown away (`rowsBeforeCounted`), after holding the connection to
+    /// its end and delaying the new count by its pause.
     mutating func countRowsBefore() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         guard table.needsRowsBeforeCount, let selected = table.selected else {
@@ -140,9 +144,17 @@ extension ViewerState {
             self.table = table
             return [.stop(.rowsBefore)]
         }
+        if table.rowsBeforePacer.phase == .reading,
+            table.window?.positions.contains { $0 == table.rowsBeforeCountPosition } != true
+        {
+            // The new count takes the read slot, which cancels the old one
+            // (its ticket abandoned): no answer, and so no pause, for it.
+            table.stopsRowsBeforeCount()
+        }
         let counts = table.rowsBeforePacer.change()
         if counts {
             table.rowsBeforeCountSawCommit = false
+            table.rowsBeforeCountPosition = selected
         }
         self.table = table
         return counts ? [.countRowsBefore(table.viewed, selected)] : []
@@ -195,6 +207,7 @@ extension ViewerState {
             return []
         }
         table.rowsBeforeCountSawCommit = false
+        table.rowsBeforeCountPosition = selected
         self.table = table
         return [.countRowsBefore(table.viewed, selected)]
     }

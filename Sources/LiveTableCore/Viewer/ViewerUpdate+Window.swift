@@ -89,7 +89,8 @@ extension ViewerState {
             effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now)
         } else {
             // Nothing arrived; the selection may have moved in the window.
-            effects = table.needsWindow(page: pageRows) ? observeWindow() : []
+            // The count of the rows before it, stopped by the pause, again.
+            effects = (table.needsWindow(page: pageRows) ? observeWindow() : []) + countRowsBefore()
         }
         if let table = self.table, !table.isFollowing, table.observedRequest?.anchor == .last {
             // Following stopped while paused: the window follows the selection

@@ -20,7 +20,7 @@ final class ViewerPositionTests: XCTestCase {
 
     private var title: String { driver.lines[0] }
 
-    /// Opens the prompt with `key`, types `text`, and presses Enter.
+    /// Opens the search prompt (`/`), types `text`, and presses Enter.
     private func search(_ text: String) throws {
         try driver.type("/" + text)
         try driver.send(.key(.enter))
@@ -49,15 +49,37 @@ final class ViewerPositionTests: XCTestCase {
         }
     }
 
-    func testAnOrderWithoutAnIndexAsksForNoCountOfTheRowsBefore() throws {
-        // By name, which no index orders: a count of the rows before the
-        // selection would scan them all in one read, a writer waiting.
-        driver = try ViewerDriver(path: path, table: "item", sort: "name", width: 80)
-        _ = driver.takeEffects()
-        try search("item 30000")
-        XCTAssertEqual(driver.selected(1), "item 30000".databaseValue)
-        XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()), [])
-        XCTAssertFalse(title.contains("row 30,000"), title)
+    func testWhatNoIndexReadsAsksForNoCountOfTheRowsBefore() throws {
+        // A count of the rows before the selection would scan them all in
+        // one read, a writer waiting: by name, which no index orders; a
+        // view; a filter (by price, indexed: the filter alone forbids it);
+        // a query.
+        _ = try ForeignFile.sqlite3(path, "CREATE VIEW item_view AS SELECT id, name, price FROM item;")
+        let cases: [(String, ViewerTarget, String?, filter: String?)] = [
+            ("an unindexed order", .table("item"), "name", nil),
+            ("a view", .table("item_view"), nil, nil),
+            ("a filter", .table("item"), "price", "price > 0"),
+            ("a query", .query("SELECT id, name, price FROM item"), nil, nil),
+        ]
+        for (label, target, sort, filter) in cases {
+            driver = try ViewerDriver(path: path, target: target, sort: sort, width: 80)
+            if let filter {
+                try driver.type("f" + filter)
+                try driver.send(.key(.enter))
+            }
+            // To the name column.
+            for _ in 0..<3 {
+                let column = try XCTUnwrap(driver.state.table?.currentColumn, label)
+                guard column != 1 else { break }
+                try driver.send(.key(column > 1 ? .left : .right))
+            }
+            XCTAssertEqual(driver.state.table?.currentColumn, 1, label)
+            _ = driver.takeEffects()
+            try search("item 30000")
+            XCTAssertEqual(driver.selected(1), "item 30000".databaseValue, label)
+            XCTAssertEqual(countsOfRowsBefore(driver.takeEffects()), [], label)
+            XCTAssertFalse(title.contains("row 30,000"), "\(label): \(title)")
+        }
     }
 
     func testEndThenPagesUpKeepTheExactPositionWithoutCounting() throws {
@@ -118,35 +140,24 @@ final class ViewerPositionTests: XCTestCase {
     /// commit makes it an estimate, counted again after a pause, one count
     /// at a time.
     func testTheBoundAtOnceThenTheCountPacedAndEstimatedAfterACommit() throws {
-        driver = try ViewerDriver(path: path, table: "item", sort: "price", width: 80)
-        var state = driver.state
-        let table = try XCTUnwrap(state.table)
-        let viewed = table.viewed
-        let match = RowPosition(key: [300_000.databaseValue, 30_000.databaseValue])
-        try search("item 30000", answer: match, in: &state)
-        let request = try XCTUnwrap(state.table?.observedRequest)
-        func window() throws -> ViewerWindow {
-            try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
-        }
         // The bound of the window's fetch, at once; the count asked for.
-        var effects = viewerUpdate(&state, .window(try window(), now: driver.now))
-        XCTAssertEqual(effects, [.countRowsBefore(viewed, match)])
+        var (state, viewed, match, window) = try searchFarAndCount()
         let before = try XCTUnwrap(state.table?.window?.positions.firstIndex(of: match))
         XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row \(grouped(10_001 + before))+ of 50,000 · live "),
                       viewerRender(state).lines[0])
-        effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+        var effects = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
         XCTAssertEqual(effects, [.pauseCountingRowsBefore(seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02))])
         XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row 30,000 of 50,000 · live "), viewerRender(state).lines[0])
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
 
         // A commit: an estimate at once, and a count.
-        effects = viewerUpdate(&state, .window(try window(), now: driver.now))
+        effects = viewerUpdate(&state, .window(window, now: driver.now))
         XCTAssertTrue(effects.contains(.countRowsBefore(viewed, match)), "\(effects)")
         XCTAssertTrue(viewerRender(state).lines[0].contains("row ~30,000 of "), viewerRender(state).lines[0])
         // Commits while it counts: no other count, and the count is an
         // estimate; one more count after the pause.
         for _ in 0..<5 {
-            effects = viewerUpdate(&state, .window(try window(), now: driver.now))
+            effects = viewerUpdate(&state, .window(window, now: driver.now))
             XCTAssertEqual(countsOfRowsBefore(effects), [])
         }
         assertEstimatedThenCountedAgain(
@@ -193,6 +204,45 @@ final class ViewerPositionTests: XCTestCase {
         XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0],
                       file: file, line: line)
         XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [], file: file, line: line)
+    }
+
+    /// A search far away while the count of the rows before the last
+    /// match reads: that count's answer would be thrown away (its row has
+    /// left the window), so the new match is counted at once, in its
+    /// place (the read slot abandons the old read), and no pause follows
+    /// the abandoned one.
+    func testACountWhoseRowLeftTheWindowIsReplacedAtOnce() throws {
+        var (state, viewed, _, _) = try searchFarAndCount()
+        let far = RowPosition(key: [400_000.databaseValue, 40_000.databaseValue])
+        try search("item 40000", answer: far, in: &state)
+        let request = try XCTUnwrap(state.table?.observedRequest)
+        let window = try driver.database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+        XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [.countRowsBefore(viewed, far)])
+        // Its answer: exact, and the pause of one quiet count.
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforeCounted(viewed, far, 39_999, seconds: 0.02)),
+                       [.pauseCountingRowsBefore(seconds: ViewerPacing.rowsBefore.pause(afterReadingFor: 0.02))])
+        XCTAssertTrue(viewerRender(state).lines[0].contains("row 40,000 of "), viewerRender(state).lines[0])
+        XCTAssertEqual(viewerUpdate(&state, .rowsBeforePauseEnded), [])
+    }
+
+    /// Space while the rows before the selection are counted: the count
+    /// stops (the screen is frozen, its answer would not show), and the
+    /// resume counts again, whether windows came while paused or not.
+    func testPausingStopsTheCountAndResumingCountsAgain() throws {
+        for windowWhilePaused in [false, true] {
+            var (state, viewed, match, window) = try searchFarAndCount()
+            XCTAssertEqual(viewerUpdate(&state, .key(.character(" "))), [.stop(.rowsBefore)], "\(windowWhilePaused)")
+            if windowWhilePaused {
+                // A commit's window, kept for the resume.
+                XCTAssertEqual(viewerUpdate(&state, .window(window, now: driver.now)), [])
+            }
+            XCTAssertEqual(viewerUpdate(&state, .key(.character(" "))), [.resume])
+            let effects = viewerUpdate(&state, .resumed(now: driver.now))
+            XCTAssertEqual(countsOfRowsBefore(effects), [match], "\(windowWhilePaused): \(effects)")
+            // Quiet while it read: exact.
+            _ = viewerUpdate(&state, .rowsBeforeCounted(viewed, match, 29_999, seconds: 0.02))
+            XCTAssertTrue(viewerRender(state).lines[0].contains("row 30,000 of "), viewerRender(state).lines[0])
+        }
     }
 
     /// A count of the rows of another order (a sort came meanwhile) is
