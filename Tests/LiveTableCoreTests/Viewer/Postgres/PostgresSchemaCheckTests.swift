@@ -146,29 +146,19 @@ final class PostgresSchemaCheckTests: XCTestCase {
     /// (`PostgresDatabase.columnsSQL`) runs once per source read again.
     func testEachSchemaChangeIsReadFromTheCatalogOnce() throws {
         let name = "schemaCheckReadOnce"
-        let server = try PostgresServer.shared
-        _ = try open(name, interval: 2, keyed: false)
-        // Sessions take the setting when they connect: the database opened
-        // from here on logs every statement.
-        try server.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
-        let database = try open(name, interval: 2, keyed: false)
+        let database = try openLogged(name, interval: 2)
         let (recorder, cancellable) = try observe(database)
         defer { cancellable.cancel() }
         waitUntil("first window") { source(recorder) != nil }
-        let log = server.directory.appendingPathComponent("server.log")
-        let logStart = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber).uint64Value
+        let logStart = try serverLogSize()
 
         // What no window statement shows: each seen by the check that
         // follows the read at its commit.
         try addColumnIndexAndNotNull(name, recorder)
         XCTAssertNil(recorder.completion)
 
-        let handle = try FileHandle(forReadingFrom: log)
-        defer { try? handle.close() }
-        try handle.seek(toOffset: logStart)
-        let logged = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        let columnsStatement = String(PostgresDatabase.columnsSQL.prefix { $0 != "\n" })
-        let columnReads = logged.components(separatedBy: columnsStatement).count - 1
+        let logged = try serverLog(since: logStart)
+        let columnReads = Self.count(PostgresDatabase.columnsSQL, in: logged)
         // A read cancelled midway by a newer one (a commit elsewhere in
         // the cluster, autovacuum's) delivers nothing: its successor may
         // read the columns again.
@@ -186,30 +176,53 @@ final class PostgresSchemaCheckTests: XCTestCase {
     /// asking for the source as opened.
     func testAChangedSchemaIsReadAgainOnceNotAtEveryCheck() throws {
         let name = "schemaCheckNoReopen"
-        let server = try PostgresServer.shared
-        _ = try open(name, interval: 60, keyed: false)
-        try server.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
-        let database = try open(name, interval: 60, keyed: false)
+        let database = try openLogged(name, interval: 60)
         let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(
             ordering: viewed.ordering, anchor: .position(RowPosition(key: [10.databaseValue])), before: 2, after: 5)
         try PostgresTestDatabase.write(name, "ALTER TABLE track ADD COLUMN note text;")
-        let log = server.directory.appendingPathComponent("server.log")
-        let logStart = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log.path)[.size] as? NSNumber).uint64Value
+        let logStart = try serverLogSize()
 
         for _ in 1...3 {
             let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
             XCTAssertEqual(window.viewed.source.columnNames, ["id", "title", "plays", "note"])
         }
 
-        let handle = try FileHandle(forReadingFrom: log)
+        let logged = try serverLog(since: logStart)
+        XCTAssertEqual(Self.count(PostgresDatabase.columnsSQL, in: logged), 1, "the source read again once for one change")
+        XCTAssertEqual(Self.count(PostgresDatabase.schemaVersionSQL, in: logged), 3, "the schema version read once a check")
+    }
+
+    // MARK: - The server's log
+
+    /// The database `name`, opened after it was set to log every statement
+    /// (sessions take the setting when they connect).
+    private func openLogged(_ name: String, interval: TimeInterval) throws -> PostgresDatabase {
+        _ = try open(name, interval: interval, keyed: false)
+        try PostgresServer.shared.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
+        return try open(name, interval: interval, keyed: false)
+    }
+
+    private func serverLogURL() throws -> URL {
+        try PostgresServer.shared.directory.appendingPathComponent("server.log")
+    }
+
+    /// The size of the server's log now: where the statements that follow
+    /// are logged.
+    private func serverLogSize() throws -> UInt64 {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: serverLogURL().path)[.size] as? NSNumber).uint64Value
+    }
+
+    /// What the server logged since `offset`.
+    private func serverLog(since offset: UInt64) throws -> String {
+        let handle = try FileHandle(forReadingFrom: serverLogURL())
         defer { try? handle.close() }
-        try handle.seek(toOffset: logStart)
-        let logged = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        func count(_ sql: String) -> Int {
-            logged.components(separatedBy: String(sql.prefix { $0 != "\n" })).count - 1
-        }
-        XCTAssertEqual(count(PostgresDatabase.columnsSQL), 1, "the source read again once for one change")
-        XCTAssertEqual(count(PostgresDatabase.schemaVersionSQL), 3, "the schema version read once a check")
+        try handle.seek(toOffset: offset)
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
+    /// How many times `sql` (its first line) is in `logged`.
+    private static func count(_ sql: String, in logged: String) -> Int {
+        logged.components(separatedBy: String(sql.prefix { $0 != "\n" })).count - 1
     }
 }
