@@ -72,6 +72,16 @@ final class RemoteFileTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testHallOfFameInWALOnAFuseMountSaysTheFileSystem() throws {
+        let mount = try makeMount(directIO: false)
+        let database = mount.mountPoint.appendingPathComponent("players.sqlite")
+        let session = try launch(["--database", database.path, "--seed", "1"])
+        try session.waitForScreen(containing: "polled every 0.1 s: fuse")
+        XCTAssertEqual(try sqlite(database, "PRAGMA journal_mode"), "wal")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testWALFileOnADirectIOMountIsRefusedNamingWALAndTheFileSystem() throws {
         let mount = try makeMount()
         let behind = try makeFile(in: mount.source, mode: "wal")
