@@ -15,7 +15,7 @@ import Foundation
 ///
 /// ```swift
 /// if let file = RemoteWALFile(path: "/mnt/share/app.sqlite") {
-///     print(file) // the database is in WAL mode on a FUSE file system (fuse): ...
+///     print(file) // the database is in WAL mode on a FUSE file system (fuse), which...
 /// }
 /// ```
 public struct RemoteWALFile: Error, Sendable, Hashable, CustomStringConvertible {
