@@ -18,7 +18,7 @@ extension ViewerDatabase {
             // The connections keep the old file open: its inode is not
             // reused while they do, so that a new file has another identity.
             guard let file = FileIdentity(path: path) else { throw SourceError.missingFile(path: path) }
-            return file == current.file ? nil : try Self.connect(path: path)
+            return file == current.file && !current.isStale ? nil : try Self.connect(path: path)
         }
     }
 }
@@ -29,6 +29,9 @@ struct ViewerConnection: Sendable {
     let backgroundReader: DatabaseQueue
     let interrupters: (reader: ReadInterrupter, background: ReadInterrupter)
     let file: FileIdentity
+    /// True once the watch of commits said the file changed: ReactiveGRDB
+    /// refuses to watch these connections again.
+    var isStale = false
 }
 
 /// The connections of a `ViewerDatabase` and its copies, replaced together.
@@ -41,6 +44,15 @@ final class ViewerConnections: Sendable {
 
     var current: ViewerConnection {
         state.withLock { $0 }
+    }
+
+    /// Marks the connections stale if `reader` is still theirs.
+    func markStale(_ reader: DatabaseQueue) {
+        state.withLock { connection in
+            if connection.reader === reader {
+                connection.isStale = true
+            }
+        }
     }
 
     /// Replaces the connections by those `reopen` opens, if it does: under

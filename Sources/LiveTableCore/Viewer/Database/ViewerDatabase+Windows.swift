@@ -77,6 +77,7 @@ extension ViewerDatabase {
     {
         Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in
             let ticket = ReadTicket()
+            let reader = database.reader
             return ValueObservation
                 .tracking { db -> ViewerWindowRead in
                     do {
@@ -87,10 +88,15 @@ extension ViewerDatabase {
                         return .transientFailure(error)
                     }
                 }
-                .publisher(in: database.reader)
+                .publisher(in: reader)
                 .includingOtherProcesses(commits)
                 .handleEvents(receiveCancel: { ticket.abandon() })
                 .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
+                    if error is DatabaseFileChangedError {
+                        // Opened again by the next open, even if the file
+                        // at the path looks the same by then.
+                        database.connections.markStale(reader)
+                    }
                     guard failureKind(of: error) == .transient else {
                         return Fail(error: error).eraseToAnyPublisher()
                     }
