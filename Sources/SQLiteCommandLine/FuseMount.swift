@@ -49,8 +49,11 @@ public final class FuseMount: @unchecked Sendable {
 
     /// Mounts `directory/source` on `directory/mount`, both created.
     ///
+    /// - parameter directIO: False for a mount that caches pages, where
+    ///   SQLite can open a WAL file (and never sees the other side's commits).
     /// - throws: `SQLiteCommand.Failure` with `bindfs`'s error.
-    public init(in directory: URL) throws {
+    public init(in directory: URL, directIO: Bool = true) throws {
+        self.directIO = directIO
         source = directory.appendingPathComponent("source", isDirectory: true)
         mountPoint = directory.appendingPathComponent("mount", isDirectory: true)
         if let reason = Self.unavailableReason {
@@ -58,12 +61,26 @@ public final class FuseMount: @unchecked Sendable {
         }
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        try mount()
+    }
+
+    private let directIO: Bool
+
+    private func mount() throws {
         // bindfs returns once the mount is made, its daemon in the
         // background.
         try Self.run("bindfs", [
-            "--multithreaded", "--enable-lock-forwarding", "-o", "direct_io,attr_timeout=0",
+            "--multithreaded", "--enable-lock-forwarding", "-o", directIO ? "direct_io,attr_timeout=0" : "attr_timeout=0",
             source.path, mountPoint.path,
         ])
+    }
+
+    /// Unmounts (lazily if a process has a file open there: it keeps the
+    /// old mount) and mounts again, as a network share is remounted.
+    public func remount() throws {
+        unmount()
+        try mount()
+        lock.withLock { isMounted = true }
     }
 
     deinit {

@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1023
-@MainActor private func example_ReactiveGRDB_md_1023() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1023)
+// Docs/ReactiveGRDB.md:1030
+@MainActor private func example_ReactiveGRDB_md_1030() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1030)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1078
-@MainActor private func example_ReactiveGRDB_md_1078() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1078)
+// Docs/ReactiveGRDB.md:1085
+@MainActor private func example_ReactiveGRDB_md_1085() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1085)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1106
-@MainActor private func example_ReactiveGRDB_md_1106() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1106)
+// Docs/ReactiveGRDB.md:1113
+@MainActor private func example_ReactiveGRDB_md_1113() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1113)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1133
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1133)
+// Docs/ReactiveGRDB.md:1140
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1140)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1173
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1173)
+// Docs/ReactiveGRDB.md:1180
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1180)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1223
-@MainActor private func example_ReactiveGRDB_md_1223() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1223)
+// Docs/ReactiveGRDB.md:1230
+@MainActor private func example_ReactiveGRDB_md_1230() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1230)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1238
-@MainActor private func example_ReactiveGRDB_md_1238() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1238)
+// Docs/ReactiveGRDB.md:1245
+@MainActor private func example_ReactiveGRDB_md_1245() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1245)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1257
-@MainActor private func example_ReactiveGRDB_md_1257() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
+// Docs/ReactiveGRDB.md:1264
+@MainActor private func example_ReactiveGRDB_md_1264() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1264)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1308
-@MainActor private func example_ReactiveGRDB_md_1308() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1308)
+// Docs/ReactiveGRDB.md:1315
+@MainActor private func example_ReactiveGRDB_md_1315() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1315)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1405
-@MainActor private func example_ReactiveGRDB_md_1405() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1405)
+// Docs/ReactiveGRDB.md:1412
+@MainActor private func example_ReactiveGRDB_md_1412() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1412)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1461
-@MainActor private func example_ReactiveGRDB_md_1461() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1461)
+// Docs/ReactiveGRDB.md:1468
+@MainActor private func example_ReactiveGRDB_md_1468() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1468)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -54,6 +54,104 @@ final class RemoteFileTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    // MARK: - WAL on a FUSE mount
+
+    func testWALFileOnAFuseMountIsNotSaidLiveAndTheStatusLineSaysWhy() throws {
+        // A mount that caches pages: SQLite opens the WAL file there, but
+        // the other side's commits never show (its -shm index is not shared).
+        let mount = try makeMount(directIO: false)
+        let behind = try makeFile(in: mount.source, mode: "wal")
+        let seen = mount.mountPoint.appendingPathComponent(behind.lastPathComponent)
+        let session = try launch(["view", seen.path, "item"], width: 160)
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · not live · WAL on fuse")
+        XCTAssertTrue(screen.contains(
+            "WAL on a FUSE file system (fuse): other machines' commits can't be seen; "
+                + "use journal_mode=DELETE, or view it on the writer's machine"), screen)
+        XCTAssertFalse(screen.contains("· live"), screen)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testHallOfFameInWALOnAFuseMountSaysTheFileSystem() throws {
+        let mount = try makeMount(directIO: false)
+        let database = mount.mountPoint.appendingPathComponent("players.sqlite")
+        let session = try launch(["--database", database.path, "--seed", "1"])
+        try session.waitForScreen(containing: "polled every 0.1 s: fuse")
+        XCTAssertEqual(try sqlite(database, "PRAGMA journal_mode"), "wal")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testWALFileOnADirectIOMountIsRefusedNamingWALAndTheFileSystem() throws {
+        let mount = try makeMount()
+        let behind = try makeFile(in: mount.source, mode: "wal")
+        let seen = mount.mountPoint.appendingPathComponent(behind.lastPathComponent)
+        let result = try Shell.run(Self.binaryPath, ["view", seen.path, "item"], environment: [
+            "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",
+        ])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(
+            result.standardError,
+            "livetable: error: cannot open \"\(seen.path)\": it is in WAL mode, which a FUSE file system (fuse) "
+                + "mounted with direct_io can not read (no shared -shm index): use journal_mode=DELETE, "
+                + "or view it on the writer's machine\n")
+    }
+
+    // MARK: - A replaced file
+
+    func testFileReplacedByRenameIsReopenedInTheSameTableSortFilterAndRow() throws {
+        let file = try makeFile(in: directory)
+        let session = try launch(["view", file.path, "item", "--sort", "name"])
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        try session.send("f")
+        try session.type("price < 40")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "row 1 of 39 · live")
+        try session.send("j", "j")
+        try session.waitForScreen(containing: "row 3 of 39 · live")
+
+        // Written under another name and renamed over it, as `litestream
+        // restore -o` and deploy scripts do: 60 items, each 10 cheaper, and
+        // "item 000" before them in the sort.
+        let fresh = directory.appendingPathComponent("app.sqlite.tmp")
+        try Shell.python(#"""
+            import os, sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price INTEGER, note)")
+            c.executemany("INSERT INTO item(name, price) VALUES (?, ?)", [("item %03d" % i, i - 10) for i in range(1, 61)])
+            c.execute("INSERT INTO item(name, price) VALUES ('item 000', 0)")
+            c.commit()
+            c.close()
+            os.rename(sys.argv[1], sys.argv[2])
+            """#, [fresh.path, file.path])
+        // The same sort, filter and row ("item 003", one row down now), in
+        // the new file.
+        let screen = try session.waitForScreen(containing: "row 4 of 50 · live")
+        XCTAssertTrue(screen.contains("file replaced: reopened"), screen)
+        XCTAssertTrue(screen.contains("by name ↑"), screen)
+        XCTAssertTrue(screen.contains("where price < 40"), screen)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testFileBehindAFuseMountRemountedLazilyIsReopened() throws {
+        let mount = try makeMount()
+        let behind = try makeFile(in: mount.source)
+        let seen = mount.mountPoint.appendingPathComponent(behind.lastPathComponent)
+        let session = try launch(["view", seen.path, "item", "--sort", "name"])
+        try session.waitForScreen(containing: "row 1 of 50 · live · polled every 0.1 s: fuse")
+        try session.send("j", "j")
+        try session.waitForScreen(containing: "row 3 of 50 · live")
+        // The viewer keeps the old mount busy: unmounted lazily, then the
+        // path is on a new mount.
+        try mount.remount()
+        try session.waitForScreen(containing: "file replaced: reopened")
+        _ = try sqlite(behind, "INSERT INTO item(name, price) VALUES ('remounted', 7)")
+        try session.waitForScreen(containing: "row 3 of 51 · live · polled every 0.1 s: fuse")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     // MARK: - --poll
 
     func testPollOnALocalFileIsSaidAndWritesShow() throws {
@@ -166,8 +264,8 @@ final class RemoteFileTests: LiveTableTestCase {
 
     // MARK: - Support
 
-    private func makeMount() throws -> FuseMount {
-        let mount = try FuseMount(in: directory.appendingPathComponent("fuse", isDirectory: true))
+    private func makeMount(directIO: Bool = true) throws -> FuseMount {
+        let mount = try FuseMount(in: directory.appendingPathComponent("fuse", isDirectory: true), directIO: directIO)
         self.mount = mount
         return mount
     }

@@ -104,6 +104,45 @@ final class RemoteFileSystemTests: XCTestCase {
         }
     }
 
+    func testWALFileOnAFuseMountIsReportedAsUnseenFromOtherMachines() throws {
+        // A mount that caches pages: SQLite opens a WAL file there, but its
+        // -shm index is not the other side's.
+        let mount = try FuseMount(in: directory, directIO: false)
+        self.mount = mount
+        let other = try SQLiteCommand(path: mount.source.appendingPathComponent("db.sqlite").path)
+        defer { other.close() }
+        try other.execute("""
+            PRAGMA journal_mode = wal;
+            CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            """)
+        let path = mount.mountPoint.appendingPathComponent("db.sqlite").path
+        let file = try XCTUnwrap(RemoteWALFile(path: path))
+        XCTAssertEqual(file.fileSystem.name, "fuse")
+        XCTAssertTrue(file.description.hasPrefix(
+            "the database is in WAL mode on a FUSE file system (fuse), which does not share its -shm index"),
+            file.description)
+        // Neither the same file seen from its side, nor a rollback-journal file.
+        XCTAssertNil(RemoteWALFile(path: mount.source.appendingPathComponent("db.sqlite").path))
+        let journal = try SQLiteCommand(path: mount.source.appendingPathComponent("journal.sqlite").path)
+        try journal.execute("CREATE TABLE t(x)")
+        journal.close()
+        XCTAssertNil(RemoteWALFile(path: mount.mountPoint.appendingPathComponent("journal.sqlite").path))
+
+        var configuration = Configuration()
+        configuration.readonly = true
+        let reader = try DatabaseQueue(path: path, configuration: configuration)
+        try RecorderScope.run {
+            let reasons = Synchronized<[String]>([])
+            let recorder = names.publisher(in: reader)
+                .includingOtherProcesses(.fileEvents(onPollingFallback: { reason in reasons.update { $0.append(reason) } }))
+                .record()
+            wait(for: recorder, valueCount: 1)
+            wait(for: reasons, until: { $0 == [file.description] })
+            recorder.cancel()
+        }
+        try reader.close()
+    }
+
     // MARK: - Checks at an interval on any file system
 
     func testCheckingEveryIntervalSeesCommitsThatMakeNoFileEvent() throws {

@@ -76,7 +76,9 @@ public struct CommitPolling: Equatable, Sendable {
         let seconds = interval ?? OtherProcessCommits.fallbackPollingInterval
         let note = "polled every \(Self.format(seconds)) s"
         guard let reason else { return note }
-        if let fileSystem = RemoteFileSystem(containingFileAt: path), reason == fileSystem.description {
+        if let fileSystem = RemoteFileSystem(containingFileAt: path),
+            reason == fileSystem.description || reason == RemoteWALFile(path: path)?.description
+        {
             return "\(note): \(fileSystem.name)"
         }
         // inotify's limits are reached: ReactiveGRDB's reason says which.

@@ -15,6 +15,8 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case tablesCounted(from: Int, names: [String], counts: [RowCount?])
     /// Time to list the tables again, after a failure.
     case retryListing
+    /// Time to open the source again, while no file is at its path.
+    case retryOpen
     /// A source was opened (from the picker, or again after a failure).
     case opened(ViewedSource)
     /// A source could not be opened, and why.
@@ -68,6 +70,9 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// every 0.1 s: fuse"), and ReactiveGRDB's reason, nil when the
     /// polling was asked for (`--poll`).
     case commitsPolled(note: String, reason: String?)
+    /// Other machines' commits can not be seen (a WAL file on a network or
+    /// FUSE file system): the title's note ("WAL on fuse") and why.
+    case commitsUnseen(note: String, reason: String)
 }
 
 /// A read of the source on screen that runs until it ends or is replaced,
@@ -104,6 +109,10 @@ public enum ViewerFailureKind: Equatable, Sendable {
     /// every database: bad input, not something gone (on the command
     /// line, like any failure to open, one line and status 1).
     case other
+    /// Another file is at the path now (renamed over it, a remount), or
+    /// none for now: the file at the path is opened again, as soon as
+    /// there is one, in the same table, sort, filter and selection.
+    case fileReplaced
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.
@@ -115,6 +124,8 @@ public enum ViewerEffect: Equatable, Sendable {
     case countTables(from: Int, names: [String], kinds: [TableSchema.Kind])
     /// Send `.retryListing` after this many seconds.
     case retryListing(after: Double)
+    /// Send `.retryOpen` after this many seconds.
+    case retryOpen(after: Double)
     /// Open a source, on the screen's reader.
     case open(ViewerTarget, sortColumn: String?, descending: Bool)
     /// Observe this window of this source, replacing the observation.

@@ -41,7 +41,12 @@ public struct ViewerProgram: AppProgram {
     /// every 0.1 s: fuse"); the first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
         [.observe(slot: .pollingReports, dataSource.liveness()
-            .map { ViewerMessage.commitsPolled(note: $0.note, reason: $0.reason) }
+            .map { liveness in
+                guard !liveness.seesOtherMachines, let reason = liveness.reason else {
+                    return ViewerMessage.commitsPolled(note: liveness.note, reason: liveness.reason)
+                }
+                return ViewerMessage.commitsUnseen(note: liveness.note, reason: reason)
+            }
             .eraseToAnyPublisher())]
     }
 
@@ -68,6 +73,11 @@ public struct ViewerProgram: AppProgram {
                     PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true)
                 }
             }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
+        case let .retryOpen(seconds):
+            // In the open's slot: an open asked for meanwhile replaces it.
+            return .observe(slot: .read(.open), Just(ViewerMessage.retryOpen)
+                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher())
         case let .retryListing(seconds):
             return .observe(slot: .tables, Just(ViewerMessage.retryListing)
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)

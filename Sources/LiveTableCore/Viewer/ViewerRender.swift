@@ -256,7 +256,7 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     } else if let paused = table.paused {
         live = paused.counter.text
     } else {
-        live = table.isFollowing ? "following" : "live"
+        live = !state.seesOtherMachines ? "not live" : table.isFollowing ? "following" : "live"
     }
     let count: String
     // Before the first count, the database's estimate if it gives one.

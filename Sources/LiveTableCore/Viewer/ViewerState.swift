@@ -41,6 +41,9 @@ public struct ViewerState: Equatable, Sendable {
     /// why: "polled every 0.1 s: fuse" (`CommitPolling`); nil while
     /// inotify's file events are enough.
     public var polling: String?
+    /// False when other machines' commits can not be seen (a WAL file on a
+    /// network or FUSE file system): the title never says `live`.
+    public var seesOtherMachines = true
     /// The source being opened, whose `.opened` or `.openFailed` is
     /// awaited: a result that comes after `t` left it is dropped.
     public var pendingOpen: ViewerTarget?
@@ -200,6 +203,9 @@ public struct TableState: Equatable, Sendable {
     /// Why the rows could not be counted, nil while they can: counted
     /// again on the next commit.
     public var countFailure: String?
+    /// True while the file at the path is opened again, after another file
+    /// took its place: the status line says so once it is open.
+    public var reopensFile = false
     /// What changed in the window, by row identity, and since when:
     /// `viewerUpdate` feeds it each window and each tick of its timer, and
     /// `viewerRender` highlights the changed cells and new rows it tells.

@@ -19,6 +19,10 @@ extension ViewerState {
             if table.selected?.key.count != viewed.ordering.keyColumns.count {
                 table.selected = nil
             }
+            if table.reopensFile {
+                table.reopensFile = false
+                message = .notice("file replaced: reopened")
+            }
             let filter = table.viewed.source.filter
             table.viewed = viewed
             if let filter {
@@ -87,7 +91,39 @@ extension ViewerState {
             table.failure = error
             self.table = table
             return []
+        case .fileReplaced:
+            // No file at the path for now (a remount under way): the rows
+            // stay, `not live`, until one is there.
+            table.failure = error
+            table.reopensFile = true
+            self.table = table
+            return [.retryOpen(after: Self.reopenDelay)]
         }
+    }
+
+    /// How long the view waits before it looks again for a file at its
+    /// path: 1 s.
+    static let reopenDelay: Double = 1
+
+    /// Opens the file now at the path again, in the same table and order.
+    mutating func reopenFile() -> [ViewerEffect] {
+        guard var table = self.table, pendingOpen == nil else { return [] }
+        table.isLive = false
+        table.isRecovering = true
+        table.reopensFile = true
+        table.observedRequest = nil
+        table.pendingSort = nil
+        table.stopsRowsBeforeCount()
+        self.table = table
+        pendingOpen = table.viewed.target
+        return [.stop(.window), .stop(.rowsBefore), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
+                                                         descending: table.viewed.ordering.descending)]
+    }
+
+    /// Looks again for a file at the path, unless the view left meanwhile.
+    mutating func retryOpen() -> [ViewerEffect] {
+        guard table?.isRecovering == true else { return [] }
+        return reopenFile()
     }
 
     /// Says why the window could not be read, and reads the schema again unless
@@ -96,6 +132,13 @@ extension ViewerState {
         guard var table = self.table else { return [] }
         table.isLive = false
         table.failure = error
+        if kind == .fileReplaced {
+            message = .error(error)
+            self.table = table
+            // Failed again before any window (the same file after all): in
+            // a second, not in a loop.
+            return table.isRecovering ? [.retryOpen(after: Self.reopenDelay)] : reopenFile()
+        }
         if kind == .transient {
             // The observation goes on: it reads again on the next commit
             // (or key), and the rows stay meanwhile.
@@ -168,6 +211,16 @@ extension ViewerState {
         if let reason {
             message = .notice("other processes' commits are polled: \(reason)")
         }
+        return []
+    }
+
+    /// Says that other machines' commits can not be seen: the title says
+    /// `not live` from now on, and the status line why.
+    mutating func commitsUnseen(note: String, reason: String) -> [ViewerEffect] {
+        guard seesOtherMachines || polling != note else { return [] }
+        seesOtherMachines = false
+        polling = note
+        message = .error(reason)
         return []
     }
 

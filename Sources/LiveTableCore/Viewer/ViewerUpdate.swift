@@ -47,6 +47,8 @@ extension ViewerState {
             return tablesFailed(error)
         case .retryListing:
             return retryListing()
+        case .retryOpen:
+            return retryOpen()
         case let .tablesCounted(from, names, counts):
             return tablesCounted(from: from, names: names, counts: counts)
         case let .opened(viewed):
@@ -85,6 +87,8 @@ extension ViewerState {
             return filterFailed(error)
         case let .commitsPolled(note, reason):
             return commitsPolled(note: note, reason: reason)
+        case let .commitsUnseen(note, reason):
+            return commitsUnseen(note: note, reason: reason)
         case let .countFailed(error):
             return countFailed(error)
         }

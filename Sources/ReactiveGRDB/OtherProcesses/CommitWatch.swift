@@ -295,7 +295,8 @@ final class CommitWatch: @unchecked Sendable {
         // inotify reports this machine's writes at once; the checks at an
         // interval catch the others'.
         if let fileSystem = RemoteFileSystem(containingFileAt: path) {
-            fallbackReason = fileSystem.description
+            // In WAL mode there, other machines' commits can not be seen.
+            fallbackReason = RemoteWALFile(path: path)?.description ?? fileSystem.description
             startPolling(every: interval)
         } else if askedInterval != nil {
             startPolling(every: interval)

@@ -80,7 +80,8 @@ public struct OtherProcessCommits: Sendable {
     /// database is polled every `fallbackPollingInterval`: inotify is not
     /// available, or the file is on a `RemoteFileSystem` (the reason is
     /// then its description: "network file system (nfs)", "FUSE file
-    /// system (fuse)").
+    /// system (fuse)"; for a database in WAL mode there, whose commits
+    /// from other machines can not be seen, a `RemoteWALFile`'s).
     ///
     /// For example:
     ///

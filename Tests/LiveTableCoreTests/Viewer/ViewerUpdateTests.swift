@@ -280,6 +280,43 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
     }
 
+    func testFileGoneIsLookedForEverySecondAndReopenedOnTheSameRow() throws {
+        try start(.table("item"), sort: "price")
+        try send(.key(.character("j")))
+        try send(.key(.character("j")))
+        let viewed = try XCTUnwrap(state.table?.viewed)
+        let reopen: [ViewerEffect] = [.stop(.window), .stop(.rowsBefore), .open(.table("item"), sortColumn: "price", descending: false)]
+        // The watch finds another file at the path, or none: opened again at once.
+        XCTAssertEqual(viewerUpdate(&state, .windowFailed("the database file was deleted", .fileReplaced)), reopen)
+        XCTAssertEqual(state.table?.isLive, false)
+        // No file there yet (a remount under way): looked for again in a second.
+        XCTAssertEqual(viewerUpdate(&state, .openFailed("no such file", .fileReplaced)), [.retryOpen(after: 1)])
+        XCTAssertEqual(state.message, .error("no such file"))
+        XCTAssertEqual(viewerUpdate(&state, .retryOpen), reopen)
+        // There: the same row, and the status line says so.
+        try send(.opened(viewed))
+        XCTAssertEqual(state.message, .notice("file replaced: reopened"))
+        XCTAssertEqual(selectedName, "item 003")
+        XCTAssertEqual(state.table?.isLive, true)
+        // Left meanwhile: nothing to look for.
+        try send(.key(.character("t")))
+        XCTAssertEqual(viewerUpdate(&state, .retryOpen), [])
+    }
+
+    func testCommitsOtherMachinesCanNotSeeAreNeverSaidLive() throws {
+        try start(.table("item"))
+        let reason = "WAL on a FUSE file system (fuse): other machines' commits can't be seen"
+        XCTAssertEqual(try send(.commitsUnseen(note: "WAL on fuse", reason: reason)), [])
+        XCTAssertEqual(state.message, .error(reason))
+        XCTAssertEqual(state.polling, "WAL on fuse")
+        XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row 1 of 100 · not live · WAL on fuse "), viewerRender(state).lines[0])
+        // Said once; the title all along.
+        try send(.key(.down))
+        try send(.commitsUnseen(note: "WAL on fuse", reason: reason))
+        XCTAssertNil(state.message)
+        XCTAssertTrue(viewerRender(state).lines[0].contains("· not live · WAL on fuse"), viewerRender(state).lines[0])
+    }
+
     func testPollingAskedForIsInTheTitleWithoutANotice() throws {
         try start(.table("item"))
         XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.5 s", reason: nil)), [])

@@ -166,10 +166,14 @@ public struct ViewerLiveness: Equatable, Sendable {
     public var note: String
     /// Why it polls, in one line; nil when the user asked for it.
     public var reason: String?
+    /// False when other machines' commits can not be seen at all (a WAL
+    /// file on a network or FUSE file system): `reason` says why.
+    public var seesOtherMachines: Bool
 
     /// Creates a note for the title.
-    public init(note: String, reason: String?) {
+    public init(note: String, reason: String?, seesOtherMachines: Bool = true) {
         self.note = note
         self.reason = reason
+        self.seesOtherMachines = seesOtherMachines
     }
 }

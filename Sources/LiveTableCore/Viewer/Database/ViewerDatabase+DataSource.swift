@@ -15,7 +15,8 @@ extension ViewerDatabase: ViewerDataSource {
     /// The tables and views of the file, on the background reader: a slow
     /// read of the windows never holds them up.
     public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
-        try readRaw(background: true, ticket: ticket) { db in try TableSchema.list(db) }
+        try reopenIfReplaced()
+        return try readRaw(background: true, ticket: ticket) { db in try TableSchema.list(db) }
     }
 
     /// Counts a table (`RowSource.quickRowCount(_:limit:)`) on the
@@ -26,9 +27,11 @@ extension ViewerDatabase: ViewerDataSource {
         }
     }
 
-    /// Opens a source on the screen's reader (`ViewedSource.open`).
+    /// Opens a source on the screen's reader (`ViewedSource.open`), in the
+    /// file now at the path (`reopenIfReplaced()`).
     public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
-        try readRaw(background: false, ticket: ticket) { db in
+        try reopenIfReplaced()
+        return try readRaw(background: false, ticket: ticket) { db in
             try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
         }
     }
@@ -130,10 +133,16 @@ extension ViewerDatabase: ViewerDataSource {
     /// ViewerDatabase.failureKind(of: SourceError.locked(path: "app.sqlite")) // .transient
     /// ```
     public static func failureKind(of error: any Error) -> ViewerFailureKind {
+        if error is DatabaseFileChangedError {
+            return .fileReplaced
+        }
         if let error = error as? SourceError {
             switch error {
             case .locked, .needsRecovery:
                 return .transient
+            case .missingFile:
+                // Gone since it opened: a remount under way, a file replaced.
+                return .fileReplaced
             case .noSuchTable, .noSuchColumn, .invalidQuery:
                 return .missingSource
             default:

@@ -31,8 +31,10 @@ extension ViewerDatabase {
     /// ```
     public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
         let reports = pollingReports
+        let path = self.path
         let commits = (self.commits ?? polling.commits(path: path, onPolled: { note, reason in
-            DispatchQueue.main.async { reports.subject.send(ViewerLiveness(note: note, reason: reason)) }
+            let liveness = Self.unseenCommits(path: path, reason: reason) ?? ViewerLiveness(note: note, reason: reason)
+            DispatchQueue.main.async { reports.subject.send(liveness) }
         })).paced(ViewerPacing.window)
         return Self.observe(viewed, request, in: self, commits: commits)
     }
@@ -41,10 +43,26 @@ extension ViewerDatabase {
     /// asked for (`--poll`) at once: "polled every 0.1 s: fuse".
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         let reports = pollingReports.subject.eraseToAnyPublisher()
+        // Said before the first window: the title never says `live`.
+        if let unseen = Self.unseenCommits(path: path, reason: nil) {
+            return reports.prepend(unseen).eraseToAnyPublisher()
+        }
         guard polling.interval != nil else { return reports }
         return reports
             .prepend(ViewerLiveness(note: polling.note(path: path, reason: nil), reason: nil))
             .eraseToAnyPublisher()
+    }
+
+    /// The liveness of a WAL file on a network or FUSE file system, whose
+    /// commits from other machines can not be seen; nil for any other file
+    /// (or when ReactiveGRDB's `reason`, if given, is another).
+    static func unseenCommits(path: String, reason: String?) -> ViewerLiveness? {
+        guard let file = RemoteWALFile(path: path), reason == nil || reason == file.description else { return nil }
+        return ViewerLiveness(
+            note: "WAL on \(file.fileSystem.name)",
+            reason: "WAL on a \(file.fileSystem): other machines' commits can't be seen; "
+                + "use journal_mode=DELETE, or view it on the writer's machine",
+            seesOtherMachines: false)
     }
 
     /// How long a failed window waits before it is read again, while
@@ -59,6 +77,7 @@ extension ViewerDatabase {
     {
         Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in
             let ticket = ReadTicket()
+            let reader = database.reader
             return ValueObservation
                 .tracking { db -> ViewerWindowRead in
                     do {
@@ -69,10 +88,15 @@ extension ViewerDatabase {
                         return .transientFailure(error)
                     }
                 }
-                .publisher(in: database.reader)
+                .publisher(in: reader)
                 .includingOtherProcesses(commits)
                 .handleEvents(receiveCancel: { ticket.abandon() })
                 .catch { error -> AnyPublisher<ViewerWindowRead, any Error> in
+                    if error is DatabaseFileChangedError {
+                        // Opened again by the next open, even if the file
+                        // at the path looks the same by then.
+                        database.connections.markStale(reader)
+                    }
                     guard failureKind(of: error) == .transient else {
                         return Fail(error: error).eraseToAnyPublisher()
                     }

@@ -50,15 +50,19 @@ public struct ViewerDatabase: Sendable {
     /// A `DatabaseQueue`, not a `DatabasePool`: a pool's readers wait 10
     /// seconds for a lock (GRDB sets their busy timeout), and a queue waits
     /// `busyTimeout`.
-    public let reader: DatabaseQueue
+    public var reader: DatabaseQueue { connections.current.reader }
 
     /// A second read-only connection, for what may take long (an exact
     /// row count, a sort by a scan), so that it never holds up `reader`.
-    public let backgroundReader: DatabaseQueue
+    public var backgroundReader: DatabaseQueue { connections.current.backgroundReader }
 
     /// The reads of `reader` and `backgroundReader` that can be left
     /// (`ReadTicket`).
-    let interrupters: (reader: ReadInterrupter, background: ReadInterrupter)
+    var interrupters: (reader: ReadInterrupter, background: ReadInterrupter) { connections.current.interrupters }
+
+    /// The connections to the file at `path`, opened again when another
+    /// file takes its place (`reopenIfReplaced()`); shared by the copies.
+    let connections: ViewerConnections
 
     /// The checks at an interval asked for (`--poll`), if any.
     public var polling = CommitPolling()
@@ -90,6 +94,11 @@ public struct ViewerDatabase: Sendable {
     ///   if any.
     /// - throws: A `SourceError`, which describes itself in one line.
     public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> ViewerDatabase {
+        ViewerDatabase(path: path, connections: ViewerConnections(try connect(path: path)), polling: polling)
+    }
+
+    /// Opens the two connections to the file now at `path`.
+    static func connect(path: String) throws -> ViewerConnection {
         try checkFile(atPath: path)
         var configuration = Configuration()
         configuration.readonly = true
@@ -103,6 +112,7 @@ public struct ViewerDatabase: Sendable {
             var readerConfiguration = configuration
             readerConfiguration.label = "livetable.viewer"
             readerConfiguration.prepareDatabase { db in interrupters.reader.prepare(db) }
+            let file = FileIdentity(path: path)
             let reader = try DatabaseQueue(path: path, configuration: readerConfiguration)
             var backgroundConfiguration = configuration
             backgroundConfiguration.label = "livetable.viewer.background"
@@ -112,9 +122,18 @@ public struct ViewerDatabase: Sendable {
             // configuration), not the other way round.
             interrupters.reader.interruptConnection = { [weak reader] in reader?.interrupt() }
             interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
-            return ViewerDatabase(
-                path: path, reader: reader, backgroundReader: backgroundReader, interrupters: interrupters,
-                polling: polling)
+            guard let file, file == FileIdentity(path: path) else {
+                // Replaced while it opened: the connections may read either file.
+                return try connect(path: path)
+            }
+            return ViewerConnection(reader: reader, backgroundReader: backgroundReader, interrupters: interrupters, file: file)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
+            // SQLite's bare "disk I/O error": a WAL file whose -shm index a
+            // FUSE mount with direct_io, or a network file system, can not map.
+            guard let file = RemoteWALFile(path: path) else { throw SourceError(opening: path, error: error) }
+            let mount = file.fileSystem.kind == .fuse ? " mounted with direct_io" : ""
+            throw SourceError.cannotOpen(path: path, reason: "it is in WAL mode, which a \(file.fileSystem)\(mount) "
+                + "can not read (no shared -shm index): use journal_mode=DELETE, or view it on the writer's machine")
         } catch {
             throw SourceError(opening: path, error: error)
         }

@@ -51,4 +51,33 @@ final class SQLiteDataSourceTests: XCTestCase {
         quiet.cancel()
         XCTAssertEqual(silent, [])
     }
+
+    /// A file moved away and back: the watch of commits stopped on it (it
+    /// was gone, and ReactiveGRDB watches those connections no more), so
+    /// the next open opens the file again, though it is the same one.
+    func testAFileMovedAwayAndBackIsOpenedAgainAfterItsWatchStopped() throws {
+        let path = try makeItemsFile(count: 3)
+        let database = try ViewerDatabase.open(path: path)
+        let viewed = try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3)
+        let recorder = ReadRecorder<ViewerWindowRead>()
+        let watched = database.windows(of: viewed, request)
+            .sink(receiveCompletion: recorder.complete, receiveValue: recorder.receive)
+        defer { watched.cancel() }
+        waitUntil("the first window") { !recorder.values.isEmpty }
+        let away = path + ".away"
+        XCTAssertEqual(rename(path, away), 0)
+        waitUntil("the watch to stop") { recorder.completion != nil }
+        XCTAssertEqual(rename(away, path), 0)
+
+        let reader = database.reader
+        _ = try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertFalse(database.reader === reader, "the same connections, which ReactiveGRDB watches no more")
+        let again = ReadRecorder<ViewerWindowRead>()
+        let watchedAgain = database.windows(of: viewed, request)
+            .sink(receiveCompletion: again.complete, receiveValue: again.receive)
+        defer { watchedAgain.cancel() }
+        waitUntil("a window of the file opened again") { !again.values.isEmpty || again.completion != nil }
+        XCTAssertNil(again.completion)
+    }
 }
