@@ -152,20 +152,35 @@ extension PostgresDatabase {
     ]
 
     /// The `pg_type` OIDs of the types whose equality is that of their
-    /// text: bool, bytea, the integers, oid, date, timestamp(tz), uuid.
-    /// Others may print equal values differently (numeric `1.0` and
-    /// `1.00`, float `0` and `-0`, interval, citext, text under a
-    /// nondeterministic collation).
-    static let exactlyPrintedTypes: Set<UInt32> = [16, 17, 20, 21, 23, 26, 1082, 1114, 1184, 2950]
+    /// text: bool, bytea, "char", the integers, oid, date, timestamp(tz),
+    /// uuid. Others may print equal values differently (numeric `1.0` and
+    /// `1.00`, float `0` and `-0`, interval, citext, bpchar's trailing
+    /// blanks).
+    static let exactlyPrintedTypes: Set<UInt32> = [16, 17, 18, 20, 21, 23, 26, 1082, 1114, 1184, 2950]
 
-    /// The row's text as a tiebreaker (`RowSource.tieBreakExpression`),
-    /// compared byte for byte under "C"; nil when every column's type is
-    /// one of `exactlyPrintedTypes`, or ordered by its text
-    /// (`unorderableTypes`, under the database's deterministic collation).
-    static func tieBreak(of expressions: [String], types: [UInt32?]) -> String? {
-        let exact = exactlyPrintedTypes.union(unorderableTypes)
-        guard types.contains(where: { $0.map { !exact.contains($0) } ?? true }) else { return nil }
-        return "(ROW(" + expressions.joined(separator: ", ") + ")::text COLLATE \"C\")"
+    /// name, text, varchar: exact unless under a nondeterministic
+    /// collation, which the result of a query does not tell.
+    static let textTypes: Set<UInt32> = [19, 25, 1043]
+
+    /// The text of the row's inexact columns as a tiebreaker
+    /// (`RowSource.tieBreakExpression`), compared byte for byte under "C";
+    /// nil when every column is exact. Only those columns: the text of
+    /// every row is made at each sort of a window, which it makes slower.
+    static func tieBreak(of expressions: [String], types: [UInt32?], _ reader: PostgresReader) throws -> String? {
+        // A column ordered by its text is compared as text.
+        var exact = exactlyPrintedTypes.union(unorderableTypes)
+        var inexact = zip(expressions, types).filter { !exact.contains($0.1 ?? 0) }
+        if inexact.contains(where: { textTypes.contains($0.1 ?? 0) }),
+            try reader.execute("SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_collation WHERE NOT collisdeterministic)")
+                .rows.first?.first == "t"
+        {
+            exact.formUnion(textTypes)
+            inexact = inexact.filter { !exact.contains($0.1 ?? 0) }
+        }
+        guard !inexact.isEmpty else { return nil }
+        // ROW(…): one expression, whose result is not named as a column
+        // (`"v"::text` is, and `ORDER BY "v"` would be ambiguous).
+        return "(ROW(" + inexact.map(\.0).joined(separator: ", ") + ")::text COLLATE \"C\")"
     }
 
     // MARK: - A table's schema
@@ -287,7 +302,7 @@ extension PostgresDatabase {
         var source = RowSource.table(table, dialect: .postgres)
         source.name = relation.displayName
         if table.identity == .none {
-            source.tieBreakExpression = tieBreak(of: source.columnExpressions, types: types)
+            source.tieBreakExpression = try tieBreak(of: source.columnExpressions, types: types, reader)
         }
         if !textOrdered.isEmpty {
             source.orderExpressions = zip(table.columns, source.columnExpressions).map { column, expression in

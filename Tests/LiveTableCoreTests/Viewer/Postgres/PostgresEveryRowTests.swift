@@ -54,6 +54,10 @@ final class PostgresEveryRowTests: XCTestCase {
             (.table("printed_float"), nil, false, "v"),
             (.table("printed_ci"), nil, false, "v"),
         ]
+        // The text of the inexact columns only, after all the columns.
+        let interval = try database().open(.table("printed_interval"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(
+            interval.ordering.keyColumns.map(\.expression), ["\"v\"", "\"n\"", "(ROW(\"v\")::text COLLATE \"C\")"])
         for (target, sort, descending, order) in cases {
             let from: String
             switch target {
