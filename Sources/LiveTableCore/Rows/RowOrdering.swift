@@ -5,9 +5,9 @@ import GRDB
 ///
 /// The key is the sort column, then the row identity as a tiebreaker (the
 /// rowid, or the primary key of a `WITHOUT ROWID` table). A source without
-/// identity (a view, a query) is ordered by all its columns, and rows that
-/// are equal in all of them by their position among equals (see
-/// `RowPosition.occurrence`).
+/// identity (a view, a query) is ordered by all its columns (and its
+/// `RowSource.tieBreakExpression`), and rows that are equal in all of
+/// them by their position among equals (see `RowPosition.occurrence`).
 ///
 /// The tiebreaker goes in the direction of the sort column, so that one
 /// walk of an index on the sort column (which SQLite extends with the

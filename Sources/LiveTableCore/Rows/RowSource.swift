@@ -66,6 +66,12 @@ public struct RowSource: Equatable, Sendable {
     /// (`"doc"::text`). Nil: the columns themselves (SQLite orders any
     /// value).
     var orderExpressions: [String]?
+    /// For a source without identity, an expression after all the columns
+    /// that tells apart rows the types' equality takes for equal but that
+    /// print differently (PostgreSQL's `1.0` and `1.00`, `'a'` and `'A'`
+    /// under a nondeterministic collation): the engine tells keys apart
+    /// byte for byte. Nil where the columns' equality is already exact.
+    var tieBreakExpression: String?
 
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
@@ -325,7 +331,7 @@ public struct RowSource: Equatable, Sendable {
         switch identity {
         case let .rowid(name): return [name]
         case let .primaryKey(names): return names.map { dialect.quoted($0) }
-        case .none: return orderExpressions ?? columnExpressions
+        case .none: return (orderExpressions ?? columnExpressions) + [tieBreakExpression].compactMap { $0 }
         }
     }
 }

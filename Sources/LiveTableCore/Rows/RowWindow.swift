@@ -344,7 +344,8 @@ private struct Fetcher<Reader: RowReading> {
     /// (Swift's `==` would take "é" and "e\u{301}" for one string).
     /// Columns of other collations (NOCASE) are compared byte for byte too,
     /// which only matters for rows without identity that are equal but for
-    /// case.
+    /// case. PostgreSQL's sources order such rows by their text last
+    /// (`RowSource.tieBreakExpression`), so that its keys agree.
     private func sameKey(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { a, b in
             if case let .string(a) = a.storage, case let .string(b) = b.storage {

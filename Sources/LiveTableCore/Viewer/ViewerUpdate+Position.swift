@@ -71,7 +71,8 @@ extension TableState {
     /// shown: counted by its fetch; or carried over from the window on
     /// screen when the two share a row (PgUp and PgDn past the window, a
     /// search's next match nearby: no count at all), an estimate after a
-    /// commit; or at least the fetch's bound.
+    /// commit (unknown where nothing counts them); or at least the fetch's
+    /// bound.
     func rowsBefore(_ value: ViewerWindow, cause: WindowChange) -> RowCount? {
         if let counted = value.rowsBefore {
             return .exact(counted)
@@ -84,8 +85,10 @@ extension TableState {
         let carried = previous.adding(shift)
         switch carried {
         case .exact where cause == .update:
-            // A commit may have added or removed rows before the window.
-            return .estimated(carried.value)
+            // A commit may have added or removed rows before the window: an
+            // estimate until the count that follows, unknown where none
+            // will (an unindexed order, a view, a filter, a query).
+            return value.viewed.countsRowsBefore ? .estimated(carried.value) : nil
         case .atLeast where bound != nil:
             return .atLeast(max(carried.value, ViewerWindow.rankLimit))
         default:

@@ -151,6 +151,38 @@ extension PostgresDatabase {
         28, 1011, 29, 1012, 1033, 1034, 4072, 4073, 1790, 2201, 2970, 2949, 5038, 5039, 2278,
     ]
 
+    /// The `pg_type` OIDs of the types whose equality is that of their
+    /// text: bool, bytea, "char", the integers, oid, date, timestamp(tz),
+    /// uuid. Others may print equal values differently (numeric `1.0` and
+    /// `1.00`, float `0` and `-0`, interval, citext, bpchar's trailing
+    /// blanks).
+    static let exactlyPrintedTypes: Set<UInt32> = [16, 17, 18, 20, 21, 23, 26, 1082, 1114, 1184, 2950]
+
+    /// name, text, varchar: exact unless under a nondeterministic
+    /// collation, which the result of a query does not tell.
+    static let textTypes: Set<UInt32> = [19, 25, 1043]
+
+    /// The text of the row's inexact columns as a tiebreaker
+    /// (`RowSource.tieBreakExpression`), compared byte for byte under "C";
+    /// nil when every column is exact. Only those columns: the text of
+    /// every row is made at each sort of a window, which it makes slower.
+    static func tieBreak(of expressions: [String], types: [UInt32?], _ reader: PostgresReader) throws -> String? {
+        // A column ordered by its text is compared as text.
+        var exact = exactlyPrintedTypes.union(unorderableTypes)
+        var inexact = zip(expressions, types).filter { !exact.contains($0.1 ?? 0) }
+        if inexact.contains(where: { textTypes.contains($0.1 ?? 0) }),
+            try reader.execute("SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_collation WHERE NOT collisdeterministic)")
+                .rows.first?.first == "t"
+        {
+            exact.formUnion(textTypes)
+            inexact = inexact.filter { !exact.contains($0.1 ?? 0) }
+        }
+        guard !inexact.isEmpty else { return nil }
+        // ROW(…): one expression, whose result is not named as a column
+        // (`"v"::text` is, and `ORDER BY "v"` would be ambiguous).
+        return "(ROW(" + inexact.map(\.0).joined(separator: ", ") + ")::text COLLATE \"C\")"
+    }
+
     // MARK: - A table's schema
 
     /// The columns (in `attnum` order, without dropped ones), their
@@ -170,17 +202,31 @@ extension PostgresDatabase {
         """
 
     /// The primary key and the unique indexes that can identify a row:
-    /// valid, complete (no predicate), on columns only (no expression).
+    /// valid, complete (no predicate), on columns only (no expression),
+    /// each under its column's collation and its type's default operator
+    /// class, so that the order's equality is the index's (a unique index
+    /// on `name COLLATE "C"` holds 'a' and 'A', which a case-insensitive
+    /// `name` takes for one); none for a parent of inheritance children,
+    /// whose rows `SELECT` returns with its own and whose ids they may
+    /// repeat (a partitioned table's key holds across its partitions).
     static let keysSQL = """
         SELECT i.indisprimary, i.indkey::text, i.indnkeyatts
         FROM pg_catalog.pg_index i
         WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid
           AND i.indpred IS NULL AND i.indexprs IS NULL
+          AND NOT EXISTS (
+            SELECT 1 FROM generate_series(0, i.indnkeyatts - 1) k
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[k]
+            JOIN pg_catalog.pg_opclass o ON o.oid = i.indclass[k]
+            WHERE i.indcollation[k] IS DISTINCT FROM a.attcollation OR NOT o.opcdefault)
+          AND NOT EXISTS (
+            SELECT 1 FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid
+            WHERE h.inhparent = i.indrelid AND NOT c.relispartition)
         ORDER BY i.indisprimary DESC, i.indnkeyatts, i.indexrelid
         """
 
-    /// A version of the relation's schema: a hash of its columns and
-    /// indexes, read with each window so that an ALTER or a new index is
+    /// A version of the relation's schema: a hash of its columns, indexes
+    /// and inheritance children (which take its key's identity away), read with each window so that an ALTER or a new index is
     /// seen at the next fetch. No row when the relation is gone.
     static let schemaVersionSQL = """
         SELECT hashtext(
@@ -188,7 +234,8 @@ extension PostgresDatabase {
                     FROM pg_catalog.pg_attribute WHERE attrelid = r.oid AND attnum > 0 AND NOT attisdropped), '')
           || '|' ||
           coalesce((SELECT string_agg(indexrelid || ':' || indkey::text || ':' || indisvalid, ',' ORDER BY indexrelid)
-                    FROM pg_catalog.pg_index WHERE indrelid = r.oid), ''))
+                    FROM pg_catalog.pg_index WHERE indrelid = r.oid), '')
+          || '|' || (SELECT count(*) FROM pg_catalog.pg_inherits WHERE inhparent = r.oid))
         FROM (SELECT to_regclass($1)::oid AS oid) r
         WHERE r.oid IS NOT NULL
         """
@@ -204,13 +251,15 @@ extension PostgresDatabase {
     /// columns, in their order); the columns that lead an index; the
     /// columns ordered by their text.
     static func schema(
-        of relation: PostgresRelation, _ reader: PostgresReader) throws -> (TableSchema, textOrdered: Set<String>)
+        of relation: PostgresRelation, _ reader: PostgresReader
+    ) throws -> (TableSchema, textOrdered: Set<String>, types: [UInt32?])
     {
         let rows = try reader.execute(columnsSQL, [relation.oid]).rows
         var names: [Int: String] = [:]
         var notNull: Set<Int> = []
         var columns: [SourceColumn] = []
         var textOrdered: Set<String> = []
+        var types: [UInt32?] = []
         for row in rows where row.count == 6 {
             guard let number = row[0].flatMap({ Int($0) }), let name = row[1] else { continue }
             names[number] = name
@@ -219,6 +268,7 @@ extension PostgresDatabase {
             if let type = row[5].flatMap({ UInt32($0) }), unorderableTypes.contains(type) {
                 textOrdered.insert(name)
             }
+            types.append(row[5].flatMap { UInt32($0) })
             columns.append(SourceColumn(
                 name: name, declaredType: row[2] ?? "", isIndexed: row[4] == "t", isNotNull: isNotNull))
         }
@@ -242,15 +292,18 @@ extension PostgresDatabase {
         }
         let table = TableSchema(
             name: relation.name, kind: relation.kind, columns: columns, identity: identity, schema: relation.schema)
-        return (table, textOrdered)
+        return (table, textOrdered, types)
     }
 
     /// The source of `relation`: named as shown, its unorderable columns
     /// ordered by their text.
     static func source(of relation: PostgresRelation, _ reader: PostgresReader) throws -> RowSource {
-        let (table, textOrdered) = try schema(of: relation, reader)
+        let (table, textOrdered, types) = try schema(of: relation, reader)
         var source = RowSource.table(table, dialect: .postgres)
         source.name = relation.displayName
+        if table.identity == .none {
+            source.tieBreakExpression = try tieBreak(of: source.columnExpressions, types: types, reader)
+        }
         if !textOrdered.isEmpty {
             source.orderExpressions = zip(table.columns, source.columnExpressions).map { column, expression in
                 textOrdered.contains(column.name) ? expression + "::text" : expression

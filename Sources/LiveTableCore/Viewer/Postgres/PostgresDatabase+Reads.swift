@@ -267,6 +267,7 @@ extension PostgresDatabase {
         guard !columns.isEmpty else { throw SourceError.noResultColumns }
         var source = RowSource.query(body, columnNames: columns.map(\.name), dialect: .postgres)
         source.name = sql
+        source.tieBreakExpression = try tieBreak(of: source.columnExpressions, types: columns.map(\.typeOID), reader)
         if columns.contains(where: { unorderableTypes.contains($0.typeOID) }) {
             source.orderExpressions = zip(columns, source.columnExpressions).map { column, expression in
                 unorderableTypes.contains(column.typeOID) ? expression + "::text" : expression
