@@ -221,8 +221,10 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         XCTAssertEqual(status, 64)
         XCTAssertTrue(message.contains("viewer:***@"), message)
         try assertNoPassword(in: message, "the error")
-        (status, message) = try runOneLineError(["view", url, "tracks", "--statement-timeout", "-1"])
-        XCTAssertEqual(status, 64)
-        XCTAssertTrue(message.contains("the statement timeout must be a number of seconds"), message)
+        for value in ["-1", "0x10", "nan", "1e400"] {
+            (status, message) = try runOneLineError(["view", url, "tracks", "--statement-timeout", value])
+            XCTAssertEqual(status, 64, value)
+            XCTAssertTrue(message.contains("the statement timeout must be a number of seconds"), message)
+        }
     }
 }
