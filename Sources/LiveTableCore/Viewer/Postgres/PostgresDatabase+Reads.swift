@@ -155,7 +155,8 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The kind of `error`: the server gone, restarting, shutting the
     /// session (57P01, 57P05), a conflict with recovery on a standby
-    /// (40001), permission denied (42501): transient; the table or a
+    /// (40001), permission denied (42501), a password refused (changed
+    /// under the viewer, and maybe set back): transient; the table or a
     /// column gone (42P01, 42703), a missing table or an invalid query:
     /// back to the picker; anything else (a timeout) stays on screen.
     ///
@@ -173,7 +174,7 @@ extension PostgresDatabase: ViewerDataSource {
             default: return .other
             }
         case let error as PostgresError:
-            if error.kind == .connection { return .transient }
+            if error.kind == .connection || error.kind == .authentication { return .transient }
             switch error.sqlState {
             case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05", "42501": return .transient
             case "42P01", "42703": return .missingSource
