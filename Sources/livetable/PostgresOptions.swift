@@ -43,8 +43,7 @@ struct PostgresOptions: ParsableArguments {
 
     /// A number of seconds in `statementTimeoutRange`.
     private static func parseStatementTimeout(_ text: String) throws -> TimeInterval {
-        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite,
-              statementTimeoutRange.contains(seconds)
+        guard let seconds = Double(decimal: text), statementTimeoutRange.contains(seconds)
         else {
             throw ValidationError("the statement timeout must be a number of seconds from 0.001 to 3600")
         }

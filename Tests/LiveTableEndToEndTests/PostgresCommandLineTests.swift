@@ -70,6 +70,41 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    /// The command line as `ps` shows it: its NULs as spaces, the trailing
+    /// ones dropped.
+    private func commandLineAsPsShowsIt(_ pid: pid_t) throws -> String {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
+        let text = String(decoding: bytes.reversed().drop { $0 == 0 }.reversed(), as: UTF8.self)
+        return text.replacingOccurrences(of: "\0", with: " ")
+    }
+
+    /// `ps` shows `***` for a password of any length: no gap the length
+    /// of the password, and with a password shorter than `***`, nothing
+    /// after it cut (`/sh` for `/shop`).
+    func testPsShowsTheCommandLineWholeWhateverThePasswordsLength() throws {
+        let database = try makeTracks()
+        let server = try postgres
+        for (role, password) in [("short_pw", "x"), ("long_pw", String(repeating: "p", count: 40))] {
+            try server.psql("""
+                DROP ROLE IF EXISTS \(role);
+                CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE viewer;
+                """)
+            let url = "postgres://\(role):\(password)@127.0.0.1:\(server.port)/\(database)"
+            let shown = "postgres://\(role):***@127.0.0.1:\(server.port)/\(database)"
+            let session = try launch(["view", url, "tracks", "--poll", "1"])
+            try session.waitForScreen(containing: "row 1 of 50", timeout: 10)
+            let pid = try session.childProcessID(named: "livetable")
+            let commandLine = try commandLineAsPsShowsIt(pid)
+            XCTAssertTrue(commandLine.hasSuffix(" view \(shown) tracks --poll 1"), "\(role): \(commandLine)")
+            XCTAssertFalse(commandLine.contains("  "), "\(role): \(commandLine)")
+            XCTAssertFalse(commandLine.contains(":\(password)@"), role)
+            let ps = try Shell.run(try XCTUnwrap(Shell.which("ps")), ["-ww", "-o", "args=", "-p", "\(pid)"])
+            XCTAssertEqual(ps.standardOutput, commandLine + "\n", role)
+            try session.send("q")
+            try waitForExit(session, status: 0)
+        }
+    }
+
     func testTablesAreListedWhenOutputIsNoTerminal() throws {
         let database = try makeTracks()
         let result = try Shell.run(Self.binaryPath, ["view", try viewerURL(database), "--format", "csv"])
@@ -186,8 +221,10 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         XCTAssertEqual(status, 64)
         XCTAssertTrue(message.contains("viewer:***@"), message)
         try assertNoPassword(in: message, "the error")
-        (status, message) = try runOneLineError(["view", url, "tracks", "--statement-timeout", "-1"])
-        XCTAssertEqual(status, 64)
-        XCTAssertTrue(message.contains("the statement timeout must be a number of seconds"), message)
+        for value in ["-1", "0x10", "nan", "1e400"] {
+            (status, message) = try runOneLineError(["view", url, "tracks", "--statement-timeout", value])
+            XCTAssertEqual(status, 64, value)
+            XCTAssertTrue(message.contains("the statement timeout must be a number of seconds"), message)
+        }
     }
 }

@@ -71,6 +71,59 @@ final class PostgresServerFaultTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    /// The role's password changed and its sessions terminated, then set
+    /// back: the view is live again by itself, and the status line no
+    /// longer says why it was not, without a key; even once "password
+    /// authentication failed" was shown (a key read it again meanwhile).
+    func testPasswordChangedThenSetBackMakesTheViewLiveAgainByItself() throws {
+        let database = try makeTracks()
+        let server = try postgres
+        let role = "changing_pw"
+        try server.psql("DROP ROLE IF EXISTS \(role); CREATE ROLE \(role) LOGIN PASSWORD 'first' IN ROLE viewer;")
+        let url = "postgres://\(role):first@127.0.0.1:\(server.port)/\(database)"
+        let session = try launch(["view", url, "tracks"])
+        try session.waitForScreen(containing: "row 1 of 50 · live", timeout: 10)
+        let terminate = """
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = '\(role)';
+            """
+        func statusIsClear(_ screen: String) -> Bool {
+            let status = ViewerScreen.statusLine(screen)
+            return screen.contains("row 1 of 50 · live") && !status.contains("terminating")
+                && !status.contains("authentication")
+        }
+
+        // The server's log counts the refused attempts to connect again.
+        let log = server.directory.appendingPathComponent("server.log")
+        func refusals() throws -> Int {
+            String(decoding: try Data(contentsOf: log), as: UTF8.self)
+                .components(separatedBy: "password authentication failed for user \"\(role)\"").count - 1
+        }
+
+        var refused = try refusals()
+        try server.psql("ALTER ROLE \(role) PASSWORD 'other';" + terminate)
+        try session.waitForScreen(containing: "not live", timeout: 10)
+        // Set back once the viewer was refused a few times.
+        try waitUntil("three refusals", timeout: 15) { try refusals() >= refused + 3 }
+        try server.psql("ALTER ROLE \(role) PASSWORD 'first';")
+        try session.waitForScreen("live, the reason gone", timeout: 15, until: statusIsClear)
+
+        try server.psql("ALTER ROLE \(role) PASSWORD 'other';" + terminate)
+        try session.waitForScreen(containing: "not live", timeout: 10)
+        // A key reads the source again, which the server refuses.
+        try session.send("j")
+        try session.waitForScreen(containing: "password authentication failed", timeout: 10)
+        refused = try refusals()
+        try waitUntil("three more refusals", timeout: 15) { try refusals() >= refused + 3 }
+        try server.psql("ALTER ROLE \(role) PASSWORD 'first';")
+        try session.waitForScreen("live again, the reason gone", timeout: 15) { screen in
+            screen.contains(" of 50 · live") && !ViewerScreen.statusLine(screen).contains("authentication")
+        }
+        try writerSession(database).run("UPDATE tracks SET plays = 77777 WHERE id = 3;")
+        try session.waitForScreen(containing: "77777")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testStandbyShowsWhatThePrimaryCommits() throws {
         let database = try makeTracks()
         let standby = try postgres.makeStandby()

@@ -176,6 +176,7 @@ final class RemoteFileTests: LiveTableTestCase {
         for (arguments, value) in [
             (["view", "app.sqlite", "--poll"], "0.01"), (["view", "app.sqlite", "--poll"], "61"),
             (["view", "app.sqlite", "--poll"], "soon"), (["--poll"], "-1"), (["--poll"], "nan"),
+            (["view", "app.sqlite", "--poll"], "0x10"), (["--poll"], "1e400"), (["--poll"], "0x1p-2"),
         ] {
             let result = try Shell.run(Self.binaryPath, arguments + [value], environment: [
                 "TERM": "xterm-256color", "XDG_DATA_HOME": dataHome.path, "PATH": "/usr/bin:/bin",

@@ -36,7 +36,7 @@ public struct CommitPolling: Equatable, Sendable {
     /// - throws: `CommitPollingError` when `text` is not a number of
     ///   seconds in `intervalRange`.
     public static func interval(parsing text: String) throws -> TimeInterval {
-        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite else {
+        guard let seconds = Double(decimal: text) else {
             throw CommitPollingError(text: text)
         }
         guard intervalRange.contains(seconds) else {

@@ -116,6 +116,7 @@ extension ViewerState {
         _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant) -> [ViewerEffect]
     {
         guard var table = self.table else { return [] }
+        var recounts = recounts
         var effects: [ViewerEffect] = []
         if value.viewed.source != table.viewed.source {
             message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
@@ -138,10 +139,12 @@ extension ViewerState {
         table.isLive = true
         table.isRecovering = false
         if let failure = table.failure {
-            // Read again: the error it showed is over.
-            if message == .error(failure) {
+            // Read again: the error it showed is over, and so is a count's
+            // that failed meanwhile (the same fault), counted again.
+            if message == .error(failure) || table.countFailure.map({ message == .error($0) }) == true {
                 message = nil
             }
+            recounts = recounts || table.countFailure != nil
             table.failure = nil
         }
         if table.pendingSort?.isOpened == true {

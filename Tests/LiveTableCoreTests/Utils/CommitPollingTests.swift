@@ -12,7 +12,7 @@ final class CommitPollingTests: XCTestCase {
     }
 
     func testIntervalsOutOfRangeOrNotNumbersAreRefused() {
-        for text in ["0.019", "0", "-1", "60.5", "abc", "", "nan", "inf", "1e400"] {
+        for text in ["0.019", "0", "-1", "60.5", "abc", "", "nan", "inf", "1e400", "0x10", "0x1p4", "infinity", "1 0"] {
             XCTAssertThrowsError(try CommitPolling.interval(parsing: text), text) { error in
                 XCTAssertEqual("\(error)", "the interval must be a number of seconds from 0.02 to 60", text)
             }

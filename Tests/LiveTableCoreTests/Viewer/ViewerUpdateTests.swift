@@ -162,6 +162,27 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 105 · live"))
     }
 
+    /// The server gone a moment (sessions terminated, the password changed
+    /// then set back): once the rows are read again, the status line no
+    /// longer says why they could not be, nor why the count failed
+    /// meanwhile, without a key; the rows are counted again.
+    func testStatusLineFollowsTheSourceOnceLiveAgain() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let value = ViewerWindow(viewed: table.viewed, window: try XCTUnwrap(table.window), selection: nil)
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
+        let terminated = "shop: terminating connection due to administrator command"
+        XCTAssertEqual(viewerUpdate(&state, .windowFailed(terminated, .transient)), [])
+        _ = viewerUpdate(&state, .countFailed("shop: password authentication failed for user \"viewer\""))
+        XCTAssertTrue(viewerRender(state).text.contains("password authentication failed"))
+        XCTAssertTrue(viewerRender(state).text.contains("not live"))
+
+        _ = viewerUpdate(&state, .window(value))
+        XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"), viewerRender(state).text)
+        XCTAssertNil(state.message)
+        XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
+    }
+
     func testCountingTakesAtMostATenthOfTheTime() {
         XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.5), 4.5, accuracy: 1e-9)
         XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.011), 0.099, accuracy: 1e-9)

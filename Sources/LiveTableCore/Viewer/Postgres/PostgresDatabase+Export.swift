@@ -41,7 +41,7 @@ extension PostgresDatabase {
                 sql = source.selectSQL(where: nil, orderBy: source.isQuery ? nil : ordering.orderBy(forward: true), limit: false)
             }
             let columnCount = source.columnNames.count
-            try background.read(ticket: ReadTicket(), statementTimeout: 0) { reader in
+            try background.read(ticket: ReadTicket(), statementTimeout: 0, typedSQL: source.holdsTypedSQL) { reader in
                 var kinds: [ExportedKind] = []
                 try reader.connection.forEachRow(sql, [], timeout: reader.answerTimeout, columns: { columns in
                     kinds = columns.map { ExportedKind(type: $0.typeOID, format: format) }

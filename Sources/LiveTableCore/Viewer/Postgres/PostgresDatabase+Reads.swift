@@ -43,7 +43,8 @@ extension PostgresDatabase: ViewerDataSource {
     ///   refusal (`.invalidQuery` with PostgreSQL's message), or the
     ///   server's error.
     public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
-        try screen.read(ticket: ticket) { reader in
+        let typedSQL = if case .query = target { true } else { false }
+        return try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
             try Self.open(target, sortColumn: sortColumn, descending: descending, filter: nil, reader)
         }
     }
@@ -52,21 +53,21 @@ extension PostgresDatabase: ViewerDataSource {
     /// under the statement timeout (PostgreSQL's MVCC keeps no writer
     /// waiting for it): a timeout is an error that says so.
     public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
-        try background.read(ticket: ticket) { reader in .exact(try source.exactRowCount(reader)) }
+        try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in .exact(try source.exactRowCount(reader)) }
     }
 
     /// Counts the rows before `position` on the background connection, in
     /// one read (PostgreSQL's MVCC keeps no writer waiting for it), under
     /// the statement timeout: `.exact`.
     public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
-        try background.read(ticket: ticket) { reader in
+        try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
             .exact(try viewed.ordering.countRows(reader, in: viewed.source, before: position))
         }
     }
 
     /// Searches on the background connection.
     public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
-        try background.read(ticket: ticket) { reader in try search.run(reader, viewed.source, viewed.ordering) }
+        try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in try search.run(reader, viewed.source, viewed.ordering) }
     }
 
     /// Checks the filter on the background connection: one expression
@@ -85,7 +86,7 @@ extension PostgresDatabase: ViewerDataSource {
             throw SourceError.invalidFilter(reason: Self.parameterProblem)
         }
         let filtered = try viewed.source.applyingFilter(expression)
-        return try background.read(ticket: ticket) { reader in
+        return try background.read(ticket: ticket, typedSQL: filtered.holdsTypedSQL) { reader in
             guard filtered.filter != nil else {
                 let cost = try Self.cost(of: viewed.ordering, in: filtered, reader)
                 return (ViewedSource(source: filtered, ordering: viewed.ordering, cost: cost, schemaVersion: viewed.schemaVersion), nil)
@@ -119,7 +120,7 @@ extension PostgresDatabase: ViewerDataSource {
     /// search of the primary key (or unique index) each.
     public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
         guard let lookup = source.identityLookup else { return [] }
-        return try screen.read(ticket: ticket) { reader in
+        return try screen.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             try lookup.missing(reader, among: keys.map(\.values)).map(StoredKey.init)
         }
     }
@@ -154,7 +155,8 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// The kind of `error`: the server gone, restarting, shutting the
     /// session (57P01, 57P05), a conflict with recovery on a standby
-    /// (40001), permission denied (42501): transient; the table or a
+    /// (40001), permission denied (42501), a password refused (changed
+    /// under the viewer, and maybe set back): transient; the table or a
     /// column gone (42P01, 42703), a missing table or an invalid query:
     /// back to the picker; anything else (a timeout) stays on screen.
     ///
@@ -172,7 +174,7 @@ extension PostgresDatabase: ViewerDataSource {
             default: return .other
             }
         case let error as PostgresError:
-            if error.kind == .connection { return .transient }
+            if error.kind == .connection || error.kind == .authentication { return .transient }
             switch error.sqlState {
             case "40001", "40P01", "55P03", "57P01", "57P02", "57P03", "57P05", "42501": return .transient
             case "42P01", "42703": return .missingSource

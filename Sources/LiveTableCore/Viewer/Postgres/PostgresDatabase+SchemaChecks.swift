@@ -196,7 +196,9 @@ extension PostgresDatabase {
         // A query has no schema to check: its text names what it reads.
         if !viewed.source.isQuery, let recent = schemaChecks.recent(viewed, at: .now) {
             do {
-                let read = try screen.read(ticket: ticket) { reader in try Self.window(recent.current, request, reader) }
+                let read = try screen.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
+                    try Self.window(recent.current, request, reader)
+                }
                 // Other columns, or other types: read it again, checked.
                 if read.shown.isSubset(of: recent.columns) { return PacedWindow(window: read.window, isChecked: false) }
             } catch let error as PostgresError where error.kind == .query {
@@ -223,7 +225,9 @@ extension PostgresDatabase {
     func fetchWindow(_ viewed: ViewedSource, _ request: RowWindowRequest, ticket: ReadTicket) throws -> ViewerWindow {
         let start = ContinuousClock.now
         let latest = schemaChecks.latest(viewed)
-        let read = try screen.read(ticket: ticket) { reader in try Self.window(Self.current(latest, reader), request, reader) }
+        let read = try screen.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
+            try Self.window(Self.current(latest, reader), request, reader)
+        }
         noteCheck(viewed, read, at: start)
         return read.window
     }
@@ -299,7 +303,8 @@ extension PostgresDatabase {
     /// the source changed, read from what the catalog said (one read).
     private func laterCheckRead(_ viewed: ViewedSource, _ check: PostgresLaterCheck) throws -> ViewerWindowRead? {
         let start = ContinuousClock.now
-        let read = try screen.read(ticket: check.ticket) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
+        let typedSQL = viewed.source.holdsTypedSQL
+        let read = try screen.read(ticket: check.ticket, typedSQL: typedSQL) { reader -> (window: ViewerWindow, shown: Set<[PostgresColumn]>)? in
             // From what the window showed, as last checked.
             let current = try Self.current(check.shown, reader)
             return current == check.shown ? nil : try Self.window(current, check.request, reader)

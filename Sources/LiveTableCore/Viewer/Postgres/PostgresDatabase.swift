@@ -230,15 +230,19 @@ final class PostgresChannel: @unchecked Sendable {
     ///
     /// - parameter statementTimeout: The timeout of the statements of
     ///   this read, in seconds (0: none), instead of the session's.
+    /// - parameter typedSQL: Whether the read runs SQL the user typed (a
+    ///   query, a filter): its session-level advisory locks are released
+    ///   after it.
     func read<T>(
-        ticket: ReadTicket, statementTimeout: TimeInterval? = nil, _ body: (PostgresReader) throws -> T) throws -> T
+        ticket: ReadTicket, statementTimeout: TimeInterval? = nil, typedSQL: Bool = false,
+        _ body: (PostgresReader) throws -> T) throws -> T
     {
         lock.lock()
         defer { lock.unlock() }
         // A connection that cannot be opened is not tried again.
         let connection = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
         do {
-            return try readOnce(on: connection, ticket: ticket, statementTimeout: statementTimeout, body)
+            return try readOnce(on: connection, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
         } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
             // No answer by the deadline: the path may still be frozen, and
             // connecting again now would wait as long once more while the
@@ -248,7 +252,7 @@ final class PostgresChannel: @unchecked Sendable {
             throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
             let reopened = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
-            return try readOnce(on: reopened, ticket: ticket, statementTimeout: statementTimeout, body)
+            return try readOnce(on: reopened, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
         }
     }
 
@@ -281,7 +285,7 @@ final class PostgresChannel: @unchecked Sendable {
     }
 
     private func readOnce<T>(
-        on connection: PostgresConnection, ticket: ReadTicket, statementTimeout: TimeInterval?,
+        on connection: PostgresConnection, ticket: ReadTicket, statementTimeout: TimeInterval?, typedSQL: Bool,
         _ body: (PostgresReader) throws -> T) throws -> T
     {
         let (timeout, answerTimeout) = timeouts(ticket: ticket, statementTimeout: statementTimeout)
@@ -304,14 +308,21 @@ final class PostgresChannel: @unchecked Sendable {
             // from 16 on): `--query "SELECT lo_create(0)"` left a large
             // object behind.
             _ = try connection.execute("ROLLBACK", timeout: answerTimeout)
+            if typedSQL { _ = try connection.execute(Self.unlockSQL, timeout: answerTimeout) }
             return value
         } catch {
             if connection.status == .ok {
                 _ = try? connection.execute("ROLLBACK", timeout: answerTimeout)
+                if typedSQL { _ = try? connection.execute(Self.unlockSQL, timeout: answerTimeout) }
             }
             throw error
         }
     }
+
+    /// ROLLBACK keeps the session-level advisory locks that typed SQL took
+    /// (`pg_advisory_lock(4242)` in a filter): held, they would block the
+    /// viewer's own next reads and any other session that asks for them.
+    private static let unlockSQL = "SELECT pg_advisory_unlock_all()"
 
     /// The connection, opened again if there is none or it is not usable,
     /// within the read's answer timeout, and interrupted if `ticket` is
@@ -330,4 +341,10 @@ final class PostgresChannel: @unchecked Sendable {
         connection = opened
         return opened
     }
+}
+
+extension RowSource {
+    /// Whether reading the source runs SQL the user typed: a query's, a
+    /// filter's.
+    var holdsTypedSQL: Bool { isQuery || filter != nil }
 }

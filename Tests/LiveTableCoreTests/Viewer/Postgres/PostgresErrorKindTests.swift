@@ -21,6 +21,7 @@ final class PostgresErrorKindTests: XCTestCase {
         XCTAssertEqual(try kind("42P01"), .missingSource)             // undefined_table
         XCTAssertEqual(try kind("42703"), .missingSource)             // undefined_column
         XCTAssertEqual(try kind("42501"), .transient)                 // permission denied: a GRANT (a commit) ends it
+        XCTAssertEqual(try kind("28P01", .authentication), .transient) // a password changed: it may be set back
         XCTAssertEqual(try kind("57014", .timeout), .other)           // statement timeout
     }
 
