@@ -97,18 +97,24 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         try session.send("Enter")
         try session.waitForScreen(containing: "invalid filter: no such column: pricee")
         XCTAssertTrue(try session.screen().contains("where price > 19990"))
+        // The rejected text stays on the prompt, to be corrected.
+        XCTAssertTrue(try session.screen().contains("filter: pricee > 1"))
         // A filter that would write is refused before anything runs.
-        try session.send("f", "C-u")
+        try session.send("C-u")
         try session.type("1); DELETE FROM item; --")
         try session.send("Enter")
         try session.waitForScreen(containing: "invalid filter:")
         XCTAssertTrue(try session.screen().contains("where price > 19990"))
 
-        // Esc clears the filter, then quits.
+        // Esc closes the prompt, then clears the filter, and never quits: q does.
+        try session.send("Escape")
+        try session.waitForScreen("the prompt closed") { !$0.contains("filter: 1); DELETE") }
         try session.send("Escape")
         try session.waitForScreen(containing: "filter cleared")
         try session.waitForScreen("the whole count") { ViewerScreen.titleCount($0) == Int(total) }
-        try session.send("Escape")
+        try session.send("Escape", "?")
+        try session.waitForScreen(containing: "Press any key to close")
+        try session.send("x", "q")
         try waitForExit(session, status: 0)
         XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM item"), total)
