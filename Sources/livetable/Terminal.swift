@@ -34,7 +34,7 @@ final class Terminal {
         // Esc alone arrives after 25 ms instead of ncurses' default second.
         // The rest of an escape sequence comes within that delay, in the
         // same read, which is how `Key.decoding(_:)` tells Esc (which
-        // quits) from a sequence.
+        // closes what is on top) from a sequence.
         set_escdelay(25)
         guard lt_newterm() != nil else {
             throw TerminalError(description: "cannot set up the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")

@@ -28,6 +28,17 @@ final class ColorTests: LiveTableTestCase {
         XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(codes)")
     }
 
+    func testNullDiffersFromTheTextNullInMonochrome() throws {
+        let database = directory.appendingPathComponent("nulls.sqlite")
+        _ = try sqlite(database, "CREATE TABLE t(id INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'x'), (2, NULL), (3, 'NULL');")
+        let session = try launch(["view", database.path, "t"], environment: ["NO_COLOR": "1"])
+        try session.waitForScreen(containing: "row 1 of 3")
+        let lines = try session.styledLines().filter { $0.text.contains("NULL") }
+        XCTAssertEqual(lines.count, 2, lines.map(\.text).joined(separator: "\n"))
+        XCTAssertEqual(colorCodes(lines.first?.codes(of: "NULL") ?? []), [])
+        XCTAssertNotEqual(lines.first?.codes(of: "NULL"), lines.last?.codes(of: "NULL"))
+    }
+
     func testNoColorOptionDrawsInMonochrome() throws {
         let database = directory.appendingPathComponent("players.sqlite")
         let session = try launch(["--database", database.path, "--no-color"])

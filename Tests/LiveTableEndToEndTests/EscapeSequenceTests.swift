@@ -30,8 +30,12 @@ final class EscapeSequenceTests: LiveTableTestCase {
         try waitForPlayerCount(database, 9)
         XCTAssertEqual(try waitForScreenMatchingDatabase(session, database).playerCount, "9", "still running")
 
-        // A lone Esc still quits.
+        // A lone Esc is still Esc: it closes the help.
+        try session.send("?")
+        try session.waitForScreen(containing: "Press any key to close")
         try session.send("Escape")
+        try session.waitForScreen("the help closed") { !$0.contains("Press any key to close") }
+        try session.send("q")
         try waitForExit(session, status: 0)
     }
 }

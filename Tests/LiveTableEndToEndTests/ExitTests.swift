@@ -19,8 +19,19 @@ final class ExitTests: LiveTableTestCase {
         try assertQuits(with: "q")
     }
 
-    func testEscapeQuits() throws {
-        try assertQuits(with: "Escape")
+    func testEscapeClosesTheHelpAndNeverQuits() throws {
+        let (session, database) = try startApp()
+        try session.send("?")
+        try session.waitForScreen(containing: "Press any key to close")
+        try session.send("Escape")
+        try session.waitForScreen("the help closed") { !$0.contains("Press any key to close") }
+        // At the bottom, Esc does nothing: the app goes on showing what
+        // another process writes (its write is slower than a lone Esc's 25 ms).
+        try session.send("Escape")
+        _ = try sqlite(database, "INSERT INTO player(name, score) VALUES ('Still here', 5000)")
+        try session.waitForScreen(containing: "Still here")
+        try session.send("q")
+        try waitForExit(session, status: 0)
     }
 
     func testControlCQuits() throws {

@@ -64,7 +64,7 @@ final class StartupTests: LiveTableTestCase {
         XCTAssertEqual(result.status, 0)
         for text in [
             "--database <path>", "--seed <n>", "--no-color", "players.sqlite", "NO_COLOR",
-            "demo", "bench", "n or +", "insert a random player", "q, Esc, Ctrl-C",
+            "demo", "bench", "n or +", "insert a random player", "q, Ctrl-C",
         ] {
             XCTAssertTrue(result.standardOutput.contains(text), "missing \(text) in:\n\(result.standardOutput)")
         }

@@ -68,7 +68,7 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         let stop = directory.appendingPathComponent("stop")
         let writer = try startWriter(database, stop: stop)
         defer {
-            FileManager.default.createFile(atPath: stop.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
             writer.waitUntilExit()
         }
         try session.send("f")
@@ -83,7 +83,7 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         XCTAssertLessThan(live, 1_000)
         try session.waitForScreen("the count grows") { (ViewerScreen.titleCount($0) ?? 0) > live }
 
-        FileManager.default.createFile(atPath: stop.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
         writer.waitUntilExit()
         let expected = try sqlite(database,
             "SELECT COUNT(*) FROM item WHERE price > 19990 AND name LIKE '%9%' OR price >= 100000")
@@ -97,18 +97,22 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         try session.send("Enter")
         try session.waitForScreen(containing: "invalid filter: no such column: pricee")
         XCTAssertTrue(try session.screen().contains("where price > 19990"))
+        // The rejected text stays on the prompt, to be corrected.
+        XCTAssertTrue(try session.screen().contains("filter: pricee > 1"))
         // A filter that would write is refused before anything runs.
-        try session.send("f", "C-u")
+        try session.send("C-u")
         try session.type("1); DELETE FROM item; --")
         try session.send("Enter")
         try session.waitForScreen(containing: "invalid filter:")
         XCTAssertTrue(try session.screen().contains("where price > 19990"))
 
-        // Esc clears the filter, then quits.
+        // Esc closes the prompt, then clears the filter, and never quits: q does.
+        try session.send("Escape")
+        try session.waitForScreen("the prompt closed") { !$0.contains("filter: 1); DELETE") }
         try session.send("Escape")
         try session.waitForScreen(containing: "filter cleared")
         try session.waitForScreen("the whole count") { ViewerScreen.titleCount($0) == Int(total) }
-        try session.send("Escape")
+        try session.send("q")
         try waitForExit(session, status: 0)
         XCTAssertEqual(try Shell.sha256(database), sha256)
         XCTAssertEqual(try sqlite(database, "SELECT COUNT(*) FROM item"), total)

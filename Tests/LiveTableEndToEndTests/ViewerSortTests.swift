@@ -55,6 +55,8 @@ final class ViewerSortTests: LiveTableTestCase {
             $0.contains("each update scans 200 rows") && $0.contains("item · by name ↓")
         }
         XCTAssertTrue(statusLine(screen).hasPrefix("sorted by an unindexed column: each update scans 200 rows"))
+        // Sorted from the first row: the new first row is selected.
+        XCTAssertEqual(try selectedName(session), "item 200")
         try session.send("g")
         screen = try session.waitForScreen("the first rows by name, descending") { screen in
             self.rows(screen).first?.name == "item 200"
@@ -72,11 +74,15 @@ final class ViewerSortTests: LiveTableTestCase {
         // From here on, nothing writes: the viewer leaves the file as it is.
         let sha256 = try Shell.sha256(database)
 
-        // The same key again: the natural order, by rowid; the selection
-        // still on its row.
+        // The same key again, off the first row: the natural order, by rowid;
+        // the selection still on its row, and the status line says how to
+        // go to the top.
+        try session.send("j")
+        try session.waitForScreen(containing: "row 2 of 200")
         try session.send("]")
         screen = try session.waitForScreen("the natural order") { !$0.contains(" · by ") }
-        XCTAssertEqual(try selectedName(session), "item 200")
+        XCTAssertEqual(try selectedName(session), "item 199x")
+        XCTAssertTrue(statusLine(screen).contains("g goes to the top"), statusLine(screen))
         try session.send("g")
         screen = try session.waitForScreen("the first rows by rowid") { self.rows($0).first?.id == 1 }
         XCTAssertEqual(rows(screen).prefix(3).map(\.id), [1, 2, 3])

@@ -228,8 +228,8 @@ final class DatabasePublishedTests: XCTestCase {
             var dbQueue: DatabaseQueue? = try DatabaseQueue(path: directory.appendingPathComponent("db.sqlite").path)
             try dbQueue!.write(Player.createTable)
             var model: Model? = Model(Player.observationForAll().publisher(in: dbQueue!))
-            weak var weakProperty = model!.$players
-            weak var weakDatabase = dbQueue
+            weak let weakProperty = model!.$players
+            weak let weakDatabase = dbQueue
             let recorder = model!.$players.map(\.count).record()
 
             // Still tracking after a while, without any other reference.

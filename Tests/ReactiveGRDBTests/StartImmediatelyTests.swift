@@ -194,7 +194,7 @@ final class StartImmediatelyTests: XCTestCase {
             for (spelling, publisher) in countsWithoutStartImmediately(in: writer) {
                 let context = "\(kind), \(spelling)"
                 try writer.write { db in _ = try Player.deleteAll(db) }
-                let recorder = try writer.writeWithoutTransaction { _ in publisher.record() }
+                let recorder = writer.writeWithoutTransaction { _ in publisher.record() }
                 try writer.write { db in try Player(id: 1, name: "Arthur", score: 1000).insert(db) }
                 wait(for: recorder, until: { $0.values.last == 1 })
                 try writer.write { db in try Player(id: 2, name: "Barbara", score: 750).insert(db) }

@@ -80,10 +80,10 @@ public let keyBindings: [KeyBinding<HallOfFameAction>] = KeyBinding.moving + [
         keys: "D", description: "delete all players (asks y/n)", hint: "D del all",
         actions: [.character("D"): .deleteAll]),
     KeyBinding(
-        keys: "r", description: "refresh: new random scores", hint: "r refresh",
+        keys: "r", description: "refresh: new scores, may add/delete a player", hint: "r refresh",
         actions: [.character("r"): .refresh]),
     KeyBinding(
-        keys: "s", description: "stress test: 50 refreshes", hint: "s stress",
+        keys: "s", description: "stress test: 50 refreshes at once", hint: "s stress",
         actions: [.character("s"): .stressTest]),
     KeyBinding(
         keys: "o", description: "order by score / by name", hint: "o order",

@@ -278,8 +278,11 @@ private func drawStatus(_ state: HallOfFameState, _ layout: HallOfFameLayout, in
 
 /// "2 players deleted" since the user's last key, or nil.
 private func deletionsText(_ highlighter: ChangeHighlighter<Int64>) -> String? {
-    guard highlighter.deletionsText != nil else { return nil }
-    let count = highlighter.deletionsSinceLastLook
+    guard highlighter.isEnabled else { return nil }
+    // The deletions seen in the window, or the fall of the player count when
+    // more went than the window showed (Delete all).
+    let count = max(highlighter.deletionsSinceLastLook, -min(0, highlighter.rowCountChange ?? 0))
+    guard count > 0 else { return nil }
     return count == 1 ? "1 player deleted" : "\(grouped(count)) players deleted"
 }
 

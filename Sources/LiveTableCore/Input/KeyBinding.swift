@@ -118,12 +118,12 @@ extension KeyBinding where Action: ScreenAction {
         KeyBinding(keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil, actions: [.control("z"): .suspend])
     }
 
-    /// The row of quit: q, Esc and Ctrl-C.
+    /// The row of quit: q and Ctrl-C. Esc never quits: it closes what is on top.
     ///
     /// - parameter description: What quitting does on the screen.
     static func quit(description: String = "quit") -> KeyBinding {
         KeyBinding(
-            keys: "q, Esc, Ctrl-C", description: description, hint: "q quit",
-            actions: [.character("q"): .quit, .escape: .quit, .control("c"): .quit])
+            keys: "q, Ctrl-C", description: description, hint: "q quit",
+            actions: [.character("q"): .quit, .control("c"): .quit])
     }
 }

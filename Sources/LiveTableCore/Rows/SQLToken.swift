@@ -275,7 +275,10 @@ private struct SQLLexer {
             index += 1
             skipWordCharacters()
             return .word
-        case "0"..."9", "." where at(1).map(isDigit) == true:
+        case "0"..."9":
+            skipNumber()
+            return .number
+        case "." where at(1).map(isDigit) == true:
             skipNumber()
             return .number
         case _ where isWordStart(scalar):

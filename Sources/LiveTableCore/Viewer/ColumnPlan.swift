@@ -36,6 +36,9 @@ struct ColumnPlan: Equatable {
     /// (name or value, at most `maximumNaturalWidth`), or the width the
     /// user set, at most the screen's.
     let widths: [Int]
+    /// The width of each column from its texts and the widths seen before,
+    /// at most `maximumNaturalWidth`: what the viewer remembers (`TableState.seenWidths`).
+    let naturalWidths: [Int]
     /// The key columns shown, frozen on the left, in key order.
     let frozen: [Int]
     /// The other columns shown, in table order: they scroll sideways.
@@ -43,22 +46,27 @@ struct ColumnPlan: Equatable {
 
     /// The plan of `source`'s columns for a window whose cells have these
     /// `texts`, without the columns named in `hidden`, with the widths set
-    /// by name in `widths`, on a screen `screenWidth` cells wide.
-    init(source: RowSource, texts: [[CellText]], hidden: Set<String>, widths: [String: Int], screenWidth: Int) {
+    /// by name in `widths`, on a screen `screenWidth` cells wide. A column is
+    /// at least as wide as in `seen` (by name): it does not narrow as rows scroll.
+    init(source: RowSource, texts: [[CellText]], hidden: Set<String>, widths: [String: Int],
+         seen: [String: Int] = [:], screenWidth: Int)
+    {
         self.screenWidth = max(0, screenWidth)
         let names = source.columnNames
         let maximum = max(Self.minimumWidth, self.screenWidth - 2)
-        var natural = names.map { TextWidth.width(of: RowDetail.name($0)) }
+        var natural = names.map { max(TextWidth.width(of: RowDetail.name($0)), seen[$0] ?? 0) }
         for row in texts {
             for (index, cell) in row.enumerated() where natural.indices.contains(index) {
                 natural[index] = max(natural[index], cell.width)
             }
         }
+        let naturalWidths = natural.map { min(max(1, $0), Self.maximumNaturalWidth) }
+        self.naturalWidths = naturalWidths
         self.widths = names.indices.map { index in
             if let width = widths[names[index]] {
                 return min(max(Self.minimumWidth, width), maximum)
             }
-            return min(max(1, natural[index]), Self.maximumNaturalWidth)
+            return naturalWidths[index]
         }
         let keys = source.keyColumns.filter { !hidden.contains(names[$0]) }
         frozen = keys
@@ -180,6 +188,6 @@ extension TableState {
     func columnPlan(texts: [[CellText]]? = nil, width: Int) -> ColumnPlan {
         ColumnPlan(
             source: viewed.source, texts: texts ?? (window?.rows.map { $0.map(CellText.init) } ?? []),
-            hidden: hiddenColumns, widths: columnWidths, screenWidth: width)
+            hidden: hiddenColumns, widths: columnWidths, seen: seenWidths, screenWidth: width)
     }
 }

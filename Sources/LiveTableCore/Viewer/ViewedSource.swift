@@ -1,7 +1,7 @@
 import GRDB
 
 /// What the viewer asks to see: a table or view by name, or a query.
-public enum ViewerTarget: Equatable, Sendable {
+public enum ViewerTarget: Hashable, Sendable {
     /// A table or view, by name.
     case table(String)
     /// A read-only query.

@@ -60,6 +60,9 @@ public enum ViewerAction: ScreenAction {
     case help
     /// Restore the terminal and stop until the shell continues the app.
     case suspend
+    /// Close what is on top (the whole row, a prompt, the help, the filter);
+    /// on the picker, back to the table left. Never quits.
+    case close
     /// Quit (close the whole row or the help first).
     case quit
 }
@@ -89,7 +92,7 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
         keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
         actions: [.enter: .open]),
     KeyBinding(
-        keys: "t", description: "back to the table picker", hint: "t tables",
+        keys: "t", description: "the table picker; the table is kept", hint: "t tables",
         actions: [.character("t"): .tables]),
     KeyBinding(
         keys: "H", description: "highlight changes on / off", hint: nil,
@@ -104,9 +107,12 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
         keys: "/ n N", description: "search the column; next, previous match", hint: "/ search",
         actions: [.character("/"): .search, .character("n"): .searchNext, .character("N"): .searchPrevious]),
     KeyBinding(
-        keys: "f", description: "filter by a SQL expression; Esc clears", hint: nil,
+        keys: "f", description: "filter by SQL (↑ ↓: earlier filters)", hint: nil,
         actions: [.character("f"): .filter]),
+    KeyBinding(
+        keys: "Esc", description: "close the row, prompt, help or filter", hint: nil,
+        actions: [.escape: .close]),
     .help,
     .suspend,
-    .quit(description: "quit (q, Esc: close the row first)"),
+    .quit(description: "quit (q: close the row first)"),
 ]

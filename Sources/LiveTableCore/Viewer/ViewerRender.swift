@@ -58,6 +58,9 @@ private enum Style {
     static let selection = CellStyle(color: .selection, bold: true, reverse: true)
     static let null = CellStyle(color: .dim)
     static let selectedNull = CellStyle(color: .dim, bold: true, reverse: true)
+    /// Without colours, NULL is underlined: it must differ from the text "NULL".
+    static let monochromeNull = CellStyle(underline: true)
+    static let selectedMonochromeNull = CellStyle(bold: true, reverse: true, underline: true)
     static let status = CellStyle(color: .status)
     static let accent = CellStyle(color: .accent, bold: true)
     static let error = CellStyle(color: .error, bold: true)
@@ -174,8 +177,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             let cell = texts[index][column.index]
             let style: CellStyle
             switch (cell.kind, isSelected) {
-            case (.null, false): style = Style.null
-            case (.null, true): style = Style.selectedNull
+            case (.null, false): style = state.useColor ? Style.null : Style.monochromeNull
+            case (.null, true): style = state.useColor ? Style.selectedNull : Style.selectedMonochromeNull
             case (_, true): style = Style.selection
             case (_, false): style = .plain
             }
@@ -313,10 +316,20 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
     case .row:
         hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
     case nil where state.prompt != nil:
-        hints = [("Enter", state.prompt?.kind == .search ? "search" : "filter"), ("Esc", "cancel")]
+        if case let .error(text)? = state.message {
+            // The status line holds the prompt: why it was rejected shows here.
+            screen.put(TextWidth.truncated(text, toWidth: layout.width - 2), x: 1, y: layout.footerY, style: Style.error)
+            return
+        }
+        switch state.prompt?.kind {
+        case .search?: hints = [("Enter", "search"), ("Esc", "cancel")]
+        case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
+        default: hints = [("Enter", "open"), ("Esc", "cancel")]
+        }
     case nil:
         if state.table == nil {
-            hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit")]
+            hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit"), ("/", "find")]
+                + (state.leftTarget != nil ? [("Esc", "back")] : [])
         } else {
             hints = [("↑↓", "move")] + viewerKeyBindings.compactMap(\.hint).map { hint in
                 let parts = hint.split(separator: " ", maxSplits: 1).map(String.init)
@@ -353,14 +366,18 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
             left = ("reading…", Style.status)
         } else if let table = state.table, let notes = tableNotes(table) {
             left = (notes, Style.status)
+        } else if let table = state.table, let whole = wholeRunText(table.viewed.source),
+            table.filterScannedRows != nil || table.viewed.cost == .scan
+        {
+            // A view's or a query's rows are not what it reads: its cost is
+            // not known, and no count of its rows stands for it.
+            left = ("\(table.filterScannedRows != nil ? "filtered" : scanReason(table)): \(whole)", Style.status)
         } else if let table = state.table, let scanned = table.filterScannedRows {
             let rows = scanned.isExact ? grouped(scanned.value) : "~" + grouped(scanned.value)
             left = ("filtered: each update scans \(rowsText(rows))", Style.status)
         } else if let table = state.table, table.viewed.cost == .scan {
             let rows = table.rowCount.map { rowsText(grouped($0)) } ?? "the whole table"
-            let reason = table.viewed.ordering.sortColumn == nil
-                ? "no index for this order" : "sorted by an unindexed column"
-            left = ("\(reason): each update scans \(rows)", Style.status)
+            left = ("\(scanReason(table)): each update scans \(rows)", Style.status)
         }
     }
     let right = TextWidth.truncated(columnsNote, toWidth: left == nil ? layout.width - 2 : (layout.width - 3) / 2)
@@ -389,7 +406,11 @@ private func tableNotes(_ table: TableState) -> String? {
 /// The prompt on the status line: "/" or "filter: ", the text, scrolled so
 /// that the cursor shows, and the cursor as a reversed cell.
 private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen: inout Screen) {
-    let label = prompt.kind == .search ? "/" : "filter: "
+    let label = switch prompt.kind {
+    case .search: "/"
+    case .filter: "filter: "
+    case .findTable: "table: "
+    }
     let labelWidth = TextWidth.width(of: label)
     let room = max(1, width - 2 - labelWidth)
     let characters = Array(prompt.text)
@@ -431,7 +452,7 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     for (offset, line) in lines.dropFirst(first).prefix(page).enumerated() {
         let y = box.y + 1 + offset
         screen.put(line.name, x: box.x + 2, y: y, style: Style.header, maxWidth: box.width - 4)
-        screen.put(line.value, x: box.x + 2 + nameWidth + 2, y: y, style: line.isNull ? Style.null : .plain,
+        screen.put(line.value, x: box.x + 2 + nameWidth + 2, y: y, style: line.isNull ? (state.useColor ? Style.null : Style.monochromeNull) : .plain,
                    maxWidth: max(0, box.width - 4 - nameWidth - 2))
     }
     if lines.count > page {
@@ -451,6 +472,18 @@ private func oneLine(_ text: String) -> String {
 }
 
 /// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
+/// Why each update scans.
+private func scanReason(_ table: TableState) -> String {
+    table.viewed.ordering.sortColumn == nil ? "no index for this order" : "sorted by an unindexed column"
+}
+
+/// "each update runs the whole query" for a query or a view, whose row count is
+/// not what it reads; nil for a table.
+private func wholeRunText(_ source: RowSource) -> String? {
+    guard source.identity == .none else { return nil }
+    return "each update runs the whole \(source.isQuery ? "query" : "view")"
+}
+
 private func rowsText(_ count: String) -> String {
     count == "1" ? "1 row" : "\(count) rows"
 }

@@ -57,6 +57,13 @@ public struct ViewerState: Equatable, Sendable {
     /// The one-line prompt of the status line (search `/`, filter `f`),
     /// nil when none is open: it takes the keys until Enter or Esc.
     public var prompt: ViewerPrompt?
+    /// The filters typed this session (`f`), which ↑ ↓ walk in its prompt.
+    var filterHistory = PromptHistory()
+    /// How each table or query was left with `t`, to show it again so.
+    var tableMemories: [ViewerTarget: TableMemory] = [:]
+    /// The table or query left with `t`: the picker's cursor starts on it,
+    /// and Esc goes back to it.
+    var leftTarget: ViewerTarget?
 
     /// The state at launch: on the table `opened` (read and checked before
     /// the screen is touched), or on the picker when it is nil.
@@ -87,6 +94,8 @@ public struct PickerState: Equatable, Sendable {
     /// Why the list failed, until it is listed again (in a second, or at
     /// the next key).
     public var failure: String?
+    /// The entry the cursor goes to when the list arrives: the table left.
+    var pendingSelection: String?
 
     /// An empty picker, waiting for its list.
     public init(entries: [PickerEntry]? = nil, selectedIndex: Int = 0, scrollTop: Int = 0) {
@@ -94,7 +103,30 @@ public struct PickerState: Equatable, Sendable {
         self.selectedIndex = selectedIndex
         self.scrollTop = scrollTop
         failure = nil
+        pendingSelection = nil
     }
+
+    /// Puts the cursor on the entry named `name`, if listed.
+    mutating func select(_ name: String) {
+        if let index = entries?.firstIndex(where: { $0.name == name }) {
+            selectedIndex = index
+        }
+    }
+}
+
+/// What the viewer keeps of a table left with `t`, for the session: its
+/// order, filter, selection and columns come back when it is opened again.
+struct TableMemory: Equatable, Sendable {
+    var sortColumn: String?
+    var descending: Bool
+    var filter: String?
+    var selected: RowPosition?
+    var selectedRow: Int
+    var currentColumn: String?
+    var firstColumn: String?
+    var hiddenColumns: Set<String>
+    var columnWidths: [String: Int]
+    var seenWidths: [String: Int]
 }
 
 /// A table or view of the picker.
@@ -178,6 +210,9 @@ public struct TableState: Equatable, Sendable {
     public var hiddenColumns: Set<String>
     /// The widths set with `<` `>`, by column name, while the table is open.
     public var columnWidths: [String: Int]
+    /// The widest each column has been shown, by name: it does not narrow
+    /// as other rows scroll in.
+    var seenWidths: [String: Int] = [:]
     /// The sort that `[` or `]` asked for, from the key until its first
     /// window arrives: the status line says "sorting by …" meanwhile.
     public var pendingSort: PendingSort?
@@ -228,6 +263,9 @@ public struct TableState: Equatable, Sendable {
     public var queuedSearchSteps: [Bool] = []
     /// The filter being validated, while it is (`f`).
     public var pendingFilter: String?
+    /// The filter as typed at the prompt, while it is validated: back on
+    /// the prompt if it is rejected.
+    var typedFilter: String?
     /// With a filter that SQLite reads with a scan, the number of rows
     /// each update scans; nil without a filter, or with one that an index
     /// answers.
@@ -403,6 +441,9 @@ public struct PendingSort: Equatable, Sendable {
     /// True once the source is opened in this order: the next window is
     /// the first one sorted so.
     public var isOpened: Bool
+    /// True when the selected row stays selected in the new order: the
+    /// status line then says how to go to the top.
+    var keepsRow = false
 
     /// Creates a pending sort.
     public init(column: String?, descending: Bool, isOpened: Bool = false) {
@@ -434,12 +475,16 @@ public struct ViewerPrompt: Equatable, Sendable {
         case search
         /// A SQL expression to filter the rows by (`f`).
         case filter
+        /// The name of a table of the picker, which the cursor finds as it is typed (`/`).
+        case findTable
     }
 
     /// What the prompt asks for.
     public var kind: Kind
     /// The line being typed.
     var field: TextField
+    /// Where ↑ ↓ stand in the prompt's history.
+    var walk = PromptHistory.Walk()
 
     /// The most characters a prompt takes: more than any filter needs, few
     /// enough that each key stays instant.

@@ -53,6 +53,11 @@ extension ViewerState {
             table.currentColumn = plan.order.first { $0 >= table.currentColumn } ?? plan.order.last ?? 0
         }
         table.firstColumn = plan.firstColumn(showing: table.currentColumn, from: table.firstColumn)
+        // Widths stay put as rows scroll: they grow for a wider value, never narrow.
+        for (name, width) in zip(table.viewed.source.columnNames, plan.naturalWidths)
+        where width > table.seenWidths[name] ?? 0 {
+            table.seenWidths[name] = width
+        }
         self.table = table
     }
 }

@@ -30,21 +30,6 @@ extension ViewerState {
             return handlePrompt(key)
         }
         let isTooSmall = ViewerLayout(width: self.width, height: self.height).isTooSmall
-        if key == .escape, !isTooSmall, var table = self.table {
-            if table.pendingFilter != nil {
-                // Esc while a filter is checked: the check is dropped (and
-                // interrupted), and the filter on screen stays, counted again.
-                table.pendingFilter = nil
-                self.table = table
-                message = .notice("filter cancelled")
-                return [.stop(.filter)] + recount()
-            }
-            if table.viewed.source.filter != nil {
-                // Esc clears the filter before it quits.
-                message = nil
-                return requestFilter(nil)
-            }
-        }
         guard let action else { return [] }
         // A screen too small to show anything: only quit and suspend act, so
         // that nothing changes unseen.
@@ -63,8 +48,11 @@ extension ViewerState {
         case .toggleHighlight:
             toggleHighlighting()
             return []
+        case .close:
+            return close()
         case .tables:
-            guard self.table != nil else { return [] }
+            guard let table = self.table else { return [] }
+            remember(table)
             self.table = nil
             pendingOpen = nil
             prompt = nil
@@ -76,6 +64,56 @@ extension ViewerState {
             return handleTable(action)
         }
         return handlePicker(action)
+    }
+
+    /// Esc: cancels the filter being checked, or clears the filter; on the
+    /// picker, goes back to the table left. At the bottom, nothing: q quits.
+    mutating func close() -> [ViewerEffect] {
+        guard var table = self.table else {
+            guard let target = leftTarget, pendingOpen == nil else { return [] }
+            return openTarget(target)
+        }
+        if table.pendingFilter != nil {
+            // The check is dropped (and interrupted), and the filter on
+            // screen stays, counted again.
+            table.pendingFilter = nil
+            table.typedFilter = nil
+            self.table = table
+            message = .notice("filter cancelled")
+            return [.stop(.filter)] + recount()
+        }
+        if table.viewed.source.filter != nil {
+            return requestFilter(nil)
+        }
+        return []
+    }
+
+    /// Opens a table or query, as it was when left with `t` this session.
+    mutating func openTarget(_ target: ViewerTarget) -> [ViewerEffect] {
+        pendingOpen = target
+        let memory = tableMemories[target]
+        // The picker's counts are left: the table's own count reads on
+        // their connection.
+        return [.stop(.tableCounts), .open(target, sortColumn: memory?.sortColumn, descending: memory?.descending ?? false)]
+    }
+
+    /// Keeps how `table` is shown, for when it is opened again, and puts the
+    /// picker's cursor on it.
+    mutating func remember(_ table: TableState) {
+        let names = table.viewed.source.columnNames
+        let target = table.viewed.target
+        tableMemories[target] = TableMemory(
+            sortColumn: table.viewed.ordering.sortColumn, descending: table.viewed.ordering.descending,
+            filter: table.viewed.source.filter, selected: table.selected, selectedRow: table.selectedRow,
+            currentColumn: names.indices.contains(table.currentColumn) ? names[table.currentColumn] : nil,
+            firstColumn: names.indices.contains(table.firstColumn) ? names[table.firstColumn] : nil,
+            hiddenColumns: table.hiddenColumns, columnWidths: table.columnWidths, seenWidths: table.seenWidths)
+        leftTarget = target
+        if case let .table(name) = target {
+            picker.pendingSelection = name
+            picker.select(name)
+            clampPicker()
+        }
     }
 
     /// `H`: change highlighting off, or on again, for the tables opened next too.
@@ -163,10 +201,10 @@ extension ViewerState {
         case .jumpToFirst: index = 0
         case .jumpToLast: index = entries.count - 1
         case .open:
-            pendingOpen = .table(entries[index].name)
-            // The picker's counts are left: the table's own count reads on
-            // their connection.
-            return [.stop(.tableCounts), .open(.table(entries[index].name), sortColumn: nil, descending: false)]
+            return openTarget(.table(entries[index].name))
+        case .search:
+            prompt = ViewerPrompt(kind: .findTable)
+            return []
         default:
             return []
         }
@@ -219,7 +257,7 @@ extension ViewerState {
         case .pageDown: scroll += page
         case .jumpToFirst: scroll = 0
         case .jumpToLast: scroll = lastScroll
-        case .open, .quit:
+        case .open, .quit, .close:
             overlay = nil
             return []
         case .help:
@@ -255,6 +293,10 @@ extension ViewerState {
         }
         picker.failure = nil
         picker.entries = entries
+        if let name = picker.pendingSelection {
+            picker.pendingSelection = nil
+            picker.select(name)
+        }
         clampPicker()
         return countTables(from: 0)
     }

@@ -148,7 +148,7 @@ extension ViewerState {
             return [.stop(.rowsBefore)]
         }
         if table.rowsBeforePacer.phase == .reading,
-            table.window?.positions.contains { $0 == table.rowsBeforeCountPosition } != true
+            table.window?.positions.contains(where: { $0 == table.rowsBeforeCountPosition }) != true
         {
             // The new count takes the read slot, which cancels the old one
             // (its ticket abandoned): no answer, and so no pause, for it.

@@ -21,15 +21,41 @@ extension ViewerState {
                 self.table?.queuedSearchSteps = []
                 return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true)
             case .filter:
-                return requestFilter(prompt.text)
+                filterHistory.add(prompt.text)
+                let effects = requestFilter(prompt.text)
+                self.table?.typedFilter = prompt.text
+                return effects
+            case .findTable:
+                guard !prompt.text.isEmpty, let entries = picker.entries, entries.indices.contains(picker.selectedIndex)
+                else { return [] }
+                return openTarget(.table(entries[picker.selectedIndex].name))
             }
+        case .up where prompt.kind == .filter, .down where prompt.kind == .filter:
+            filterHistory.step(back: key == .up, walk: &prompt.walk, field: &prompt.field)
+            self.prompt = prompt
+            return []
         default:
             if prompt.field.edit(key) == .full {
                 message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
             }
             self.prompt = prompt
+            if prompt.kind == .findTable {
+                findTable(prompt.text)
+            }
             return []
         }
+    }
+
+    /// Puts the picker's cursor on the first table whose name starts with
+    /// `text`, else on the first that holds it (ignoring case).
+    mutating func findTable(_ text: String) {
+        guard !text.isEmpty, let entries = picker.entries else { return }
+        let names = entries.map { $0.name.lowercased() }
+        let wanted = text.lowercased()
+        guard let index = names.firstIndex(where: { $0.hasPrefix(wanted) }) ?? names.firstIndex(where: { $0.contains(wanted) })
+        else { return }
+        picker.selectedIndex = index
+        clampPicker()
     }
 
     /// Searches from the selection, off the main thread; the result comes
@@ -115,6 +141,7 @@ extension ViewerState {
             return [.filter(table.viewed, viewed.source.filter)]
         }
         table.pendingFilter = nil
+        table.typedFilter = nil
         table.startsOtherRows()
         table.viewed = viewed
         table.filterScannedRows = scannedRows
@@ -154,6 +181,11 @@ extension ViewerState {
         guard var table = self.table, table.pendingFilter != nil else { return [] }
         table.pendingFilter = nil
         message = .error(error)
+        if let typed = table.typedFilter, overlay == nil, prompt == nil {
+            // The rejected text comes back on the prompt, to be corrected.
+            prompt = ViewerPrompt(kind: .filter, text: typed)
+        }
+        table.typedFilter = nil
         guard table.observedRequest == nil else {
             // The previous filter stays, counted again.
             self.table = table

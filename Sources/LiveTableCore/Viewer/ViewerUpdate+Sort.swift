@@ -58,9 +58,12 @@ extension ViewerState {
             viewed.source = table.viewed.source
         }
         // The selection stays on its row, unless Home or End came after the
-        // key: the window then opens at that end of the new order.
-        table.selected = table.pendingJump != nil
+        // key: the window then opens at that end of the new order. On the
+        // first row, it goes to the new first row: the user sorted to see it.
+        let isOnFirstRow = table.selectedIndex == 0 && table.window?.reachesStart == true
+        table.selected = table.pendingJump != nil || isOnFirstRow
             ? nil : table.selectedIndex.flatMap { table.position(ofRow: $0, in: viewed) }
+        table.pendingSort?.keepsRow = table.selected != nil
         if table.selected == nil {
             table.selectedRow = 0
             table.scrollTop = 0

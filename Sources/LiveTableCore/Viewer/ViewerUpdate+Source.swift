@@ -34,12 +34,23 @@ extension ViewerState {
             }
             self.table = table
         } else {
-            self.table = TableState(viewed: viewed)
-            self.table?.highlighter.isEnabled = highlightsChanges
+            var table = TableState(viewed: viewed)
+            table.highlighter.isEnabled = highlightsChanges
             overlay = nil
             if let notice = Self.openingNotice(viewed) {
                 message = notice
             }
+            if let memory = tableMemories[viewed.target] {
+                table.restore(memory)
+                if let filter = memory.filter {
+                    // Validated again on the table as it is now, before its rows
+                    // are observed (`.filtered`).
+                    table.pendingFilter = filter
+                    self.table = table
+                    return [.filter(viewed, filter)]
+                }
+            }
+            self.table = table
         }
         return observeWindow() + recount()
     }
@@ -55,7 +66,7 @@ extension ViewerState {
     /// Says why a source could not be opened, and recovers as the failure
     /// allows.
     mutating func openFailed(_ error: String, _ kind: ViewerFailureKind) -> [ViewerEffect] {
-        guard pendingOpen != nil else { return [] }
+        guard let pendingOpenFailed = pendingOpen else { return [] }
         pendingOpen = nil
         message = .error(error)
         // A sort that can not be opened (its column was dropped meanwhile):
@@ -63,7 +74,10 @@ extension ViewerState {
         let wasSorting = self.table?.pendingSort != nil
         self.table?.pendingSort = nil
         guard var table = self.table else {
-            // Still on the picker: its counts, left for the opening, go on.
+            // Still on the picker. What was kept of the table (its sort column
+            // was dropped?) is forgotten: the next Enter opens it as it is.
+            tableMemories[pendingOpenFailed] = nil
+            // Its counts, left for the opening, go on.
             let next = picker.entries?.firstIndex { $0.isCounting }
             return next.map { countTables(from: $0) } ?? []
         }
@@ -236,5 +250,28 @@ extension ViewerState {
         let pause = table.countPacer.readDidEnd(afterReadingFor: 0, sawChange: false)
         self.table = table
         return pause.map { [.pauseCounting(seconds: $0)] } ?? []
+    }
+}
+
+extension TableState {
+    /// Shows the table as it was left (`TableMemory`): its columns, and its
+    /// selection when the order is the same.
+    mutating func restore(_ memory: TableMemory) {
+        let names = viewed.source.columnNames
+        if let name = memory.currentColumn, let index = names.firstIndex(of: name) {
+            currentColumn = index
+        }
+        if let name = memory.firstColumn, let index = names.firstIndex(of: name) {
+            firstColumn = index
+        }
+        hiddenColumns = memory.hiddenColumns.intersection(names)
+        columnWidths = memory.columnWidths
+        seenWidths = memory.seenWidths
+        if viewed.ordering.sortColumn == memory.sortColumn, viewed.ordering.descending == memory.descending,
+            let selected = memory.selected, selected.key.count == viewed.ordering.keyColumns.count
+        {
+            self.selected = selected
+            selectedRow = memory.selectedRow
+        }
     }
 }

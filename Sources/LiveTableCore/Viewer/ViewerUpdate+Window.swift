@@ -147,10 +147,13 @@ extension ViewerState {
             recounts = recounts || table.countFailure != nil
             table.failure = nil
         }
-        if table.pendingSort?.isOpened == true {
+        if let sort = table.pendingSort, sort.isOpened {
             // The observation of the sorted order replaced the previous one:
             // this is its window.
             table.pendingSort = nil
+            if sort.keepsRow, message == nil {
+                message = .notice("sorted: the selected row stays selected · g goes to the top")
+            }
         }
         let count = table.rowCountIsApproximate ? nil : table.rowCount
         let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
@@ -412,7 +415,16 @@ extension ViewerState {
             // rather than read the order on screen, which the sort left.
             return []
         }
-        return observeWindow()
+        let effects = observeWindow()
+        if effects.isEmpty, !table.awaitsFirstWindow, let window = table.window, !window.rows.isEmpty {
+            // The window of that end is the one on screen already (a sort from
+            // the first row opened there): no other comes, the jump lands now.
+            table.pendingJump = nil
+            table.selectedRow = action == .jumpToFirst ? 0 : page - 1
+            table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
+            self.table = table
+        }
+        return effects
     }
 
     /// Up, down, a page up or down: moves the selection in the window, or

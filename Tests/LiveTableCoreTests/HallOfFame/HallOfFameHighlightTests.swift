@@ -94,6 +94,24 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertFalse(screen.lines[0].contains("+1"), screen.lines[0])
     }
 
+    func testDeletingMorePlayersThanTheWindowShowsCountsThemAll() {
+        // 5,008 players, of which the window shows 8: Delete all deletes them all.
+        var state = makeLoadedState { $0.playerCount = 5_008 }
+        let effects = hallOfFameUpdate(
+            &state, .hallOfFame(makeHallOfFame([], request: state.observedRequest!, playerCount: 0), now: .now))
+        XCTAssertEqual(effects, [.findDeletedPlayers(samplePlayers.compactMap(\.id))])
+        _ = hallOfFameUpdate(&state, .deletedPlayersFound(samplePlayers.compactMap(\.id)))
+        let status = hallOfFameRender(state).lines[23]
+        XCTAssertTrue(status.hasPrefix(" 5,008 players deleted "), status)
+    }
+
+    func testTheHelpSaysThatRefreshingInsertsAndDeletesPlayers() {
+        let refresh = keyBindings.first { $0.actions.values.contains(.refresh) }?.description ?? ""
+        XCTAssertTrue(refresh.contains("add") && refresh.contains("delete"), refresh)
+        let stress = keyBindings.first { $0.actions.values.contains(.stressTest) }?.description ?? ""
+        XCTAssertTrue(stress.contains("refreshes"), stress)
+    }
+
     func testDeletedPlayersAreLookedUpThenNotedInTheStatusLine() {
         var state = makeLoadedState()
         let now = ContinuousClock.now

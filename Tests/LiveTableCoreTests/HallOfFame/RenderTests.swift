@@ -263,23 +263,23 @@ final class RenderTests: XCTestCase {
              Hall of Fame — by score                                             row 1 of 8
             ┌──────────────────────────────────────────────────────────┐┌ Players ─────────┐
             │ Arthur                                              1200 ││        8         │
-            │ Barbara ┌ Keys ────────────────────────────────────────────────────┐─────────┘
-            │ Craig   │ ↑ ↓ / k j                  move the selection            │e ───────┐
-            │ David   │ PgUp PgDn, Home End / g G  page, jump to first / last    │00       │
-            │ Elena   │ n or +                     insert a random player        │─────────┘
-            │ Frida   │ e or Enter                 edit the selected player      │
-            │ Gilbert │ d or Delete                delete the selected player    │
-            │ Henriett│ D                          delete all players (asks y/n) │
-            │         │ r                          refresh: new random scores    │
-            │         │ s                          stress test: 50 refreshes     │
-            │         │ o                          order by score / by name      │
-            │         │ H                          highlight changes on / off    │
-            │         │ ?                          show this help                │
-            │         │ Ctrl-Z                     suspend (fg resumes)          │
-            │         │ q, Esc, Ctrl-C             quit                          │
-            │         │                                                          │
-            │         │ Press any key to close                                   │
-            │         └──────────────────────────────────────────────────────────┘
+            │ ┌ Keys ───────────────────────────────────────────────────────────────────┐──┘
+            │ │ ↑ ↓ / k j                  move the selection                           │──┐
+            │ │ PgUp PgDn, Home End / g G  page, jump to first / last                   │  │
+            │ │ n or +                     insert a random player                       │──┘
+            │ │ e or Enter                 edit the selected player                     │
+            │ │ d or Delete                delete the selected player                   │
+            │ │ D                          delete all players (asks y/n)                │
+            │ │ r                          refresh: new scores, may add/delete a player │
+            │ │ s                          stress test: 50 refreshes at once            │
+            │ │ o                          order by score / by name                     │
+            │ │ H                          highlight changes on / off                   │
+            │ │ ?                          show this help                               │
+            │ │ Ctrl-Z                     suspend (fg resumes)                         │
+            │ │ q, Ctrl-C                  quit                                         │
+            │ │                                                                         │
+            │ │ Press any key to close                                                  │
+            │ └─────────────────────────────────────────────────────────────────────────┘
             │                                                          │
             └──────────────────────────────────────────────────────────┘
              any key closes the help

@@ -307,11 +307,17 @@ final class UpdateTests: XCTestCase {
     // MARK: - Quit
 
     func testQuitKeysQuit() {
-        for key in [Key.character("q"), .escape, .control("c")] {
+        for key in [Key.character("q"), .control("c")] {
             var state = makeLoadedState()
             XCTAssertEqual(press(key, in: &state), [[.quit]])
             XCTAssertTrue(state.isQuitting)
         }
+    }
+
+    func testEscDoesNotQuit() {
+        var state = makeLoadedState()
+        XCTAssertEqual(press(.escape, in: &state), [[]])
+        XCTAssertFalse(state.isQuitting)
     }
 
     func testControlCQuitsFromEveryMode() {

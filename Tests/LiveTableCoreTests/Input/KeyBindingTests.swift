@@ -16,7 +16,7 @@ final class KeyBindingTests: XCTestCase {
             "H",
             "?",
             "Ctrl-Z",
-            "q, Esc, Ctrl-C",
+            "q, Ctrl-C",
         ])
     }
 
@@ -37,7 +37,7 @@ final class KeyBindingTests: XCTestCase {
             .character("H"): .toggleHighlight,
             .character("?"): .help,
             .control("z"): .suspend,
-            .character("q"): .quit, .escape: .quit, .control("c"): .quit,
+            .character("q"): .quit, .control("c"): .quit,
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key), action, "\(key)")

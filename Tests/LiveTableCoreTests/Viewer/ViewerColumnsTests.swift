@@ -230,11 +230,16 @@ final class ViewerColumnsTests: XCTestCase {
         try type(">>>>>>>>")
         XCTAssertEqual(state.table?.columnWidths["c1"], 28, "at most the screen")
         XCTAssertEqual(state.table?.firstColumn, 2, "c1 comes first, cut: it can not be whole")
+        let widths = state.table?.columnWidths
         try send(.key(.character("t")))
-        try send(.key(.enter))
+        try send(.key(.home))
         try send(.key(.enter))
         XCTAssertEqual(state.table?.viewed.source.name, "pairs")
-        XCTAssertEqual(state.table?.columnWidths, [:], "another table: the widths are forgotten")
+        XCTAssertEqual(state.table?.columnWidths, [:], "another table: its own widths")
+        try type("t/wide")
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.source.name, "wide")
+        XCTAssertEqual(state.table?.columnWidths, widths, "back on the table: its widths kept for the session")
     }
 
     // MARK: - Hiding

@@ -105,8 +105,8 @@ final class ViewerInterruptionTests: XCTestCase {
 
     func testConnectionsCloseWithTheirDatabase() throws {
         var database: ViewerDatabase? = try ViewerDatabase.open(path: try makeFile())
-        weak var reader = database?.reader
-        weak var background = database?.backgroundReader
+        weak let reader = database?.reader
+        weak let background = database?.backgroundReader
         XCTAssertNotNil(reader)
         database = nil
         XCTAssertNil(reader, "the interrupter keeps no connection alive")

@@ -10,7 +10,7 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.up, .moveUp), (.character("k"), .moveUp), (.down, .moveDown), (.character("j"), .moveDown),
             (.pageUp, .pageUp), (.pageDown, .pageDown), (.home, .jumpToFirst), (.character("g"), .jumpToFirst),
             (.end, .jumpToLast), (.character("G"), .jumpToLast), (.enter, .open), (.character("t"), .tables),
-            (.character("?"), .help), (.character("q"), .quit), (.escape, .quit), (.control("c"), .quit),
+            (.character("?"), .help), (.character("q"), .quit), (.escape, .close), (.control("c"), .quit),
             (.control("z"), .suspend), (.left, .columnLeft), (.character("h"), .columnLeft),
             (.right, .columnRight), (.character("l"), .columnRight),
             (.character("["), .sortAscending), (.character("]"), .sortDescending),

@@ -86,7 +86,7 @@ final class ViewerProgramTests: XCTestCase {
             CREATE TABLE three(id INTEGER PRIMARY KEY); INSERT INTO three VALUES (1), (2), (3);
             """)
         let database = CountRecordingSource(try ViewerDatabase.open(path: path))
-        try MainActor.assumeIsolated {
+        MainActor.assumeIsolated {
             let command = ViewerProgram(dataSource: database).command(
                 for: .countTables(from: 0, names: ["forever", "two", "three"], kinds: [.view, .table, .table]))
             guard case let .observe(_, counts) = command else { return XCTFail("\(command)") }

@@ -112,7 +112,7 @@ final class OddScoreTests: XCTestCase {
                 XCTAssertEqual(odd.score.description, shown, odd.literal)
             }
             let reals: [Double] = [
-                0.1, -0.5, 1e-5, 123456789.123, 1e15, 1e16, 9007199254740993, 2.5e-300, 5e-324,
+                0.1, -0.5, 1e-5, 123456789.123, 1e15, 1e16, 9007199254740992, 2.5e-300, .leastNonzeroMagnitude,
                 1.7976931348623157e308, -1e30, 9.9e18, 3.141592653589793, 100.25,
             ]
             for real in reals {

@@ -11,7 +11,7 @@ import PostgresServer
 /// read is a title read on a connection of its own, as a window is.
 final class PostgresCommitReadsTests: XCTestCase {
     /// What the read of a test delivers.
-    enum TitleRead: Equatable {
+    enum TitleRead: Equatable, Sendable {
         case title(String?)
         case transient(String)
     }
@@ -37,7 +37,7 @@ final class PostgresCommitReadsTests: XCTestCase {
         return (server, writer, read)
     }
 
-    private static func transient(_ error: any Error) -> TitleRead? {
+    private static let transient: @Sendable (any Error) -> TitleRead? = { error in
         guard let error = error as? PostgresError, error.kind == .connection else { return nil }
         return .transient(error.message)
     }

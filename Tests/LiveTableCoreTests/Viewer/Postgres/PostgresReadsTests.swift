@@ -195,7 +195,7 @@ final class PostgresReadsTests: XCTestCase {
     func testTheSessionIsReadOnly() throws {
         let database = try database()
         XCTAssertThrowsError(try database.screen.read(ticket: ReadTicket()) { reader in
-            try reader.execute("SELECT 1")
+            _ = try reader.execute("SELECT 1")
             return try reader.execute("CREATE TEMPORARY TABLE t(x int)")
         }) { error in
             XCTAssertEqual(database.describe(error), "cannot execute CREATE TABLE in a read-only transaction")
