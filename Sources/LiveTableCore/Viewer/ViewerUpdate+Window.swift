@@ -138,15 +138,7 @@ extension ViewerState {
         table.window = window
         table.isLive = true
         table.isRecovering = false
-        if let failure = table.failure {
-            // Read again: the error it showed is over, and so is a count's
-            // that failed meanwhile (the same fault), counted again.
-            if message == .error(failure) || table.countFailure.map({ message == .error($0) }) == true {
-                message = nil
-            }
-            recounts = recounts || table.countFailure != nil
-            table.failure = nil
-        }
+        recounts = endFailure(of: &table) || recounts
         if let sort = table.pendingSort, sort.isOpened {
             // The observation of the sorted order replaced the previous one:
             // this is its window.
@@ -216,6 +208,18 @@ extension ViewerState {
             effects += observeWindow()
         }
         return effects + countRowsBefore()
+    }
+
+    /// Read again: the error the table showed is over, and so is a count's
+    /// that failed meanwhile (the same fault). Returns true when that count
+    /// must run again.
+    private mutating func endFailure(of table: inout TableState) -> Bool {
+        guard let failure = table.failure else { return false }
+        if message == .error(failure) || table.countFailure.map({ message == .error($0) }) == true {
+            message = nil
+        }
+        table.failure = nil
+        return table.countFailure != nil
     }
 
     /// Sets the highlight timer to the next time a highlight fades, when that
