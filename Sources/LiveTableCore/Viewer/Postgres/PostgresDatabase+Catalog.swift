@@ -46,14 +46,15 @@ struct PostgresRelation: Equatable, Sendable {
 extension PostgresDatabase {
     /// The relations that `listTables` shows: tables (partitioned ones,
     /// not their partitions), views, materialized views and foreign tables
-    /// of every schema but PostgreSQL's own, that the role may read.
+    /// of every schema but PostgreSQL's own, that the role may read (some
+    /// columns of, at least: `GRANT SELECT (id, name)`).
     static let listSQL = """
         SELECT c.oid, n.nspname, c.relname, c.relkind
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
           AND n.nspname NOT IN ('pg_catalog', 'information_schema')
           AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'
-          AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT')
+          AND has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT')
         """
 
     /// Every relation a name may open, readable or not (a table the role
@@ -153,9 +154,10 @@ extension PostgresDatabase {
 
     // MARK: - A table's schema
 
-    /// The columns (in `attnum` order, without dropped ones), their
-    /// declared types, NOT NULL, whether a complete B-tree index leads
-    /// with them, and their base type (a domain's).
+    /// The columns that the role may read (all of them when it may read
+    /// none: the server refuses the table), in `attnum` order, without
+    /// dropped ones, their declared types, NOT NULL, whether a complete
+    /// B-tree index leads with them, and their base type (a domain's).
     static let columnsSQL = """
         SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
           EXISTS (SELECT 1 FROM pg_catalog.pg_index i
@@ -166,8 +168,33 @@ extension PostgresDatabase {
           CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
         FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
         WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+          AND (has_column_privilege(a.attrelid, a.attnum, 'SELECT') OR NOT has_any_column_privilege(a.attrelid, 'SELECT'))
         ORDER BY a.attnum
         """
+
+    /// The columns whose type holds an unorderable one (`$2`): in a
+    /// composite (`(text, json)`), an array, a domain or a range, at any
+    /// depth. `ORDER BY` refuses them: "could not identify an ordering
+    /// operator for type pair2".
+    static let nestedUnorderableSQL = """
+        WITH RECURSIVE nested(attnum, type) AS (
+          SELECT a.attnum, a.atttypid FROM pg_catalog.pg_attribute a
+          WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+          UNION
+          SELECT n.attnum, inner_.type
+          FROM nested n JOIN pg_catalog.pg_type t ON t.oid = n.type
+          CROSS JOIN LATERAL (
+            SELECT t.typbasetype WHERE t.typtype = 'd'
+            UNION ALL SELECT t.typelem WHERE t.typelem <> 0 AND t.typlen = -1
+            UNION ALL SELECT ca.atttypid FROM pg_catalog.pg_attribute ca
+              WHERE t.typtype = 'c' AND ca.attrelid = t.typrelid AND ca.attnum > 0 AND NOT ca.attisdropped
+            UNION ALL SELECT r.rngsubtype FROM pg_catalog.pg_range r WHERE r.rngtypid = t.oid
+          ) AS inner_(type))
+        SELECT DISTINCT attnum FROM nested WHERE type = ANY ($2::pg_catalog.oid[])
+        """
+
+    /// `unorderableTypes` as an `oid[]` parameter.
+    static let unorderableTypesParameter = "{" + unorderableTypes.sorted().map(String.init).joined(separator: ",") + "}"
 
     /// The primary key and the unique indexes that can identify a row:
     /// valid, complete (no predicate), on columns only (no expression).
@@ -211,12 +238,14 @@ extension PostgresDatabase {
         var notNull: Set<Int> = []
         var columns: [SourceColumn] = []
         var textOrdered: Set<String> = []
+        let nestedUnorderable = Set(try reader.execute(nestedUnorderableSQL, [relation.oid, unorderableTypesParameter])
+            .rows.compactMap { ($0.first ?? nil).flatMap { Int($0) } })
         for row in rows where row.count == 6 {
             guard let number = row[0].flatMap({ Int($0) }), let name = row[1] else { continue }
             names[number] = name
             let isNotNull = row[3] == "t"
             if isNotNull { notNull.insert(number) }
-            if let type = row[5].flatMap({ UInt32($0) }), unorderableTypes.contains(type) {
+            if nestedUnorderable.contains(number) {
                 textOrdered.insert(name)
             }
             columns.append(SourceColumn(
@@ -251,6 +280,10 @@ extension PostgresDatabase {
         let (table, textOrdered) = try schema(of: relation, reader)
         var source = RowSource.table(table, dialect: .postgres)
         source.name = relation.displayName
+        // A role that may read only some columns may not read `xmin`.
+        if try reader.execute("SELECT has_table_privilege($1::oid, 'SELECT')", [relation.oid]).rows.first?.first != "t" {
+            source.changeToken = nil
+        }
         if !textOrdered.isEmpty {
             source.orderExpressions = zip(table.columns, source.columnExpressions).map { column, expression in
                 textOrdered.contains(column.name) ? expression + "::text" : expression
