@@ -66,6 +66,11 @@ public struct RowSource: Equatable, Sendable {
     /// (`"doc"::text`). Nil: the columns themselves (SQLite orders any
     /// value).
     var orderExpressions: [String]?
+    /// The SQL expressions that a window selects for its shown columns,
+    /// where they differ from `columnExpressions`: PostgreSQL's long
+    /// values cut on the server, so that a refresh never moves a value of
+    /// 100 MB. Keys and exports read the columns whole.
+    var shownExpressions: [String]?
 
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
