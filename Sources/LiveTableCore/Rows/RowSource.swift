@@ -72,6 +72,11 @@ public struct RowSource: Equatable, Sendable {
     /// under a nondeterministic collation): the engine tells keys apart
     /// byte for byte. Nil where the columns' equality is already exact.
     var tieBreakExpression: String?
+    /// The SQL expressions that a window selects for its shown columns,
+    /// where they differ from `columnExpressions`: PostgreSQL's long
+    /// values cut on the server, so that a refresh never moves a value of
+    /// 100 MB. Keys and exports read the columns whole.
+    var shownExpressions: [String]?
 
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,

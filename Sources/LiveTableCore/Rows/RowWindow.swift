@@ -222,13 +222,15 @@ private struct Fetcher<Reader: RowReading> {
         self.combinesRanges = combinesRanges
         var extra: [String] = []
         var indices: [Int] = []
+        // A column shown cut is read whole again for its key.
+        let shown = source.shownExpressions ?? source.columnExpressions
         for column in ordering.keyColumns {
-            if let index = source.columnExpressions.firstIndex(of: column.expression) {
+            if let index = shown.firstIndex(of: column.expression) {
                 indices.append(index)
             } else if let index = extra.firstIndex(of: column.expression) {
-                indices.append(source.columnExpressions.count + index)
+                indices.append(shown.count + index)
             } else {
-                indices.append(source.columnExpressions.count + extra.count)
+                indices.append(shown.count + extra.count)
                 extra.append(column.expression)
             }
         }
@@ -262,7 +264,8 @@ private struct Fetcher<Reader: RowReading> {
             // Statements are cached by the connection (`RowReading`):
             // compiling them would cost more than running them.
             let sql = source.selectSQL(
-                extra: extraExpressions, indexedBy: ordering.indexName, where: range.condition,
+                columns: (source.shownExpressions ?? source.columnExpressions) + extraExpressions,
+                indexedBy: ordering.indexName, where: range.condition,
                 orderBy: ordering.orderBy(forward: range.forward), limit: true)
             let arguments = range.arguments + [DatabaseValue(value: Int64(limit - result.count))!]
             // What is shown, as stored (a NUL, invalid UTF-8); the key as

@@ -223,6 +223,9 @@ enum StoredValue {
     /// UTF-8 bytes, as stored: they may be invalid.
     case text(UnsafeRawBufferPointer)
     case blob(UnsafeRawBufferPointer)
+    /// A JSON value's bytes, written as they are in JSON, as text otherwise:
+    /// PostgreSQL's booleans, numbers, json and jsonb.
+    case json(UnsafeRawBufferPointer)
 
     /// Calls `body` with column `column` of the current row of `statement`.
     static func read(_ statement: SQLiteStatement, _ column: Int, _ body: (StoredValue) -> Void) {
@@ -365,7 +368,7 @@ public struct RowEncoder: Sendable {
             if column > 0 { out.append(UInt8(ascii: ",")) }
             switch value {
             case .null: break
-            case let .text(bytes): appendValidUTF8(bytes, into: &out, Self.appendCSVText)
+            case let .text(bytes), let .json(bytes): appendValidUTF8(bytes, into: &out, Self.appendCSVText)
             // Quoted, as empty text is: an empty field is NULL.
             case let .blob(bytes) where bytes.isEmpty: out.append(contentsOf: [34, 34])
             default: Self.appendPlain(value, into: &out)
@@ -374,7 +377,7 @@ public struct RowEncoder: Sendable {
             if column > 0 { out.append(UInt8(ascii: "\t")) }
             switch value {
             case .null: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
-            case let .text(bytes): appendValidUTF8(bytes, into: &out, Self.appendTSVText)
+            case let .text(bytes), let .json(bytes): appendValidUTF8(bytes, into: &out, Self.appendTSVText)
             default: Self.appendPlain(value, into: &out)
             }
         case .json:
@@ -392,6 +395,7 @@ public struct RowEncoder: Sendable {
                     out.append(contentsOf: "\(double)".utf8)
                 }
             case let .text(bytes): appendValidUTF8(bytes, into: &out, Self.appendJSONText)
+            case let .json(bytes): appendValidUTF8(bytes, into: &out) { bytes, out in out.append(contentsOf: bytes) }
             case let .blob(bytes):
                 out.append(UInt8(ascii: "\""))
                 out.append(contentsOf: Data(bytes).base64EncodedString().utf8)
@@ -433,7 +437,7 @@ public struct RowEncoder: Sendable {
         case let .integer(integer): appendInteger(integer, into: &out)
         case let .real(double): out.append(contentsOf: CellText.text(of: double).utf8)
         case let .blob(bytes): appendHexadecimal(bytes, into: &out)
-        case .null, .text: break
+        case .null, .text, .json: break
         }
     }
 
@@ -463,6 +467,30 @@ public struct RowEncoder: Sendable {
             out.append(hexDigits[Int(byte >> 4)])
             out.append(hexDigits[Int(byte & 0x0F)])
         }
+    }
+
+    /// Whether `bytes` are a JSON number (`-0`, `12.50`, `1e+20`): not
+    /// `NaN`, `Infinity`, nor `.5`.
+    static func isJSONNumber(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let whole = digits()
+        guard whole > 0, whole == 1 || bytes[index - whole] != UInt8(ascii: "0") else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
     }
 
     // MARK: - CSV

@@ -1,3 +1,5 @@
+import GRDB
+
 // MARK: - Messages and effects
 
 /// Everything that can happen to the viewer.
@@ -73,6 +75,9 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// Other machines' commits can not be seen (a WAL file on a network or
     /// FUSE file system): the title's note ("WAL on fuse") and why.
     case commitsUnseen(note: String, reason: String)
+    /// The row at a position read whole for the row view; nil when it
+    /// could not be (the window's values stay).
+    case wholeRowRead(RowPosition, [DatabaseValue]?)
 }
 
 /// A read of the source on screen that runs until it ends or is replaced,
@@ -92,6 +97,8 @@ public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
     case open
     /// The picker's counts.
     case tableCounts
+    /// The selected row read whole, for the row view.
+    case wholeRow
 }
 
 /// What a failed read means for the view; each data source says which
@@ -158,6 +165,8 @@ public enum ViewerEffect: Equatable, Sendable {
     /// Look up these rows of `source` by identity, and send the ones that
     /// are gone in `.deletedRowsFound`.
     case findDeletedRows(RowSource, [StoredKey])
+    /// Read the row at a position whole (`ViewerDataSource.wholeRow`).
+    case readWholeRow(ViewedSource, RowPosition)
     /// Restore the terminal and stop until continued.
     case suspend
     /// Restore the terminal and exit.

@@ -135,6 +135,10 @@ public struct ViewerProgram: AppProgram {
                 .map { ViewerMessage.deletedRowsFound(source, $0) }
                 .catch { _ in Empty<ViewerMessage, Never>() }
                 .eraseToAnyPublisher())
+        case let .readWholeRow(viewed, position):
+            return .observe(slot: .read(.wholeRow), read({ ticket in
+                try dataSource.wholeRow(of: viewed, at: position, ticket: ticket)
+            }, { ViewerMessage.wholeRowRead(position, $0) }, { _, _ in ViewerMessage.wholeRowRead(position, nil) }))
         case .suspend:
             return .suspend
         case .quit:

@@ -513,8 +513,8 @@ private func knownRowCount(_ table: TableState) -> Int? {
 
 /// The lines of the selected row in the whole-row overlay.
 func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
-    guard let table = state.table, let index = table.selectedIndex, let window = table.window else { return [] }
-    return RowDetail.lines(names: table.viewed.source.columnNames, values: window.rows[index], width: state.width)
+    guard let table = state.table, let values = state.rowViewValues else { return [] }
+    return RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: state.width)
 }
 
 private func drawCentered(_ text: String, y: Int, into screen: inout Screen) {

@@ -270,6 +270,9 @@ public struct TableState: Equatable, Sendable {
     /// each update scans; nil without a filter, or with one that an index
     /// answers.
     public var filterScannedRows: RowCount?
+    /// The selected row read whole for the row view, where the windows
+    /// read long values cut (PostgreSQL); nil when none is.
+    public var wholeRow: WholeRow?
 
     /// The state of a source just opened.
     public init(viewed: ViewedSource) {

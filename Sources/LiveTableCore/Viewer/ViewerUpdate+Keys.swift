@@ -244,9 +244,8 @@ extension ViewerState {
         guard let action else { return [] }
         let page = RowDetail.page(height: self.height)
         var lineCount = 0
-        if let table = self.table, let index = table.selectedIndex, let window = table.window {
-            lineCount = RowDetail.lines(
-                names: table.viewed.source.columnNames, values: window.rows[index], width: self.width).count
+        if let table = self.table, let values = rowViewValues {
+            lineCount = RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: self.width).count
         }
         let lastScroll = max(0, lineCount - page)
         var scroll = scroll

@@ -28,6 +28,7 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
     default:
         break
     }
+    effects += state.readWholeRow()
     effects += state.setHighlightTimer()
     return effects
 }
@@ -91,6 +92,8 @@ extension ViewerState {
             return commitsUnseen(note: note, reason: reason)
         case let .countFailed(error):
             return countFailed(error)
+        case let .wholeRowRead(position, values):
+            return wholeRowRead(position, values)
         }
     }
 }

@@ -173,6 +173,8 @@ func performViewerEffect(
             return .deletedRowsFound(source, missing.map(StoredKey.init))
         case let .search(viewed, search):
             return .searched(try database.read { db in try search.run(db, viewed.source, viewed.ordering) })
+        case let .readWholeRow(viewed, position):
+            return .wholeRowRead(position, try database.wholeRow(of: viewed, at: position, ticket: ReadTicket()))
         case let .filter(viewed, expression):
             let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)

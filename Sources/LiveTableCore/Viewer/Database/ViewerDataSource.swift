@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OpenCombine
 
 /// What the viewer screen needs from a database: the tables, a source to
@@ -108,6 +109,11 @@ public protocol ViewerDataSource: Sendable {
     /// an identity (`RowSource.identityLookup`).
     func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey]
 
+    /// The row at `position` with its values whole, where the windows read
+    /// them cut (PostgreSQL's long values); nil where they are whole
+    /// already (the default), or when the row is gone.
+    func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]?
+
     /// Writes all rows of `source` in `format`, in constant memory, each
     /// piece to `write` as it is ready.
     ///
@@ -175,5 +181,12 @@ public struct ViewerLiveness: Equatable, Sendable {
         self.note = note
         self.reason = reason
         self.seesOtherMachines = seesOtherMachines
+    }
+}
+
+extension ViewerDataSource {
+    /// nil: the windows read every value whole.
+    public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
+        nil
     }
 }

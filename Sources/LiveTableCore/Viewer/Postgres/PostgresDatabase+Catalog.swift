@@ -46,14 +46,15 @@ struct PostgresRelation: Equatable, Sendable {
 extension PostgresDatabase {
     /// The relations that `listTables` shows: tables (partitioned ones,
     /// not their partitions), views, materialized views and foreign tables
-    /// of every schema but PostgreSQL's own, that the role may read.
+    /// of every schema but PostgreSQL's own, that the role may read (some
+    /// columns of, at least: `GRANT SELECT (id, name)`).
     static let listSQL = """
         SELECT c.oid, n.nspname, c.relname, c.relkind
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
           AND n.nspname NOT IN ('pg_catalog', 'information_schema')
           AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'
-          AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT')
+          AND has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT')
         """
 
     /// Every relation a name may open, readable or not (a table the role
@@ -185,9 +186,10 @@ extension PostgresDatabase {
 
     // MARK: - A table's schema
 
-    /// The columns (in `attnum` order, without dropped ones), their
-    /// declared types, NOT NULL, whether a complete B-tree index leads
-    /// with them, and their base type (a domain's).
+    /// The columns that the role may read (all of them when it may read
+    /// none: the server refuses the table), in `attnum` order, without
+    /// dropped ones, their declared types, NOT NULL, whether a complete
+    /// B-tree index leads with them, their base type (a domain's) and type.
     static let columnsSQL = """
         SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
           EXISTS (SELECT 1 FROM pg_catalog.pg_index i
@@ -195,11 +197,36 @@ extension PostgresDatabase {
                   JOIN pg_catalog.pg_am am ON am.oid = ic.relam
                   WHERE i.indrelid = a.attrelid AND i.indkey[0] = a.attnum
                     AND am.amname = 'btree' AND i.indpred IS NULL AND i.indisvalid),
-          CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+          CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END, a.atttypid
         FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
         WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+          AND (has_column_privilege(a.attrelid, a.attnum, 'SELECT') OR NOT has_any_column_privilege(a.attrelid, 'SELECT'))
         ORDER BY a.attnum
         """
+
+    /// The columns whose type holds an unorderable one (`$2`): in a
+    /// composite (`(text, json)`), an array, a domain or a range, at any
+    /// depth. `ORDER BY` refuses them: "could not identify an ordering
+    /// operator for type pair2".
+    static let nestedUnorderableSQL = """
+        WITH RECURSIVE nested(attnum, type) AS (
+          SELECT a.attnum, a.atttypid FROM pg_catalog.pg_attribute a
+          WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+          UNION
+          SELECT n.attnum, inner_.type
+          FROM nested n JOIN pg_catalog.pg_type t ON t.oid = n.type
+          CROSS JOIN LATERAL (
+            SELECT t.typbasetype WHERE t.typtype = 'd'
+            UNION ALL SELECT t.typelem WHERE t.typelem <> 0 AND t.typlen = -1
+            UNION ALL SELECT ca.atttypid FROM pg_catalog.pg_attribute ca
+              WHERE t.typtype = 'c' AND ca.attrelid = t.typrelid AND ca.attnum > 0 AND NOT ca.attisdropped
+            UNION ALL SELECT r.rngsubtype FROM pg_catalog.pg_range r WHERE r.rngtypid = t.oid
+          ) AS inner_(type))
+        SELECT DISTINCT attnum FROM nested WHERE type = ANY ($2::pg_catalog.oid[])
+        """
+
+    /// `unorderableTypes` as an `oid[]` parameter.
+    static let unorderableTypesParameter = "{" + unorderableTypes.sorted().map(String.init).joined(separator: ",") + "}"
 
     /// The primary key and the unique indexes that can identify a row:
     /// valid, complete (no predicate), on columns only (no expression),
@@ -252,7 +279,7 @@ extension PostgresDatabase {
     /// columns ordered by their text.
     static func schema(
         of relation: PostgresRelation, _ reader: PostgresReader
-    ) throws -> (TableSchema, textOrdered: Set<String>, types: [UInt32?])
+    ) throws -> (TableSchema, textOrdered: Set<String>, types: [UInt32?], cut: [String: (base: UInt32, type: UInt32)])
     {
         let rows = try reader.execute(columnsSQL, [relation.oid]).rows
         var names: [Int: String] = [:]
@@ -260,15 +287,21 @@ extension PostgresDatabase {
         var columns: [SourceColumn] = []
         var textOrdered: Set<String> = []
         var types: [UInt32?] = []
-        for row in rows where row.count == 6 {
+        var cut: [String: (base: UInt32, type: UInt32)] = [:]
+        let nestedUnorderable = Set(try reader.execute(nestedUnorderableSQL, [relation.oid, unorderableTypesParameter])
+            .rows.compactMap { ($0.first ?? nil).flatMap { Int($0) } })
+        for row in rows where row.count == 7 {
             guard let number = row[0].flatMap({ Int($0) }), let name = row[1] else { continue }
             names[number] = name
             let isNotNull = row[3] == "t"
             if isNotNull { notNull.insert(number) }
-            if let type = row[5].flatMap({ UInt32($0) }), unorderableTypes.contains(type) {
+            if nestedUnorderable.contains(number) {
                 textOrdered.insert(name)
             }
             types.append(row[5].flatMap { UInt32($0) })
+            if let base = row[5].flatMap({ UInt32($0) }), longTypes.contains(base), let type = row[6].flatMap({ UInt32($0) }) {
+                cut[name] = (base, type)
+            }
             columns.append(SourceColumn(
                 name: name, declaredType: row[2] ?? "", isIndexed: row[4] == "t", isNotNull: isNotNull))
         }
@@ -292,17 +325,47 @@ extension PostgresDatabase {
         }
         let table = TableSchema(
             name: relation.name, kind: relation.kind, columns: columns, identity: identity, schema: relation.schema)
-        return (table, textOrdered, types)
+        return (table, textOrdered, types, cut)
+    }
+
+    /// `pg_type` OIDs of the types whose values may be long enough to
+    /// cost a refresh: text, varchar, bytea, json, jsonb, xml.
+    static let longTypes: Set<UInt32> = [25, 1043, 17, 114, 3802, 142]
+
+    /// The most characters (bytes of a bytea) of a value that a window
+    /// reads: more than the row view shows (`RowDetail.maximumBytes`).
+    static let shownLength = RowDetail.maximumBytes + 1
+
+    /// `expression` of a column of type `type` (of base type `base`), cut
+    /// on the server to `shownLength` (`substr` reads only that much of a
+    /// stored value). The cut of a varchar or json is text: so that a
+    /// retype (text to varchar) is still seen by the window statement
+    /// (`PostgresSchemaChecks`), a column of another type than `type`
+    /// fails it (its type's name read as a number).
+    static func cut(_ expression: String, base: UInt32, type: UInt32) -> String {
+        let text = [25, 1043, 17].contains(base) ? expression : expression + "::pg_catalog.text"
+        let typeName = "pg_catalog.pg_typeof(\(expression))"
+        return "CASE WHEN \(typeName) = \(type)::pg_catalog.regtype THEN pg_catalog.substr(\(text), 1, \(shownLength))"
+            + " ELSE pg_catalog.substr(\(text), \(typeName)::pg_catalog.text::pg_catalog.int4, 1) END"
     }
 
     /// The source of `relation`: named as shown, its unorderable columns
     /// ordered by their text.
     static func source(of relation: PostgresRelation, _ reader: PostgresReader) throws -> RowSource {
-        let (table, textOrdered, types) = try schema(of: relation, reader)
+        let (table, textOrdered, types, cut) = try schema(of: relation, reader)
         var source = RowSource.table(table, dialect: .postgres)
         source.name = relation.displayName
         if table.identity == .none {
             source.tieBreakExpression = try tieBreak(of: source.columnExpressions, types: types, reader)
+        }
+        if !cut.isEmpty {
+            source.shownExpressions = zip(table.columns, source.columnExpressions).map { column, expression in
+                cut[column.name].map { Self.cut(expression, base: $0.base, type: $0.type) } ?? expression
+            }
+        }
+        // A role that may read only some columns may not read `xmin`.
+        if try reader.execute("SELECT has_table_privilege($1::oid, 'SELECT')", [relation.oid]).rows.first?.first != "t" {
+            source.changeToken = nil
         }
         if !textOrdered.isEmpty {
             source.orderExpressions = zip(table.columns, source.columnExpressions).map { column, expression in

@@ -13,7 +13,7 @@ extension PostgresDatabase {
     ///
     /// Values are written as PostgreSQL prints them (numeric digits,
     /// timestamps, `\x` bytea, arrays and JSON as their text), but in JSON
-    /// the integers and finite floating-point values, which are numbers.
+    /// as JSON's own types where it has them (`ExportedKind`).
     /// The read is one read-only transaction without a statement timeout:
     /// an export of millions of rows to a slow pipe takes its time, and
     /// sees one snapshot.
@@ -76,23 +76,37 @@ extension PostgresDatabase {
                 body(.text(bytes))
             case .integer:
                 if let integer = Int64(String(decoding: bytes, as: UTF8.self)) { body(.integer(integer)) } else { body(.text(bytes)) }
-            case .real:
-                if let double = Double(String(decoding: bytes, as: UTF8.self)), double.isFinite {
-                    body(.real(double))
-                } else {
-                    body(.text(bytes))
-                }
+            case .number:
+                // NaN and the infinities are no JSON numbers: strings.
+                body(RowEncoder.isJSONNumber(bytes) ? .json(bytes) : .text(bytes))
+            case .boolean:
+                let word = bytes.first == UInt8(ascii: "t") ? Self.jsonTrue : Self.jsonFalse
+                word.withUnsafeBytes { body(.json($0)) }
+            case .json:
+                body(.json(bytes))
             }
         }
     }
+
+    private static let jsonTrue = Array("true".utf8)
+    private static let jsonFalse = Array("false".utf8)
 }
 
-/// How a column's values are exported: as their text, or as numbers in
-/// JSON (`PostgresValues`' integer and floating-point types).
+/// How a column's values are exported: as their text, or in JSON as
+/// JSON's own types: integers, numeric and floats as numbers, booleans,
+/// json and jsonb as themselves.
 private enum ExportedKind {
     case text
     case integer
-    case real
+    /// numeric, float4, float8: the server's digits.
+    case number
+    case boolean
+    case json
+
+    /// `pg_type` OIDs: numeric; bool; json, jsonb.
+    private static let numericTypes: Set<UInt32> = [1700, 700, 701]
+    private static let booleanType: UInt32 = 16
+    private static let jsonTypes: Set<UInt32> = [114, 3802]
 
     init(type: UInt32, format: ExportFormat) {
         guard format == .json else {
@@ -101,8 +115,12 @@ private enum ExportedKind {
         }
         if PostgresValues.integerTypes.contains(type) {
             self = .integer
-        } else if PostgresValues.floatTypes.contains(type) {
-            self = .real
+        } else if Self.numericTypes.contains(type) {
+            self = .number
+        } else if type == Self.booleanType {
+            self = .boolean
+        } else if Self.jsonTypes.contains(type) {
+            self = .json
         } else {
             self = .text
         }

@@ -125,6 +125,20 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
+    /// The row at `position` with its long values whole (the windows read
+    /// them cut: `PostgresDatabase.cut`), on the screen's connection; nil
+    /// when nothing is cut, or the row is gone.
+    public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
+        guard viewed.source.shownExpressions != nil else { return nil }
+        var source = viewed.source
+        source.shownExpressions = nil
+        return try screen.read(ticket: ticket) { reader in
+            let request = RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 1)
+            let window = try RowWindow.fetch(reader, source, request)
+            return window.positions.first == position ? window.rows.first : nil
+        }
+    }
+
     // MARK: - Errors
 
     /// An error in one line, without a password: the server's message; a

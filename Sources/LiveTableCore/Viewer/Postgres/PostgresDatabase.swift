@@ -93,12 +93,15 @@ public final class PostgresDatabase: Sendable {
                 "-c default_transaction_read_only=on",
                 "-c standard_conforming_strings=on",
                 "-c statement_timeout=\(Self.milliseconds(statementTimeout))",
-            ]
+            ] + Self.outputSettings
             if idleInTransactionTimeout > 0 {
                 serverSettings.append("-c idle_in_transaction_session_timeout=\(Self.milliseconds(idleInTransactionTimeout))")
             }
+            // PGOPTIONS is libpq's default of `options`, which ours replace:
+            // it comes first, as the string's own would.
+            let own = given["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"]
             var settings = [
-                "options": ([given["options"]].compactMap { $0 } + serverSettings).joined(separator: " "),
+                "options": ([own].compactMap { $0 } + serverSettings).joined(separator: " "),
                 "fallback_application_name": applicationName,
             ]
             if given["connect_timeout"] == nil, ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
@@ -109,6 +112,20 @@ public final class PostgresDatabase: Sendable {
             }
             return settings
         }
+
+        /// The output formats that values read are bound back in, pinned
+        /// whatever the role or database set: `SQL, DMY` printed `IST`,
+        /// which reads back as Israel's; ISO prints the time zone's offset
+        /// (`+05:30`), and TimeZone stays the role's. Floats in their
+        /// exact digits, intervals, bytea and money in forms their input
+        /// reads back.
+        static let outputSettings = [
+            "-c DateStyle=ISO",
+            "-c IntervalStyle=postgres",
+            "-c extra_float_digits=3",
+            "-c bytea_output=hex",
+            "-c lc_monetary=C",
+        ]
 
         /// TCP keepalives and `tcp_user_timeout`, unless the string sets
         /// them: a network that drops the connection without a word (a

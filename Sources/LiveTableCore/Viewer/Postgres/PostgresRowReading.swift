@@ -42,7 +42,7 @@ struct PostgresReader: RowReading {
 
     /// Runs `sql`: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
     /// The values shown are the values bound back: PostgreSQL's text
-    /// output, or a number for the integer and floating-point types.
+    /// output, or a number for the integer types.
     func forEachRow(
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
@@ -78,10 +78,8 @@ struct PostgresReader: RowReading {
 /// A value read is bound back as a key of a later statement, and must
 /// find its row again: so it is kept as PostgreSQL printed it (its text
 /// output, which its input function reads back to the same value:
-/// numeric digits, timestamps in the session's time zone, `\x` bytea,
-/// arrays, JSON), but for the integer types (`.int64`) and the finite
-/// floating-point values (`.double`, whose shortest decimal form Swift
-/// prints and PostgreSQL reads back exactly).
+/// numeric and float digits, timestamps in the session's time zone, `\x`
+/// bytea, arrays, JSON), but for the integer types (`.int64`).
 ///
 /// For example:
 ///
@@ -103,11 +101,8 @@ enum PostgresValues {
         if integerTypes.contains(type), let integer = Int64(text) {
             return integer.databaseValue
         }
-        // "NaN", "Infinity", "-Infinity" stay text: PostgreSQL reads them
-        // back, and Swift would print them otherwise ("nan", "inf").
-        if floatTypes.contains(type), let double = Double(text), double.isFinite {
-            return double.databaseValue
-        }
+        // Floats stay text too: shown as the server prints them (`1`, as
+        // psql does, not Swift's `1.0`), bound back exactly (`extra_float_digits`).
         return text.databaseValue
     }
 

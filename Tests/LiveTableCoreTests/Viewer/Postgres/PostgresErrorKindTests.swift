@@ -41,7 +41,7 @@ final class PostgresErrorKindTests: XCTestCase {
         let options = settings.connectionSettings(for: "host=/tmp dbname=shop options='-c search_path=sales' connect_timeout=3")
         XCTAssertEqual(
             options["options"],
-            "-c search_path=sales -c default_transaction_read_only=on -c standard_conforming_strings=on -c statement_timeout=2500 -c idle_in_transaction_session_timeout=60000")
+            "-c search_path=sales -c default_transaction_read_only=on -c standard_conforming_strings=on -c statement_timeout=2500 -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3 -c bytea_output=hex -c lc_monetary=C -c idle_in_transaction_session_timeout=60000")
         XCTAssertEqual(options["fallback_application_name"], "livetable")
         XCTAssertNil(options["connect_timeout"])
         XCTAssertEqual(PostgresDatabase.Settings().connectionSettings(for: "dbname=shop")["connect_timeout"], "10")
