@@ -83,6 +83,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// The viewer on a table of a local PostgreSQL server (see
     /// `PostgresBenchmark`), nil when not measured.
     public var postgres: PostgresFigures?
+    /// The viewer of a busy file (see `ViewerBusyFileBenchmark`), nil when
+    /// not measured.
+    public var viewer_busy_file: ViewerBusyFileFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -199,6 +202,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let postgres {
             lines.append("")
             lines += PostgresFigures.table([postgres])
+        }
+        if let viewer_busy_file {
+            lines.append("")
+            lines += viewer_busy_file.table
         }
         lines.append("")
         lines.append("targets")

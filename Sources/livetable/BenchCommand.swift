@@ -84,7 +84,7 @@ struct BenchCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres"))
+            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres|scale"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -111,6 +111,10 @@ struct BenchCommand: ParsableCommand {
     // The child process that measures the viewer on PostgreSQL.
     @Flag(name: .customLong("measure-postgres"), help: .hidden)
     var measurePostgres = false
+
+    // The child process that measures the viewer of a busy file.
+    @Flag(name: .customLong("measure-scale"), help: .hidden)
+    var measureScale = false
 
     // Not --database: `livetable`'s own --database would take it.
     @Option(name: .customLong("measure-database"), help: .hidden)
@@ -145,6 +149,12 @@ struct BenchCommand: ParsableCommand {
             var samples = PostgresBenchmark.Samples()
             samples.rows = postgresRows
             let benchmark = PostgresBenchmark(samples: samples, log: Self.log)
+            try Self.runChild(output: output) { try benchmark.run() }
+            return
+        }
+        if measureScale, let output {
+            let benchmark = ViewerBusyFileBenchmark(
+                directory: URL(fileURLWithPath: output + ".files"), log: { Self.log($0) })
             try Self.runChild(output: output) { try benchmark.run() }
             return
         }
@@ -204,6 +214,13 @@ struct BenchCommand: ParsableCommand {
             }
             report.viewer = viewer
             report.targets += viewer.flatMap(\.targets)
+        }
+        if sections.contains(.scale) {
+            let scale: ViewerBusyFileFigures = try Self.measureInChildProcess(
+                arguments: ["--measure-scale"], output: suite.directory.path + "-scale.figures.json",
+                name: "the viewer of a busy file")
+            report.viewer_busy_file = scale
+            report.targets += scale.targets
         }
         if sections.contains(.postgres), let reason = PostgresBenchmark.unavailableReason {
             // Asked for alone, it fails; among all, it is skipped, with why.
@@ -305,6 +322,9 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The viewer on a table of a local PostgreSQL server, of
     /// `--postgres-rows` rows.
     case postgres
+    /// The viewer of a busy file: its CPU per commit, and a slow query of
+    /// a WAL file kept fresh.
+    case scale
 }
 
 /// The encoded figures of the child's measurement, or its error, once done.

@@ -53,6 +53,17 @@ public protocol AppProgram {
 
     /// What the loop does to perform an effect.
     func command(for effect: Effect) -> AppCommand<Message, Slot>
+
+    /// True when `state` draws the same screen as `drawn`, the state last
+    /// drawn: after the messages of its subscriptions, the loop then draws
+    /// nothing. The default: false.
+    func drawsSameScreen(_ state: State, as drawn: State) -> Bool
+}
+
+extension AppProgram {
+    public func drawsSameScreen(_ state: State, as drawn: State) -> Bool {
+        false
+    }
 }
 
 /// What the app loop does to perform an effect: subscribe to a publisher
@@ -210,6 +221,9 @@ public final class AppLoop<Program: AppProgram> {
     /// True while messages are handled: messages sent meanwhile (by an
     /// effect that delivers at once) join the same burst.
     private var isHandling = false
+    /// The state last drawn, and whether the next burst draws whatever it is.
+    private var drawnState: Program.State?
+    private var mustDraw = true
     private var isResumeScheduled = false
 
     // MARK: Subscriptions
@@ -273,6 +287,8 @@ public final class AppLoop<Program: AppProgram> {
     /// once.
     public func send(contentsOf messages: [Program.Message]) {
         guard !isStopped else { return }
+        // The host's messages (keys, a resize, a redraw after a stop) draw.
+        mustDraw = true
         queue += messages.map { Pending(message: $0, slot: nil) }
         handleQueue()
     }
@@ -327,7 +343,13 @@ public final class AppLoop<Program: AppProgram> {
         }
         isHandling = false
         guard !isStopped else { return }
-        host?.draw(program.render(state))
+        if mustDraw || drawnState.map({ !program.drawsSameScreen(state, as: $0) }) ?? true {
+            host?.draw(program.render(state))
+            // Kept only by a program that compares states (a state draws as
+            // itself): a copy kept would make each change of the state copy it.
+            drawnState = program.drawsSameScreen(state, as: state) ? state : nil
+            mustDraw = false
+        }
         runWaiters()
     }
 

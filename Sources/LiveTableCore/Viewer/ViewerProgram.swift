@@ -55,6 +55,12 @@ public struct ViewerProgram: AppProgram {
         viewerUpdate(&state, message)
     }
 
+    /// Equal states draw equal screens: a commit that changed nothing on
+    /// screen draws nothing.
+    public func drawsSameScreen(_ state: ViewerState, as drawn: ViewerState) -> Bool {
+        state == drawn
+    }
+
     /// Draws the state with `viewerRender(_:)`.
     public func render(_ state: ViewerState) -> Screen {
         viewerRender(state)

@@ -148,7 +148,14 @@ extension ViewerState {
             }
         }
         let count = table.rowCountIsApproximate ? nil : table.rowCount
-        let diff = table.highlighter.take(value.changeSnapshot(rowCount: count), cause: cause, at: now)
+        let snapshot = value.changeSnapshot(rowCount: count)
+        // A commit to another table, or outside the window: nothing to
+        // compare, and the state stays equal, so that nothing is drawn.
+        let isUnchanged = cause == .update && table.highlighter.window == snapshot
+        let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
+        // The whole table is in the window, as it was: the count is too.
+        let recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
+            && count == window.rows.count && table.countPacer.phase == .idle)
         // Rows that left from within the window were deleted, or moved out by
         // an update: the lookup by identity tells. A row of a view or a query
         // has no identity (a changed row departs as well): not looked up.
@@ -297,6 +304,15 @@ enum ViewerPacing {
     /// costs a writer that runs into it a sleep of 1 ms or more, so a long
     /// burst is shown 20 times a second.
     static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
+    /// The window of a WAL file, whose readers never block its writer:
+    /// paced by the CPU alone, half a core at most (the pause as long as
+    /// the read), so that a slow query is not left seconds stale.
+    static let walWindow = RefreshPacing.dutyCycle(0.5, minimumPause: 0.002, burstPause: 0.05)
+
+    /// The window's pacing for a file: `walWindow` in WAL mode, else `window`.
+    static func window(isWAL: Bool) -> RefreshPacing {
+        isWAL ? walWindow : window
+    }
     /// The count of the rows before the selection (the title's position
     /// far from the start), as the row count: a tenth of the time, 50 ms
     /// at least between two, up to 1 s during a burst of commits or of

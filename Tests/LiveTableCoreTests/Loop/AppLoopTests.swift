@@ -23,6 +23,27 @@ final class AppLoopTests: XCTestCase {
         }
     }
 
+    func testSubscriptionMessagesThatLeaveTheScreenEqualDrawNothing() {
+        MainActor.assumeIsolated {
+            let subject = PassthroughSubject<Int, Never>()
+            let host = RecordingHost()
+            let loop = AppLoop(program: LatestValueProgram(values: subject.eraseToAnyPublisher()), state: 0)
+            loop.start(host: host)
+            addTeardownBlock { withExtendedLifetime(host) { } }
+            subject.send(1)
+            waitUntil("the first value") { host.draws == 1 }
+            // The same value again (a commit to another table): no draw.
+            subject.send(1)
+            spinMainRunLoop()
+            XCTAssertEqual(host.draws, 1)
+            subject.send(2)
+            waitUntil("a new value") { host.draws == 2 }
+            // The host's messages (a resize after a stop) always draw.
+            loop.send(2)
+            XCTAssertEqual(host.draws, 3)
+        }
+    }
+
     func testMessagesOfAnEffectThatDeliversAtOnceJoinTheBurst() {
         MainActor.assumeIsolated {
             let (loop, host) = makeProbe()
@@ -356,5 +377,31 @@ private struct ProbeProgram: AppProgram {
         case .quit:
             return .quit
         }
+    }
+}
+
+
+/// A program whose state is the latest value of a publisher, and whose
+/// equal states draw equal screens.
+private struct LatestValueProgram: AppProgram {
+    let values: AnyPublisher<Int, Never>
+
+    func start() -> [AppCommand<Int, Int>] {
+        [.observe(slot: 0, values)]
+    }
+
+    func update(_ state: inout Int, _ message: Int) -> [Never] {
+        state = message
+        return []
+    }
+
+    func render(_ state: Int) -> Screen {
+        Screen(width: 1, height: 1)
+    }
+
+    func command(for effect: Never) -> AppCommand<Int, Int> {}
+
+    func drawsSameScreen(_ state: Int, as drawn: Int) -> Bool {
+        state == drawn
     }
 }

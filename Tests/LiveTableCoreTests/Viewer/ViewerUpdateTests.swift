@@ -137,6 +137,19 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
     }
 
+    func testCommitToAnotherTableOfAWholeTableWindowNeitherCountsNorChangesTheState() throws {
+        // 3 pages of 46 rows: the 100 rows are all in the window.
+        try start(.table("item"), height: 50)
+        let before = state
+        XCTAssertEqual(before.table?.window?.reachesEnd, true)
+        let effects = try driver.commit("INSERT INTO other VALUES (1);")
+        XCTAssertFalse(effects.contains { if case .count = $0 { true } else { false } }, "\(effects)")
+        XCTAssertEqual(state, before, "equal states draw nothing")
+        // A commit to the table itself is still counted and shown.
+        try driver.commit("INSERT INTO item(name) VALUES ('item 101');")
+        XCTAssertEqual(state.table?.rowCount, 101)
+    }
+
     func testCommitDuringThePauseAfterACountCountsAgainAfterIt() throws {
         try start(.table("item"))
         let table = try XCTUnwrap(state.table)

@@ -35,8 +35,23 @@ extension ViewerDatabase {
         let commits = (self.commits ?? polling.commits(path: path, onPolled: { note, reason in
             let liveness = Self.unseenCommits(path: path, reason: reason) ?? ViewerLiveness(note: note, reason: reason)
             DispatchQueue.main.async { reports.subject.send(liveness) }
-        })).paced(ViewerPacing.window)
+        })).paced(windowPacing)
         return Self.observe(viewed, request, in: self, commits: commits)
+    }
+
+    /// The pacing of the window observations: by the CPU in WAL mode, where
+    /// a read never blocks the writer; by the writer's lock otherwise.
+    /// Read from the file's header as each observation starts.
+    public var windowPacing: RefreshPacing {
+        ViewerPacing.window(isWAL: Self.isWAL(path: path))
+    }
+
+    /// True when the file's header says WAL mode (read and write versions 2).
+    static func isWAL(path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        return header[18] == 2 && header[19] == 2
     }
 
     /// The polling fallback of the window observations, and the polling
