@@ -575,20 +575,10 @@ public struct RowEncoder: Sendable {
 }
 
 /// A comma, a double quote, CR or LF.
-private func isCSVSpecial(_ byte: UInt8) -> Bool {
-    switch byte {
-    case 44, 34, 13, 10: return true
-    default: return false
-    }
-}
+private func isCSVSpecial(_ byte: UInt8) -> Bool { byte == 44 || byte == 34 || byte == 13 || byte == 10 }
 
 /// A backslash, a tab, LF or CR.
-private func isTSVSpecial(_ byte: UInt8) -> Bool {
-    switch byte {
-    case 92, 9, 10, 13: return true
-    default: return false
-    }
-}
+private func isTSVSpecial(_ byte: UInt8) -> Bool { byte == 92 || byte == 9 || byte == 10 || byte == 13 }
 
 /// True when `bytes` are valid UTF-8.
 private func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {

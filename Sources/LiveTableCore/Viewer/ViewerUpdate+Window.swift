@@ -139,14 +139,7 @@ extension ViewerState {
         table.isLive = true
         table.isRecovering = false
         recounts = endFailure(of: &table) || recounts
-        if let sort = table.pendingSort, sort.isOpened {
-            // The observation of the sorted order replaced the previous one:
-            // this is its window.
-            table.pendingSort = nil
-            if sort.keepsRow, message == nil {
-                message = .notice("sorted: the selected row stays selected · g goes to the top")
-            }
-        }
+        endPendingSort(of: &table)
         let count = table.rowCountIsApproximate ? nil : table.rowCount
         let snapshot = value.changeSnapshot(rowCount: count)
         // A commit to another table, or outside the window: nothing to
@@ -154,7 +147,7 @@ extension ViewerState {
         let isUnchanged = cause == .update && table.highlighter.window == snapshot
         let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
         // The whole table is in the window, as it was: the count is too.
-        let recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
+        recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
             && count == window.rows.count && table.countPacer.phase == .idle)
         // Rows that left from within the window were deleted, or moved out by
         // an update: the lookup by identity tells. A row of a view or a query
@@ -215,6 +208,16 @@ extension ViewerState {
             effects += observeWindow()
         }
         return effects + countRowsBefore()
+    }
+
+    /// The observation of the sorted order replaced the previous one: this
+    /// is its window.
+    private mutating func endPendingSort(of table: inout TableState) {
+        guard let sort = table.pendingSort, sort.isOpened else { return }
+        table.pendingSort = nil
+        if sort.keepsRow, message == nil {
+            message = .notice("sorted: the selected row stays selected · g goes to the top")
+        }
     }
 
     /// Read again: the error the table showed is over, and so is a count's
