@@ -463,9 +463,8 @@ extension SharedValueObservation {
             self.start(onError: onError, onChange: onChange)
         }
         let action: OtherProcessRefresh<Element>.Action
-        if let writer = reader as? any DatabaseWriter, !reader.configuration.readonly {
-            let notifier = ChangeNotifier(writer: writer)
-            action = .notify { notifier.notify() }
+        if reader is any DatabaseWriter, !reader.configuration.readonly {
+            action = .notify
         } else {
             action = .restart { onError, onChange, _ in start(onError, onChange) }
         }

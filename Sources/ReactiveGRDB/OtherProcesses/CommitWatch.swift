@@ -48,7 +48,8 @@ import Glibc
 /// an own commit is ambiguous: the writer's own `data_version`, which only
 /// other connections' commits change, settles it on the writer's queue.
 // @unchecked Sendable: `listeners`, `nextListenerID`, `failure`,
-// `isCancelled` and `fallbackReason` are only accessed with `lock` held (or
+// `isCancelled`, `fallbackReason`, `commitCount`, `notifiedCommitCount` and
+// `isNotifyPending` are only accessed with `lock` held (or
 // in `init`); `reader` with `registryLock` held; the other mutable
 // properties only on `queue`.
 final class CommitWatch: @unchecked Sendable {
@@ -78,6 +79,13 @@ final class CommitWatch: @unchecked Sendable {
         fileprivate init(watch: CommitWatch, id: Int) {
             self.watch = watch
             self.id = id
+        }
+
+        /// Makes GRDB notify the observations of the writer, once for all
+        /// the listeners that ask after the same commits.
+        func notifyChanges() {
+            let watch = lock.withLock { self.watch }
+            watch?.notifyWriter()
         }
 
         /// Tells the watch that the listener wants commits again, after it
@@ -216,6 +224,12 @@ final class CommitWatch: @unchecked Sendable {
     private var failure: DatabaseFileChangedError?
     private var isCancelled = false
     private var fallbackReason: String?
+    /// The commits of other processes seen, and those that a notification
+    /// of the writer, run or waiting, covers: one per commit, whatever the
+    /// number of listeners that ask for it.
+    private var commitCount = 0
+    private var notifiedCommitCount = 0
+    private var isNotifyPending = false
 
     private var source: FileChangeSource?
     /// The checks after a write (`deadlines`).
@@ -490,9 +504,39 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func notifyCommit() {
-        let listeners = lock.withLock { isCancelled ? [] : Array(self.listeners.values) }
+        let listeners = lock.withLock {
+            commitCount += 1
+            return isCancelled ? [] : Array(self.listeners.values)
+        }
         for listener in listeners {
             listener.onCommit()
+        }
+    }
+
+    /// Makes GRDB notify the observations of the writer that the database
+    /// changed, as after one of its transactions, unless a notification
+    /// that runs after the last commit seen waits already.
+    private func notifyWriter() {
+        guard let writer else { return }
+        let schedules = lock.withLock {
+            guard !isNotifyPending, commitCount > notifiedCommitCount else { return false }
+            isNotifyPending = true
+            return true
+        }
+        guard schedules else { return }
+        writer.asyncWriteWithoutTransaction { [weak self] db in
+            guard let self else { return }
+            // The fetches it causes see every commit seen until now.
+            lock.withLock {
+                isNotifyPending = false
+                notifiedCommitCount = commitCount
+            }
+            // Observations are notified when a transaction commits: an
+            // empty deferred transaction writes nothing.
+            try? db.inTransaction(.deferred) {
+                try db.notifyChanges(in: .fullDatabase)
+                return .commit
+            }
         }
     }
 

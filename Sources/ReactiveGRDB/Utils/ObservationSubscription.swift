@@ -35,8 +35,9 @@ struct OtherProcessRefresh<Value>: Sendable {
         /// writer's queue.
         case emit(@Sendable (_ emit: @escaping @Sendable (Value) -> Void) -> Void)
         /// Makes GRDB notify the observations of a writable database: a
-        /// shared observation refreshes all its subscribers.
-        case notify(@Sendable () -> Void)
+        /// shared observation refreshes all its subscribers. The watch
+        /// notifies once per commit, for all the subscriptions that ask.
+        case notify
     }
 
     /// The observed database.
@@ -71,7 +72,7 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
 // `refreshStart`, `busyRetries` and `registration` are only accessed with
-// `lock` held.
+// `lock` held; `hasDeferredCommit` with `deferredCommitLock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -107,6 +108,9 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var fetchStamp: FetchStamp?
     /// The number of refreshes that found the database locked in a row.
     private var busyRetries = 0
+    /// Whether a commit waits for the lock on another thread.
+    private let deferredCommitLock = NSLock()
+    private var hasDeferredCommit = false
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -224,26 +228,58 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     // MARK: - Other processes
 
+    // The watch serves every subscription of its database from one queue:
+    // it never waits for this subscription's lock, which the subscriber
+    // holds while it receives a value, however long it takes.
     private func makeListener(_ commits: OtherProcessCommits) -> CommitWatch.Listener {
         CommitWatch.Listener(
-            onCommit: { [weak self] in self?.otherProcessDidCommit() },
+            onCommit: { [weak self] in self?.watchDidSeeCommit() },
             wantsCommits: { [weak self] in self?.wantsCommits ?? false },
             onFailure: { [weak self] error in
-                guard let self, let otherProcesses else { return }
-                let generation: Int = lock.synchronized { self.generation }
-                otherProcesses.schedule { [weak self] in
-                    self?.receive(completion: .failure(error), generation: generation)
-                }
+                guard let self else { return }
+                DispatchQueue.global().async { self.watchDidFail(error) }
             },
             onPollingFallback: commits.onPollingFallback)
     }
 
+    private func watchDidFail(_ error: Error) {
+        guard let otherProcesses else { return }
+        let generation: Int = lock.synchronized { self.generation }
+        otherProcesses.schedule { [weak self] in
+            self?.receive(completion: .failure(error), generation: generation)
+        }
+    }
+
     /// False while a commit waits for its refresh: the refresh reads all
-    /// the commits made until it starts.
+    /// the commits made until it starts. True while the subscriber
+    /// receives a value: the watch looks anyway.
     private var wantsCommits: Bool {
-        lock.synchronized {
-            guard case .observing = state else { return false }
-            return !pacer.isPending
+        guard lock.try() else { return true }
+        defer { lock.unlock() }
+        guard case .observing = state else { return false }
+        return !pacer.isPending
+    }
+
+    /// Handles the commit at once if the lock is free, or later on another
+    /// thread: one such wait at a time, which sees the commits made until
+    /// it gets the lock.
+    private func watchDidSeeCommit() {
+        if lock.try() {
+            defer { lock.unlock() }
+            otherProcessDidCommit()
+            return
+        }
+        let schedules = deferredCommitLock.withLock {
+            defer { hasDeferredCommit = true }
+            return !hasDeferredCommit
+        }
+        guard schedules else { return }
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            lock.synchronized {
+                deferredCommitLock.withLock { hasDeferredCommit = false }
+                otherProcessDidCommit()
+            }
         }
     }
 
@@ -351,8 +387,8 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                 cancellable.cancel()
             }
 
-        case let .notify(notify):
-            notify()
+        case .notify:
+            registration?.notifyChanges()
             refreshDidEnd()
 
         case let .emit(emit):
@@ -379,37 +415,6 @@ private final class FetchStamp: @unchecked Sendable {
     func stamp() {
         lock.withLock {
             if _time == nil { _time = .now() }
-        }
-    }
-}
-
-/// Makes GRDB notify the observations of a writable database that it
-/// changed, as after one of its transactions. At most one notification waits
-/// on the writer: it sees all the commits made before it runs.
-// @unchecked Sendable: `isPending` is only accessed with `lock` held.
-final class ChangeNotifier: @unchecked Sendable {
-    private let writer: any DatabaseWriter
-    private let lock = NSLock()
-    private var isPending = false
-
-    init(writer: any DatabaseWriter) {
-        self.writer = writer
-    }
-
-    func notify() {
-        let schedules = lock.withLock {
-            defer { isPending = true }
-            return !isPending
-        }
-        guard schedules else { return }
-        writer.asyncWriteWithoutTransaction { [self] db in
-            lock.withLock { isPending = false }
-            // Observations are notified when a transaction commits: an
-            // empty deferred transaction writes nothing.
-            try? db.inTransaction(.deferred) {
-                try db.notifyChanges(in: .fullDatabase)
-                return .commit
-            }
         }
     }
 }

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import OpenCombine
+@testable import ReactiveGRDB
+import SQLiteCommandLine
+import XCTest
+
+/// Many subscriptions to the commits of another process (the `sqlite3`
+/// command) on one database: they share one watch, and do not slow down
+/// or refresh each other.
+final class ObservationsAtScaleTests: XCTestCase {
+    private typealias ConnectionKind = OtherProcessCommitsTests.ConnectionKind
+
+    private static let commits = [
+        ("Arthur", ["Arthur"]),
+        ("Barbara", ["Arthur", "Barbara"]),
+        ("Craig", ["Arthur", "Barbara", "Craig"]),
+        ("David", ["Arthur", "Barbara", "Craig", "David"]),
+        ("Eve", ["Arthur", "Barbara", "Craig", "David", "Eve"]),
+    ]
+
+    /// The states of the player table, in order, each once (a pool
+    /// publishes its first value twice).
+    private static let history: [[String]] = [[]] + commits.map(\.1)
+
+    func testSharedObservationFetchesOncePerCommitWhateverItsSubscribers() throws {
+        for connection in ConnectionKind.allCases {
+            for subscriberCount in [1, 10] {
+                let context = "\(connection), \(subscriberCount) subscribers"
+                try RecorderScope.run {
+                    try withDatabase(connection) { writer, other in
+                        let fetches = Synchronized(0)
+                        let shared = ValueObservation
+                            .trackingConstantRegion { db in
+                                fetches.increment()
+                                return try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
+                            }
+                            .shared(in: writer, scheduling: .async(onQueue: DispatchQueue(label: "shared")))
+                        let recorders = (0..<subscriberCount).map { _ in
+                            shared.publisher(includingOtherProcessesIn: writer).record()
+                        }
+                        for recorder in recorders {
+                            wait(for: recorder, until: { $0.values.last == [] })
+                        }
+                        settle()
+                        let initialFetches = fetches.value
+                        for (name, state) in Self.commits {
+                            try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                            for recorder in recorders {
+                                wait(for: recorder, until: { $0.values.last == state })
+                            }
+                        }
+                        settle()
+                        // At most one fetch per commit, shared by all.
+                        XCTAssertLessThanOrEqual(fetches.value - initialFetches, Self.commits.count, context)
+                        for recorder in recorders {
+                            XCTAssertEqual(Self.states(recorder.values), Self.history, context)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func testSlowSubscriberDoesNotHoldBackTheOthers() throws {
+        try RecorderScope.run {
+            try withDatabase(.pool) { pool, other in
+                let names = ValueObservation
+                    .trackingConstantRegion { db in try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") }
+                    .removeDuplicates()
+                // Blocks in its first fresh value until the end of the test.
+                let release = DispatchSemaphore(value: 0)
+                defer { release.signal() }
+                let slow = names
+                    .publisher(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "slow")))
+                    .includingOtherProcesses()
+                    .record(onValue: { _, value in
+                        if value == ["Arthur"] { release.wait() }
+                        return .none
+                    })
+                let fast = names
+                    .publisher(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "fast")))
+                    .includingOtherProcesses()
+                    .record()
+                wait(for: slow, until: { $0.values.last == [] })
+                wait(for: fast, until: { $0.values.last == [] })
+                for (name, state) in Self.commits {
+                    try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                    wait(for: fast, until: { $0.values.last == state })
+                }
+                XCTAssertEqual(Self.states(fast.values), Self.history)
+                XCTAssertEqual(slow.values.last, ["Arthur"])
+            }
+        }
+    }
+
+    // MARK: - Support
+
+    private static func states(_ values: [[String]]) -> [[String]] {
+        values.reduce(into: [[String]]()) { states, value in
+            if states.last != value { states.append(value) }
+        }
+    }
+
+    /// Runs `body` with a writable database made by the `sqlite3` command,
+    /// in WAL mode, and that command still running, its connection open.
+    private func withDatabase(
+        _ connection: ConnectionKind,
+        _ body: (any DatabaseWriter, SQLiteCommand) throws -> Void) throws
+    {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("db.sqlite").path
+            let other = try SQLiteCommand(path: path)
+            defer { other.close() }
+            try other.execute("""
+                PRAGMA journal_mode = wal;
+                CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                """)
+            let writer: any DatabaseWriter
+            switch connection {
+            case .queue: writer = try DatabaseQueue(path: path)
+            case .pool: writer = try DatabasePool(path: path)
+            }
+            try body(writer, other)
+        }
+    }
+
+    /// Lets the checks and fetches that follow a commit run, to see that
+    /// they do nothing more.
+    private func settle() {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.3))
+    }
+}
