@@ -83,6 +83,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// The viewer on a table of a local PostgreSQL server (see
     /// `PostgresBenchmark`), nil when not measured.
     public var postgres: PostgresFigures?
+    /// Many subscriptions to other processes' commits on one database (see
+    /// `ScaleBenchmark`), nil when not measured.
+    public var scale: ScaleFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -195,6 +198,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let viewer {
             lines.append("")
             lines += ViewerScreenFigures.table(viewer)
+        }
+        if let scale {
+            lines.append("")
+            lines += scale.table
         }
         if let postgres {
             lines.append("")

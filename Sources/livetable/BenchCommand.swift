@@ -84,7 +84,7 @@ struct BenchCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres"))
+            "Run one section only.", valueName: "hall-of-fame|other-processes|scale|remote-files|viewer|postgres"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -181,6 +181,12 @@ struct BenchCommand: ParsableCommand {
                 .run(log: Self.log)
             report.async_values = asyncValues
             report.targets += asyncValues.flatMap(\.targets)
+        }
+        if sections.contains(.scale) {
+            let scale = try ScaleBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-scale"))
+                .run(log: Self.log)
+            report.scale = scale
+            report.targets += scale.targets
         }
         if sections.contains(.remoteFiles) {
             let remoteFiles = try MainActor.assumeIsolated {
@@ -297,6 +303,9 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The commits of another process, in WAL and DELETE journal modes,
     /// to the app's observation, and to the async form beside the publisher.
     case otherProcesses = "other-processes"
+    /// Many subscriptions to other processes' commits on one database:
+    /// fetches per commit, cross-talk, and a slow subscriber beside a fast one.
+    case scale
     /// The writes of another machine, behind a FUSE mount, and the cost of
     /// polling.
     case remoteFiles = "remote-files"
