@@ -122,13 +122,23 @@ extension DatabasePublishers {
               Downstream.Failure == Error
         {
             let otherProcesses = commits.map { commits in
-                OtherProcessRefresh<Reducer.Value>(
-                    reader: reader, commits: commits,
-                    action: .restart { onError, onChange, onFetched in
+                let action: OtherProcessRefresh<Reducer.Value>.Action
+                if reader is DatabasePool, !reader.configuration.readonly {
+                    // A read-only connection fetches once.
+                    action = .refetch { refetchReader, onError, onChange, onFetched in
+                        observation.start(
+                            in: refetchReader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
+                            onError: onError, onChange: onChange)
+                    }
+                } else {
+                    action = .restart { onError, onChange, onFetched in
                         observation.start(
                             in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
                             onError: onError, onChange: onChange)
-                    },
+                    }
+                }
+                return OtherProcessRefresh<Reducer.Value>(
+                    reader: reader, commits: commits, action: action,
                     schedule: { work in scheduler.schedule(work) })
             }
             let subscription = ObservationSubscription(

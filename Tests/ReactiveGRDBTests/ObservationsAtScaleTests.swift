@@ -62,6 +62,43 @@ final class ObservationsAtScaleTests: XCTestCase {
         }
     }
 
+    func testPlainObservationOfAWritablePoolFetchesAndPublishesOncePerCommit() throws {
+        try RecorderScope.run {
+            try withDatabase(.pool) { pool, other in
+                let fetches = Synchronized(0)
+                let recorder = ValueObservation
+                    .trackingConstantRegion { db in
+                        fetches.increment()
+                        return try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
+                    }
+                    .publisher(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "plain")))
+                    .includingOtherProcesses()
+                    .record()
+                // A pool publishes its first value twice (no WAL snapshots).
+                wait(for: recorder, valueCount: 2)
+                settle()
+                let initialFetches = fetches.value
+                let initialValues = recorder.values.count
+                for (name, state) in Self.commits {
+                    try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                    wait(for: recorder, until: { $0.values.last == state })
+                }
+                settle()
+                XCTAssertEqual(fetches.value - initialFetches, Self.commits.count)
+                XCTAssertEqual(Array(recorder.values.dropFirst(initialValues)), Self.commits.map(\.1))
+
+                // The app's own write, then another process's commit: each
+                // state once, the last one last.
+                try pool.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Zoé')") }
+                try other.execute("INSERT INTO player(name) VALUES ('Yves')")
+                let last = Self.commits.last!.1 + ["Zoé", "Yves"]
+                wait(for: recorder, until: { $0.values.last == last })
+                settle()
+                XCTAssertEqual(recorder.values.last, last)
+            }
+        }
+    }
+
     func testSlowSubscriberDoesNotHoldBackTheOthers() throws {
         try RecorderScope.run {
             try withDatabase(.pool) { pool, other in

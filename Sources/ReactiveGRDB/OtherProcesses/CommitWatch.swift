@@ -88,6 +88,17 @@ final class CommitWatch: @unchecked Sendable {
             watch?.notifyWriter()
         }
 
+        /// A read-only connection to the database, for the fetches of the
+        /// listeners of a writable `DatabasePool`, nil for other databases.
+        var refetchReader: (any DatabaseReader)? {
+            lock.withLock { self.watch }?.refetcher
+        }
+
+        /// The number of commits of the app's writer so far.
+        var ownCommitCount: Int {
+            lock.withLock { self.watch }?.ownCommits?.count ?? 0
+        }
+
         /// Tells the watch that the listener wants commits again, after it
         /// had one to read already: the watch looks at once.
         func listenerWantsCommits() {
@@ -212,6 +223,9 @@ final class CommitWatch: @unchecked Sendable {
     private let lock = NSLock()
     /// The watch's own read-only connection, which asks the data version.
     private let checker: DatabaseQueue
+    /// The connection that fetches the fresh values of a writable pool's
+    /// observations, once each (`OtherProcessRefresh.Action.refetch`).
+    fileprivate let refetcher: DatabaseQueue?
     /// The app's writer, if it writes: it settles ambiguous changes.
     private let writer: (any DatabaseWriter)?
     private let ownCommits: OwnCommitCounter?
@@ -268,6 +282,16 @@ final class CommitWatch: @unchecked Sendable {
             // will tell a change, and the observation fetches at its start
             // anyway.
             dataVersion = -1
+        }
+        if reader is DatabasePool, !reader.configuration.readonly {
+            // The app's configuration: its functions and collations serve
+            // the fetches.
+            var configuration = reader.configuration
+            configuration.readonly = true
+            configuration.label = "ReactiveGRDB.CommitWatch.refetch"
+            refetcher = try? DatabaseQueue(path: reader.path, configuration: configuration)
+        } else {
+            refetcher = nil
         }
         if let writer = reader as? any DatabaseWriter, !reader.configuration.readonly {
             let ownCommits = OwnCommitCounter()
@@ -362,6 +386,7 @@ final class CommitWatch: @unchecked Sendable {
             pollTimer = nil
         }
         try? checker.close()
+        try? refetcher?.close()
     }
 
     // MARK: - Checks
