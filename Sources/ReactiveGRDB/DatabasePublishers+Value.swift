@@ -173,9 +173,10 @@ extension DatabasePublishers {
         /// ```
         ///
         /// After a commit of another process, the observation starts
-        /// again, and its initial value is the fresh value: it is fetched
-        /// on a reader of a `DatabasePool`, without waiting for the
-        /// writer. What another process changed is not known, so any
+        /// again, and its initial value is the fresh value. On a writable
+        /// `DatabasePool`, the fresh value is fetched once on a read-only
+        /// connection of the watch, without waiting for the writer, and the
+        /// observation keeps running. What another process changed is not known, so any
         /// commit of another process makes a fresh value, even one that
         /// changes other tables. The app's own transactions are notified
         /// by GRDB as usual, and cost no other fetch. A burst of commits
