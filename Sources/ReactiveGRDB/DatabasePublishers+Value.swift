@@ -132,9 +132,14 @@ extension DatabasePublishers {
                     }
                 } else {
                     action = .restart { onError, onChange, onFetched in
-                        observation.start(
-                            in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
-                            onError: onError, onChange: onChange)
+                        let filter = OtherProcessNotification.Filter()
+                        return observation
+                            .handleEvents(databaseDidChange: { filter.databaseDidChange() })
+                            .start(
+                                in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
+                                onError: onError, onChange: { value in
+                                    if !filter.dropsValue() { onChange(value) }
+                                })
                     }
                 }
                 return OtherProcessRefresh<Reducer.Value>(
@@ -143,7 +148,15 @@ extension DatabasePublishers {
             }
             let subscription = ObservationSubscription(
                 start: { onError, onChange in
-                    observation.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
+                    // GRDB notifies every observation of the writer: the
+                    // values of a shared publisher's request are not for
+                    // this one, which reads other processes' commits itself.
+                    let filter = OtherProcessNotification.Filter()
+                    return observation
+                        .handleEvents(databaseDidChange: { filter.databaseDidChange() })
+                        .start(in: reader, scheduling: scheduler, onError: onError, onChange: { value in
+                            if !filter.dropsValue() { onChange(value) }
+                        })
                 },
                 otherProcesses: otherProcesses,
                 downstream: downstream)

@@ -62,6 +62,46 @@ final class ObservationsAtScaleTests: XCTestCase {
         }
     }
 
+    func testObservationThatDidNotAskIsNotRefreshedByASharedOnesRequest() throws {
+        for connection in ConnectionKind.allCases {
+            try RecorderScope.run {
+                try withDatabase(connection) { writer, other in
+                    let names = ValueObservation.trackingConstantRegion { db in
+                        try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
+                    }
+                    let bystander = names
+                        .publisher(in: writer, scheduling: .async(onQueue: DispatchQueue(label: "bystander")))
+                        .record()
+                    let asker = names
+                        .publisher(in: writer, scheduling: .async(onQueue: DispatchQueue(label: "asker")))
+                        .includingOtherProcesses()
+                        .record()
+                    let shared = names.shared(in: writer, scheduling: .async(onQueue: DispatchQueue(label: "shared")))
+                    let consumers = (0..<3).map { _ in shared.publisher(includingOtherProcessesIn: writer).record() }
+                    for recorder in [bystander, asker] + consumers {
+                        wait(for: recorder, until: { $0.values.last == [] })
+                    }
+                    settle()
+                    let bystanderValues = bystander.values
+                    let askerValueCount = asker.values.count
+                    for (name, state) in Self.commits {
+                        try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                        for recorder in [asker] + consumers {
+                            wait(for: recorder, until: { $0.values.last == state })
+                        }
+                    }
+                    settle()
+                    XCTAssertEqual(bystander.values, bystanderValues, "\(connection)")
+                    XCTAssertEqual(Array(asker.values.dropFirst(askerValueCount)), Self.commits.map(\.1), "\(connection)")
+
+                    // The app's own write still refreshes it.
+                    try writer.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('Zoé')") }
+                    wait(for: bystander, until: { $0.values.last == Self.commits.last!.1 + ["Zoé"] })
+                }
+            }
+        }
+    }
+
     func testPlainObservationOfAWritablePoolFetchesAndPublishesOncePerCommit() throws {
         try RecorderScope.run {
             try withDatabase(.pool) { pool, other in

@@ -558,9 +558,11 @@ final class CommitWatch: @unchecked Sendable {
             }
             // Observations are notified when a transaction commits: an
             // empty deferred transaction writes nothing.
-            try? db.inTransaction(.deferred) {
-                try db.notifyChanges(in: .fullDatabase)
-                return .commit
+            OtherProcessNotification.run {
+                try? db.inTransaction(.deferred) {
+                    try db.notifyChanges(in: .fullDatabase)
+                    return .commit
+                }
             }
         }
     }
