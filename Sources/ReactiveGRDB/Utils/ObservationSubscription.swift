@@ -85,8 +85,9 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart`, `busyRetries` and `registration` are only accessed with
-// `lock` held; `hasDeferredCommit` with `deferredCommitLock` held.
+// `refreshStart`, `busyRetries`, `registration` and the `refetch...`
+// properties are only accessed with `lock` held; `hasDeferredCommit` with
+// `deferredCommitLock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
