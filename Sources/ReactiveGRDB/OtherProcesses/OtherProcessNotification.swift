@@ -21,13 +21,13 @@ enum OtherProcessNotification {
 
     /// The changes an observation was told since its last value: a value
     /// that follows notifications only is dropped.
-    // @unchecked Sendable: `changes`, `notifications` and `droppedLast` are
+    // @unchecked Sendable: `changes`, `notifications` and `isFirst` are
     // only accessed with `lock` held.
     final class Filter: @unchecked Sendable {
         private let lock = NSLock()
         private var changes = 0
         private var notifications = 0
-        private var droppedLast = false
+        private var isFirst = true
 
         /// Called on the writer's queue, during the commit.
         func databaseDidChange() {
@@ -38,17 +38,19 @@ enum OtherProcessNotification {
             }
         }
 
-        /// Whether the value that arrives follows notifications only. A
-        /// value that follows no change was fetched for the changes of the
-        /// previous value (GRDB fetches once more for a change during a
-        /// fetch): it shares its fate.
+        /// Whether the value that arrives follows notifications only. The
+        /// first value, fetched at the start, is kept, and the changes told
+        /// before it are left for the next one: they come before its
+        /// delivery, not always before its fetch. A value that follows no
+        /// change is kept.
         func dropsValue() -> Bool {
             lock.withLock {
-                defer { (changes, notifications) = (0, 0) }
-                if changes > 0 {
-                    droppedLast = changes == notifications
+                if isFirst {
+                    isFirst = false
+                    return false
                 }
-                return droppedLast
+                defer { (changes, notifications) = (0, 0) }
+                return changes > 0 && changes == notifications
             }
         }
     }
