@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:860
-@MainActor private func example_ReactiveGRDB_md_860() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 860)
+// Docs/ReactiveGRDB.md:870
+@MainActor private func example_ReactiveGRDB_md_870() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 870)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:887
-@MainActor private func example_ReactiveGRDB_md_887() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 887)
+// Docs/ReactiveGRDB.md:897
+@MainActor private func example_ReactiveGRDB_md_897() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 897)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1023
-@MainActor private func example_ReactiveGRDB_md_1023() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1023)
+// Docs/ReactiveGRDB.md:1033
+@MainActor private func example_ReactiveGRDB_md_1033() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1033)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1078
-@MainActor private func example_ReactiveGRDB_md_1078() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1078)
+// Docs/ReactiveGRDB.md:1088
+@MainActor private func example_ReactiveGRDB_md_1088() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1088)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1106
-@MainActor private func example_ReactiveGRDB_md_1106() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1106)
+// Docs/ReactiveGRDB.md:1116
+@MainActor private func example_ReactiveGRDB_md_1116() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1116)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1133
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1133)
+// Docs/ReactiveGRDB.md:1143
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1143)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1173
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1173)
+// Docs/ReactiveGRDB.md:1185
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1185)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1223
-@MainActor private func example_ReactiveGRDB_md_1223() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1223)
+// Docs/ReactiveGRDB.md:1235
+@MainActor private func example_ReactiveGRDB_md_1235() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1235)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1238
-@MainActor private func example_ReactiveGRDB_md_1238() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1238)
+// Docs/ReactiveGRDB.md:1250
+@MainActor private func example_ReactiveGRDB_md_1250() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1250)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1257
-@MainActor private func example_ReactiveGRDB_md_1257() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
+// Docs/ReactiveGRDB.md:1269
+@MainActor private func example_ReactiveGRDB_md_1269() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1269)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1308
-@MainActor private func example_ReactiveGRDB_md_1308() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1308)
+// Docs/ReactiveGRDB.md:1320
+@MainActor private func example_ReactiveGRDB_md_1320() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1320)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1405
-@MainActor private func example_ReactiveGRDB_md_1405() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1405)
+// Docs/ReactiveGRDB.md:1417
+@MainActor private func example_ReactiveGRDB_md_1417() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1417)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1461
-@MainActor private func example_ReactiveGRDB_md_1461() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1461)
+// Docs/ReactiveGRDB.md:1473
+@MainActor private func example_ReactiveGRDB_md_1473() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1473)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
