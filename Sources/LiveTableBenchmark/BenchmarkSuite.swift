@@ -86,6 +86,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// The viewer of a busy file (see `ViewerBusyFileBenchmark`), nil when
     /// not measured.
     public var viewer_busy_file: ViewerBusyFileFigures?
+    /// Many subscriptions to other processes' commits on one database (see
+    /// `ScaleBenchmark`), nil when not measured.
+    public var scale: ScaleFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -198,6 +201,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let viewer {
             lines.append("")
             lines += ViewerScreenFigures.table(viewer)
+        }
+        if let scale {
+            lines.append("")
+            lines += scale.table
         }
         if let postgres {
             lines.append("")

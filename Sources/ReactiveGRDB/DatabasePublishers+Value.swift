@@ -122,18 +122,41 @@ extension DatabasePublishers {
               Downstream.Failure == Error
         {
             let otherProcesses = commits.map { commits in
-                OtherProcessRefresh<Reducer.Value>(
-                    reader: reader, commits: commits,
-                    action: .restart { onError, onChange, onFetched in
+                let action: OtherProcessRefresh<Reducer.Value>.Action
+                if reader is DatabasePool, !reader.configuration.readonly {
+                    // A read-only connection fetches once.
+                    action = .refetch { refetchReader, onError, onChange, onFetched in
                         observation.start(
-                            in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
+                            in: refetchReader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
                             onError: onError, onChange: onChange)
-                    },
+                    }
+                } else {
+                    action = .restart { onError, onChange, onFetched in
+                        let filter = OtherProcessNotification.Filter()
+                        return observation
+                            .handleEvents(databaseDidChange: { filter.databaseDidChange() })
+                            .start(
+                                in: reader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),
+                                onError: onError, onChange: { value in
+                                    if !filter.dropsValue() { onChange(value) }
+                                })
+                    }
+                }
+                return OtherProcessRefresh<Reducer.Value>(
+                    reader: reader, commits: commits, action: action,
                     schedule: { work in scheduler.schedule(work) })
             }
             let subscription = ObservationSubscription(
                 start: { onError, onChange in
-                    observation.start(in: reader, scheduling: scheduler, onError: onError, onChange: onChange)
+                    // GRDB notifies every observation of the writer: the
+                    // values of a shared publisher's request are not for
+                    // this one, which reads other processes' commits itself.
+                    let filter = OtherProcessNotification.Filter()
+                    return observation
+                        .handleEvents(databaseDidChange: { filter.databaseDidChange() })
+                        .start(in: reader, scheduling: scheduler, onError: onError, onChange: { value in
+                            if !filter.dropsValue() { onChange(value) }
+                        })
                 },
                 otherProcesses: otherProcesses,
                 downstream: downstream)
@@ -163,9 +186,10 @@ extension DatabasePublishers {
         /// ```
         ///
         /// After a commit of another process, the observation starts
-        /// again, and its initial value is the fresh value: it is fetched
-        /// on a reader of a `DatabasePool`, without waiting for the
-        /// writer. What another process changed is not known, so any
+        /// again, and its initial value is the fresh value. On a writable
+        /// `DatabasePool`, the fresh value is fetched once on a read-only
+        /// connection of the watch, without waiting for the writer, and the
+        /// observation keeps running. What another process changed is not known, so any
         /// commit of another process makes a fresh value, even one that
         /// changes other tables. The app's own transactions are notified
         /// by GRDB as usual, and cost no other fetch. A burst of commits

@@ -426,7 +426,9 @@ extension SharedValueObservation {
     /// On a writable database, a commit of another process makes GRDB
     /// notify all the observations of the database (with
     /// `Database.notifyChanges(in:)`, on the writer's queue: the fresh
-    /// value waits for the app's writes in progress). On a read-only
+    /// value waits for the app's writes in progress), once per commit
+    /// whatever the number of subscriptions: the shared observation fetches
+    /// once, for all its subscribers. On a read-only
     /// database, where GRDB fetches once, the subscription subscribes to
     /// the shared observation again: the value is fresh when this
     /// subscription is the only one of a `.whileObserved` shared
@@ -463,9 +465,8 @@ extension SharedValueObservation {
             self.start(onError: onError, onChange: onChange)
         }
         let action: OtherProcessRefresh<Element>.Action
-        if let writer = reader as? any DatabaseWriter, !reader.configuration.readonly {
-            let notifier = ChangeNotifier(writer: writer)
-            action = .notify { notifier.notify() }
+        if reader is any DatabaseWriter, !reader.configuration.readonly {
+            action = .notify
         } else {
             action = .restart { onError, onChange, _ in start(onError, onChange) }
         }

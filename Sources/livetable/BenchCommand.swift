@@ -84,7 +84,7 @@ struct BenchCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres|scale"))
+            "Run one section only.", valueName: "hall-of-fame|other-processes|scale|remote-files|viewer|postgres"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -113,8 +113,8 @@ struct BenchCommand: ParsableCommand {
     var measurePostgres = false
 
     // The child process that measures the viewer of a busy file.
-    @Flag(name: .customLong("measure-scale"), help: .hidden)
-    var measureScale = false
+    @Flag(name: .customLong("measure-busy-file"), help: .hidden)
+    var measureBusyFile = false
 
     // Not --database: `livetable`'s own --database would take it.
     @Option(name: .customLong("measure-database"), help: .hidden)
@@ -152,7 +152,7 @@ struct BenchCommand: ParsableCommand {
             try Self.runChild(output: output) { try benchmark.run() }
             return
         }
-        if measureScale, let output {
+        if measureBusyFile, let output {
             let benchmark = ViewerBusyFileBenchmark(
                 directory: URL(fileURLWithPath: output + ".files"), log: { Self.log($0) })
             try Self.runChild(output: output) { try benchmark.run() }
@@ -192,6 +192,12 @@ struct BenchCommand: ParsableCommand {
             report.async_values = asyncValues
             report.targets += asyncValues.flatMap(\.targets)
         }
+        if sections.contains(.scale) {
+            let scale = try ScaleBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-scale"))
+                .run(log: Self.log)
+            report.scale = scale
+            report.targets += scale.targets
+        }
         if sections.contains(.remoteFiles) {
             let remoteFiles = try MainActor.assumeIsolated {
                 try RemoteFileBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-remote")).run(log: Self.log)
@@ -217,7 +223,7 @@ struct BenchCommand: ParsableCommand {
         }
         if sections.contains(.scale) {
             let scale: ViewerBusyFileFigures = try Self.measureInChildProcess(
-                arguments: ["--measure-scale"], output: suite.directory.path + "-scale.figures.json",
+                arguments: ["--measure-busy-file"], output: suite.directory.path + "-busy-file.figures.json",
                 name: "the viewer of a busy file")
             report.viewer_busy_file = scale
             report.targets += scale.targets
@@ -314,6 +320,11 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The commits of another process, in WAL and DELETE journal modes,
     /// to the app's observation, and to the async form beside the publisher.
     case otherProcesses = "other-processes"
+    /// Live at scale: many subscriptions to other processes' commits on one
+    /// database (fetches per commit, cross-talk, a slow subscriber beside a
+    /// fast one), and the viewer of a busy file (its CPU per commit, a slow
+    /// query of a WAL file kept fresh).
+    case scale
     /// The writes of another machine, behind a FUSE mount, and the cost of
     /// polling.
     case remoteFiles = "remote-files"
@@ -322,9 +333,6 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The viewer on a table of a local PostgreSQL server, of
     /// `--postgres-rows` rows.
     case postgres
-    /// The viewer of a busy file: its CPU per commit, and a slow query of
-    /// a WAL file kept fresh.
-    case scale
 }
 
 /// The encoded figures of the child's measurement, or its error, once done.

@@ -448,9 +448,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:860
-@MainActor private func example_ReactiveGRDB_md_860() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 860)
+// Docs/ReactiveGRDB.md:870
+@MainActor private func example_ReactiveGRDB_md_870() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 870)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +460,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:887
-@MainActor private func example_ReactiveGRDB_md_887() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 887)
+// Docs/ReactiveGRDB.md:897
+@MainActor private func example_ReactiveGRDB_md_897() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 897)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,9 +470,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1030
-@MainActor private func example_ReactiveGRDB_md_1030() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1030)
+// Docs/ReactiveGRDB.md:1040
+@MainActor private func example_ReactiveGRDB_md_1040() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1040)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -480,9 +480,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1085
-@MainActor private func example_ReactiveGRDB_md_1085() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1085)
+// Docs/ReactiveGRDB.md:1095
+@MainActor private func example_ReactiveGRDB_md_1095() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1095)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -498,9 +498,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1113
-@MainActor private func example_ReactiveGRDB_md_1113() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1113)
+// Docs/ReactiveGRDB.md:1123
+@MainActor private func example_ReactiveGRDB_md_1123() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1123)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -517,8 +517,8 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1140
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1140)
+// Docs/ReactiveGRDB.md:1150
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1150)
 
 
 
@@ -544,8 +544,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1180
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1180)
+// Docs/ReactiveGRDB.md:1192
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1192)
 
 
 
@@ -564,9 +564,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:1230
-@MainActor private func example_ReactiveGRDB_md_1230() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1230)
+// Docs/ReactiveGRDB.md:1242
+@MainActor private func example_ReactiveGRDB_md_1242() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1242)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +576,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1245
-@MainActor private func example_ReactiveGRDB_md_1245() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1245)
+// Docs/ReactiveGRDB.md:1257
+@MainActor private func example_ReactiveGRDB_md_1257() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +586,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1264
-@MainActor private func example_ReactiveGRDB_md_1264() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1264)
+// Docs/ReactiveGRDB.md:1276
+@MainActor private func example_ReactiveGRDB_md_1276() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1276)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +603,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1315
-@MainActor private func example_ReactiveGRDB_md_1315() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1315)
+// Docs/ReactiveGRDB.md:1327
+@MainActor private func example_ReactiveGRDB_md_1327() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1327)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +643,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1412
-@MainActor private func example_ReactiveGRDB_md_1412() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1412)
+// Docs/ReactiveGRDB.md:1424
+@MainActor private func example_ReactiveGRDB_md_1424() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1424)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +657,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1468
-@MainActor private func example_ReactiveGRDB_md_1468() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1468)
+// Docs/ReactiveGRDB.md:1480
+@MainActor private func example_ReactiveGRDB_md_1480() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1480)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
@@ -668,9 +668,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// README.md:108
-@MainActor private func example_README_md_108() async throws {
-#sourceLocation(file: "README.md", line: 108)
+// README.md:109
+@MainActor private func example_README_md_109() async throws {
+#sourceLocation(file: "README.md", line: 109)
 
 
 

@@ -48,7 +48,8 @@ import Glibc
 /// an own commit is ambiguous: the writer's own `data_version`, which only
 /// other connections' commits change, settles it on the writer's queue.
 // @unchecked Sendable: `listeners`, `nextListenerID`, `failure`,
-// `isCancelled` and `fallbackReason` are only accessed with `lock` held (or
+// `isCancelled`, `fallbackReason`, `commitCount`, `notifiedCommitCount` and
+// `isNotifyPending` are only accessed with `lock` held (or
 // in `init`); `reader` with `registryLock` held; the other mutable
 // properties only on `queue`.
 final class CommitWatch: @unchecked Sendable {
@@ -78,6 +79,24 @@ final class CommitWatch: @unchecked Sendable {
         fileprivate init(watch: CommitWatch, id: Int) {
             self.watch = watch
             self.id = id
+        }
+
+        /// Makes GRDB notify the observations of the writer, once for all
+        /// the listeners that ask after the same commits.
+        func notifyChanges() {
+            let watch = lock.withLock { self.watch }
+            watch?.notifyWriter()
+        }
+
+        /// A read-only connection to the database, for the fetches of the
+        /// listeners of a writable `DatabasePool`, nil for other databases.
+        var refetchReader: (any DatabaseReader)? {
+            lock.withLock { self.watch }?.refetcher
+        }
+
+        /// The number of commits of the app's writer so far.
+        var ownCommitCount: Int {
+            lock.withLock { self.watch }?.ownCommits?.count ?? 0
         }
 
         /// Tells the watch that the listener wants commits again, after it
@@ -204,6 +223,9 @@ final class CommitWatch: @unchecked Sendable {
     private let lock = NSLock()
     /// The watch's own read-only connection, which asks the data version.
     private let checker: DatabaseQueue
+    /// The connection that fetches the fresh values of a writable pool's
+    /// observations, once each (`OtherProcessRefresh.Action.refetch`).
+    fileprivate let refetcher: DatabaseQueue?
     /// The app's writer, if it writes: it settles ambiguous changes.
     private let writer: (any DatabaseWriter)?
     private let ownCommits: OwnCommitCounter?
@@ -216,6 +238,12 @@ final class CommitWatch: @unchecked Sendable {
     private var failure: DatabaseFileChangedError?
     private var isCancelled = false
     private var fallbackReason: String?
+    /// The commits of other processes seen, and those that a notification
+    /// of the writer, run or waiting, covers: one per commit, whatever the
+    /// number of listeners that ask for it.
+    private var commitCount = 0
+    private var notifiedCommitCount = 0
+    private var isNotifyPending = false
 
     private var source: FileChangeSource?
     /// The checks after a write (`deadlines`).
@@ -254,6 +282,16 @@ final class CommitWatch: @unchecked Sendable {
             // will tell a change, and the observation fetches at its start
             // anyway.
             dataVersion = -1
+        }
+        if reader is DatabasePool, !reader.configuration.readonly {
+            // The app's configuration: its functions and collations serve
+            // the fetches.
+            var configuration = reader.configuration
+            configuration.readonly = true
+            configuration.label = "ReactiveGRDB.CommitWatch.refetch"
+            refetcher = try? DatabaseQueue(path: reader.path, configuration: configuration)
+        } else {
+            refetcher = nil
         }
         if let writer = reader as? any DatabaseWriter, !reader.configuration.readonly {
             let ownCommits = OwnCommitCounter()
@@ -349,6 +387,7 @@ final class CommitWatch: @unchecked Sendable {
             pollTimer = nil
         }
         try? checker.close()
+        try? refetcher?.close()
     }
 
     // MARK: - Checks
@@ -491,9 +530,41 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func notifyCommit() {
-        let listeners = lock.withLock { isCancelled ? [] : Array(self.listeners.values) }
+        let listeners = lock.withLock {
+            commitCount += 1
+            return isCancelled ? [] : Array(self.listeners.values)
+        }
         for listener in listeners {
             listener.onCommit()
+        }
+    }
+
+    /// Makes GRDB notify the observations of the writer that the database
+    /// changed, as after one of its transactions, unless a notification
+    /// that runs after the last commit seen waits already.
+    private func notifyWriter() {
+        guard let writer else { return }
+        let schedules = lock.withLock {
+            guard !isNotifyPending, commitCount > notifiedCommitCount else { return false }
+            isNotifyPending = true
+            return true
+        }
+        guard schedules else { return }
+        writer.asyncWriteWithoutTransaction { [weak self] db in
+            guard let self else { return }
+            // The fetches it causes see every commit seen until now.
+            lock.withLock {
+                isNotifyPending = false
+                notifiedCommitCount = commitCount
+            }
+            // Observations are notified when a transaction commits: an
+            // empty deferred transaction writes nothing.
+            OtherProcessNotification.run {
+                try? db.inTransaction(.deferred) {
+                    try db.notifyChanges(in: .fullDatabase)
+                    return .commit
+                }
+            }
         }
     }
 

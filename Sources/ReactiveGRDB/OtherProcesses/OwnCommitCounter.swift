@@ -37,6 +37,8 @@ final class OwnCommitCounter: TransactionObserver, @unchecked Sendable {
     func databaseDidRollback(_ db: Database) { }
 
     func databaseWillCommit() throws {
+        // The watch's own notification writes nothing.
+        guard !OtherProcessNotification.isRunning else { return }
         lock.withLock { _count += 1 }
     }
 }

@@ -19,6 +19,15 @@ typealias RestartStart<Value> = @Sendable (
     _ onFetched: @escaping @Sendable () -> Void)
 -> AnyDatabaseCancellable
 
+/// Fetches the value of a database observation once, on `reader`, as
+/// `RestartStart` does: the observation that runs is left alone.
+typealias RefetchStart<Value> = @Sendable (
+    _ reader: any DatabaseReader,
+    _ onError: @escaping @Sendable (Error) -> Void,
+    _ onChange: @escaping @Sendable (Value) -> Void,
+    _ onFetched: @escaping @Sendable () -> Void)
+-> AnyDatabaseCancellable
+
 /// How an observation subscription sees the commits of other processes,
 /// which GRDB does not see.
 struct OtherProcessRefresh<Value>: Sendable {
@@ -30,13 +39,19 @@ struct OtherProcessRefresh<Value>: Sendable {
         /// writer. The start must not be `.immediate`: it is called from
         /// the watch's queue.
         case restart(RestartStart<Value>)
+        /// Fetches the fresh value once, on a read-only connection of the
+        /// watch, and keeps the observation, which sees the app's own
+        /// transactions: on a writable pool, a restart fetches twice (on a
+        /// reader, then on the writer).
+        case refetch(RefetchStart<Value>)
         /// Calls its argument once, asynchronously, with the value to
         /// emit: a region observation emits a connection from the
         /// writer's queue.
         case emit(@Sendable (_ emit: @escaping @Sendable (Value) -> Void) -> Void)
         /// Makes GRDB notify the observations of a writable database: a
-        /// shared observation refreshes all its subscribers.
-        case notify(@Sendable () -> Void)
+        /// shared observation refreshes all its subscribers. The watch
+        /// notifies once per commit, for all the subscriptions that ask.
+        case notify
     }
 
     /// The observed database.
@@ -70,8 +85,9 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart`, `busyRetries` and `registration` are only accessed with
-// `lock` held.
+// `refreshStart`, `busyRetries`, `registration` and the `refetch...`
+// properties are only accessed with `lock` held; `hasDeferredCommit` with
+// `deferredCommitLock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -107,6 +123,17 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var fetchStamp: FetchStamp?
     /// The number of refreshes that found the database locked in a row.
     private var busyRetries = 0
+    /// The fetch of a `.refetch` refresh, and its number: the values of
+    /// an abandoned one are dropped.
+    private var refetchCancellable: AnyDatabaseCancellable?
+    private var refetchGeneration = 0
+    /// The app's own commits when the refetch started.
+    private var refetchOwnCommits = 0
+    /// Whether the last value delivered was a refetched one.
+    private var lastValueWasRefetched = false
+    /// Whether a commit waits for the lock on another thread.
+    private let deferredCommitLock = NSLock()
+    private var hasDeferredCommit = false
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -164,12 +191,15 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         lock.synchronized { sideEffect in
             let cancellable = self.cancellable
             let registration = self.registration
+            let refetchCancellable = self.refetchCancellable
             self.cancellable = nil
             self.registration = nil
+            self.refetchCancellable = nil
             state = .finished
             sideEffect = {
                 registration?.cancel()
                 cancellable?.cancel()
+                refetchCancellable?.cancel()
             }
         }
     }
@@ -185,11 +215,39 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             // is not reading.
             let arrival = DispatchTime.now()
             deliver(value)
-            if case .restart = otherProcesses?.action {
+            switch otherProcesses?.action {
+            case .restart:
                 // The first value of a restarted observation ends its refresh.
                 busyRetries = 0
                 refreshDidEnd(at: arrival)
+            case .refetch:
+                // A value of the app's own transaction may have been fetched
+                // before the refetched one it follows: fetch again.
+                if lastValueWasRefetched {
+                    lastValueWasRefetched = false
+                    otherProcessDidCommit()
+                }
+            default:
+                break
             }
+        }
+    }
+
+    private func receiveRefetched(_ value: Downstream.Input, refetchGeneration: Int) {
+        lock.synchronized {
+            guard refetchGeneration == self.refetchGeneration, case .observing = state else { return }
+            let arrival = DispatchTime.now()
+            refetchCancellable?.cancel()
+            refetchCancellable = nil
+            deliver(value)
+            lastValueWasRefetched = true
+            busyRetries = 0
+            // An own commit during the fetch may have been missed by it, and
+            // its value published before: fetch again.
+            if let registration, registration.ownCommitCount != refetchOwnCommits {
+                _ = pacer.change()
+            }
+            refreshDidEnd(at: arrival)
         }
     }
 
@@ -211,12 +269,15 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             guard generation == self.generation, case let .observing(downstream, _, _) = state else { return }
             let registration = self.registration
             let cancellable = self.cancellable
+            let refetchCancellable = self.refetchCancellable
             self.registration = nil
             self.cancellable = nil
+            self.refetchCancellable = nil
             state = .finished
             sideEffect = {
                 registration?.cancel()
                 cancellable?.cancel()
+                refetchCancellable?.cancel()
                 downstream.receive(completion: completion)
             }
         }
@@ -224,26 +285,58 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     // MARK: - Other processes
 
+    // The watch serves every subscription of its database from one queue:
+    // it never waits for this subscription's lock, which the subscriber
+    // holds while it receives a value, however long it takes.
     private func makeListener(_ commits: OtherProcessCommits) -> CommitWatch.Listener {
         CommitWatch.Listener(
-            onCommit: { [weak self] in self?.otherProcessDidCommit() },
+            onCommit: { [weak self] in self?.watchDidSeeCommit() },
             wantsCommits: { [weak self] in self?.wantsCommits ?? false },
             onFailure: { [weak self] error in
-                guard let self, let otherProcesses else { return }
-                let generation: Int = lock.synchronized { self.generation }
-                otherProcesses.schedule { [weak self] in
-                    self?.receive(completion: .failure(error), generation: generation)
-                }
+                guard let self else { return }
+                DispatchQueue.global().async { self.watchDidFail(error) }
             },
             onPollingFallback: commits.onPollingFallback)
     }
 
+    private func watchDidFail(_ error: Error) {
+        guard let otherProcesses else { return }
+        let generation: Int = lock.synchronized { self.generation }
+        otherProcesses.schedule { [weak self] in
+            self?.receive(completion: .failure(error), generation: generation)
+        }
+    }
+
     /// False while a commit waits for its refresh: the refresh reads all
-    /// the commits made until it starts.
+    /// the commits made until it starts. True while the subscriber
+    /// receives a value: the watch looks anyway.
     private var wantsCommits: Bool {
-        lock.synchronized {
-            guard case .observing = state else { return false }
-            return !pacer.isPending
+        guard lock.try() else { return true }
+        defer { lock.unlock() }
+        guard case .observing = state else { return false }
+        return !pacer.isPending
+    }
+
+    /// Handles the commit at once if the lock is free, or later on another
+    /// thread: one such wait at a time, which sees the commits made until
+    /// it gets the lock.
+    private func watchDidSeeCommit() {
+        if lock.try() {
+            defer { lock.unlock() }
+            otherProcessDidCommit()
+            return
+        }
+        let schedules = deferredCommitLock.withLock {
+            defer { hasDeferredCommit = true }
+            return !hasDeferredCommit
+        }
+        guard schedules else { return }
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            lock.synchronized {
+                deferredCommitLock.withLock { hasDeferredCommit = false }
+                otherProcessDidCommit()
+            }
         }
     }
 
@@ -304,15 +397,18 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// The commit is over soon, so the refresh is tried again, after 1 ms,
     /// then at growing intervals up to 50 ms, for as long as the lock is
     /// held.
-    private func refreshDidFail(_ error: Error, generation: Int) {
+    private func refreshDidFail(_ error: Error, generation: Int, refetchGeneration: Int? = nil) {
         guard let error = error as? DatabaseError,
               error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
         else {
-            receive(completion: .failure(error), generation: generation)
+            let isCurrent = lock.synchronized { isCurrentRefresh(generation, refetchGeneration) }
+            if isCurrent {
+                receive(completion: .failure(error), generation: generation)
+            }
             return
         }
         let delay: Double = lock.synchronized {
-            guard generation == self.generation, case .observing = state else { return 0 }
+            guard isCurrentRefresh(generation, refetchGeneration), case .observing = state else { return 0 }
             let delay = min(0.001 * Double(1 << min(busyRetries, 6)), 0.05)
             busyRetries += 1
             return delay
@@ -321,10 +417,16 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             lock.synchronized {
-                guard generation == self.generation else { return }
+                guard isCurrentRefresh(generation, refetchGeneration) else { return }
                 refresh()
             }
         }
+    }
+
+    /// Whether the refresh of these generations is the last one. Called
+    /// with the lock held.
+    private func isCurrentRefresh(_ generation: Int, _ refetchGeneration: Int?) -> Bool {
+        generation == self.generation && (refetchGeneration ?? self.refetchGeneration) == self.refetchGeneration
     }
 
     /// Called with the lock held.
@@ -351,8 +453,33 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                 cancellable.cancel()
             }
 
-        case let .notify(notify):
-            notify()
+        case let .refetch(start):
+            // Without a connection of its own, the pool fetches (twice).
+            let reader = registration?.refetchReader ?? otherProcesses.reader
+            refetchGeneration += 1
+            let refetchGeneration = refetchGeneration
+            let generation = generation
+            let previous = refetchCancellable
+            refetchCancellable = nil
+            previous?.cancel()
+            refetchOwnCommits = registration?.ownCommitCount ?? 0
+            let fetchStamp = FetchStamp()
+            self.fetchStamp = fetchStamp
+            let cancellable = start(
+                reader,
+                { [weak self] error in
+                    self?.refreshDidFail(error, generation: generation, refetchGeneration: refetchGeneration)
+                },
+                { [weak self] value in self?.receiveRefetched(value, refetchGeneration: refetchGeneration) },
+                { fetchStamp.stamp() })
+            if case .observing = state, refetchGeneration == self.refetchGeneration {
+                refetchCancellable = cancellable
+            } else {
+                cancellable.cancel()
+            }
+
+        case .notify:
+            registration?.notifyChanges()
             refreshDidEnd()
 
         case let .emit(emit):
@@ -379,37 +506,6 @@ private final class FetchStamp: @unchecked Sendable {
     func stamp() {
         lock.withLock {
             if _time == nil { _time = .now() }
-        }
-    }
-}
-
-/// Makes GRDB notify the observations of a writable database that it
-/// changed, as after one of its transactions. At most one notification waits
-/// on the writer: it sees all the commits made before it runs.
-// @unchecked Sendable: `isPending` is only accessed with `lock` held.
-final class ChangeNotifier: @unchecked Sendable {
-    private let writer: any DatabaseWriter
-    private let lock = NSLock()
-    private var isPending = false
-
-    init(writer: any DatabaseWriter) {
-        self.writer = writer
-    }
-
-    func notify() {
-        let schedules = lock.withLock {
-            defer { isPending = true }
-            return !isPending
-        }
-        guard schedules else { return }
-        writer.asyncWriteWithoutTransaction { [self] db in
-            lock.withLock { isPending = false }
-            // Observations are notified when a transaction commits: an
-            // empty deferred transaction writes nothing.
-            try? db.inTransaction(.deferred) {
-                try db.notifyChanges(in: .fullDatabase)
-                return .commit
-            }
         }
     }
 }
