@@ -566,9 +566,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1088
-@MainActor private func example_ReactiveGRDB_md_1088() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1088)
+// Docs/ReactiveGRDB.md:1092
+@MainActor private func example_ReactiveGRDB_md_1092() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1092)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1238
-@MainActor private func example_ReactiveGRDB_md_1238() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1238)
+// Docs/ReactiveGRDB.md:1242
+@MainActor private func example_ReactiveGRDB_md_1242() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1242)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1253
-@MainActor private func example_ReactiveGRDB_md_1253() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1253)
+// Docs/ReactiveGRDB.md:1257
+@MainActor private func example_ReactiveGRDB_md_1257() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1272
-@MainActor private func example_ReactiveGRDB_md_1272() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1272)
+// Docs/ReactiveGRDB.md:1276
+@MainActor private func example_ReactiveGRDB_md_1276() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1276)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1323
-@MainActor private func example_ReactiveGRDB_md_1323() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1323)
+// Docs/ReactiveGRDB.md:1327
+@MainActor private func example_ReactiveGRDB_md_1327() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1327)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1420
-@MainActor private func example_ReactiveGRDB_md_1420() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1420)
+// Docs/ReactiveGRDB.md:1424
+@MainActor private func example_ReactiveGRDB_md_1424() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1424)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1476
-@MainActor private func example_ReactiveGRDB_md_1476() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1476)
+// Docs/ReactiveGRDB.md:1480
+@MainActor private func example_ReactiveGRDB_md_1480() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1480)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
