@@ -84,7 +84,7 @@ struct BenchCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres"))
+            "Run one section only.", valueName: "hall-of-fame|other-processes|remote-files|viewer|postgres|scale"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -181,6 +181,12 @@ struct BenchCommand: ParsableCommand {
                 .run(log: Self.log)
             report.async_values = asyncValues
             report.targets += asyncValues.flatMap(\.targets)
+        }
+        if sections.contains(.scale) {
+            let rollbackJournal = try RollbackJournalBenchmark(
+                directory: URL(fileURLWithPath: suite.directory.path + "-rollback")).run(log: Self.log)
+            report.rollback_journal = rollbackJournal
+            report.targets += rollbackJournal.targets
         }
         if sections.contains(.remoteFiles) {
             let remoteFiles = try MainActor.assumeIsolated {
@@ -305,6 +311,8 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The viewer on a table of a local PostgreSQL server, of
     /// `--postgres-rows` rows.
     case postgres
+    /// Live at scale: a rollback-journal writer committing back to back.
+    case scale
 }
 
 /// The encoded figures of the child's measurement, or its error, once done.

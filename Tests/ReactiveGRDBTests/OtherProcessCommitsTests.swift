@@ -454,6 +454,41 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testRollbackJournalWriterCommittingBackToBackDoesNotStarveTheReads() throws {
+        // Each commit syncs the file while it holds the lock (the default
+        // `synchronous = FULL`): the file is locked most of the time, and
+        // free for a moment between commits.
+        let commits = 300
+        for access in Access.allCases {
+            try RecorderScope.run {
+                try withDatabase(.queue, access, .delete) { reader, other in
+                    let recorder = ValueObservation
+                        .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+                        // Off the main queue, which waits for the writer.
+                        .publisher(in: reader, scheduling: .async(onQueue: DispatchQueue(label: "counts")))
+                        .includingOtherProcesses()
+                        .map { count in (count: count, time: DispatchTime.now()) }
+                        .record()
+                    wait(for: recorder, valueCount: 1)
+                    let start = DispatchTime.now()
+                    try other.execute(String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: commits), timeout: 120)
+                    let end = DispatchTime.now()
+                    let recording = wait(for: recorder, timeout: 20, until: { $0.values.last?.count == commits || $0.isComplete })
+                    XCTAssertNil(recording.completion, "\(access)")
+                    XCTAssertEqual(recording.values.last?.count, commits, "\(access)")
+                    let counts = recording.values.map(\.count)
+                    XCTAssertEqual(counts, counts.sorted(), "\(access): values in commit order")
+                    // Values keep coming while the writer commits: reads
+                    // that backed off up to 50 ms found the file locked
+                    // again and again, and made one value a second or so.
+                    let burst = Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                    let during = Set(recording.values.filter { $0.time.uptimeNanoseconds <= end.uptimeNanoseconds }.map(\.count)).count - 1
+                    XCTAssertGreaterThanOrEqual(Double(during), burst / 0.1, "\(access): \(during) values in \(burst) s")
+                }
+            }
+        }
+    }
+
     // MARK: - Pacing
 
     func testPacedBurstIsCoalescedWithPausesAndEndsWithTheLastCommit() throws {

@@ -278,9 +278,14 @@ final class CommitWatch: @unchecked Sendable {
         self.path = files.file
         var configuration = Configuration()
         configuration.readonly = true
-        // A check that finds the file locked fails at once, and is tried
-        // again later: it never blocks the watch.
-        configuration.busyMode = .immediateError
+        // A check that finds the file locked waits a few milliseconds, at
+        // most, for the gap between two commits of a writer that commits
+        // back to back (who holds the lock most of the time), then is tried
+        // again later: it never blocks the watch for long.
+        configuration.busyMode = .callback { tries in
+            usleep(200)
+            return tries < 25
+        }
         configuration.label = "ReactiveGRDB.CommitWatch"
         // The file itself: a URI's `mode=rw` would not open read-only.
         checker = try DatabaseQueue(path: path, configuration: configuration)

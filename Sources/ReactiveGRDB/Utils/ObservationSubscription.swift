@@ -70,8 +70,7 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart`, `busyRetries` and `registration` are only accessed with
-// `lock` held.
+// `refreshStart` and `registration` are only accessed with `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -105,8 +104,10 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var refreshStart = DispatchTime.now()
     /// When the value of the refresh that runs was fetched.
     private var fetchStamp: FetchStamp?
-    /// The number of refreshes that found the database locked in a row.
-    private var busyRetries = 0
+    /// How often a refresh that found the file locked is tried again, at
+    /// first, and for how long (`refreshDidFail`).
+    private static var busyRetryInterval: Double { 0.001 }
+    private static var busyRetryWindow: Double { 1 }
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -187,7 +188,6 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             deliver(value)
             if case .restart = otherProcesses?.action {
                 // The first value of a restarted observation ends its refresh.
-                busyRetries = 0
                 refreshDidEnd(at: arrival)
             }
         }
@@ -301,9 +301,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// In rollback-journal mode, another process that commits locks the
     /// whole file for a moment: a fetch that comes then fails with
     /// `SQLITE_BUSY`, unless the connection waits (`Configuration.busyMode`).
-    /// The commit is over soon, so the refresh is tried again, after 1 ms,
-    /// then at growing intervals up to 50 ms, for as long as the lock is
-    /// held.
+    /// A writer that commits back to back holds the lock most of the time,
+    /// and leaves gaps of a millisecond or so between commits: the refresh
+    /// is tried again every `busyRetryInterval` for `busyRetryWindow`, to
+    /// get into one (a retry that fails costs the writer nothing), then
+    /// every 50 ms.
     private func refreshDidFail(_ error: Error, generation: Int) {
         guard let error = error as? DatabaseError,
               error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
@@ -313,9 +315,8 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         }
         let delay: Double = lock.synchronized {
             guard generation == self.generation, case .observing = state else { return 0 }
-            let delay = min(0.001 * Double(1 << min(busyRetries, 6)), 0.05)
-            busyRetries += 1
-            return delay
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- refreshStart.uptimeNanoseconds) / 1e9
+            return elapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
         }
         guard delay > 0 else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
