@@ -27,6 +27,11 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
     public var final_ms: Double
     /// Whether the last value holds the last commit.
     public var ends_with_last_commit: Bool
+    /// Of `uri_commits` commits, a few milliseconds apart, how many a
+    /// subscriber on the same file opened from a `file:` URI saw.
+    public var uri_commits_seen: Int
+    /// The commits made for the `file:` URI subscriber.
+    public var uri_commits: Int
 
     /// The mean time between two values during the burst.
     public var mean_interval_ms: Double {
@@ -52,6 +57,9 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
             BenchmarkTarget(
                 "the watched DELETE-journal writer keeps ≥ 85% of its rate alone",
                 writer_share * 100, "%", atLeast: 85),
+            BenchmarkTarget(
+                name: "a database opened from a file: URI (?mode=ro) sees every commit of another process",
+                measured: "\(uri_commits_seen) of \(uri_commits)", met: uri_commits_seen == uri_commits),
         ]
     }
 
@@ -80,6 +88,8 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
             "a DELETE-journal writer (sqlite3) committing back to back → subscriber",
             zip(header, widths).map { pad($0, $1) }.joined(),
             zip(cells, widths).map { pad($0, $1) }.joined(),
+            "commits seen by a subscriber on the file opened from a file: URI: "
+                + "\(figures.uri_commits_seen) of \(figures.uri_commits)",
         ]
     }
 }
@@ -162,6 +172,9 @@ public struct RollbackJournalBenchmark: Sendable {
         log("measuring a DELETE-journal writer alone again…")
         let aloneAfter = try timedBurst()
 
+        log("measuring a subscriber on a file: URI…")
+        let uriCommitsSeen = try uriCommits(path: path, writer: writer, rows: 3 * commits)
+
         // The time of each commit of the watched burst, by row count.
         let times = try dbQueue.read { db in
             try Double.fetchAll(db, sql: "SELECT t FROM commitTime WHERE id > ? AND id <= ? ORDER BY id", arguments: [commits, total])
@@ -190,7 +203,37 @@ public struct RollbackJournalBenchmark: Sendable {
             late_p50_ms: summary?.p50 ?? 10_000,
             late_p99_ms: summary?.p99 ?? 10_000,
             final_ms: last.map { max(0, $0.time - (times.last ?? watched.end)) * 1000 } ?? 10_000,
-            ends_with_last_commit: last != nil)
+            ends_with_last_commit: last != nil,
+            uri_commits_seen: uriCommitsSeen,
+            uri_commits: Self.uriCommits)
+    }
+
+    private static let uriCommits = 5
+
+    /// Commits `uriCommits` times, and counts those that a subscriber on
+    /// the file opened from a `file:` URI saw within 2 seconds each.
+    private func uriCommits(path: String, writer: SQLiteCommand, rows: Int) throws -> Int {
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        let dbQueue = try DatabaseQueue(path: "file:\(encoded)?mode=ro")
+        defer { try? dbQueue.close() }
+        let arrivals = BurstArrivals()
+        let cancellable = ValueObservation
+            .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM commitTime")! }
+            .publisher(in: dbQueue, scheduling: .async(onQueue: DispatchQueue(label: "livetable.bench.uri")))
+            .includingOtherProcesses()
+            .sink(receiveCompletion: { _ in }, receiveValue: { arrivals.receive($0) })
+        defer { cancellable.cancel() }
+        guard arrivals.wait(forCount: rows, timeout: 10) else {
+            throw OtherProcessBenchmarkError("file: URI: the first value did not come in 10 s")
+        }
+        var seen = 0
+        for index in 1...Self.uriCommits {
+            _ = try writer.run("INSERT INTO commitTime(t) VALUES (0);")
+            if arrivals.wait(forCount: rows + index, timeout: 2) {
+                seen += 1
+            }
+        }
+        return seen
     }
 }
 
