@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1242
-@MainActor private func example_ReactiveGRDB_md_1242() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1242)
+// Docs/ReactiveGRDB.md:1244
+@MainActor private func example_ReactiveGRDB_md_1244() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1244)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1257
-@MainActor private func example_ReactiveGRDB_md_1257() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
+// Docs/ReactiveGRDB.md:1259
+@MainActor private func example_ReactiveGRDB_md_1259() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1259)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1276
-@MainActor private func example_ReactiveGRDB_md_1276() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1276)
+// Docs/ReactiveGRDB.md:1278
+@MainActor private func example_ReactiveGRDB_md_1278() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1278)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1327
-@MainActor private func example_ReactiveGRDB_md_1327() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1327)
+// Docs/ReactiveGRDB.md:1329
+@MainActor private func example_ReactiveGRDB_md_1329() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1329)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1424
-@MainActor private func example_ReactiveGRDB_md_1424() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1424)
+// Docs/ReactiveGRDB.md:1426
+@MainActor private func example_ReactiveGRDB_md_1426() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1426)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1480
-@MainActor private func example_ReactiveGRDB_md_1480() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1480)
+// Docs/ReactiveGRDB.md:1482
+@MainActor private func example_ReactiveGRDB_md_1482() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1482)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

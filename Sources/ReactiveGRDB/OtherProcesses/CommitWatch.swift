@@ -15,9 +15,10 @@ import Glibc
 /// ## How a commit is detected
 ///
 /// `PRAGMA data_version` of a connection changes when another connection
-/// commits. The watch asks it of a connection of its own, read-only, so
-/// that the question never waits behind the app's writes (a write of the
-/// app may wait seconds for the lock of another process). It asks after
+/// commits. The watch asks it of a connection of its own, read-only, that
+/// waits 5 ms at most for a lock, so that the question never waits behind
+/// the app's writes (a write of the app may wait seconds for the lock of
+/// another process). It asks after
 /// each write that inotify reports on the database, `-wal` and `-journal`
 /// files, or at a fixed interval when it polls.
 ///
