@@ -18,9 +18,9 @@ import Glibc
 /// commits. The watch asks it of a connection of its own, read-only, that
 /// waits 5 ms at most for a lock, so that the question never waits behind
 /// the app's writes (a write of the app may wait seconds for the lock of
-/// another process). It asks after
-/// each write that inotify reports on the database, `-wal` and `-journal`
-/// files, or at a fixed interval when it polls.
+/// another process). It asks after each write that inotify reports on the
+/// database, `-wal` and `-journal` files, or at a fixed interval when it
+/// polls.
 ///
 /// ## Other machines
 ///
