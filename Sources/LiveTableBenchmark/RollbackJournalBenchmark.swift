@@ -96,7 +96,7 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
 
 /// Measures a subscriber of `includingOtherProcesses()` on a
 /// rollback-journal (DELETE) file that the `sqlite3` command writes back to
-/// back, one row per transaction, with its default `synchronous = FULL`
+/// back for 2.5 seconds, one row per transaction, with its default `synchronous = FULL`
 /// (each commit syncs the file while it holds the lock): how often values
 /// come, how late, and how much the reads slow the writer down (its rate
 /// alone is measured before and after the watched burst).
@@ -112,13 +112,13 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
 public struct RollbackJournalBenchmark: Sendable {
     /// Where the database is made. It is removed at the end.
     public var directory: URL
-    /// The commits of each burst.
-    public var commits: Int
+    /// How long each burst lasts, at least, in seconds.
+    public var seconds: Double
 
     /// Creates a benchmark.
-    public init(directory: URL, commits: Int = 300) {
+    public init(directory: URL, seconds: Double = 2.5) {
         self.directory = directory
-        self.commits = commits
+        self.seconds = seconds
     }
 
     /// Measures the writer alone, watched, and alone again.
@@ -138,13 +138,20 @@ public struct RollbackJournalBenchmark: Sendable {
             """)
         // Each commit writes its own time: seconds since 1970, to the
         // millisecond.
-        let burst = String(
+        // Chunks of 50 commits, until the burst has lasted `seconds`: the
+        // disk's syncs make 40 to 1,500 commits a second on this machine.
+        let chunk = 50
+        let inserts = String(
             repeating: "INSERT INTO commitTime(t) VALUES ((julianday('now') - 2440587.5) * 86400.0);\n",
-            count: commits)
-        func timedBurst() throws -> (start: Double, end: Double) {
+            count: chunk)
+        func timedBurst() throws -> (start: Double, end: Double, commits: Int) {
             let start = Date().timeIntervalSince1970
-            _ = try writer.run(burst, timeout: 300)
-            return (start, Date().timeIntervalSince1970)
+            var commits = 0
+            repeat {
+                _ = try writer.run(inserts, timeout: 300)
+                commits += chunk
+            } while Date().timeIntervalSince1970 - start < seconds
+            return (start, Date().timeIntervalSince1970, commits)
         }
 
         log("measuring a DELETE-journal writer alone…")
@@ -160,11 +167,12 @@ public struct RollbackJournalBenchmark: Sendable {
             .includingOtherProcesses()
             .sink(receiveCompletion: { _ in }, receiveValue: { arrivals.receive($0) })
         defer { cancellable.cancel() }
-        guard arrivals.wait(forCount: commits, timeout: 10) else {
+        let first = aloneBefore.commits
+        guard arrivals.wait(forCount: first, timeout: 10) else {
             throw OtherProcessBenchmarkError("rollback journal: the first value did not come in 10 s")
         }
         let watched = try timedBurst()
-        let total = 2 * commits
+        let total = first + watched.commits
         // The last commit comes late, if ever: the figures say how late.
         _ = arrivals.wait(forCount: total, timeout: 10)
         cancellable.cancel()
@@ -173,17 +181,17 @@ public struct RollbackJournalBenchmark: Sendable {
         let aloneAfter = try timedBurst()
 
         log("measuring a subscriber on a file: URI…")
-        let uriCommitsSeen = try uriCommits(path: path, writer: writer, rows: 3 * commits)
+        let uriCommitsSeen = try uriCommits(path: path, writer: writer, rows: total + aloneAfter.commits)
 
         // The time of each commit of the watched burst, by row count.
         let times = try dbQueue.read { db in
-            try Double.fetchAll(db, sql: "SELECT t FROM commitTime WHERE id > ? AND id <= ? ORDER BY id", arguments: [commits, total])
+            try Double.fetchAll(db, sql: "SELECT t FROM commitTime WHERE id > ? AND id <= ? ORDER BY id", arguments: [first, total])
         }
-        let received = arrivals.values.filter { $0.count > commits }
+        let received = arrivals.values.filter { $0.count > first }
         var lateness: [Double] = []
         var next = received.startIndex
         for (offset, time) in times.enumerated() {
-            let count = commits + offset + 1
+            let count = first + offset + 1
             while next < received.endIndex && received[next].count < count {
                 next += 1
             }
@@ -194,9 +202,9 @@ public struct RollbackJournalBenchmark: Sendable {
         let last = received.last { $0.count == total }
         let aloneSeconds = (aloneBefore.end - aloneBefore.start) + (aloneAfter.end - aloneAfter.start)
         return RollbackJournalFigures(
-            commits: commits,
-            alone_commits_per_s: Double(2 * commits) / aloneSeconds,
-            watched_commits_per_s: Double(commits) / (watched.end - watched.start),
+            commits: watched.commits,
+            alone_commits_per_s: Double(aloneBefore.commits + aloneAfter.commits) / aloneSeconds,
+            watched_commits_per_s: Double(watched.commits) / (watched.end - watched.start),
             burst_s: watched.end - watched.start,
             values: received.count,
             // No commit seen: as late as the wait for the last one.

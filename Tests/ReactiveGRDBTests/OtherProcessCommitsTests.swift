@@ -457,8 +457,8 @@ final class OtherProcessCommitsTests: XCTestCase {
     func testRollbackJournalWriterCommittingBackToBackDoesNotStarveTheReads() throws {
         // Each commit syncs the file while it holds the lock (the default
         // `synchronous = FULL`): the file is locked most of the time, and
-        // free for a moment between commits.
-        let commits = 300
+        // free for a moment between commits. Chunks of 50 commits, for 2 s
+        // at least.
         for access in Access.allCases {
             try RecorderScope.run {
                 try withDatabase(.queue, access, .delete) { reader, other in
@@ -471,19 +471,24 @@ final class OtherProcessCommitsTests: XCTestCase {
                         .record()
                     wait(for: recorder, valueCount: 1)
                     let start = DispatchTime.now()
-                    try other.execute(String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: commits), timeout: 120)
+                    var commits = 0
+                    repeat {
+                        try other.execute(String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 50), timeout: 120)
+                        commits += 50
+                    } while DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds < 2_000_000_000
                     let end = DispatchTime.now()
                     let recording = wait(for: recorder, timeout: 20, until: { $0.values.last?.count == commits || $0.isComplete })
                     XCTAssertNil(recording.completion, "\(access)")
                     XCTAssertEqual(recording.values.last?.count, commits, "\(access)")
                     let counts = recording.values.map(\.count)
                     XCTAssertEqual(counts, counts.sorted(), "\(access): values in commit order")
-                    // Values keep coming while the writer commits: reads
-                    // that backed off up to 50 ms found the file locked
-                    // again and again, and made one value a second or so.
+                    // Values keep coming while the writer commits, one per
+                    // 0.3 s at least: reads that backed off up to 50 ms
+                    // found the file locked again and again, and made one
+                    // value a second or so.
                     let burst = Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
                     let during = Set(recording.values.filter { $0.time.uptimeNanoseconds <= end.uptimeNanoseconds }.map(\.count)).count - 1
-                    XCTAssertGreaterThanOrEqual(Double(during), burst / 0.1, "\(access): \(during) values in \(burst) s")
+                    XCTAssertGreaterThanOrEqual(Double(during), burst / 0.3, "\(access): \(during) values in \(burst) s")
                 }
             }
         }

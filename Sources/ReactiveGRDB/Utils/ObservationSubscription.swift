@@ -70,7 +70,8 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart` and `registration` are only accessed with `lock` held.
+// `refreshStart`, `foundLocked` and `registration` are only accessed with
+// `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -108,6 +109,12 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// first, and for how long (`refreshDidFail`).
     private static var busyRetryInterval: Double { 0.001 }
     private static var busyRetryWindow: Double { 1 }
+    /// The shortest pause between two refreshes during a burst of commits
+    /// to a file that a refresh found locked.
+    private static var lockedBurstPause: Double { 0.1 }
+    /// True once a refresh found the file locked: a rollback-journal file,
+    /// whose writer waits for the reads (a WAL writer never does).
+    private var foundLocked = false
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -266,7 +273,14 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         let seconds = Double(Int64(bitPattern: end.uptimeNanoseconds &- refreshStart.uptimeNanoseconds)) / 1e9
         // Not refreshing: the first value of the observation, or a value
         // published twice.
-        guard let pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
+        guard var pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
+        // A rollback-journal writer (a read found the file locked) that
+        // commits back to back (a commit came during the read) sleeps a
+        // millisecond or more for each read it meets: 10 reads a second at
+        // most show its progress and leave it its pace.
+        if foundLocked && pacer.burstReads > 0 {
+            pause = max(pause, Self.lockedBurstPause)
+        }
         guard pause > 0 else {
             pauseDidEnd()
             return
@@ -282,12 +296,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     /// Starts the pending refresh, if any. Called with the lock held.
     private func pauseDidEnd() {
-        if pacer.pauseDidEnd() {
-            // The refresh reads the commits made until now: the watch,
-            // which did not look while the commit waited, looks again.
-            registration?.listenerWantsCommits()
-            startRefresh()
-        }
+        guard pacer.pauseDidEnd() else { return }
+        // The refresh reads the commits made until now: the watch, which
+        // did not look while the commit waited, looks again.
+        registration?.listenerWantsCommits()
+        startRefresh()
     }
 
     /// Called with the lock held.
@@ -315,6 +328,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         }
         let delay: Double = lock.synchronized {
             guard generation == self.generation, case .observing = state else { return 0 }
+            foundLocked = true
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- refreshStart.uptimeNanoseconds) / 1e9
             return elapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
         }
