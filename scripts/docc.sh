@@ -15,10 +15,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 output=${1:-$work/ReactiveGRDB.doccarchive}
 
-# The public symbols of ReactiveGRDB, with its extensions of GRDB's types.
-swift package dump-symbol-graph --skip-synthesized-members --minimum-access-level public \
-    --emit-extension-block-symbols >"$work/dump.log" 2>&1 || { cat "$work/dump.log"; exit 1; }
-graphs="$(swift build --show-bin-path)/../symbolgraph"
+# The public symbols of ReactiveGRDB, with its extensions of GRDB's types,
+# emitted by the compiler as it builds that target alone: `swift package
+# dump-symbol-graph` wants every module built, the tests' too, and fails in a
+# fresh clone. Its own build directory keeps the usual one's flags intact; an
+# unchanged module is not compiled again, so its graphs stay there too.
+graphs="$PWD/.build-docc/symbol-graphs"
+mkdir -p "$graphs"
+swift build --target ReactiveGRDB --scratch-path .build-docc \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public \
+    -Xswiftc -symbol-graph-skip-synthesized-members -Xswiftc -emit-extension-block-symbols \
+    >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 mkdir "$work/symbols"
 cp "$graphs"/ReactiveGRDB.symbols.json "$graphs"/ReactiveGRDB@*.symbols.json "$work/symbols/"
 

@@ -77,6 +77,9 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// the subscriber and the viewer's screen, and what polling costs (see
     /// `RemoteFileBenchmark`), nil when not measured.
     public var remote_files: RemoteFileFigures?
+    /// A rollback-journal writer committing back to back, watched (see
+    /// `RollbackJournalBenchmark`), nil when not measured.
+    public var rollback_journal: RollbackJournalFigures?
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
     public var viewer: [ViewerScreenFigures]?
@@ -197,6 +200,10 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
         if let remote_files {
             lines.append("")
             lines += remote_files.table
+        }
+        if let rollback_journal {
+            lines.append("")
+            lines += RollbackJournalFigures.table(rollback_journal)
         }
         if let viewer {
             lines.append("")

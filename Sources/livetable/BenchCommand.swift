@@ -197,6 +197,10 @@ struct BenchCommand: ParsableCommand {
                 .run(log: Self.log)
             report.scale = scale
             report.targets += scale.targets
+            let rollbackJournal = try RollbackJournalBenchmark(
+                directory: URL(fileURLWithPath: suite.directory.path + "-rollback")).run(log: Self.log)
+            report.rollback_journal = rollbackJournal
+            report.targets += rollbackJournal.targets
         }
         if sections.contains(.remoteFiles) {
             let remoteFiles = try MainActor.assumeIsolated {
@@ -323,7 +327,8 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// Live at scale: many subscriptions to other processes' commits on one
     /// database (fetches per commit, cross-talk, a slow subscriber beside a
     /// fast one), and the viewer of a busy file (its CPU per commit, a slow
-    /// query of a WAL file kept fresh).
+    /// query of a WAL file kept fresh), a rollback-journal writer committing
+    /// back to back.
     case scale
     /// The writes of another machine, behind a FUSE mount, and the cost of
     /// polling.

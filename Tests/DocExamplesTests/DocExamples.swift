@@ -10,9 +10,21 @@ import Observation
 import OpenCombine
 import ReactiveGRDB
 
-// Docs/ReactiveGRDB.md:44
-@MainActor private func example_ReactiveGRDB_md_44() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 44)
+// Docs/ReactiveGRDB.md:26
+@MainActor private func example_ReactiveGRDB_md_26() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 26)
+    // A live query in a server or an async main: a value now, then one after
+    // each commit, this process's or another's.
+    let bestPlayers = Player.order(Column("score").desc).limit(10)
+    for try await players in bestPlayers.rx.valuesOfAll(in: dbPool).includingOtherProcesses() {
+        print("Best players: \(players.map(\.name))")
+    }
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:59
+@MainActor private func example_ReactiveGRDB_md_59() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 59)
 
 
 
@@ -34,9 +46,9 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:73
-@MainActor private func example_ReactiveGRDB_md_73() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 73)
+// Docs/ReactiveGRDB.md:88
+@MainActor private func example_ReactiveGRDB_md_88() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 88)
     // GRDBReactive<any DatabaseWriter>
     let reactive = dbQueue.rx
     let players = reactive.read { db in try Player.fetchAll(db) }
@@ -44,8 +56,8 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:83
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 83)
+// Docs/ReactiveGRDB.md:98
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 98)
 
 
 
@@ -57,10 +69,10 @@ extension GRDBReactive where Base == any DatabaseWriter {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:121: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
+// Docs/ReactiveGRDB.md:136: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
 
-// Docs/ReactiveGRDB.md:158
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 158)
+// Docs/ReactiveGRDB.md:173
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 173)
 
 
 
@@ -85,9 +97,103 @@ let dbQueue = try! DatabaseQueue(path: "/tmp/players.sqlite")
 let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:210
-@MainActor private func example_ReactiveGRDB_md_210() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 210)
+// Docs/ReactiveGRDB.md:212
+@MainActor private func example_ReactiveGRDB_md_212() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 212)
+    let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
+    for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
+        print("Fresh players: \(players)")
+    }
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:267
+@MainActor private func example_ReactiveGRDB_md_267() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 267)
+    // A read-only connection to a file that another program writes
+    var configuration = Configuration()
+    configuration.readonly = true
+    let readOnlyQueue = try DatabaseQueue(path: "/tmp/players.sqlite", configuration: configuration)
+
+    let scores = ValueObservation
+        .tracking { db in try Int.fetchAll(db, sql: "SELECT score FROM player ORDER BY score DESC") }
+        .rx.values(in: readOnlyQueue)
+        .includingOtherProcesses(.fileEvents)
+    for try await scores in scores {
+        print("Scores: \(scores)")
+    }
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:295
+@MainActor private func example_ReactiveGRDB_md_295() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 295)
+    for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
+        print("\(count) players")
+    }
+
+    // A shared observation delivers its values with the scheduler it was shared
+    // with: by default the main queue. Give it another one where nothing drains
+    // the main queue.
+    let shared = ValueObservation
+        .tracking { db in try Player.fetchAll(db) }
+        .shared(in: dbPool, scheduling: .async(onQueue: DispatchQueue(label: "players")))
+    for try await players in shared.values(includingOtherProcessesIn: dbPool) {
+        print("Fresh players: \(players)")
+    }
+#sourceLocation()
+}
+
+// Docs/ReactiveGRDB.md:322
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 322)
+
+
+
+
+/// The body of a streamed response, as a server framework gives it.
+protocol EventStreamWriter: Sendable {
+    func write(_ text: String) async throws
+}
+
+/// GET /players/best: the ten best players, as an event after each change,
+/// whoever made it.
+func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWriter) async throws {
+    let bestPlayers = Player
+        .order(Column("score").desc)
+        .limit(10)
+        .rx.valuesOfAll(in: dbPool)
+        .includingOtherProcesses()
+    let encoder = JSONEncoder()
+    for try await players in bestPlayers {
+        let json = String(decoding: try encoder.encode(players), as: UTF8.self)
+        try await writer.write("event: players\ndata: \(json)\n\n")
+    }
+}
+#sourceLocation()
+
+// Docs/ReactiveGRDB.md:364
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 364)
+
+
+
+
+// @main
+struct PlayerWatcher {
+    static func main() async throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let dbQueue = try DatabaseQueue(path: "/tmp/players.sqlite", configuration: configuration)
+        let counts = Player.all().rx.valuesOfCount(in: dbQueue).includingOtherProcesses()
+        for try await count in counts {
+            print("\(count) players")
+        }
+    }
+}
+#sourceLocation()
+
+// Docs/ReactiveGRDB.md:413
+@MainActor private func example_ReactiveGRDB_md_413() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 413)
     // DatabasePublishers.Read<[Player]>
     let players = dbQueue.rx.read { db in
         try Player.fetchAll(db)
@@ -100,9 +206,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:236
-@MainActor private func example_ReactiveGRDB_md_236() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 236)
+// Docs/ReactiveGRDB.md:439
+@MainActor private func example_ReactiveGRDB_md_439() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 439)
     // DatabasePublishers.Write<Void>
     let write = dbQueue.rx.write { db in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -116,9 +222,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:258
-@MainActor private func example_ReactiveGRDB_md_258() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 258)
+// Docs/ReactiveGRDB.md:461
+@MainActor private func example_ReactiveGRDB_md_461() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 461)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbQueue.rx.writeAndReturn { db -> Int in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -127,9 +233,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:273
-@MainActor private func example_ReactiveGRDB_md_273() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 273)
+// Docs/ReactiveGRDB.md:476
+@MainActor private func example_ReactiveGRDB_md_476() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 476)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbPool.rx.write(
         updates: { db in try Player(name: "Arthur", score: 100).insert(db) },
@@ -142,9 +248,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:319
-@MainActor private func example_ReactiveGRDB_md_319() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 319)
+// Docs/ReactiveGRDB.md:522
+@MainActor private func example_ReactiveGRDB_md_522() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 522)
     let observation = ValueObservation.tracking { db in
         try Player.fetchAll(db)
     }
@@ -155,9 +261,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:341
-@MainActor private func example_ReactiveGRDB_md_341() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 341)
+// Docs/ReactiveGRDB.md:544
+@MainActor private func example_ReactiveGRDB_md_544() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 544)
     // The tracked region is inferred from the fetch, and may vary
     ValueObservation.tracking { db in try Player.fetchAll(db) }
 
@@ -187,9 +293,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:374
-@MainActor private func example_ReactiveGRDB_md_374() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 374)
+// Docs/ReactiveGRDB.md:577
+@MainActor private func example_ReactiveGRDB_md_577() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 577)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
 
     // On the main queue
@@ -208,9 +314,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:420
-@MainActor private func example_ReactiveGRDB_md_420() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 420)
+// Docs/ReactiveGRDB.md:623
+@MainActor private func example_ReactiveGRDB_md_623() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 623)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -223,9 +329,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:447
-@MainActor private func example_ReactiveGRDB_md_447() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 447)
+// Docs/ReactiveGRDB.md:650
+@MainActor private func example_ReactiveGRDB_md_650() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 650)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -247,9 +353,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:482
-@MainActor private func example_ReactiveGRDB_md_482() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 482)
+// Docs/ReactiveGRDB.md:685
+@MainActor private func example_ReactiveGRDB_md_685() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 685)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -261,9 +367,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:501
-@MainActor private func example_ReactiveGRDB_md_501() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 501)
+// Docs/ReactiveGRDB.md:704
+@MainActor private func example_ReactiveGRDB_md_704() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 704)
     // Prints the current player count, then the count after each transaction
     let cancellable = DatabaseRegionObservation
         .tracking(Player.all())
@@ -274,9 +380,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:529
-@MainActor private func example_ReactiveGRDB_md_529() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 529)
+// Docs/ReactiveGRDB.md:732
+@MainActor private func example_ReactiveGRDB_md_732() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 732)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -291,9 +397,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:559
-@MainActor private func example_ReactiveGRDB_md_559() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 559)
+// Docs/ReactiveGRDB.md:762
+@MainActor private func example_ReactiveGRDB_md_762() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 762)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -304,9 +410,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:576
-@MainActor private func example_ReactiveGRDB_md_576() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 576)
+// Docs/ReactiveGRDB.md:779
+@MainActor private func example_ReactiveGRDB_md_779() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 779)
     let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
     let queue = DispatchQueue(label: "players")
     let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
@@ -315,9 +421,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:606
-@MainActor private func example_ReactiveGRDB_md_606() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 606)
+// Docs/ReactiveGRDB.md:809
+@MainActor private func example_ReactiveGRDB_md_809() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 809)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -334,9 +440,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:629
-@MainActor private func example_ReactiveGRDB_md_629() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 629)
+// Docs/ReactiveGRDB.md:832
+@MainActor private func example_ReactiveGRDB_md_832() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 832)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -347,9 +453,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:644
-@MainActor private func example_ReactiveGRDB_md_644() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 644)
+// Docs/ReactiveGRDB.md:847
+@MainActor private func example_ReactiveGRDB_md_847() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 847)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -359,9 +465,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:662
-@MainActor private func example_ReactiveGRDB_md_662() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 662)
+// Docs/ReactiveGRDB.md:865
+@MainActor private func example_ReactiveGRDB_md_865() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 865)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -371,9 +477,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:678
-@MainActor private func example_ReactiveGRDB_md_678() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 678)
+// Docs/ReactiveGRDB.md:881
+@MainActor private func example_ReactiveGRDB_md_881() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 881)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -387,9 +493,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:722
-@MainActor private func example_ReactiveGRDB_md_722() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 722)
+// Docs/ReactiveGRDB.md:925
+@MainActor private func example_ReactiveGRDB_md_925() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 925)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -402,8 +508,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:748
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 748)
+// Docs/ReactiveGRDB.md:951
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 951)
 
 
 @Observable
@@ -414,9 +520,9 @@ final class ObservablePlayerCount {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:780
-@MainActor private func example_ReactiveGRDB_md_780() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 780)
+// Docs/ReactiveGRDB.md:983
+@MainActor private func example_ReactiveGRDB_md_983() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 983)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -448,9 +554,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:870
-@MainActor private func example_ReactiveGRDB_md_870() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 870)
+// Docs/ReactiveGRDB.md:1073
+@MainActor private func example_ReactiveGRDB_md_1073() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1073)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -460,9 +566,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:897
-@MainActor private func example_ReactiveGRDB_md_897() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 897)
+// Docs/ReactiveGRDB.md:1104
+@MainActor private func example_ReactiveGRDB_md_1104() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1104)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -470,103 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1040
-@MainActor private func example_ReactiveGRDB_md_1040() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1040)
-    let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
-    for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
-        print("Fresh players: \(players)")
-    }
-#sourceLocation()
-}
-
-// Docs/ReactiveGRDB.md:1095
-@MainActor private func example_ReactiveGRDB_md_1095() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1095)
-    // A read-only connection to a file that another program writes
-    var configuration = Configuration()
-    configuration.readonly = true
-    let readOnlyQueue = try DatabaseQueue(path: "/tmp/players.sqlite", configuration: configuration)
-
-    let scores = ValueObservation
-        .tracking { db in try Int.fetchAll(db, sql: "SELECT score FROM player ORDER BY score DESC") }
-        .rx.values(in: readOnlyQueue)
-        .includingOtherProcesses(.fileEvents)
-    for try await scores in scores {
-        print("Scores: \(scores)")
-    }
-#sourceLocation()
-}
-
-// Docs/ReactiveGRDB.md:1123
-@MainActor private func example_ReactiveGRDB_md_1123() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1123)
-    for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
-        print("\(count) players")
-    }
-
-    // A shared observation delivers its values with the scheduler it was shared
-    // with: by default the main queue. Give it another one where nothing drains
-    // the main queue.
-    let shared = ValueObservation
-        .tracking { db in try Player.fetchAll(db) }
-        .shared(in: dbPool, scheduling: .async(onQueue: DispatchQueue(label: "players")))
-    for try await players in shared.values(includingOtherProcessesIn: dbPool) {
-        print("Fresh players: \(players)")
-    }
-#sourceLocation()
-}
-
-// Docs/ReactiveGRDB.md:1150
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1150)
-
-
-
-
-/// The body of a streamed response, as a server framework gives it.
-protocol EventStreamWriter: Sendable {
-    func write(_ text: String) async throws
-}
-
-/// GET /players/best: the ten best players, as an event after each change,
-/// whoever made it.
-func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWriter) async throws {
-    let bestPlayers = Player
-        .order(Column("score").desc)
-        .limit(10)
-        .rx.valuesOfAll(in: dbPool)
-        .includingOtherProcesses()
-    let encoder = JSONEncoder()
-    for try await players in bestPlayers {
-        let json = String(decoding: try encoder.encode(players), as: UTF8.self)
-        try await writer.write("event: players\ndata: \(json)\n\n")
-    }
-}
-#sourceLocation()
-
-// Docs/ReactiveGRDB.md:1192
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1192)
-
-
-
-
-// @main
-struct PlayerWatcher {
-    static func main() async throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let dbQueue = try DatabaseQueue(path: "/tmp/players.sqlite", configuration: configuration)
-        let counts = Player.all().rx.valuesOfCount(in: dbQueue).includingOtherProcesses()
-        for try await count in counts {
-            print("\(count) players")
-        }
-    }
-}
-#sourceLocation()
-
-// Docs/ReactiveGRDB.md:1242
-@MainActor private func example_ReactiveGRDB_md_1242() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1242)
+// Docs/ReactiveGRDB.md:1263
+@MainActor private func example_ReactiveGRDB_md_1263() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1263)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -576,9 +588,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1257
-@MainActor private func example_ReactiveGRDB_md_1257() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1257)
+// Docs/ReactiveGRDB.md:1278
+@MainActor private func example_ReactiveGRDB_md_1278() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1278)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -586,9 +598,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1276
-@MainActor private func example_ReactiveGRDB_md_1276() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1276)
+// Docs/ReactiveGRDB.md:1297
+@MainActor private func example_ReactiveGRDB_md_1297() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1297)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -603,9 +615,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1327
-@MainActor private func example_ReactiveGRDB_md_1327() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1327)
+// Docs/ReactiveGRDB.md:1348
+@MainActor private func example_ReactiveGRDB_md_1348() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1348)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -643,9 +655,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1424
-@MainActor private func example_ReactiveGRDB_md_1424() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1424)
+// Docs/ReactiveGRDB.md:1445
+@MainActor private func example_ReactiveGRDB_md_1445() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1445)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -657,9 +669,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1480
-@MainActor private func example_ReactiveGRDB_md_1480() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1480)
+// Docs/ReactiveGRDB.md:1501
+@MainActor private func example_ReactiveGRDB_md_1501() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1501)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

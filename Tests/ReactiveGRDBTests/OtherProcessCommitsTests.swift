@@ -454,6 +454,46 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testRollbackJournalWriterCommittingBackToBackDoesNotStarveTheReads() throws {
+        // Each commit syncs the file while it holds the lock (the default
+        // `synchronous = FULL`): the file is locked most of the time, and
+        // free for a moment between commits. Chunks of 50 commits, for 2 s
+        // at least.
+        for access in Access.allCases {
+            try RecorderScope.run {
+                try withDatabase(.queue, access, .delete) { reader, other in
+                    let recorder = ValueObservation
+                        .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+                        // Off the main queue, which waits for the writer.
+                        .publisher(in: reader, scheduling: .async(onQueue: DispatchQueue(label: "counts")))
+                        .includingOtherProcesses()
+                        .map { count in (count: count, time: DispatchTime.now()) }
+                        .record()
+                    wait(for: recorder, valueCount: 1)
+                    let start = DispatchTime.now()
+                    var commits = 0
+                    repeat {
+                        try other.execute(String(repeating: "INSERT INTO player(name) VALUES ('Arthur');\n", count: 50), timeout: 120)
+                        commits += 50
+                    } while DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds < 2_000_000_000
+                    let end = DispatchTime.now()
+                    let recording = wait(for: recorder, timeout: 20, until: { $0.values.last?.count == commits || $0.isComplete })
+                    XCTAssertNil(recording.completion, "\(access)")
+                    XCTAssertEqual(recording.values.last?.count, commits, "\(access)")
+                    let counts = recording.values.map(\.count)
+                    XCTAssertEqual(counts, counts.sorted(), "\(access): values in commit order")
+                    // Values keep coming while the writer commits, one per
+                    // 0.3 s at least: reads that backed off up to 50 ms
+                    // found the file locked again and again, and made one
+                    // value a second or so.
+                    let burst = Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+                    let during = Set(recording.values.filter { $0.time.uptimeNanoseconds <= end.uptimeNanoseconds }.map(\.count)).count - 1
+                    XCTAssertGreaterThanOrEqual(Double(during), burst / 0.3, "\(access): \(during) values in \(burst) s")
+                }
+            }
+        }
+    }
+
     // MARK: - Pacing
 
     func testPacedBurstIsCoalescedWithPausesAndEndsWithTheLastCommit() throws {
@@ -754,8 +794,8 @@ final class OtherProcessCommitsTests: XCTestCase {
     }
 
     func testDatabaseInMemoryWatchesNothing() throws {
-        for path in ["", ":memory:", "file:players?mode=memory"] {
-            XCTAssertNil(CommitWatch.watchedFiles(ofDatabaseAtPath: path), path)
+        for path in ["", ":memory:", "file:players?mode=memory", "file::memory:", "file:", "file:x.sqlite?cache=shared&mode=memory"] {
+            XCTAssertNil(try CommitWatch.watchedFiles(ofDatabaseAtPath: path), path)
         }
         try RecorderScope.run {
             let dbQueue = try DatabaseQueue()
@@ -777,6 +817,64 @@ final class OtherProcessCommitsTests: XCTestCase {
             let files = try XCTUnwrap(CommitWatch.watchedFiles(ofDatabaseAtPath: link))
             XCTAssertEqual(files.directory, target.resolvingSymlinksInPath().path)
             XCTAssertEqual(files.names, ["players.sqlite", "players.sqlite-wal", "players.sqlite-journal"])
+        }
+    }
+
+    func testEveryPathFormIsWatchedAtItsRealFile() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .writable, .delete) { reader, _ in
+                // data/players sqlite.sqlite, reached through every form
+                // of path that SQLite opens.
+                let directory = URL(fileURLWithPath: resolved(reader.path)).deletingLastPathComponent()
+                let data = directory.appendingPathComponent("data/deep", isDirectory: true)
+                try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+                let file = data.appendingPathComponent("players sqlite.sqlite").path
+                try FileManager.default.copyItem(atPath: reader.path, toPath: file)
+                let link = directory.appendingPathComponent("link.sqlite").path
+                try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+                // `..` after a link to a directory is the parent of its target.
+                let deepLink = directory.appendingPathComponent("deep").path
+                try FileManager.default.createSymbolicLink(atPath: deepLink, withDestinationPath: data.path)
+                let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).resolvingSymlinksInPath().path
+                let relative = String(repeating: "../", count: cwd.split(separator: "/").count) + file.dropFirst()
+                let encoded = try XCTUnwrap(file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed))
+                let other = try SQLiteCommand(path: file)
+                defer { other.close() }
+                let paths = [
+                    "file:\(encoded)?mode=ro",
+                    "file://\(encoded)",
+                    "file://localhost\(encoded)?cache=private#fragment",
+                    "file:\(relative)",
+                    relative,
+                    link,
+                    deepLink + "/../deep/players sqlite.sqlite",
+                ]
+                for (index, path) in paths.enumerated() {
+                    let files = try XCTUnwrap(CommitWatch.watchedFiles(ofDatabaseAtPath: path), path)
+                    XCTAssertEqual(files.file, file, path)
+                    XCTAssertEqual(files.directory, data.path, path)
+                    XCTAssertEqual(files.names, ["players sqlite.sqlite", "players sqlite.sqlite-wal", "players sqlite.sqlite-journal"], path)
+
+                    // The subscription sees the next commit.
+                    let dbQueue = try DatabaseQueue(path: path)
+                    let recorder = names.publisher(in: dbQueue).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    let name = "Player \(index)"
+                    try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                    let recording = wait(for: recorder, until: { $0.values.last?.last == name || $0.isComplete })
+                    XCTAssertEqual(recording.values.last?.last, name, path)
+                    XCTAssertNil(recording.completion, path)
+                    recorder.cancel()
+                    try dbQueue.close()
+                }
+                // A URI of another host, which SQLite would not open, or a
+                // missing file: one clear error.
+                for path in ["file://example.com/players.sqlite", directory.appendingPathComponent("missing.sqlite").path] {
+                    XCTAssertThrowsError(try CommitWatch.watchedFiles(ofDatabaseAtPath: path), path) { error in
+                        XCTAssertTrue("\(error)".hasPrefix("cannot watch \"\(path)\": "), "\(error)")
+                    }
+                }
+            }
         }
     }
 

@@ -131,7 +131,7 @@ final class RemoteFileSystemTests: XCTestCase {
         var configuration = Configuration()
         configuration.readonly = true
         let reader = try DatabaseQueue(path: path, configuration: configuration)
-        try RecorderScope.run {
+        RecorderScope.run {
             let reasons = Synchronized<[String]>([])
             let recorder = names.publisher(in: reader)
                 .includingOtherProcesses(.fileEvents(onPollingFallback: { reason in reasons.update { $0.append(reason) } }))

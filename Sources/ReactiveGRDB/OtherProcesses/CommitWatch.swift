@@ -15,11 +15,12 @@ import Glibc
 /// ## How a commit is detected
 ///
 /// `PRAGMA data_version` of a connection changes when another connection
-/// commits. The watch asks it of a connection of its own, read-only, so
-/// that the question never waits behind the app's writes (a write of the
-/// app may wait seconds for the lock of another process). It asks after
-/// each write that inotify reports on the database, `-wal` and `-journal`
-/// files, or at a fixed interval when it polls.
+/// commits. The watch asks it of a connection of its own, read-only, that
+/// waits 5 ms at most for a lock, so that the question never waits behind
+/// the app's writes (a write of the app may wait seconds for the lock of
+/// another process). It asks after each write that inotify reports on the
+/// database, `-wal` and `-journal` files, or at a fixed interval when it
+/// polls.
 ///
 /// ## Other machines
 ///
@@ -150,14 +151,14 @@ final class CommitWatch: @unchecked Sendable {
     /// the database of `reader`.
     ///
     /// - returns: The registration, or nil for a database in memory, which
-    ///   no other process can open, or opened from a `file:` URI.
-    /// - throws: An error if the database file can not be opened.
+    ///   no other process can open.
+    /// - throws: An error if the database file can not be found or opened.
     static func register(
         reader: any DatabaseReader,
         commits: OtherProcessCommits,
         listener: Listener) throws -> Registration?
     {
-        guard let files = watchedFiles(ofDatabaseAtPath: reader.path) else {
+        guard let files = try watchedFiles(ofDatabaseAtPath: reader.path) else {
             return nil
         }
         let key = Key(reader: ObjectIdentifier(reader), mode: commits.mode)
@@ -189,18 +190,55 @@ final class CommitWatch: @unchecked Sendable {
         }
     }
 
-    /// The directory and the names of the files that other processes write
-    /// when they change the database at `path`, or nil for a database in
-    /// memory or opened from a `file:` URI.
-    static func watchedFiles(ofDatabaseAtPath path: String) -> (directory: String, names: Set<String>)? {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else {
-            return nil
+    /// The database file, its directory, and the names of the files that
+    /// other processes write when they change the database at `path`; nil
+    /// for a database in memory or a temporary one, which no other process
+    /// can open.
+    ///
+    /// `path` is what GRDB gave SQLite: a path, relative or not, through
+    /// links and `..`, or a `file:` URI. The file is the real one, where
+    /// SQLite writes the journal and the WAL (next to the file a link
+    /// points to).
+    ///
+    /// - throws: `FileChangeSourceError` if the file can not be found.
+    static func watchedFiles(ofDatabaseAtPath path: String) throws -> (file: String, directory: String, names: Set<String>)? {
+        guard let named = try namedFile(path) else { return nil }
+        guard let real = realpath(named, nil) else {
+            throw FileChangeSourceError(path: named, code: errno)
         }
-        // SQLite writes the journal and the WAL next to the file a symbolic
-        // link points to.
-        let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        defer { free(real) }
+        let file = URL(fileURLWithPath: String(cString: real))
         let name = file.lastPathComponent
-        return (file.deletingLastPathComponent().path, [name, name + "-wal", name + "-journal"])
+        return (file.path, file.deletingLastPathComponent().path, [name, name + "-wal", name + "-journal"])
+    }
+
+    /// The file that `path` names, as SQLite reads it (https://sqlite.org/uri.html):
+    /// a `file:` URI without its query and fragment, percent-decoded; nil
+    /// for no file.
+    private static func namedFile(_ path: String) throws -> String? {
+        guard path.hasPrefix("file:") else {
+            return path.isEmpty || path == ":memory:" ? nil : path
+        }
+        var rest = path.dropFirst("file:".count)
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            let query = rest[end...].prefix { $0 != "#" }.dropFirst()
+            if query.split(separator: "&").contains("mode=memory") {
+                return nil
+            }
+            rest = rest[..<end]
+        }
+        if rest.hasPrefix("//") {
+            // SQLite accepts no authority but "localhost".
+            let authority = rest.dropFirst(2).prefix { $0 != "/" }
+            guard authority.isEmpty || authority == "localhost" else {
+                throw FileChangeSourceError(path: path, code: EINVAL)
+            }
+            rest = rest.dropFirst(2 + authority.count)
+        }
+        guard let decoded = String(rest).removingPercentEncoding else {
+            throw FileChangeSourceError(path: path, code: EINVAL)
+        }
+        return decoded.isEmpty || decoded == ":memory:" ? nil : decoded
     }
 
     // MARK: - Watch
@@ -263,17 +301,23 @@ final class CommitWatch: @unchecked Sendable {
         lock.withLock { failure == nil && !isCancelled }
     }
 
-    private init(reader: any DatabaseReader, files: (directory: String, names: Set<String>), mode: OtherProcessCommits.Mode, key: Key) throws {
+    private init(reader: any DatabaseReader, files: (file: String, directory: String, names: Set<String>), mode: OtherProcessCommits.Mode, key: Key) throws {
         self.key = key
         self.directory = files.directory
-        self.path = URL(fileURLWithPath: reader.path).resolvingSymlinksInPath().path
+        self.path = files.file
         var configuration = Configuration()
         configuration.readonly = true
-        // A check that finds the file locked fails at once, and is tried
-        // again later: it never blocks the watch.
-        configuration.busyMode = .immediateError
+        // A check that finds the file locked waits a few milliseconds, at
+        // most, for the gap between two commits of a writer that commits
+        // back to back (who holds the lock most of the time), then is tried
+        // again later: it never blocks the watch for long.
+        configuration.busyMode = .callback { tries in
+            usleep(200)
+            return tries < 25
+        }
         configuration.label = "ReactiveGRDB.CommitWatch"
-        checker = try DatabaseQueue(path: reader.path, configuration: configuration)
+        // The file itself: a URI's `mode=rw` would not open read-only.
+        checker = try DatabaseQueue(path: path, configuration: configuration)
         fileIdentity = FileIdentity(path: path)
         do {
             dataVersion = try Self.dataVersion(checker)

@@ -85,7 +85,7 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart`, `busyRetries`, `registration` and the `refetch...`
+// `refreshStart`, `foundLocked`, `registration` and the `refetch...`
 // properties are only accessed with `lock` held; `hasDeferredCommit` with
 // `deferredCommitLock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
@@ -121,8 +121,6 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var refreshStart = DispatchTime.now()
     /// When the value of the refresh that runs was fetched.
     private var fetchStamp: FetchStamp?
-    /// The number of refreshes that found the database locked in a row.
-    private var busyRetries = 0
     /// The fetch of a `.refetch` refresh, and its number: the values of
     /// an abandoned one are dropped.
     private var refetchCancellable: AnyDatabaseCancellable?
@@ -134,6 +132,16 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// Whether a commit waits for the lock on another thread.
     private let deferredCommitLock = NSLock()
     private var hasDeferredCommit = false
+    /// How often a refresh that found the file locked is tried again, at
+    /// first, and for how long (`refreshDidFail`).
+    private static var busyRetryInterval: Double { 0.001 }
+    private static var busyRetryWindow: Double { 1 }
+    /// The shortest pause between two refreshes during a burst of commits
+    /// to a file that a refresh found locked.
+    private static var lockedBurstPause: Double { 0.1 }
+    /// True once a refresh found the file locked: a rollback-journal file,
+    /// whose writer waits for the reads (a WAL writer never does).
+    private var foundLocked = false
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
@@ -218,7 +226,6 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             switch otherProcesses?.action {
             case .restart:
                 // The first value of a restarted observation ends its refresh.
-                busyRetries = 0
                 refreshDidEnd(at: arrival)
             case .refetch:
                 // A value of the app's own transaction may have been fetched
@@ -241,7 +248,6 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             refetchCancellable = nil
             deliver(value)
             lastValueWasRefetched = true
-            busyRetries = 0
             // An own commit during the fetch may have been missed by it, and
             // its value published before: fetch again.
             if let registration, registration.ownCommitCount != refetchOwnCommits {
@@ -359,7 +365,14 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         let seconds = Double(Int64(bitPattern: end.uptimeNanoseconds &- refreshStart.uptimeNanoseconds)) / 1e9
         // Not refreshing: the first value of the observation, or a value
         // published twice.
-        guard let pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
+        guard var pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
+        // A rollback-journal writer (a read found the file locked) that
+        // commits back to back (a commit came during the read) sleeps a
+        // millisecond or more for each read it meets: 10 reads a second at
+        // most show its progress and leave it its pace.
+        if foundLocked && pacer.burstReads > 0 {
+            pause = max(pause, Self.lockedBurstPause)
+        }
         guard pause > 0 else {
             pauseDidEnd()
             return
@@ -375,12 +388,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     /// Starts the pending refresh, if any. Called with the lock held.
     private func pauseDidEnd() {
-        if pacer.pauseDidEnd() {
-            // The refresh reads the commits made until now: the watch,
-            // which did not look while the commit waited, looks again.
-            registration?.listenerWantsCommits()
-            startRefresh()
-        }
+        guard pacer.pauseDidEnd() else { return }
+        // The refresh reads the commits made until now: the watch, which
+        // did not look while the commit waited, looks again.
+        registration?.listenerWantsCommits()
+        startRefresh()
     }
 
     /// Called with the lock held.
@@ -394,9 +406,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// In rollback-journal mode, another process that commits locks the
     /// whole file for a moment: a fetch that comes then fails with
     /// `SQLITE_BUSY`, unless the connection waits (`Configuration.busyMode`).
-    /// The commit is over soon, so the refresh is tried again, after 1 ms,
-    /// then at growing intervals up to 50 ms, for as long as the lock is
-    /// held.
+    /// A writer that commits back to back holds the lock most of the time,
+    /// and leaves gaps of a millisecond or so between commits: the refresh
+    /// is tried again every `busyRetryInterval` for `busyRetryWindow`, to
+    /// get into one (a retry that fails costs the writer nothing), then
+    /// every 50 ms.
     private func refreshDidFail(_ error: Error, generation: Int, refetchGeneration: Int? = nil) {
         guard let error = error as? DatabaseError,
               error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
@@ -409,9 +423,9 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         }
         let delay: Double = lock.synchronized {
             guard isCurrentRefresh(generation, refetchGeneration), case .observing = state else { return 0 }
-            let delay = min(0.001 * Double(1 << min(busyRetries, 6)), 0.05)
-            busyRetries += 1
-            return delay
+            foundLocked = true
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- refreshStart.uptimeNanoseconds) / 1e9
+            return elapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
         }
         guard delay > 0 else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
