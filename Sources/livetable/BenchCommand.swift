@@ -144,32 +144,56 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    /// Runs the measurement this process was started for as a child of the
+    /// bench, if any: true when it did.
+    private func runChildMeasurement() throws -> Bool {
         if measurePostgres, let output {
             var samples = PostgresBenchmark.Samples()
             samples.rows = postgresRows
             let benchmark = PostgresBenchmark(samples: samples, log: Self.log)
             try Self.runChild(output: output) { try benchmark.run() }
-            return
+            return true
         }
         if measureBusyFile, let output {
             let benchmark = ViewerBusyFileBenchmark(
                 directory: URL(fileURLWithPath: output + ".files"), log: { Self.log($0) })
             try Self.runChild(output: output) { try benchmark.run() }
-            return
+            return true
         }
         if let database, let output {
             if let measure {
                 let benchmark = HallOfFameBenchmark(path: database, mode: measure, latencySamples: samples, log: Self.log)
                 try Self.runChild(output: output) { try benchmark.run() }
-                return
+                return true
             }
             if measureViewer {
                 let benchmark = ViewerScreenBenchmark(path: database, log: Self.log)
                 try Self.runChild(output: output) { try benchmark.run() }
-                return
+                return true
             }
         }
+        return false
+    }
+
+    /// The `scale` section: many subscribers, a rollback-journal writer,
+    /// and the viewer of a busy file (in a child process).
+    private static func measureScale(into report: inout BenchmarkReport, directory: String) throws {
+        let scale = try ScaleBenchmark(directory: URL(fileURLWithPath: directory + "-scale")).run(log: log)
+        report.scale = scale
+        report.targets += scale.targets
+        let rollbackJournal = try RollbackJournalBenchmark(
+            directory: URL(fileURLWithPath: directory + "-rollback")).run(log: log)
+        report.rollback_journal = rollbackJournal
+        report.targets += rollbackJournal.targets
+        let busyFile: ViewerBusyFileFigures = try measureInChildProcess(
+            arguments: ["--measure-busy-file"], output: directory + "-busy-file.figures.json",
+            name: "the viewer of a busy file")
+        report.viewer_busy_file = busyFile
+        report.targets += busyFile.targets
+    }
+
+    func run() throws {
+        if try runChildMeasurement() { return }
         let sections = only.map { [$0] } ?? BenchSection.allCases
         let sizes = large ? rows + [10_000_000] : rows
         let suite = BenchmarkSuite(
@@ -193,14 +217,7 @@ struct BenchCommand: ParsableCommand {
             report.targets += asyncValues.flatMap(\.targets)
         }
         if sections.contains(.scale) {
-            let scale = try ScaleBenchmark(directory: URL(fileURLWithPath: suite.directory.path + "-scale"))
-                .run(log: Self.log)
-            report.scale = scale
-            report.targets += scale.targets
-            let rollbackJournal = try RollbackJournalBenchmark(
-                directory: URL(fileURLWithPath: suite.directory.path + "-rollback")).run(log: Self.log)
-            report.rollback_journal = rollbackJournal
-            report.targets += rollbackJournal.targets
+            try Self.measureScale(into: &report, directory: suite.directory.path)
         }
         if sections.contains(.remoteFiles) {
             let remoteFiles = try MainActor.assumeIsolated {
@@ -224,13 +241,6 @@ struct BenchCommand: ParsableCommand {
             }
             report.viewer = viewer
             report.targets += viewer.flatMap(\.targets)
-        }
-        if sections.contains(.scale) {
-            let scale: ViewerBusyFileFigures = try Self.measureInChildProcess(
-                arguments: ["--measure-busy-file"], output: suite.directory.path + "-busy-file.figures.json",
-                name: "the viewer of a busy file")
-            report.viewer_busy_file = scale
-            report.targets += scale.targets
         }
         if sections.contains(.postgres), let reason = PostgresBenchmark.unavailableReason {
             // Asked for alone, it fails; among all, it is skipped, with why.
