@@ -55,8 +55,9 @@ public final class PostgresDatabase: Sendable {
         /// (`PostgresSchemaChecks`).
         public var schemaCheckInterval: TimeInterval = 1
         /// How the exact counts are spaced (`PostgresCountPacing`): each
-        /// takes at most this share of one server core while commits come.
-        public var countShare: Double = 0.05
+        /// kind (the rows, those before the selection) takes at most this
+        /// share of one server core while commits come.
+        public var countShare: Double = 0.01
         /// The shortest time, in seconds, between two exact counts of the
         /// same rows; an estimate is given in between.
         public var countMinimumPause: TimeInterval = 0.25
