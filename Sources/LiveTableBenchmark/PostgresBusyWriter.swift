@@ -65,7 +65,11 @@ struct PostgresBusyWriter {
         guard let latency = value(after: "latency average") else {
             throw ViewerScreenBenchmarkError("pgbench printed no latency: \(output.prefix(300))")
         }
-        return latency - (value(after: "schedule lag") ?? 0)
+        // "rate limit schedule lag: avg 0.123 (max 4.567) ms"
+        let lag = output.split(separator: "\n").first { $0.contains("schedule lag") }
+            .flatMap { $0.components(separatedBy: "avg ").last?.split(separator: " ").first }
+            .flatMap { Double($0) } ?? 0
+        return latency - lag
     }
 
     /// Runs `program` from the PATH, and returns what it printed.
@@ -85,6 +89,37 @@ struct PostgresBusyWriter {
             throw ViewerScreenBenchmarkError("\(program) failed: \(text.prefix(300))")
         }
         return text
+    }
+
+    /// Runs tmux with `arguments`, its output to /dev/null, and waits for
+    /// it with waitpid: the tmux server it starts would keep every
+    /// descriptor it inherits, such as the one by which Foundation's
+    /// `Process` sees an exit, which would then never come.
+    static func tmux(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nor any other descriptor: a pipe to `livetable bench`, kept by the
+        // tmux server, would hold the bench's wait for this process.
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, envp)
+        guard spawned == 0 else { throw ViewerScreenBenchmarkError("tmux could not start (\(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
     }
 }
 
@@ -110,11 +145,20 @@ private final class ViewerProcesses {
         // The tmux server takes the environment of the client that starts
         // it: the password is never on a command line.
         let environment = ["PGPASSWORD": server.viewer.password, "TERM": "xterm-256color"]
+        do {
+            try start(commands, environment: environment)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func start(_ commands: [String], environment: [String: String]) throws {
         for (index, command) in commands.enumerated() {
             let arguments = index == 0
-                ? ["-L", socket, "new-session", "-d", "-x", "100", "-y", "30", command]
-                : ["-L", socket, "new-window", "-d", command]
-            _ = try PostgresBusyWriter.run("tmux", arguments, environment: environment)
+                ? ["-L", socket, "new-session", "-d", "-s", "busy", "-x", "100", "-y", "30", command]
+                : ["-L", socket, "new-window", "-d", "-t", "busy:", command]
+            try PostgresBusyWriter.tmux(arguments, environment: environment)
         }
     }
 
@@ -129,7 +173,7 @@ private final class ViewerProcesses {
         guard backends().allSatisfy({ !$0.isEmpty }) else {
             throw ViewerScreenBenchmarkError("the three viewers did not connect")
         }
-        _ = try? PostgresBusyWriter.run("tmux", ["-L", socket, "send-keys", "-t", ":0", "F"])
+        try? PostgresBusyWriter.tmux(["-L", socket, "send-keys", "-t", "busy:0", "F"])
         // The launch counts of 2,000,000 rows, and the first windows.
         Thread.sleep(forTimeInterval: 5)
         log("postgres: three viewers connected")
@@ -150,6 +194,12 @@ private final class ViewerProcesses {
     }
 
     func close() {
-        _ = try? PostgresBusyWriter.run("tmux", ["-L", socket, "kill-server"])
+        // The viewers quit (`q`): the server's SIGHUP to its panes left some
+        // running, reconnecting.
+        for window in 0..<Self.names.count {
+            try? PostgresBusyWriter.tmux(["-L", socket, "send-keys", "-t", "busy:\(window)", "q"])
+        }
+        Thread.sleep(forTimeInterval: 1)
+        try? PostgresBusyWriter.tmux(["-L", socket, "kill-server"])
     }
 }
