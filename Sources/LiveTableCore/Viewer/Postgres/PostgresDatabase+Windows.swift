@@ -5,9 +5,10 @@ import ReactiveGRDB
 // MARK: - Live windows
 
 extension PostgresDatabase {
-    /// The windows' pacing during a burst: 4% of the time, and one read per
-    /// 0.1 s at most in a long burst, so that a viewer's reads stay within
-    /// 5% of a server core with its counts (`PostgresCountPacing`). A lone
+    /// The windows' pacing during a burst: 4% of the time (a slow sort's
+    /// window waits 24 times its read), and up to 0.1 s between reads
+    /// that commits came during, so that a viewer's reads stay within 5%
+    /// of a server core with its counts (`PostgresCountPacing`). A lone
     /// commit is read at once, as on SQLite.
     static let windowPacing = RefreshPacing.dutyCycle(0.04, minimumPause: 0.002, burstPause: 0.1)
 
