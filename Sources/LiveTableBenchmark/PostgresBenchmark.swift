@@ -59,6 +59,9 @@ public final class PostgresBenchmark: @unchecked Sendable {
         /// figures are measured, in seconds: 30 covers what it writes on
         /// its own after the last commits (see `waitUntilTheServerIsQuiet`).
         public var quietSeconds: Double = 30
+        /// How long the busy writer writes at each rate, alone and with
+        /// three viewers, in seconds (0: not measured).
+        public var busySeconds: Double = 20
 
         /// The default samples of `livetable bench`.
         public init() {}
@@ -128,7 +131,21 @@ public final class PostgresBenchmark: @unchecked Sendable {
                    + "%.1f statements/s, %.3f ms/s executing", idle.viewerCPU, idle.backends, idle.serverCPU,
                    idle.statements, idle.execution))
 
-        return PostgresFigures(
+        var busy: [PostgresFigures.BusyWriterFigures] = []
+        if samples.busySeconds > 0 {
+            screen.close()
+            let writer = PostgresBusyWriter(
+                server: server, database: Self.database, table: Self.table, seconds: samples.busySeconds, log: log)
+            for rate in [500, 2000] {
+                let figures = try writer.run(rate: rate)
+                busy.append(PostgresFigures.BusyWriterFigures(
+                    commits_per_s: rate, writer_ms_alone: figures.aloneLatencyMs,
+                    writer_ms_with_viewers: figures.withViewersLatencyMs,
+                    viewer_server_cpu_percent: figures.viewerCPUPercent))
+            }
+        }
+
+        var figures = PostgresFigures(
             rows: samples.rows, first_rows_ms: firstRows * 1000, end_ms: end.p50, home_ms: home.p50,
             jumps: end.count, poll_interval_ms: pollInterval * 1000,
             commit_p50_ms: commits.p50, commit_p99_ms: commits.p99, commit_samples: commits.count,
@@ -137,6 +154,8 @@ public final class PostgresBenchmark: @unchecked Sendable {
             server_statements_per_s: idle.statements, server_exec_ms_per_s: idle.execution,
             poll_statement: idle.pollStatement,
             peak_rss_mb: Double(ProcessMetrics.peakResidentBytes()) / 1_048_576)
+        figures.busy = busy.isEmpty ? nil : busy
+        return figures
     }
 
     // MARK: - Measures

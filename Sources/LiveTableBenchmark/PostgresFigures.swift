@@ -47,6 +47,29 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
     public var poll_statement: String?
     /// The peak resident memory of the viewer's process.
     public var peak_rss_mb: Double
+    /// Under a busy writer (issue 25, item 10), one entry per rate.
+    public var busy: [BusyWriterFigures]?
+
+    /// A `pgbench` writer of `commits_per_s` updates, alone, then with
+    /// three `livetable view` processes (following, sorted by an unindexed
+    /// column, a filtering query).
+    public struct BusyWriterFigures: Codable, Equatable, Sendable {
+        public var commits_per_s: Int
+        /// The writer's average latency alone, and with the viewers.
+        public var writer_ms_alone: Double
+        public var writer_ms_with_viewers: Double
+        /// The server CPU of each viewer's backends, in % of one core.
+        public var viewer_server_cpu_percent: [Double]
+
+        public init(commits_per_s: Int, writer_ms_alone: Double, writer_ms_with_viewers: Double,
+                    viewer_server_cpu_percent: [Double])
+        {
+            self.commits_per_s = commits_per_s
+            self.writer_ms_alone = writer_ms_alone
+            self.writer_ms_with_viewers = writer_ms_with_viewers
+            self.viewer_server_cpu_percent = viewer_server_cpu_percent
+        }
+    }
 
     /// Creates figures.
     ///
@@ -104,7 +127,19 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
                     "postgres: another session's commit on screen p50 ≤ 45 ms at \(size) rows",
                     commit_p50_ms, " ms", atMost: 45),
                 BenchmarkTarget("postgres: peak RSS ≤ 64 MB at \(size) rows", peak_rss_mb, " MB", atMost: 64),
+                BenchmarkTarget(
+                    "postgres: commit on screen p50 ≤ half the poll + 10 ms at \(size) rows (51 ms before issue 25)",
+                    commit_p50_ms, " ms", atMost: poll_interval_ms / 2 + 10),
             ]
+        }
+        for busy in busy ?? [] {
+            let rate = busy.commits_per_s.formatted()
+            targets.append(BenchmarkTarget(
+                "postgres: each of three viewers ≤ 5% of a server core, writer at \(rate) commits/s (before: 14.8% on average at 2,000)",
+                busy.viewer_server_cpu_percent.max() ?? 0, "%", atMost: 5))
+            targets.append(BenchmarkTarget(
+                "postgres: the writer's latency with three viewers ≤ 2x alone, at \(rate) commits/s (before: 7x to 130x at 2,000)",
+                busy.writer_ms_with_viewers / max(0.001, busy.writer_ms_alone), "x", atMost: 2))
         }
         targets.append(BenchmarkTarget(
             "postgres: the viewer's CPU while nothing is written, polling every "
@@ -154,6 +189,13 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
         }
         if let statement = figures.compactMap(\.poll_statement).first {
             lines.append("  the poll: \(statement)")
+        }
+        for busy in figures.compactMap(\.busy).joined() {
+            lines.append(String(
+                format: "a writer of %d commits/s (pgbench): %.2f ms a commit alone, %.2f ms with three viewers, "
+                    + "their backends %@ %% of a core", busy.commits_per_s, busy.writer_ms_alone,
+                busy.writer_ms_with_viewers,
+                busy.viewer_server_cpu_percent.map { String(format: "%.1f", $0) }.joined(separator: " / ")))
         }
         return lines
     }

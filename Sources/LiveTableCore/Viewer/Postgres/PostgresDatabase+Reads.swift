@@ -51,18 +51,61 @@ extension PostgresDatabase: ViewerDataSource {
 
     /// Counts the rows with one `count(*)`, on the background connection,
     /// under the statement timeout (PostgreSQL's MVCC keeps no writer
-    /// waiting for it): a timeout is an error that says so.
+    /// waiting for it): a timeout is an error that says so. Paced by its
+    /// own cost (`PostgresCountPacing`): asked again too soon, it gives
+    /// the last count moved by the table's inserts and deletes since,
+    /// `.estimated`, without counting.
     public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
-        try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in .exact(try source.exactRowCount(reader)) }
+        try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
+            let net = try Self.netInserts(of: source, reader)
+            if let estimate = countPacing.estimate(of: .total(source), netInserts: net) {
+                return .estimated(estimate)
+            }
+            let (count, seconds) = try Self.timedCount(reader) { try source.exactRowCount(reader) }
+            countPacing.counted(.total(source), count, netInserts: net, seconds: seconds)
+            return .exact(count)
+        }
     }
 
     /// Counts the rows before `position` on the background connection, in
     /// one read (PostgreSQL's MVCC keeps no writer waiting for it), under
-    /// the statement timeout: `.exact`.
+    /// the statement timeout: `.exact`; paced as `countRows(of:ticket:)`,
+    /// the last count of the same position `.estimated` in between.
     public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
-            .exact(try viewed.ordering.countRows(reader, in: viewed.source, before: position))
+            if let estimate = countPacing.estimate(of: .before(viewed, position), netInserts: nil) {
+                return .estimated(estimate)
+            }
+            let (count, seconds) = try Self.timedCount(reader) {
+                try viewed.ordering.countRows(reader, in: viewed.source, before: position)
+            }
+            countPacing.counted(.before(viewed, position), count, netInserts: nil, seconds: seconds)
+            return .exact(count)
         }
+    }
+
+    /// Runs an exact count without parallel workers, so that it takes one
+    /// server core (the pacing measures its time, not its cores), timed.
+    static func timedCount(
+        _ reader: PostgresReader, _ count: () throws -> Int) throws -> (count: Int, seconds: TimeInterval)
+    {
+        _ = try reader.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        let start = ContinuousClock.now
+        let counted = try count()
+        let elapsed = ContinuousClock.now - start
+        return (counted, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// The rows inserted less those deleted in the table under `source`, as
+    /// the server's statistics tell them now (flushed by each session at
+    /// most once a second): nil for a query, a view, a filter (whose rows
+    /// they do not tell).
+    static func netInserts(of source: RowSource, _ reader: PostgresReader) throws -> Int? {
+        guard !source.isQuery, source.filter == nil else { return nil }
+        return try reader.fetchInt(
+            "SELECT pg_catalog.pg_stat_get_tuples_inserted(c.oid) - pg_catalog.pg_stat_get_tuples_deleted(c.oid) "
+                + "FROM pg_catalog.pg_class c WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p', 'm')",
+            arguments: [source.from.databaseValue])
     }
 
     /// Searches on the background connection.

@@ -1,15 +1,23 @@
 import Foundation
 import OpenCombine
+import ReactiveGRDB
 
 // MARK: - Live windows
 
 extension PostgresDatabase {
+    /// The windows' pacing during a burst: 4% of the time (a slow sort's
+    /// window waits 24 times its read), and up to 0.1 s between reads
+    /// that commits came during, so that a viewer's reads stay within 5%
+    /// of a server core with its counts (`PostgresCountPacing`). A lone
+    /// commit is read at once, as on SQLite.
+    static let windowPacing = RefreshPacing.dutyCycle(0.04, minimumPause: 0.002, burstPause: 0.1)
+
     /// The windows of `request` on `viewed`, as they change: read off the
     /// main thread at subscription, and again each time the cluster's
     /// commit token moves (`PostgresCommitWatch`: the WAL position polled
     /// every `Settings.pollInterval`, a notification with
-    /// `Settings.listenChannel`), paced during a burst of commits as
-    /// SQLite's are (`ViewerPacing.window`); delivered on the main queue.
+    /// `Settings.listenChannel`), paced during a burst of commits
+    /// (`windowPacing`); delivered on the main queue.
     /// Cancelling the subscription cancels the read that runs on the
     /// server.
     ///
@@ -42,7 +50,7 @@ extension PostgresDatabase {
             failureKind(of: error) == .transient ? .transientFailure(error) : nil
         }
         return commits.reads(
-            pacing: ViewerPacing.window,
+            pacing: Self.windowPacing,
             read: { [self] ticket in WindowRead.window(try pacedWindow(viewed, request, ticket: ticket)) },
             transientFailure: { error in transientFailure(error).map(WindowRead.failure) })
             .map { [self] read -> AnyPublisher<ViewerWindowRead, any Error> in

@@ -54,6 +54,13 @@ public final class PostgresDatabase: Sendable {
         /// statement shows (a column added, an index) is seen within it
         /// (`PostgresSchemaChecks`).
         public var schemaCheckInterval: TimeInterval = 1
+        /// How the exact counts are spaced (`PostgresCountPacing`): each
+        /// kind (the rows, those before the selection) takes at most this
+        /// share of one server core while commits come.
+        public var countShare: Double = 0.01
+        /// The shortest time, in seconds, between two exact counts of the
+        /// same rows; an estimate is given in between.
+        public var countMinimumPause: TimeInterval = 0.25
 
         /// The settings; `statementTimeout` is `livetable view`'s
         /// `--statement-timeout`.
@@ -166,6 +173,8 @@ public final class PostgresDatabase: Sendable {
     /// The last check of the schema of the source on screen, for the live
     /// windows.
     let schemaChecks: PostgresSchemaChecks
+    /// When the exact counts may run again, and what they found.
+    let countPacing: PostgresCountPacing
 
     /// Connects to the database of `connectionString` (the screen's
     /// connection at once, so that a wrong password or an unreachable
@@ -192,6 +201,7 @@ public final class PostgresDatabase: Sendable {
         screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
         background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
         schemaChecks = PostgresSchemaChecks(interval: settings.schemaCheckInterval)
+        countPacing = PostgresCountPacing(share: settings.countShare, minimumPause: settings.countMinimumPause)
         commits = PostgresCommitWatch(
             connectionString: connectionString, settings: options,
             interval: settings.pollInterval, listen: settings.listenChannel)
