@@ -154,7 +154,7 @@ extension ViewerState {
         let isUnchanged = cause == .update && table.highlighter.window == snapshot
         let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
         // The whole table is in the window, as it was: the count is too.
-        let recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
+        recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
             && count == window.rows.count && table.countPacer.phase == .idle)
         // Rows that left from within the window were deleted, or moved out by
         // an update: the lookup by identity tells. A row of a view or a query
