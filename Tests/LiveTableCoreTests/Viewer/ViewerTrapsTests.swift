@@ -117,6 +117,46 @@ extension ViewerUpdateTests {
         XCTAssertEqual(back.rowCount, 50)
     }
 
+    /// Sends `message` as `send` does, but leaves the filter's checks
+    /// unanswered: they are still running.
+    @discardableResult
+    private func sendHoldingFilterChecks(_ message: ViewerMessage) throws -> [ViewerEffect] {
+        let database = driver.database, now = driver.now
+        return try driveViewer(&driver.state, message) { effect in
+            if case .filter = effect { return nil }
+            return try performViewerEffect(effect, on: database, now: now, countChunk: 7)
+        }
+    }
+
+    func testEscWhileARememberedFilterIsCheckedShowsTheRowsUnfiltered() throws {
+        try start(.table("item"))
+        try type("fprice <= 500")
+        try send(.key(.enter))
+        try type("t")
+        try sendHoldingFilterChecks(.key(.enter))
+        XCTAssertEqual(state.table?.pendingFilter, "price <= 500", "the filter is being checked")
+        XCTAssertNil(state.table?.window)
+        let effects = try send(.key(.escape))
+        XCTAssertTrue(effects.contains(.stop(.filter)), "\(effects)")
+        XCTAssertNil(state.table?.viewed.source.filter)
+        XCTAssertEqual(state.table?.window?.rows.isEmpty, false, "a window is read")
+        XCTAssertEqual(state.table?.rowCount, 100)
+    }
+
+    func testATableLeftWhileARememberedFilterIsCheckedKeepsTheFilter() throws {
+        try start(.table("item"))
+        try type("fprice <= 500")
+        try send(.key(.enter))
+        try type("t")
+        try sendHoldingFilterChecks(.key(.enter))
+        XCTAssertEqual(state.table?.pendingFilter, "price <= 500")
+        try type("t")
+        XCTAssertNil(state.table)
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.source.filter, "price <= 500")
+        XCTAssertEqual(state.table?.rowCount, 50)
+    }
+
     func testThePickerCursorStartsOnTheTableLeftAndFindsATableAsItsNameIsTyped() throws {
         try start(.table("other"))
         try type("t")
