@@ -77,6 +77,10 @@ extension ViewerState {
             // Still on the picker. What was kept of the table (its sort column
             // was dropped?) is forgotten: the next Enter opens it as it is.
             tableMemories[pendingOpenFailed] = nil
+            if kind == .missingSource || kind == .fileReplaced {
+                // The list is stale (another file took the path?): listed again.
+                return [.listTables]
+            }
             // Its counts, left for the opening, go on.
             let next = picker.entries?.firstIndex { $0.isCounting }
             return next.map { countTables(from: $0) } ?? []

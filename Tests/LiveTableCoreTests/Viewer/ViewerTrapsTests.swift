@@ -173,6 +173,43 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.viewed.target, .table("item"))
     }
 
+    func testAnOpenThatFindsNoTableOnThePickerListsTheTablesAgain() throws {
+        for kind in [ViewerFailureKind.missingSource, .fileReplaced] {
+            try start(nil)
+            let database = driver.database, now = driver.now
+            let effects = try driveViewer(&driver.state, .key(.enter)) { effect in
+                if case .open = effect { return .openFailed(#"no table or view "item": the file has "t", "t2""#, kind) }
+                return try performViewerEffect(effect, on: database, now: now, countChunk: 7)
+            }
+            XCTAssertNil(state.table)
+            XCTAssertTrue(effects.contains(.listTables), "\(kind): \(effects)")
+            XCTAssertEqual(state.picker.entries?.map(\.name), ["item", "other"])
+            XCTAssertTrue(statusText?.hasPrefix("no table or view") == true, statusText ?? "nil")
+        }
+    }
+
+    func testAFindOnThePickerThatMatchesNothingKeepsThePromptAndArrowsStepThroughTheMatches() throws {
+        try start(nil)
+        try type("/zzz")
+        XCTAssertEqual(statusText, #"no table matches "zzz""#)
+        XCTAssertEqual(try send(.key(.enter)), [], "nothing is opened")
+        XCTAssertNil(state.table)
+        XCTAssertEqual(state.prompt?.kind, .findTable)
+        XCTAssertEqual(state.prompt?.text, "zzz")
+        try send(.key(.control("u")))
+        try type("e")
+        XCTAssertNil(statusText)
+        XCTAssertEqual(pickerSelection, "item")
+        try send(.key(.down))
+        XCTAssertEqual(pickerSelection, "other")
+        try send(.key(.down))
+        XCTAssertEqual(pickerSelection, "item", "round")
+        try send(.key(.up))
+        XCTAssertEqual(pickerSelection, "other")
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.target, .table("other"))
+    }
+
     // MARK: - Sorting from the first row
 
     func testASortFromTheFirstRowShowsTheNewFirstRow() throws {
