@@ -72,6 +72,24 @@ final class RemoteFileTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testFileTurnedToWALOnAFuseMountAfterLaunchIsNoLongerSaidLive() throws {
+        let mount = try makeMount(directIO: false)
+        let behind = try makeFile(in: mount.source)
+        let seen = mount.mountPoint.appendingPathComponent(behind.lastPathComponent)
+        let session = try launch(["view", seen.path, "item"], width: 160)
+        try session.waitForScreen(containing: "row 1 of 50 · live · polled every 0.1 s: fuse")
+        XCTAssertEqual(try sqlite(behind, "PRAGMA journal_mode=WAL"), "wal")
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · not live · WAL on fuse")
+        XCTAssertTrue(screen.contains("other machines' commits can't be seen"), screen)
+        // A file put in its place that is not in WAL: live again.
+        let replacement = try makeFile(in: directory)
+        try FileManager.default.moveItem(at: behind, to: mount.source.appendingPathComponent("new.sqlite"))
+        try FileManager.default.moveItem(at: replacement, to: behind)
+        try session.waitForScreen(containing: "row 1 of 50 · live · polled every 0.1 s: fuse")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testHallOfFameInWALOnAFuseMountSaysTheFileSystem() throws {
         let mount = try makeMount(directIO: false)
         let database = mount.mountPoint.appendingPathComponent("players.sqlite")

@@ -224,7 +224,9 @@ extension ViewerState {
     mutating func commitsPolled(note: String, reason: String?) -> [ViewerEffect] {
         // Each window's observation reports it: the status line says it
         // once, the title all along.
-        guard polling != note else { return [] }
+        guard polling != note || !seesOtherMachines else { return [] }
+        // A file no longer in WAL (turned back, or replaced): live again.
+        seesOtherMachines = true
         polling = note
         if let reason {
             message = .notice("other processes' commits are polled: \(reason)")
