@@ -91,6 +91,24 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.prompt?.text, "id", "back to the line being typed")
     }
 
+    func testTheFirstUpInTheFilterPromptSkipsTheFilterAlreadyThere() throws {
+        try start(.table("item"))
+        try type("fprice <= 100")
+        try send(.key(.enter))
+        try type("f")
+        try send(.key(.control("u")))
+        try type("price <= 500")
+        try send(.key(.enter))
+        try type("f")
+        XCTAssertEqual(state.prompt?.text, "price <= 500")
+        try send(.key(.up))
+        XCTAssertEqual(state.prompt?.text, "price <= 100", "the first ↑ shows another filter")
+        try send(.key(.down))
+        XCTAssertEqual(state.prompt?.text, "price <= 500")
+        try send(.key(.down))
+        XCTAssertEqual(state.prompt?.text, "price <= 500", "back to the line typed")
+    }
+
     // MARK: - Back from the picker
 
     func testATableLeftWithTComesBackAsItWas() throws {
