@@ -256,6 +256,9 @@ extension ViewerUpdateTests {
             let texts = (0..<screen.width).map { screen[$0, y].text }
             for x in 0..<(screen.width - 3) where texts[x..<x + 4] == ["N", "U", "L", "L"] {
                 styles.append(screen[x, y].style)
+                // The name column is 8 wide: the blanks after NULL are not underlined.
+                XCTAssertEqual(texts[x + 4], " ", screen.text)
+                XCTAssertFalse(screen[x + 4, y].style.underline, "\(y): \(screen.text)")
             }
         }
         XCTAssertEqual(styles.count, 2, screen.text)
@@ -284,6 +287,7 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.rowCount, 7)
         let status = viewerRender(state).lines[9]
         XCTAssertFalse(status.contains("scans 7 rows"), status)
-        XCTAssertTrue(status.contains("the whole query"), status)
+        XCTAssertTrue(status.contains("each update runs the whole query"), status)
+        XCTAssertFalse(status.contains("index"), "no index would help: \(status)")
     }
 }
