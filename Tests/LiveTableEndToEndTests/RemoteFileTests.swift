@@ -152,6 +152,37 @@ final class RemoteFileTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testPickerAfterAFileReplacedTwiceListsTheTablesOfTheNewFile() throws {
+        let file = try makeFile(in: directory)
+        let session = try launch(["view", file.path, "item"])
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        /// Renames over the file a new one holding `tables`.
+        func replace(with tables: [String]) throws {
+            let fresh = directory.appendingPathComponent("app.sqlite.tmp")
+            try Shell.python(#"""
+                import os, sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                for name in sys.argv[3:]:
+                    c.execute("CREATE TABLE %s(x)" % name)
+                c.commit()
+                c.close()
+                os.rename(sys.argv[1], sys.argv[2])
+                """#, [fresh.path, file.path] + tables)
+        }
+        try replace(with: ["solo"])
+        var screen = try session.waitForScreen(containing: "solo")
+        XCTAssertFalse(screen.contains("item "), screen)
+        try replace(with: ["item", "second"])
+        try session.send("Enter")
+        // The open of "solo" fails, and says which tables the file has: the
+        // picker lists them (a row: the name, then blanks).
+        screen = try session.waitForScreen(containing: " second  ")
+        XCTAssertTrue(screen.contains("no table or view"), screen)
+        XCTAssertFalse(screen.contains(" solo  "), screen)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testFileBehindAFuseMountRemountedLazilyIsReopened() throws {
         let mount = try makeMount()
         let behind = try makeFile(in: mount.source)
