@@ -72,6 +72,24 @@ final class RemoteFileTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testFileTurnedToWALOnAFuseMountAfterLaunchIsNoLongerSaidLive() throws {
+        let mount = try makeMount(directIO: false)
+        let behind = try makeFile(in: mount.source)
+        let seen = mount.mountPoint.appendingPathComponent(behind.lastPathComponent)
+        let session = try launch(["view", seen.path, "item"], width: 160)
+        try session.waitForScreen(containing: "row 1 of 50 · live · polled every 0.1 s: fuse")
+        XCTAssertEqual(try sqlite(behind, "PRAGMA journal_mode=WAL"), "wal")
+        let screen = try session.waitForScreen(containing: "row 1 of 50 · not live · WAL on fuse")
+        XCTAssertTrue(screen.contains("other machines' commits can't be seen"), screen)
+        // A file put in its place that is not in WAL: live again.
+        let replacement = try makeFile(in: directory)
+        try FileManager.default.moveItem(at: behind, to: mount.source.appendingPathComponent("new.sqlite"))
+        try FileManager.default.moveItem(at: replacement, to: behind)
+        try session.waitForScreen(containing: "row 1 of 50 · live · polled every 0.1 s: fuse")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testHallOfFameInWALOnAFuseMountSaysTheFileSystem() throws {
         let mount = try makeMount(directIO: false)
         let database = mount.mountPoint.appendingPathComponent("players.sqlite")
@@ -130,6 +148,37 @@ final class RemoteFileTests: LiveTableTestCase {
         XCTAssertTrue(screen.contains("file replaced: reopened"), screen)
         XCTAssertTrue(screen.contains("by name ↑"), screen)
         XCTAssertTrue(screen.contains("where price < 40"), screen)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
+    func testPickerAfterAFileReplacedTwiceListsTheTablesOfTheNewFile() throws {
+        let file = try makeFile(in: directory)
+        let session = try launch(["view", file.path, "item"])
+        try session.waitForScreen(containing: "row 1 of 50 · live")
+        /// Renames over the file a new one holding `tables`.
+        func replace(with tables: [String]) throws {
+            let fresh = directory.appendingPathComponent("app.sqlite.tmp")
+            try Shell.python(#"""
+                import os, sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                for name in sys.argv[3:]:
+                    c.execute("CREATE TABLE %s(x)" % name)
+                c.commit()
+                c.close()
+                os.rename(sys.argv[1], sys.argv[2])
+                """#, [fresh.path, file.path] + tables)
+        }
+        try replace(with: ["solo"])
+        var screen = try session.waitForScreen(containing: "solo")
+        XCTAssertFalse(screen.contains("item "), screen)
+        try replace(with: ["item", "second"])
+        try session.send("Enter")
+        // The open of "solo" fails, and says which tables the file has: the
+        // picker lists them (a row: the name, then blanks).
+        screen = try session.waitForScreen(containing: " second  ")
+        XCTAssertTrue(screen.contains("no table or view"), screen)
+        XCTAssertFalse(screen.contains(" solo  "), screen)
         try session.send("q")
         try waitForExit(session, status: 0)
     }

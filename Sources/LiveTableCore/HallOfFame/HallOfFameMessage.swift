@@ -28,6 +28,9 @@ public enum HallOfFameMessage: Equatable, Sendable {
     /// (the file system, or inotify's limit), nil when the polling was
     /// asked for (`--poll`).
     case externalChangesPolled(note: String, reason: String?)
+    /// This app's writes (refresh, stress test, delete) deleted this many
+    /// players, seen in the window or not.
+    case playersDeleted(Int)
     /// The stress test has completed `completed` of `total` refreshes.
     case stressProgress(completed: Int, total: Int)
     /// The stress test is over: `failed` refreshes of `total` failed, the

@@ -88,11 +88,11 @@ public struct HallOfFameProgram: AppProgram {
         case let .updatePlayer(player):
             return write(database.updatePlayer(player), for: effect)
         case let .deletePlayer(id):
-            return write(database.deletePlayer(id: id), for: effect)
+            return deletingWrite(database.deletePlayer(id: id), for: effect)
         case .deleteAll:
-            return write(database.deleteAll(), for: effect)
+            return deletingWrite(database.deleteAll(), for: effect)
         case .refresh:
-            return write(database.refresh(), for: effect)
+            return deletingWrite(database.refresh(), for: effect)
         case .stressTest:
             return .perform(stressTest())
         case let .highlightTimer(deadline):
@@ -123,13 +123,30 @@ public struct HallOfFameProgram: AppProgram {
             .eraseToAnyPublisher())
     }
 
-    /// The stress test's progress, then its result.
+    /// A write that deletes players: how many, then its end, as `write`.
+    private func deletingWrite(_ publisher: DatabasePublishers.Write<Int>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
+        .perform(publisher
+            .map { deleted -> [HallOfFameMessage] in
+                (deleted > 0 ? [.playersDeleted(deleted)] : []) + [.writeFinished(effect, error: nil)]
+            }
+            .catch { error in Just([HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)]) }
+            .flatMap { Publishers.Sequence<[HallOfFameMessage], Never>(sequence: $0) }
+            .eraseToAnyPublisher())
+    }
+
+    /// The stress test's progress, the players its refreshes deleted, then
+    /// its result.
     private func stressTest() -> AnyPublisher<HallOfFameMessage, Never> {
         let start = Date()
+        let none = StressTestProgress(completed: 0, failed: 0, total: 0)
         return database.stressTest()
-            .flatMap { progress -> Publishers.Sequence<[HallOfFameMessage], Never> in
+            // Each progress with the players deleted since the one before.
+            .scan((progress: none, deleted: 0)) { last, progress in (progress, progress.deleted - last.progress.deleted) }
+            .flatMap { step -> Publishers.Sequence<[HallOfFameMessage], Never> in
+                let progress = step.progress
                 let ended = progress.completed + progress.failed
-                var messages = [HallOfFameMessage.stressProgress(completed: ended, total: progress.total)]
+                var messages = step.deleted > 0 ? [HallOfFameMessage.playersDeleted(step.deleted)] : []
+                messages.append(.stressProgress(completed: ended, total: progress.total))
                 if progress.isFinished {
                     messages.append(.stressFinished(
                         total: progress.total, failed: progress.failed,

@@ -240,7 +240,7 @@ private func drawStatus(_ state: HallOfFameState, _ layout: HallOfFameLayout, in
         left = (error, Style.error)
     } else if let caption = state.status.caption {
         left = (caption, Style.status)
-    } else if let deletions = deletionsText(state.highlighter) {
+    } else if let deletions = deletionsText(state) {
         left = (deletions, Style.status)
     } else {
         left = nil
@@ -277,11 +277,12 @@ private func drawStatus(_ state: HallOfFameState, _ layout: HallOfFameLayout, in
 }
 
 /// "2 players deleted" since the user's last key, or nil.
-private func deletionsText(_ highlighter: ChangeHighlighter<Int64>) -> String? {
+private func deletionsText(_ state: HallOfFameState) -> String? {
+    let highlighter = state.highlighter
     guard highlighter.isEnabled else { return nil }
-    // The deletions seen in the window, or the fall of the player count when
-    // more went than the window showed (Delete all).
-    let count = max(highlighter.deletionsSinceLastLook, -min(0, highlighter.rowCountChange ?? 0))
+    // This app's deletions are counted where they happen; another
+    // process's show as deletions in the window, or as a fall of the count.
+    let count = max(state.playersDeleted, highlighter.deletionsSinceLastLook, -min(0, highlighter.rowCountChange ?? 0))
     guard count > 0 else { return nil }
     return count == 1 ? "1 player deleted" : "\(grouped(count)) players deleted"
 }

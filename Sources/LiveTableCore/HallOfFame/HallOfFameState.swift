@@ -72,6 +72,9 @@ public struct HallOfFameState: Equatable, Sendable {
     /// does: `update` sets the timer again only when the highlighter's
     /// next deadline differs from it.
     var highlightTimer: ContinuousClock.Instant?
+    /// The players this app's writes deleted since the user's last key
+    /// (`.playersDeleted`): the status line's count.
+    var playersDeleted = 0
 
     /// The state at launch, before any size or database value is known.
     ///

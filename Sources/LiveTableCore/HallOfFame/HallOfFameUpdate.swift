@@ -57,6 +57,9 @@ extension HallOfFameState {
             return writeFinished(effect, error: error)
         case let .externalChangesPolled(note, reason):
             return externalChangesPolled(note: note, reason: reason)
+        case let .playersDeleted(count):
+            playersDeleted += count
+            return []
         case let .stressProgress(completed, total):
             return stressProgress(completed: completed, total: total)
         case let .stressFinished(total, failed, seconds, firstError):
@@ -70,6 +73,7 @@ extension HallOfFameState {
         // The user looks at the screen: the row-count change and the
         // deletions count start again from here.
         highlighter.markAsSeen()
+        playersDeleted = 0
         let effects = handle(key)
         status.pendingWrites += effects.filter(\.isWrite).count
         return effects
@@ -308,6 +312,7 @@ extension HallOfFameState {
             return observe(windowRequest(anchor: selectedPlayer.map { .player($0) } ?? .first))
         case .toggleHighlight:
             highlighter.isEnabled.toggle()
+            playersDeleted = 0
             return []
         case .help:
             mode = .help

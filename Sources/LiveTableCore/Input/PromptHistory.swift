@@ -39,9 +39,11 @@ struct PromptHistory: Equatable, Sendable {
         let index: Int?
         switch (walk.index, back) {
         case (nil, true):
-            guard !lines.isEmpty else { return }
+            // A line equal to the one typed (`f` opens on the current
+            // filter) would look like no step at all.
+            guard let newest = lines.lastIndex(where: { $0 != field.text }) else { return }
             walk.draft = field.text
-            index = lines.count - 1
+            index = newest
         case (nil, false):
             return
         case let (current?, true):

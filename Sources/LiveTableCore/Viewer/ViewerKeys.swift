@@ -104,13 +104,13 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
         keys: "Space", description: "pause; Space again shows the latest", hint: nil,
         actions: [.character(" "): .pause]),
     KeyBinding(
-        keys: "/ n N", description: "search the column; next, previous match", hint: "/ search",
+        keys: "/ n N", description: "search column or picker; next, previous", hint: "/ search",
         actions: [.character("/"): .search, .character("n"): .searchNext, .character("N"): .searchPrevious]),
     KeyBinding(
         keys: "f", description: "filter by SQL (↑ ↓: earlier filters)", hint: nil,
         actions: [.character("f"): .filter]),
     KeyBinding(
-        keys: "Esc", description: "close the row, prompt, help or filter", hint: nil,
+        keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),
     .help,
     .suspend,

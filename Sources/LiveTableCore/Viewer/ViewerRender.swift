@@ -186,7 +186,17 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
                 ids.indices.contains(index) ? table.highlighter.highlight(row: ids[index], cell: column.index) : nil
             }
             let fitted = cell.fitted(toWidth: column.width)
-            screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
+            if cell.kind == .null {
+                // The NULL style on the text only: an underline under the
+                // blanks would look like a longer value.
+                let blanks = isSelected ? Style.selection : CellStyle.plain
+                screen.put(fitted, x: column.x, y: y, style: blanks.highlighted(highlight), maxWidth: column.width)
+                let lead = fitted.prefix { $0 == " " }.count
+                let text = fitted.dropFirst(lead).trimmingCharacters(in: .whitespaces)
+                screen.put(text, x: column.x + lead, y: y, style: style.highlighted(highlight), maxWidth: column.width - lead)
+            } else {
+                screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
+            }
             if let search = table.search, search.column == column.index, cell.kind == .text || cell.kind == .number {
                 var match = isSelected ? Style.selection : Style.match
                 match.underline = true
@@ -371,7 +381,8 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
         {
             // A view's or a query's rows are not what it reads: its cost is
             // not known, and no count of its rows stands for it.
-            left = ("\(table.filterScannedRows != nil ? "filtered" : scanReason(table)): \(whole)", Style.status)
+            // No index would spare it: the reason of a table's scan is not said.
+            left = (table.filterScannedRows != nil ? "filtered: \(whole)" : whole, Style.status)
         } else if let table = state.table, let scanned = table.filterScannedRows {
             let rows = scanned.isExact ? grouped(scanned.value) : "~" + grouped(scanned.value)
             left = ("filtered: each update scans \(rowsText(rows))", Style.status)

@@ -78,9 +78,16 @@ extension ViewerState {
             // screen stays, counted again.
             table.pendingFilter = nil
             table.typedFilter = nil
-            self.table = table
             message = .notice("filter cancelled")
-            return [.stop(.filter)] + recount()
+            guard table.observedRequest == nil else {
+                self.table = table
+                return [.stop(.filter)] + recount()
+            }
+            // Opened again from memory: no window was read yet; the rows,
+            // unfiltered.
+            table.filterScannedRows = nil
+            self.table = table
+            return [.stop(.filter)] + observeWindow() + recount()
         }
         if table.viewed.source.filter != nil {
             return requestFilter(nil)
@@ -102,9 +109,11 @@ extension ViewerState {
     mutating func remember(_ table: TableState) {
         let names = table.viewed.source.columnNames
         let target = table.viewed.target
+        // A filter being checked is the one asked for ("" clears it).
+        let filter = table.pendingFilter.map { $0.isEmpty ? nil : $0 } ?? table.viewed.source.filter
         tableMemories[target] = TableMemory(
             sortColumn: table.viewed.ordering.sortColumn, descending: table.viewed.ordering.descending,
-            filter: table.viewed.source.filter, selected: table.selected, selectedRow: table.selectedRow,
+            filter: filter, selected: table.selected, selectedRow: table.selectedRow,
             currentColumn: names.indices.contains(table.currentColumn) ? names[table.currentColumn] : nil,
             firstColumn: names.indices.contains(table.firstColumn) ? names[table.firstColumn] : nil,
             hiddenColumns: table.hiddenColumns, columnWidths: table.columnWidths, seenWidths: table.seenWidths)

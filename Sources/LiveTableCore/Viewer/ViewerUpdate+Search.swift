@@ -28,11 +28,20 @@ extension ViewerState {
             case .findTable:
                 guard !prompt.text.isEmpty, let entries = picker.entries, entries.indices.contains(picker.selectedIndex)
                 else { return [] }
+                guard !tableMatches(prompt.text).isEmpty else {
+                    // Enter would open the table the cursor happens to be on.
+                    self.prompt = prompt
+                    message = .error("no table matches \"\(prompt.text)\"")
+                    return []
+                }
                 return openTarget(.table(entries[picker.selectedIndex].name))
             }
         case .up where prompt.kind == .filter, .down where prompt.kind == .filter:
             filterHistory.step(back: key == .up, walk: &prompt.walk, field: &prompt.field)
             self.prompt = prompt
+            return []
+        case .up where prompt.kind == .findTable, .down where prompt.kind == .findTable:
+            stepTableMatch(prompt.text, forward: key == .down)
             return []
         default:
             if prompt.field.edit(key) == .full {
@@ -53,8 +62,32 @@ extension ViewerState {
         let names = entries.map { $0.name.lowercased() }
         let wanted = text.lowercased()
         guard let index = names.firstIndex(where: { $0.hasPrefix(wanted) }) ?? names.firstIndex(where: { $0.contains(wanted) })
-        else { return }
+        else {
+            message = .error("no table matches \"\(text)\"")
+            return
+        }
+        if case let .error(said)? = message, said.hasPrefix("no table matches") { message = nil }
         picker.selectedIndex = index
+        clampPicker()
+    }
+
+    /// The picker's rows whose name holds `text` (ignoring case).
+    func tableMatches(_ text: String) -> [Int] {
+        let wanted = text.lowercased()
+        guard let entries = picker.entries else { return [] }
+        return entries.indices.filter { entries[$0].name.lowercased().contains(wanted) }
+    }
+
+    /// ↓ and ↑ in the find prompt: the cursor to the next or previous table
+    /// whose name holds `text`, round.
+    mutating func stepTableMatch(_ text: String, forward: Bool) {
+        let matches = tableMatches(text)
+        guard !text.isEmpty, !matches.isEmpty else { return }
+        let current = picker.selectedIndex
+        let next = forward
+            ? matches.first { $0 > current } ?? matches[0]
+            : matches.last { $0 < current } ?? matches[matches.count - 1]
+        picker.selectedIndex = next
         clampPicker()
     }
 

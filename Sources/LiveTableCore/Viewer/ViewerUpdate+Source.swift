@@ -77,6 +77,10 @@ extension ViewerState {
             // Still on the picker. What was kept of the table (its sort column
             // was dropped?) is forgotten: the next Enter opens it as it is.
             tableMemories[pendingOpenFailed] = nil
+            if kind == .missingSource || kind == .fileReplaced {
+                // The list is stale (another file took the path?): listed again.
+                return [.listTables]
+            }
             // Its counts, left for the opening, go on.
             let next = picker.entries?.firstIndex { $0.isCounting }
             return next.map { countTables(from: $0) } ?? []
@@ -220,7 +224,9 @@ extension ViewerState {
     mutating func commitsPolled(note: String, reason: String?) -> [ViewerEffect] {
         // Each window's observation reports it: the status line says it
         // once, the title all along.
-        guard polling != note else { return [] }
+        guard polling != note || !seesOtherMachines else { return [] }
+        // A file no longer in WAL (turned back, or replaced): live again.
+        seesOtherMachines = true
         polling = note
         if let reason {
             message = .notice("other processes' commits are polled: \(reason)")

@@ -25,6 +25,13 @@ final class ViewerKeyBindingTests: XCTestCase {
         XCTAssertEqual(bound.count, Set(bound).count, "a key is bound twice")
     }
 
+    func testTheRowsOfSlashAndEscSayWhatTheyDoOnThePicker() {
+        for action in [ViewerAction.search, .close] {
+            let binding = viewerKeyBindings.first { $0.actions.values.contains(action) }
+            XCTAssertTrue(binding?.description.contains("picker") == true, "\(action): \(binding?.description ?? "none")")
+        }
+    }
+
     func testReadmeKeyTableIsTheViewerKeyBindings() throws {
         let readme = packageDirectory.appendingPathComponent("README.md")
         let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")

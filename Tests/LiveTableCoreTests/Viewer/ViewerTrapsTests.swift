@@ -91,6 +91,24 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.prompt?.text, "id", "back to the line being typed")
     }
 
+    func testTheFirstUpInTheFilterPromptSkipsTheFilterAlreadyThere() throws {
+        try start(.table("item"))
+        try type("fprice <= 100")
+        try send(.key(.enter))
+        try type("f")
+        try send(.key(.control("u")))
+        try type("price <= 500")
+        try send(.key(.enter))
+        try type("f")
+        XCTAssertEqual(state.prompt?.text, "price <= 500")
+        try send(.key(.up))
+        XCTAssertEqual(state.prompt?.text, "price <= 100", "the first ↑ shows another filter")
+        try send(.key(.down))
+        XCTAssertEqual(state.prompt?.text, "price <= 500")
+        try send(.key(.down))
+        XCTAssertEqual(state.prompt?.text, "price <= 500", "back to the line typed")
+    }
+
     // MARK: - Back from the picker
 
     func testATableLeftWithTComesBackAsItWas() throws {
@@ -117,6 +135,46 @@ extension ViewerUpdateTests {
         XCTAssertEqual(back.rowCount, 50)
     }
 
+    /// Sends `message` as `send` does, but leaves the filter's checks
+    /// unanswered: they are still running.
+    @discardableResult
+    private func sendHoldingFilterChecks(_ message: ViewerMessage) throws -> [ViewerEffect] {
+        let database = driver.database, now = driver.now
+        return try driveViewer(&driver.state, message) { effect in
+            if case .filter = effect { return nil }
+            return try performViewerEffect(effect, on: database, now: now, countChunk: 7)
+        }
+    }
+
+    func testEscWhileARememberedFilterIsCheckedShowsTheRowsUnfiltered() throws {
+        try start(.table("item"))
+        try type("fprice <= 500")
+        try send(.key(.enter))
+        try type("t")
+        try sendHoldingFilterChecks(.key(.enter))
+        XCTAssertEqual(state.table?.pendingFilter, "price <= 500", "the filter is being checked")
+        XCTAssertNil(state.table?.window)
+        let effects = try send(.key(.escape))
+        XCTAssertTrue(effects.contains(.stop(.filter)), "\(effects)")
+        XCTAssertNil(state.table?.viewed.source.filter)
+        XCTAssertEqual(state.table?.window?.rows.isEmpty, false, "a window is read")
+        XCTAssertEqual(state.table?.rowCount, 100)
+    }
+
+    func testATableLeftWhileARememberedFilterIsCheckedKeepsTheFilter() throws {
+        try start(.table("item"))
+        try type("fprice <= 500")
+        try send(.key(.enter))
+        try type("t")
+        try sendHoldingFilterChecks(.key(.enter))
+        XCTAssertEqual(state.table?.pendingFilter, "price <= 500")
+        try type("t")
+        XCTAssertNil(state.table)
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.source.filter, "price <= 500")
+        XCTAssertEqual(state.table?.rowCount, 50)
+    }
+
     func testThePickerCursorStartsOnTheTableLeftAndFindsATableAsItsNameIsTyped() throws {
         try start(.table("other"))
         try type("t")
@@ -131,6 +189,43 @@ extension ViewerUpdateTests {
         XCTAssertEqual(pickerSelection, "item")
         try send(.key(.enter))
         XCTAssertEqual(state.table?.viewed.target, .table("item"))
+    }
+
+    func testAnOpenThatFindsNoTableOnThePickerListsTheTablesAgain() throws {
+        for kind in [ViewerFailureKind.missingSource, .fileReplaced] {
+            try start(nil)
+            let database = driver.database, now = driver.now
+            let effects = try driveViewer(&driver.state, .key(.enter)) { effect in
+                if case .open = effect { return .openFailed(#"no table or view "item": the file has "t", "t2""#, kind) }
+                return try performViewerEffect(effect, on: database, now: now, countChunk: 7)
+            }
+            XCTAssertNil(state.table)
+            XCTAssertTrue(effects.contains(.listTables), "\(kind): \(effects)")
+            XCTAssertEqual(state.picker.entries?.map(\.name), ["item", "other"])
+            XCTAssertTrue(statusText?.hasPrefix("no table or view") == true, statusText ?? "nil")
+        }
+    }
+
+    func testAFindOnThePickerThatMatchesNothingKeepsThePromptAndArrowsStepThroughTheMatches() throws {
+        try start(nil)
+        try type("/zzz")
+        XCTAssertEqual(statusText, #"no table matches "zzz""#)
+        XCTAssertEqual(try send(.key(.enter)), [], "nothing is opened")
+        XCTAssertNil(state.table)
+        XCTAssertEqual(state.prompt?.kind, .findTable)
+        XCTAssertEqual(state.prompt?.text, "zzz")
+        try send(.key(.control("u")))
+        try type("e")
+        XCTAssertNil(statusText)
+        XCTAssertEqual(pickerSelection, "item")
+        try send(.key(.down))
+        XCTAssertEqual(pickerSelection, "other")
+        try send(.key(.down))
+        XCTAssertEqual(pickerSelection, "item", "round")
+        try send(.key(.up))
+        XCTAssertEqual(pickerSelection, "other")
+        try send(.key(.enter))
+        XCTAssertEqual(state.table?.viewed.target, .table("other"))
     }
 
     // MARK: - Sorting from the first row
@@ -161,6 +256,9 @@ extension ViewerUpdateTests {
             let texts = (0..<screen.width).map { screen[$0, y].text }
             for x in 0..<(screen.width - 3) where texts[x..<x + 4] == ["N", "U", "L", "L"] {
                 styles.append(screen[x, y].style)
+                // The name column is 8 wide: the blanks after NULL are not underlined.
+                XCTAssertEqual(texts[x + 4], " ", screen.text)
+                XCTAssertFalse(screen[x + 4, y].style.underline, "\(y): \(screen.text)")
             }
         }
         XCTAssertEqual(styles.count, 2, screen.text)
@@ -189,6 +287,7 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.table?.rowCount, 7)
         let status = viewerRender(state).lines[9]
         XCTAssertFalse(status.contains("scans 7 rows"), status)
-        XCTAssertTrue(status.contains("the whole query"), status)
+        XCTAssertTrue(status.contains("each update runs the whole query"), status)
+        XCTAssertFalse(status.contains("index"), "no index would help: \(status)")
     }
 }

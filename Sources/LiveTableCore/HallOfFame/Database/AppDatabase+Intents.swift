@@ -82,19 +82,23 @@ extension AppDatabase {
     /// ```
     ///
     /// - parameter db: A write access to `writer`, in a transaction.
-    func refresh(_ db: Database) throws {
+    /// - returns: The number of players deleted (0 or 1).
+    @discardableResult
+    func refresh(_ db: Database) throws -> Int {
         if try Self.playerCount(db) == 0 {
             try insertRandomPlayers(db, count: 8)
-            return
+            return 0
         }
         if random.bool() {
             _ = try insertRandomPlayer(db)
         }
+        var deleted = 0
         if random.bool() {
-            try deleteRandomPlayer(db)
+            deleted = try deleteRandomPlayer(db)
         }
         // One random score per row, drawn in the order of the table scan.
         try db.execute(sql: "UPDATE player SET score = \(SQL.randomScoreFunction)()")
+        return deleted
     }
 
     /// Deletes a random player, in logarithmic time.
@@ -104,14 +108,15 @@ extension AppDatabase {
     /// follow gaps in ids are more likely picked, which is fine for a demo,
     /// and it avoids `ORDER BY RANDOM()`, which scans the table and ignores
     /// the seed.
-    private func deleteRandomPlayer(_ db: Database) throws {
+    private func deleteRandomPlayer(_ db: Database) throws -> Int {
         guard let minID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(id) FROM player")),
               let maxID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM player"))
-        else { return }
+        else { return 0 }
         let id = random.int64(in: minID...maxID)
         try db.execute(
             sql: "DELETE FROM player WHERE id = (SELECT id FROM player WHERE id >= ? ORDER BY id LIMIT 1)",
             arguments: [id])
+        return db.changesCount
     }
 
     // MARK: - Reactive Intents
@@ -169,8 +174,10 @@ extension AppDatabase {
     /// ```swift
     /// let cancellable = appDatabase.deletePlayer(id: 1).sink(
     ///     receiveCompletion: { _ in },
-    ///     receiveValue: { })
+    ///     receiveValue: { deleted in })
     /// ```
+    ///
+    /// Publishes the number of players deleted (0 or 1).
     ///
     /// - parameter id: The id of the deleted player.
     /// - parameter scheduler: The scheduler that publishes the value or the
@@ -178,10 +185,10 @@ extension AppDatabase {
     func deletePlayer(
         id: Int64,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
-    -> DatabasePublishers.Write<Void>
+    -> DatabasePublishers.Write<Int>
     {
         writer.rx.write(observeOn: scheduler) { db in
-            _ = try Player.deleteOne(db, key: id)
+            try Player.deleteOne(db, key: id) ? 1 : 0
         }
     }
 
@@ -192,17 +199,19 @@ extension AppDatabase {
     /// ```swift
     /// let cancellable = appDatabase.deleteAll().sink(
     ///     receiveCompletion: { _ in },
-    ///     receiveValue: { })
+    ///     receiveValue: { deleted in print(deleted) })
     /// ```
+    ///
+    /// Publishes the number of players deleted.
     ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
     func deleteAll(
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
-    -> DatabasePublishers.Write<Void>
+    -> DatabasePublishers.Write<Int>
     {
         writer.rx.write(observeOn: scheduler) { db in
-            _ = try Player.deleteAll(db)
+            try Player.deleteAll(db)
         }
     }
 
@@ -214,14 +223,16 @@ extension AppDatabase {
     /// ```swift
     /// let cancellable = appDatabase.refresh().sink(
     ///     receiveCompletion: { _ in },
-    ///     receiveValue: { })
+    ///     receiveValue: { deleted in print(deleted) })
     /// ```
+    ///
+    /// Publishes the number of players deleted (0 or 1).
     ///
     /// - parameter scheduler: The scheduler that publishes the value or the
     ///   error. By default, the main dispatch queue.
     func refresh(
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
-    -> DatabasePublishers.Write<Void>
+    -> DatabasePublishers.Write<Int>
     {
         writer.rx.write(observeOn: scheduler) { db in try self.refresh(db) }
     }

@@ -50,24 +50,31 @@ extension AppDatabase {
                 self.writer.rx
                     .write(observeOn: scheduler) { db in
                         try cancellation.check()
-                        try self.refresh(db)
+                        return try self.refresh(db)
                     }
-                    .map { nil as String? }
-                    .catch { error in Just(error.oneLineDescription) }
+                    .map { Result<Int, StressFailure>.success($0) }
+                    .catch { error in Just(.failure(StressFailure(description: error.oneLineDescription))) }
             }
-            .scan(start) { progress, failure in
+            .scan(start) { progress, result in
                 var progress = progress
-                if let failure {
+                switch result {
+                case let .failure(failure):
                     progress.failed += 1
-                    progress.firstError = progress.firstError ?? failure
-                } else {
+                    progress.firstError = progress.firstError ?? failure.description
+                case let .success(deleted):
                     progress.completed += 1
+                    progress.deleted += deleted
                 }
                 return progress
             }
             .handleEvents(receiveCancel: { cancellation.cancel() })
             .eraseToAnyPublisher()
     }
+}
+
+/// Why a refresh of the stress test failed, on one line.
+private struct StressFailure: Error {
+    var description: String
 }
 
 /// Tells the refreshes of a cancelled stress test not to run.
@@ -106,6 +113,8 @@ struct StressTestProgress: Equatable, Sendable {
     var total: Int
     /// Why the first refresh that failed did, on one line.
     var firstError: String?
+    /// The players the refreshes deleted so far.
+    var deleted = 0
 
     /// True when all refreshes have ended.
     var isFinished: Bool { completed + failed == total }

@@ -57,7 +57,10 @@ extension ViewerDatabase {
     /// The polling fallback of the window observations, and the polling
     /// asked for (`--poll`) at once: "polled every 0.1 s: fuse".
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
-        let reports = pollingReports.subject.eraseToAnyPublisher()
+        // Both, merged (OpenCombine has no `merge`).
+        let reports = Publishers.Sequence<[AnyPublisher<ViewerLiveness, Never>], Never>(
+            sequence: [pollingReports.subject.eraseToAnyPublisher(), walChecks()]
+        ).flatMap { $0 }.eraseToAnyPublisher()
         // Said before the first window: the title never says `live`.
         if let unseen = Self.unseenCommits(path: path, reason: nil) {
             return reports.prepend(unseen).eraseToAnyPublisher()
@@ -66,6 +69,30 @@ extension ViewerDatabase {
         return reports
             .prepend(ViewerLiveness(note: polling.note(path: path, reason: nil), reason: nil))
             .eraseToAnyPublisher()
+    }
+
+    /// On a network or FUSE file system, the file's header read at each
+    /// poll: a writer that turns it to WAL (or a file put in its place that
+    /// is not) changes whether other machines' commits can be seen.
+    private func walChecks() -> AnyPublisher<ViewerLiveness, Never> {
+        guard let fileSystem = RemoteFileSystem(containingFileAt: path) else {
+            return Empty().eraseToAnyPublisher()
+        }
+        let path = self.path, polling = self.polling
+        let interval = polling.interval ?? OtherProcessCommits.fallbackPollingInterval
+        return Deferred { () -> AnyPublisher<ViewerLiveness, Never> in
+            let subject = PassthroughSubject<ViewerLiveness, Never>()
+            var wasWAL = RemoteWALFile(path: path) != nil
+            let timer = DispatchQueue.main.ocombine.schedule(
+                after: DispatchQueue.main.ocombine.now, interval: .milliseconds(Int(interval * 1000))) {
+                let unseen = Self.unseenCommits(path: path, reason: nil)
+                guard (unseen != nil) != wasWAL else { return }
+                wasWAL = unseen != nil
+                let reason = fileSystem.description
+                subject.send(unseen ?? ViewerLiveness(note: polling.note(path: path, reason: reason), reason: reason))
+            }
+            return subject.handleEvents(receiveCancel: { timer.cancel() }).eraseToAnyPublisher()
+        }.eraseToAnyPublisher()
     }
 
     /// The liveness of a WAL file on a network or FUSE file system, whose

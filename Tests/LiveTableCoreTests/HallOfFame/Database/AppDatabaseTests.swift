@@ -197,9 +197,9 @@ final class AppDatabaseTests: XCTestCase {
         try forEachDatabaseKind { appDatabase, kind in
             let first = try awaitValue(appDatabase.insertRandomPlayer())
             let second = try awaitValue(appDatabase.insertRandomPlayer())
-            try awaitValue(appDatabase.deletePlayer(id: first.id!))
+            XCTAssertEqual(try awaitValue(appDatabase.deletePlayer(id: first.id!)), 1, "\(kind)")
             XCTAssertEqual(try appDatabase.allPlayers(), [second], "\(kind)")
-            try awaitValue(appDatabase.deletePlayer(id: first.id!))
+            XCTAssertEqual(try awaitValue(appDatabase.deletePlayer(id: first.id!)), 0, "\(kind)")
             XCTAssertEqual(try appDatabase.allPlayers(), [second], "deleting a missing player, \(kind)")
         }
     }
@@ -207,7 +207,8 @@ final class AppDatabaseTests: XCTestCase {
     func testDeleteAll() throws {
         try forEachDatabaseKind { appDatabase, kind in
             try appDatabase.createRandomPlayersIfEmpty()
-            try awaitValue(appDatabase.deleteAll())
+            let count = try appDatabase.writer.read(AppDatabase.playerCount)
+            XCTAssertEqual(try awaitValue(appDatabase.deleteAll()), count, "the players deleted, \(kind)")
             XCTAssertEqual(try appDatabase.allPlayers(), [], "\(kind)")
             XCTAssertEqual(try appDatabase.writer.read(AppDatabase.playerCount), 0, "\(kind)")
         }
@@ -215,7 +216,7 @@ final class AppDatabaseTests: XCTestCase {
 
     func testRefreshOfEmptyDatabaseInsertsEightPlayers() throws {
         try forEachDatabaseKind { appDatabase, kind in
-            try awaitValue(appDatabase.refresh())
+            XCTAssertEqual(try awaitValue(appDatabase.refresh()), 0, "\(kind)")
             XCTAssertEqual(try appDatabase.allPlayers().count, 8, "\(kind)")
         }
     }
@@ -239,6 +240,7 @@ final class AppDatabaseTests: XCTestCase {
             let refreshCount = 12
             for _ in 0..<refreshCount {
                 let countBefore = expected.count
+                let deletionsBefore = deletions
                 if model.bool() {
                     var player = model.makePlayer()
                     player.id = nextID
@@ -255,7 +257,7 @@ final class AppDatabaseTests: XCTestCase {
                     expected[index].score = Score(model.score())
                 }
 
-                try awaitValue(appDatabase.refresh())
+                XCTAssertEqual(try awaitValue(appDatabase.refresh()), deletions - deletionsBefore, "the players deleted, \(kind)")
                 let players = try appDatabase.allPlayers()
                 XCTAssertEqual(players, expected, "\(kind)")
                 XCTAssertTrue((-1...1).contains(players.count - countBefore), "\(kind)")
@@ -293,7 +295,9 @@ final class AppDatabaseTests: XCTestCase {
             let observation = Recorder(appDatabase.observeHallOfFame(request))
 
             let progress = try awaitValues(appDatabase.stressTest(refreshes: 50))
-            XCTAssertEqual(progress, (1...50).map { StressTestProgress(completed: $0, failed: 0, total: 50) }, "\(kind)")
+            XCTAssertEqual(
+                progress.map { StressTestProgress(completed: $0.completed, failed: $0.failed, total: $0.total) },
+                (1...50).map { StressTestProgress(completed: $0, failed: 0, total: 50) }, "\(kind)")
             XCTAssertTrue(progress.last!.isFinished, "\(kind)")
 
             let fresh = try appDatabase.writer.read { db in try HallOfFame.fetch(db, request) }

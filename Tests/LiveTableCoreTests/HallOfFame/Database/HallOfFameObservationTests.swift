@@ -136,7 +136,7 @@ final class HallOfFameObservationTests: XCTestCase {
                     }
                 case 72..<76:
                     operation = "delete all"
-                    try awaitValue(appDatabase.deleteAll())
+                    _ = try awaitValue(appDatabase.deleteAll())
                 case 76..<84:
                     operation = "bulk insert"
                     try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 30) }

@@ -255,7 +255,7 @@ final class KeysetPagingTests: XCTestCase {
             XCTAssertTrue(expected.reachesEnd)
 
             // Deleted, the player leaves the window at the key it was given.
-            try awaitValue(appDatabase.deletePlayer(id: seen.id!))
+            _ = try awaitValue(appDatabase.deletePlayer(id: seen.id!))
             let remaining = HallOfFameModel.sorted(try appDatabase.allPlayers(), by: .byScore)
             let afterDeletion = HallOfFameModel.hallOfFame(remaining, request)
             waitUntil("deleted, \(kind)") { observation.values.last == afterDeletion }
