@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A database file in WAL mode on a `RemoteFileSystem`: the commits that
 /// other machines make to it can not be seen from this machine.
@@ -44,12 +47,60 @@ public struct RemoteWALFile: Error, Sendable, Hashable, CustomStringConvertible 
             + "(use journal_mode=DELETE, or read it on the writer's machine)"
     }
 
-    /// Whether the header of the database file at `path` says WAL mode:
-    /// its bytes 18 and 19, the write and read versions, are 2.
-    static func isInWALMode(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+    /// Whether the header of the database file at `path` says WAL mode: its
+    /// bytes 18 and 19, the write and read versions, are 2. False when the
+    /// file can not be read.
+    ///
+    /// The header is read through a descriptor that this process already
+    /// holds on the file, when there is one: closing a descriptor of a file
+    /// releases every POSIX lock the process holds on it, SQLite's
+    /// included, and a writer that then finds the file unlocked may
+    /// checkpoint and reset the WAL under the connections of this process.
+    ///
+    /// - parameter path: The path of a database file.
+    public static func isInWALMode(path: String) -> Bool {
+        guard let header = DatabaseFileHeader.read(path: path) else { return false }
         return header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
+    }
+}
+
+/// The first bytes of a database file, read without closing a descriptor
+/// that SQLite's locks depend on.
+enum DatabaseFileHeader {
+    static func read(path: String, count: Int = 20) -> [UInt8]? {
+        var file = stat()
+        guard stat(path, &file) == 0 else { return nil }
+        if let descriptor = openDescriptor(device: file.st_dev, inode: file.st_ino) {
+            return read(descriptor, count: count)
+        }
+        // No descriptor of this process on the file: none of its locks to lose.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return read(descriptor, count: count)
+    }
+
+    private static func read(_ descriptor: Int32, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
+        return read == count ? bytes : nil
+    }
+
+    /// A descriptor of this process open on the file (`/proc/self/fd`).
+    private static func openDescriptor(device: dev_t, inode: ino_t) -> Int32? {
+        guard let directory = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let descriptor = Int32(name), descriptor != own else { continue }
+            var file = stat()
+            if fstat(descriptor, &file) == 0, file.st_dev == device, file.st_ino == inode,
+                fcntl(descriptor, F_GETFL) & O_ACCMODE != O_WRONLY
+            {
+                return descriptor
+            }
+        }
+        return nil
     }
 }

@@ -46,12 +46,10 @@ extension ViewerDatabase {
         ViewerPacing.window(isWAL: Self.isWAL(path: path))
     }
 
-    /// True when the file's header says WAL mode (read and write versions 2).
+    /// True when the file's header says WAL mode, read without releasing
+    /// the locks of the connections (`RemoteWALFile.isInWALMode(path:)`).
     static func isWAL(path: String) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? file.close() }
-        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
-        return header[18] == 2 && header[19] == 2
+        RemoteWALFile.isInWALMode(path: path)
     }
 
     /// The polling fallback of the window observations, and the polling
