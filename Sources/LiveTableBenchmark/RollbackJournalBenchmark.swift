@@ -160,12 +160,7 @@ public struct RollbackJournalBenchmark: Sendable {
         log("measuring a DELETE-journal writer, watched…")
         let dbQueue = try DatabaseQueue(path: path)
         defer { try? dbQueue.close() }
-        let arrivals = BurstArrivals()
-        let cancellable = ValueObservation
-            .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM commitTime")! }
-            .publisher(in: dbQueue, scheduling: .async(onQueue: DispatchQueue(label: "livetable.bench.rollbackJournal")))
-            .includingOtherProcesses()
-            .sink(receiveCompletion: { _ in }, receiveValue: { arrivals.receive($0) })
+        let (arrivals, cancellable) = watchCommitCount(of: dbQueue, label: "livetable.bench.rollbackJournal")
         defer { cancellable.cancel() }
         let first = aloneBefore.commits
         guard arrivals.wait(forCount: first, timeout: 10) else {
@@ -218,18 +213,25 @@ public struct RollbackJournalBenchmark: Sendable {
 
     private static let uriCommits = 5
 
+    /// A subscriber of `includingOtherProcesses()` to the count of
+    /// `commitTime` rows in `dbQueue`, its values gathered in the arrivals.
+    private func watchCommitCount(of dbQueue: DatabaseQueue, label: String) -> (BurstArrivals, AnyCancellable) {
+        let arrivals = BurstArrivals()
+        let cancellable = ValueObservation
+            .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM commitTime")! }
+            .publisher(in: dbQueue, scheduling: .async(onQueue: DispatchQueue(label: label)))
+            .includingOtherProcesses()
+            .sink(receiveCompletion: { _ in }, receiveValue: { arrivals.receive($0) })
+        return (arrivals, cancellable)
+    }
+
     /// Commits `uriCommits` times, and counts those that a subscriber on
     /// the file opened from a `file:` URI saw within 2 seconds each.
     private func uriCommits(path: String, writer: SQLiteCommand, rows: Int) throws -> Int {
         let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         let dbQueue = try DatabaseQueue(path: "file:\(encoded)?mode=ro")
         defer { try? dbQueue.close() }
-        let arrivals = BurstArrivals()
-        let cancellable = ValueObservation
-            .trackingConstantRegion { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM commitTime")! }
-            .publisher(in: dbQueue, scheduling: .async(onQueue: DispatchQueue(label: "livetable.bench.uri")))
-            .includingOtherProcesses()
-            .sink(receiveCompletion: { _ in }, receiveValue: { arrivals.receive($0) })
+        let (arrivals, cancellable) = watchCommitCount(of: dbQueue, label: "livetable.bench.uri")
         defer { cancellable.cancel() }
         guard arrivals.wait(forCount: rows, timeout: 10) else {
             throw OtherProcessBenchmarkError("file: URI: the first value did not come in 10 s")

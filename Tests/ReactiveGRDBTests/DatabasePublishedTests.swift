@@ -254,13 +254,11 @@ final class DatabasePublishedTests: XCTestCase {
 
     func testPropertyFollowsTheCommitsOfAnotherProcess() throws {
         try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("db.sqlite").path
-            let other = try SQLiteCommand(path: path)
-            defer { other.close() }
-            try other.execute("""
+            let (path, other) = try otherProcessDatabase(in: directory, """
                 PRAGMA journal_mode = wal;
                 CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER);
                 """)
+            defer { other.close() }
             var configuration = Configuration()
             configuration.readonly = true
             let dbQueue = try DatabaseQueue(path: path, configuration: configuration)

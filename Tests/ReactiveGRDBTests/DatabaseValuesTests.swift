@@ -310,13 +310,11 @@ final class DatabaseValuesTests: XCTestCase {
         _ body: (any DatabaseReader, SQLiteCommand, String) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("db.sqlite").path
-            let other = try SQLiteCommand(path: path)
-            defer { other.close() }
-            try other.execute("""
+            let (path, other) = try otherProcessDatabase(in: directory, """
                 PRAGMA journal_mode = \(journal);
                 CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER);
                 """)
+            defer { other.close() }
             var configuration = Configuration()
             if access == .readOnly {
                 configuration.readonly = true

@@ -30,11 +30,7 @@ final class ObservationsAtScaleTests: XCTestCase {
                 try RecorderScope.run {
                     try withDatabase(connection) { writer, other in
                         let fetches = Synchronized(0)
-                        let shared = ValueObservation
-                            .trackingConstantRegion { db in
-                                fetches.increment()
-                                return try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
-                            }
+                        let shared = playerNames(counting: fetches)
                             .shared(in: writer, scheduling: .async(onQueue: DispatchQueue(label: "shared")))
                         let recorders = (0..<subscriberCount).map { _ in
                             shared.publisher(includingOtherProcessesIn: writer).record()
@@ -106,11 +102,7 @@ final class ObservationsAtScaleTests: XCTestCase {
         try RecorderScope.run {
             try withDatabase(.pool) { pool, other in
                 let fetches = Synchronized(0)
-                let recorder = ValueObservation
-                    .trackingConstantRegion { db in
-                        fetches.increment()
-                        return try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
-                    }
+                let recorder = playerNames(counting: fetches)
                     .publisher(in: pool, scheduling: .async(onQueue: DispatchQueue(label: "plain")))
                     .includingOtherProcesses()
                     .record()
@@ -186,19 +178,25 @@ final class ObservationsAtScaleTests: XCTestCase {
         _ body: (any DatabaseWriter, SQLiteCommand) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("db.sqlite").path
-            let other = try SQLiteCommand(path: path)
-            defer { other.close() }
-            try other.execute("""
+            let (path, other) = try otherProcessDatabase(in: directory, """
                 PRAGMA journal_mode = wal;
                 CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
                 """)
+            defer { other.close() }
             let writer: any DatabaseWriter
             switch connection {
             case .queue: writer = try DatabaseQueue(path: path)
             case .pool: writer = try DatabasePool(path: path)
             }
             try body(writer, other)
+        }
+    }
+
+    /// The players' names, each fetch counted in `fetches`.
+    private func playerNames(counting fetches: Synchronized<Int>) -> ValueObservation<ValueReducers.Fetch<[String]>> {
+        ValueObservation.trackingConstantRegion { db in
+            fetches.increment()
+            return try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
         }
     }
 

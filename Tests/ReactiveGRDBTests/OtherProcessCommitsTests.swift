@@ -946,14 +946,12 @@ final class OtherProcessCommitsTests: XCTestCase {
         _ body: (any DatabaseReader, SQLiteCommand) throws -> Void) throws
     {
         try withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("db.sqlite").path
-            let other = try SQLiteCommand(path: path)
-            defer { other.close() }
-            try other.execute("""
+            let (path, other) = try otherProcessDatabase(in: directory, """
                 PRAGMA journal_mode = \(journal.rawValue);
                 CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
                 CREATE TABLE team(id INTEGER PRIMARY KEY);
                 """)
+            defer { other.close() }
             if !otherProcessStaysOpen {
                 other.close()
             }

@@ -153,13 +153,11 @@ final class RemoteFileSystemTests: XCTestCase {
         CommitWatch.makeFileChangeSource = { _, names, queue, onChange in
             try FileChangeSource(directory: elsewhere.path, names: names, queue: queue, onChange: onChange)
         }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let other = try SQLiteCommand(path: path)
-        defer { other.close() }
-        try other.execute("""
+        let (path, other) = try otherProcessDatabase(in: directory, """
             PRAGMA journal_mode = wal;
             CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             """)
+        defer { other.close() }
         var configuration = Configuration()
         configuration.readonly = true
         let reader = try DatabasePool(path: path, configuration: configuration)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import SQLiteCommandLine
 import XCTest
 
 /// A record for the tests.
@@ -117,6 +118,20 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     return try body(directory)
+}
+
+/// The `sqlite3` command on `db.sqlite` in `directory`, which has run `sql`:
+/// a database made by another process, still open there. The caller closes it.
+func otherProcessDatabase(in directory: URL, _ sql: String) throws -> (path: String, other: SQLiteCommand) {
+    let path = directory.appendingPathComponent("db.sqlite").path
+    let other = try SQLiteCommand(path: path)
+    do {
+        try other.execute(sql)
+    } catch {
+        other.close()
+        throw error
+    }
+    return (path, other)
 }
 
 /// Asserts that `error` is a `DatabaseError` with the expected result code,

@@ -7,10 +7,7 @@ import XCTest
 /// advisory lock, which ROLLBACK keeps: no read leaves one behind.
 final class PostgresAdvisoryLockTests: XCTestCase {
     private static let name = "advisoryLockTests"
-    private static let sql = """
-        CREATE TABLE item(id int PRIMARY KEY, name text);
-        INSERT INTO item SELECT i, 'Item ' || i FROM generate_series(1, 12) i;
-        """
+    private static let sql = PostgresTestDatabase.twelveItems
 
     /// The advisory locks held in the test's database, as the superuser
     /// sees them from a session of its own.
@@ -24,17 +21,25 @@ final class PostgresAdvisoryLockTests: XCTestCase {
             database: Self.name, timeout: 10)
     }
 
+    /// Reads a window of `viewed` and counts its rows (`count`): neither
+    /// leaves an advisory lock.
+    private func assertAWindowAndACountLeaveNoLock(
+        _ database: PostgresDatabase, _ viewed: ViewedSource, count: Int, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
+        _ = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+        XCTAssertEqual(try heldLocks(), "0", "after a window", file: file, line: line)
+        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(count), file: file, line: line)
+        XCTAssertEqual(try heldLocks(), "0", "after the count", file: file, line: line)
+    }
+
     func testAQueryThatTakesAnAdvisoryLockLeavesNoneAfterItsReads() throws {
         let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
         let viewed = try database.open(
             .query("SELECT id, pg_advisory_lock(4242) IS NOT NULL AS locked FROM item"),
             sortColumn: nil, descending: false, ticket: ReadTicket())
         XCTAssertEqual(try heldLocks(), "0", "after the query's open")
-        let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
-        _ = try database.fetchWindow(viewed, request, ticket: ReadTicket())
-        XCTAssertEqual(try heldLocks(), "0", "after a window")
-        XCTAssertEqual(try database.countRows(of: viewed.source, ticket: ReadTicket()), .exact(12))
-        XCTAssertEqual(try heldLocks(), "0", "after the count")
+        try assertAWindowAndACountLeaveNoLock(database, viewed, count: 12)
     }
 
     func testAFilterAndASearchThatTakeAnAdvisoryLockLeaveNoneAfterTheirReads() throws {
@@ -43,11 +48,7 @@ final class PostgresAdvisoryLockTests: XCTestCase {
         let filtered = try database.filter(
             table, by: "pg_advisory_lock(4243) IS NOT NULL AND id > 2", ticket: ReadTicket()).viewed
         XCTAssertEqual(try heldLocks(), "0", "after the filter's check")
-        let request = RowWindowRequest(ordering: filtered.ordering, anchor: .first, before: 0, after: 5)
-        _ = try database.fetchWindow(filtered, request, ticket: ReadTicket())
-        XCTAssertEqual(try heldLocks(), "0", "after a window")
-        XCTAssertEqual(try database.countRows(of: filtered.source, ticket: ReadTicket()), .exact(10))
-        XCTAssertEqual(try heldLocks(), "0", "after the count")
+        try assertAWindowAndACountLeaveNoLock(database, filtered, count: 10)
         let found = try database.search(
             RowSearch(text: "item 7", column: 1, forward: true, from: nil), in: filtered, ticket: ReadTicket())
         XCTAssertEqual(found.match?.key, [7.databaseValue])

@@ -139,27 +139,8 @@ final class PostgresEveryRowTests: XCTestCase {
         }
     }
 
-    /// The rows (columns joined by `|`) read 7 at a time from one end, as
-    /// PgDn and PgUp anchor each page on the last row of the one before.
+    /// The rows (columns joined by `|`) read 7 at a time from one end.
     private func walk(_ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
-        var rows: [String] = []
-        var request = RowWindowRequest(
-            ordering: viewed.ordering, anchor: forward ? .first : .last, before: forward ? 0 : 7, after: forward ? 7 : 0)
-        for _ in 0..<400 {
-            let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
-            var page = texts(window).map { $0.joined(separator: "|") }
-            if case .position = request.anchor {
-                page = forward ? Array(page.dropFirst()) : Array(page.dropLast())
-            }
-            rows = forward ? rows + page : page + rows
-            let reachesEnd = forward ? window.window.reachesEnd : window.window.reachesStart
-            guard !reachesEnd, let position = forward ? window.window.positions.last : window.window.positions.first else {
-                return rows
-            }
-            request = RowWindowRequest(
-                ordering: viewed.ordering, anchor: .position(position), before: forward ? 0 : 7, after: forward ? 8 : 1)
-        }
-        XCTFail("paging never reached the end: \(rows.count) rows read")
-        return rows
+        try pagedRows(database, viewed, forward: forward, maxPages: 400) { $0.joined(separator: "|") }
     }
 }

@@ -11,9 +11,7 @@ final class PostgresFilterScanTests: XCTestCase {
     private static let name = "filterScanTests"
     /// The database reads strings as PostgreSQL did before 9.1: `\'` is a
     /// quote inside `'…'` (`standard_conforming_strings = off`).
-    private static let sql = """
-        CREATE TABLE item(id int PRIMARY KEY, name text);
-        INSERT INTO item SELECT i, 'Item ' || i FROM generate_series(1, 12) i;
+    private static let sql = PostgresTestDatabase.twelveItems + """
         ALTER DATABASE "\(name)" SET standard_conforming_strings = off;
         """
 

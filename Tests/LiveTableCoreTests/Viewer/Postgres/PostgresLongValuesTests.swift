@@ -53,15 +53,7 @@ final class PostgresLongValuesTests: XCTestCase {
         for column in ["note", "data", "doc", "memo"] {
             for descending in [false, true] {
                 let viewed = try database.open(.table("big"), sortColumn: column, descending: descending, ticket: ReadTicket())
-                let all = try database.fetchWindow(
-                    viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10), ticket: ReadTicket())
-                XCTAssertEqual(all.window.rows.count, 3)
-                for (index, position) in all.window.positions.enumerated() {
-                    let from = try database.fetchWindow(
-                        viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 10),
-                        ticket: ReadTicket())
-                    XCTAssertEqual(from.window.rows, Array(all.window.rows[index...]), "\(column) \(descending) at \(index)")
-                }
+                try assertEachRowIsFoundFromItsPosition(database, viewed, limit: 10, count: 3, "\(column) \(descending)")
             }
         }
     }

@@ -43,15 +43,7 @@ final class PostgresSessionSettingsTests: XCTestCase {
         for column in ["atz", "at", "d", "span", "f", "r", "m"] {
             for descending in [false, true] {
                 let viewed = try database.open(.table("moments"), sortColumn: column, descending: descending, ticket: ReadTicket())
-                let all = try database.fetchWindow(
-                    viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 50), ticket: ReadTicket())
-                XCTAssertEqual(all.window.rows.count, 40, column)
-                for (index, position) in all.window.positions.enumerated() {
-                    let from = try database.fetchWindow(
-                        viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 50),
-                        ticket: ReadTicket())
-                    XCTAssertEqual(from.window.rows, Array(all.window.rows[index...]), "\(column) \(descending) at \(index)")
-                }
+                try assertEachRowIsFoundFromItsPosition(database, viewed, limit: 50, count: 40, "\(column) \(descending)")
             }
         }
     }
@@ -73,14 +65,7 @@ final class PostgresSessionSettingsTests: XCTestCase {
         XCTAssertEqual(texts(settings).first?.last?.hasPrefix("ISO,"), true)
         for column in ["atz", "span", "f"] {
             let viewed = try database.open(.table("moments"), sortColumn: column, descending: true, ticket: ReadTicket())
-            let all = try database.fetchWindow(
-                viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 50), ticket: ReadTicket())
-            for (index, position) in all.window.positions.enumerated() {
-                let from = try database.fetchWindow(
-                    viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 1),
-                    ticket: ReadTicket())
-                XCTAssertEqual(from.window.rows.first, all.window.rows[index], "\(column) at \(index)")
-            }
+            try assertEachRowIsFoundFromItsPosition(database, viewed, limit: 50, after: 1, column)
         }
     }
 

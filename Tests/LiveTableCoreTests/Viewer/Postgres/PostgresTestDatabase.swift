@@ -35,6 +35,12 @@ enum PostgresTestDatabase {
         }
     }
 
+    /// A table `item(id, name)` of 12 rows, "Item 1" to "Item 12".
+    static let twelveItems = """
+        CREATE TABLE item(id int PRIMARY KEY, name text);
+        INSERT INTO item SELECT i, 'Item ' || i FROM generate_series(1, 12) i;
+        """
+
     /// Runs `sql` as the writer on the database `name`.
     @discardableResult
     static func write(_ name: String, _ sql: String) throws -> String {
@@ -55,5 +61,56 @@ func texts(_ window: ViewerWindow) -> [[String]] {
             case let .blob(data): return "blob \(data.count)"
             }
         }
+    }
+}
+
+/// The rows of `viewed`, each made one string by `row`, read 7 at a time
+/// from one end, as PgDn and PgUp anchor each page on the last row of the one before.
+func pagedRows(
+    _ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool, maxPages: Int,
+    _ row: ([String]) -> String) throws -> [String]
+{
+    var rows: [String] = []
+    var request = RowWindowRequest(
+        ordering: viewed.ordering, anchor: forward ? .first : .last, before: forward ? 0 : 7, after: forward ? 7 : 0)
+    for _ in 0..<maxPages {
+        let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+        var page = texts(window).map(row)
+        if case .position = request.anchor {
+            // The anchor row is the first one read after (or the last one
+            // read before) the previous page: drop it.
+            page = forward ? Array(page.dropFirst()) : Array(page.dropLast())
+        }
+        rows = forward ? rows + page : page + rows
+        let reachesEnd = forward ? window.window.reachesEnd : window.window.reachesStart
+        guard !reachesEnd, let position = forward ? window.window.positions.last : window.window.positions.first else {
+            return rows
+        }
+        request = RowWindowRequest(
+            ordering: viewed.ordering, anchor: .position(position), before: forward ? 0 : 7, after: forward ? 8 : 1)
+    }
+    XCTFail("paging never reached the end: \(rows.count) rows read")
+    return rows
+}
+
+/// Reads the first `limit` rows of `viewed` (`count` of them, if given),
+/// then `after` rows from each one's position: its key, bound back, finds
+/// that row first and the ones after it next.
+func assertEachRowIsFoundFromItsPosition(
+    _ database: PostgresDatabase, _ viewed: ViewedSource, limit: Int, after: Int? = nil, count: Int? = nil,
+    _ label: String, file: StaticString = #filePath, line: UInt = #line) throws
+{
+    let all = try database.fetchWindow(
+        viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: limit), ticket: ReadTicket())
+    if let count {
+        XCTAssertEqual(all.window.rows.count, count, label, file: file, line: line)
+    }
+    let after = after ?? limit
+    for (index, position) in all.window.positions.enumerated() {
+        let from = try database.fetchWindow(
+            viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: after),
+            ticket: ReadTicket())
+        XCTAssertEqual(
+            from.window.rows, Array(all.window.rows[index...].prefix(after)), "\(label) at \(index)", file: file, line: line)
     }
 }

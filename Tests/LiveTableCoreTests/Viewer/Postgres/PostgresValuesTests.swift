@@ -59,15 +59,7 @@ final class PostgresValuesTests: XCTestCase {
         for column in ["n", "at", "atz", "bytes", "t", "f", "r", "b", "a", "j", "big"] {
             for descending in [false, true] {
                 let viewed = try database.open(.table("kinds"), sortColumn: column, descending: descending, ticket: ReadTicket())
-                let all = try database.fetchWindow(
-                    viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10), ticket: ReadTicket())
-                XCTAssertEqual(all.window.rows.count, 4)
-                for (index, position) in all.window.positions.enumerated() {
-                    let from = try database.fetchWindow(
-                        viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 10),
-                        ticket: ReadTicket())
-                    XCTAssertEqual(from.window.rows, Array(all.window.rows[index...]), "\(column) \(descending) at \(index)")
-                }
+                try assertEachRowIsFoundFromItsPosition(database, viewed, limit: 10, count: 4, "\(column) \(descending)")
             }
         }
         let keyed = try database.open(.table("keyed"), sortColumn: nil, descending: false, ticket: ReadTicket())

@@ -101,25 +101,6 @@ final class PostgresWindowTests: XCTestCase {
 
     /// The ids of all rows, read 7 at a time from one end.
     private func walk(_ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
-        var ids: [String] = []
-        var request = RowWindowRequest(ordering: viewed.ordering, anchor: forward ? .first : .last, before: forward ? 0 : 7, after: forward ? 7 : 0)
-        for _ in 0..<100 {
-            let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
-            var page = texts(window).map { $0[0] }
-            if case .position = request.anchor {
-                // The anchor row is the first one read after (or the
-                // last one read before) the previous page: drop it.
-                page = forward ? Array(page.dropFirst()) : Array(page.dropLast())
-            }
-            ids = forward ? ids + page : page + ids
-            let reachesEnd = forward ? window.window.reachesEnd : window.window.reachesStart
-            guard !reachesEnd, let position = forward ? window.window.positions.last : window.window.positions.first else {
-                return ids
-            }
-            request = RowWindowRequest(
-                ordering: viewed.ordering, anchor: .position(position), before: forward ? 0 : 7, after: forward ? 8 : 1)
-        }
-        XCTFail("no end")
-        return ids
+        try pagedRows(database, viewed, forward: forward, maxPages: 100) { $0[0] }
     }
 }
