@@ -71,6 +71,10 @@ enum DatabaseFileHeader {
         var file = stat()
         guard stat(path, &file) == 0 else { return nil }
         if let descriptor = openDescriptor(device: file.st_dev, inode: file.st_ino) {
+            // A file system that caches pages (FUSE without direct_io) keeps
+            // serving the header it read when the descriptor opened: its
+            // first page dropped (a whole page, or nothing is).
+            _ = posix_fadvise(descriptor, 0, off_t(sysconf(Int32(_SC_PAGESIZE))), POSIX_FADV_DONTNEED)
             return read(descriptor, count: count)
         }
         // No descriptor of this process on the file: none of its locks to lose.
