@@ -129,13 +129,8 @@ extension ViewerState {
         table.isLive = false
         table.isRecovering = true
         table.reopensFile = true
-        table.observedRequest = nil
         table.pendingSort = nil
-        table.stopsRowsBeforeCount()
-        self.table = table
-        pendingOpen = table.viewed.target
-        return [.stop(.window), .stop(.rowsBefore), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
-                                                         descending: table.viewed.ordering.descending)]
+        return openAgain(table)
     }
 
     /// Looks again for a file at the path, unless the view left meanwhile.

@@ -348,12 +348,20 @@ extension ViewerState {
         }
         guard !reads else { return [] }
         table.isRecovering = true
+        return openAgain(table)
+    }
+
+    /// Opens `table`'s source again, in the same order, its window and its
+    /// count of the rows before the selection stopped meanwhile.
+    mutating func openAgain(_ table: TableState) -> [ViewerEffect] {
+        var table = table
         table.observedRequest = nil
         table.stopsRowsBeforeCount()
         self.table = table
         pendingOpen = table.viewed.target
-        return [.stop(.window), .stop(.rowsBefore), .open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
-                                      descending: table.viewed.ordering.descending)]
+        let ordering = table.viewed.ordering
+        return [.stop(.window), .stop(.rowsBefore),
+                .open(table.viewed.target, sortColumn: ordering.sortColumn, descending: ordering.descending)]
     }
 
     /// Stops every read of the source on screen, going back to the picker:

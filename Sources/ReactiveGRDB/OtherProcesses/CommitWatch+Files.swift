@@ -73,13 +73,13 @@ struct WeakReader {
     }
 }
 
-/// The device and inode of a file: another file at the same path has
-/// another identity.
-struct FileIdentity: Equatable {
-    var device: UInt64
-    var inode: UInt64
+/// The device and inode of a file: another file at the same path, or the
+/// same path on a new mount, has another identity. The viewer's too.
+package struct FileIdentity: Equatable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
 
-    init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)

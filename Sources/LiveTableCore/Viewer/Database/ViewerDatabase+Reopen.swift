@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReactiveGRDB
 
 // MARK: - A file replaced
 
@@ -65,19 +66,5 @@ final class ViewerConnections: Sendable {
                 return true
             }
         }.get()
-    }
-}
-
-/// The device and inode of a file: another file at the same path, or the
-/// same path on a new mount, has another identity.
-struct FileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
     }
 }
