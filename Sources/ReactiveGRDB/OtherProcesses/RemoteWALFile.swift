@@ -33,7 +33,9 @@ public struct RemoteWALFile: Error, Sendable, Hashable, CustomStringConvertible 
     ///
     /// - parameter path: The path of a database file.
     public init?(path: String) {
-        guard let fileSystem = RemoteFileSystem(containingFileAt: path), Self.isInWALMode(path: path) else {
+        guard let fileSystem = RemoteFileSystem(containingFileAt: path),
+            Self.isInWALMode(DatabaseFileHeader.read(path: path, dropsCachedPage: true))
+        else {
             return nil
         }
         self.path = path
@@ -59,7 +61,11 @@ public struct RemoteWALFile: Error, Sendable, Hashable, CustomStringConvertible 
     ///
     /// - parameter path: The path of a database file.
     public static func isInWALMode(path: String) -> Bool {
-        guard let header = DatabaseFileHeader.read(path: path) else { return false }
+        isInWALMode(DatabaseFileHeader.read(path: path, dropsCachedPage: false))
+    }
+
+    private static func isInWALMode(_ header: [UInt8]?) -> Bool {
+        guard let header else { return false }
         return header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
     }
 }
@@ -67,14 +73,17 @@ public struct RemoteWALFile: Error, Sendable, Hashable, CustomStringConvertible 
 /// The first bytes of a database file, read without closing a descriptor
 /// that SQLite's locks depend on.
 enum DatabaseFileHeader {
-    static func read(path: String, count: Int = 20) -> [UInt8]? {
+    /// - parameter dropsCachedPage: True on a file system that may cache
+    ///   pages (FUSE without direct_io), which keeps serving the header it
+    ///   read when a descriptor opened: the first page is dropped first.
+    static func read(path: String, count: Int = 20, dropsCachedPage: Bool) -> [UInt8]? {
         var file = stat()
         guard stat(path, &file) == 0 else { return nil }
         if let descriptor = openDescriptor(device: file.st_dev, inode: file.st_ino) {
-            // A file system that caches pages (FUSE without direct_io) keeps
-            // serving the header it read when the descriptor opened: its
-            // first page dropped (a whole page, or nothing is).
-            _ = posix_fadvise(descriptor, 0, off_t(sysconf(Int32(_SC_PAGESIZE))), POSIX_FADV_DONTNEED)
+            if dropsCachedPage {
+                // A whole page, or nothing is dropped.
+                _ = posix_fadvise(descriptor, 0, off_t(sysconf(Int32(_SC_PAGESIZE))), POSIX_FADV_DONTNEED)
+            }
             return read(descriptor, count: count)
         }
         // No descriptor of this process on the file: none of its locks to lose.

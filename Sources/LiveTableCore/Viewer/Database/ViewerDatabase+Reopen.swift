@@ -15,12 +15,14 @@ extension ViewerDatabase {
     ///   the error of opening the new one.
     @discardableResult
     func reopenIfReplaced() throws -> Bool {
-        try connections.replaceIfStale { current in
-            // The connections keep the old file open: its inode is not
-            // reused while they do, so that a new file has another identity.
-            guard let file = FileIdentity(path: path) else { throw SourceError.missingFile(path: path) }
-            return file == current.file && !current.isStale ? nil : try Self.connect(path: path)
-        }
+        let current = connections.current
+        // The connections keep the old file open: its inode is not reused
+        // while they do, so that a new file has another identity.
+        guard let file = FileIdentity(path: path) else { throw SourceError.missingFile(path: path) }
+        guard file != current.file || current.isStale else { return false }
+        // Opened outside the lock, which every read takes to find its
+        // connection: a slow mount holds up this open only.
+        return connections.replace(current, with: try Self.connect(path: path))
     }
 }
 
@@ -33,6 +35,23 @@ struct ViewerConnection: Sendable {
     /// True once the watch of commits said the file changed: ReactiveGRDB
     /// refuses to watch these connections again.
     var isStale = false
+}
+
+extension ViewerConnection {
+    /// Reads with `body` on one of these connections, so that `ticket` can
+    /// stop it: the interrupter is that connection's, whatever replaces it.
+    func read<T>(background: Bool, ticket: ReadTicket?, _ body: (Database) throws -> T) throws -> T {
+        try (background ? backgroundReader : reader).read { db in
+            try run(background: background, ticket: ticket) { try body(db) }
+        }
+    }
+
+    /// Runs `body`, a read of one of these connections that runs now, so
+    /// that `ticket` can stop it.
+    func run<T>(background: Bool, ticket: ReadTicket?, _ body: () throws -> T) throws -> T {
+        guard let ticket else { return try body() }
+        return try (background ? interrupters.background : interrupters.reader).run(ticket, body)
+    }
 }
 
 /// The connections of a `ViewerDatabase` and its copies, replaced together.
@@ -56,15 +75,13 @@ final class ViewerConnections: Sendable {
         }
     }
 
-    /// Replaces the connections by those `reopen` opens, if it does: under
-    /// the lock, so that two reads that find the file replaced open it once.
-    func replaceIfStale(_ reopen: (ViewerConnection) throws -> ViewerConnection?) throws -> Bool {
-        try state.withLock { connection in
-            Result {
-                guard let fresh = try reopen(connection) else { return false }
-                connection = fresh
-                return true
-            }
-        }.get()
+    /// Replaces `expected` by `fresh`, unless another reopen replaced it
+    /// first (`fresh` is then dropped).
+    func replace(_ expected: ViewerConnection, with fresh: ViewerConnection) -> Bool {
+        state.withLock { connection in
+            guard connection.reader === expected.reader else { return false }
+            connection = fresh
+            return true
+        }
     }
 }

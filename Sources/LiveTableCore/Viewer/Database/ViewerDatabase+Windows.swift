@@ -80,14 +80,18 @@ extension ViewerDatabase {
         let interval = polling.interval ?? OtherProcessCommits.fallbackPollingInterval
         return Deferred { () -> AnyPublisher<ViewerLiveness, Never> in
             let subject = PassthroughSubject<ViewerLiveness, Never>()
+            // nonisolated(unsafe): sent to on the main queue only.
+            nonisolated(unsafe) let mainSubject = subject
             var wasWAL = RemoteWALFile(path: path) != nil
-            let timer = DispatchQueue.main.ocombine.schedule(
-                after: DispatchQueue.main.ocombine.now, interval: .milliseconds(Int(interval * 1000))) {
+            // Off the main queue: a stalled mount stalls this read only.
+            let queue = DispatchQueue(label: "livetable.viewer.walChecks")
+            let timer = queue.ocombine.schedule(after: queue.ocombine.now, interval: .milliseconds(Int(interval * 1000))) {
                 let unseen = Self.unseenCommits(path: path, reason: nil)
                 guard (unseen != nil) != wasWAL else { return }
                 wasWAL = unseen != nil
                 let reason = fileSystem.description
-                subject.send(unseen ?? ViewerLiveness(note: polling.note(path: path, reason: reason), reason: reason))
+                let liveness = unseen ?? ViewerLiveness(note: polling.note(path: path, reason: reason), reason: reason)
+                DispatchQueue.main.async { mainSubject.send(liveness) }
             }
             return subject.handleEvents(receiveCancel: { timer.cancel() }).eraseToAnyPublisher()
         }.eraseToAnyPublisher()
@@ -117,11 +121,12 @@ extension ViewerDatabase {
     {
         Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in
             let ticket = ReadTicket()
-            let reader = database.reader
+            let connection = database.connections.current
+            let reader = connection.reader
             return ValueObservation
                 .tracking { db -> ViewerWindowRead in
                     do {
-                        return try database.run(background: false, ticket: ticket) {
+                        return try connection.run(background: false, ticket: ticket) {
                             .window(try ViewerWindow.fetch(db, viewed, request))
                         }
                     } catch where failureKind(of: error) == .transient {

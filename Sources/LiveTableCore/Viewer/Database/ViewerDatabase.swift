@@ -98,7 +98,7 @@ public struct ViewerDatabase: Sendable {
     }
 
     /// Opens the two connections to the file now at `path`.
-    static func connect(path: String) throws -> ViewerConnection {
+    static func connect(path: String, attempts: Int = 3) throws -> ViewerConnection {
         try checkFile(atPath: path)
         var configuration = Configuration()
         configuration.readonly = true
@@ -124,7 +124,8 @@ public struct ViewerDatabase: Sendable {
             interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
             guard let file, file == FileIdentity(path: path) else {
                 // Replaced while it opened: the connections may read either file.
-                return try connect(path: path)
+                guard attempts > 1 else { throw SourceError.missingFile(path: path) }
+                return try connect(path: path, attempts: attempts - 1)
             }
             return ViewerConnection(reader: reader, backgroundReader: backgroundReader, interrupters: interrupters, file: file)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
@@ -155,9 +156,7 @@ public struct ViewerDatabase: Sendable {
         background: Bool = false, ticket: ReadTicket? = nil, _ body: (Database) throws -> T) throws -> T
     {
         do {
-            return try (background ? backgroundReader : reader).read { db in
-                try run(background: background, ticket: ticket) { try body(db) }
-            }
+            return try connections.current.read(background: background, ticket: ticket, body)
         } catch let error as SourceError {
             throw error
         } catch {
@@ -181,16 +180,7 @@ public struct ViewerDatabase: Sendable {
     /// Reads the file with `body` in one short transaction, so that
     /// `ticket` can stop it; its errors are SQLite's, as they are.
     func readRaw<T>(background: Bool, ticket: ReadTicket, _ body: (Database) throws -> T) throws -> T {
-        try (background ? backgroundReader : reader).read { db in
-            try run(background: background, ticket: ticket) { try body(db) }
-        }
-    }
-
-    /// Runs `body`, a read of `reader` (or `backgroundReader`) that runs
-    /// now, so that `ticket` can stop it.
-    func run<T>(background: Bool, ticket: ReadTicket?, _ body: () throws -> T) throws -> T {
-        guard let ticket else { return try body() }
-        return try (background ? interrupters.background : interrupters.reader).run(ticket, body)
+        try connections.current.read(background: background, ticket: ticket, body)
     }
 
     // MARK: - Locks
