@@ -294,6 +294,8 @@ struct MeteredViewerProgram: AppProgram {
     func drawsSameScreen(_ state: ViewerState, as drawn: ViewerState) -> Bool {
         base.drawsSameScreen(state, as: drawn)
     }
+
+    var comparesDrawnStates: Bool { base.comparesDrawnStates }
 }
 
 /// The figures of `ViewerBusyFileBenchmark`.

@@ -56,14 +56,20 @@ public protocol AppProgram {
 
     /// True when `state` draws the same screen as `drawn`, the state last
     /// drawn: after the messages of its subscriptions, the loop then draws
-    /// nothing. The default: false.
+    /// nothing. Asked only of a program whose `comparesDrawnStates` is true.
     func drawsSameScreen(_ state: State, as drawn: State) -> Bool
+
+    /// True when the loop keeps the state drawn, to ask `drawsSameScreen`.
+    /// The default: false (every burst draws).
+    var comparesDrawnStates: Bool { get }
 }
 
 extension AppProgram {
     public func drawsSameScreen(_ state: State, as drawn: State) -> Bool {
         false
     }
+
+    public var comparesDrawnStates: Bool { false }
 }
 
 /// What the app loop does to perform an effect: subscribe to a publisher
@@ -345,9 +351,9 @@ public final class AppLoop<Program: AppProgram> {
         guard !isStopped else { return }
         if mustDraw || drawnState.map({ !program.drawsSameScreen(state, as: $0) }) ?? true {
             host?.draw(program.render(state))
-            // Kept only by a program that compares states (a state draws as
-            // itself): a copy kept would make each change of the state copy it.
-            drawnState = program.drawsSameScreen(state, as: state) ? state : nil
+            // Kept only by a program that compares states: a copy kept would
+            // make each change of the state copy it.
+            drawnState = program.comparesDrawnStates ? state : nil
             mustDraw = false
         }
         runWaiters()

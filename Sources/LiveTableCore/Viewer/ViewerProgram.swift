@@ -61,6 +61,8 @@ public struct ViewerProgram: AppProgram {
         state == drawn
     }
 
+    public var comparesDrawnStates: Bool { true }
+
     /// Draws the state with `viewerRender(_:)`.
     public func render(_ state: ViewerState) -> Screen {
         viewerRender(state)
@@ -302,8 +304,7 @@ public struct ViewerProgram: AppProgram {
             let count = future(on: queue) { () -> ViewerMessage in
                 let start = ContinuousClock.now
                 func seconds() -> Double {
-                    let (seconds, attoseconds) = (ContinuousClock.now - start).components
-                    return Double(seconds) + Double(attoseconds) * 1e-18
+                    (ContinuousClock.now - start).timeInterval
                 }
                 do {
                     return counted(try body(ticket), seconds())

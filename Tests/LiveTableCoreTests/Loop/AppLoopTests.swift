@@ -401,6 +401,8 @@ private struct LatestValueProgram: AppProgram {
 
     func command(for effect: Never) -> AppCommand<Int, Int> {}
 
+    var comparesDrawnStates: Bool { true }
+
     func drawsSameScreen(_ state: Int, as drawn: Int) -> Bool {
         state == drawn
     }
