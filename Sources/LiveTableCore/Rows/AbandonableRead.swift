@@ -63,8 +63,7 @@ public final class ReadTicket: @unchecked Sendable {
     /// a server's read gives it as its statement timeout.
     var remainingTime: TimeInterval? {
         deadline.map { deadline in
-            let left = ContinuousClock.now.duration(to: deadline).components
-            return max(0, Double(left.seconds) + Double(left.attoseconds) / 1e18)
+            max(0, ContinuousClock.now.duration(to: deadline).timeInterval)
         }
     }
 

@@ -177,9 +177,7 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             let start = ContinuousClock.now
             let result = Result { try publisher.read(ticket) }
-            let elapsed = ContinuousClock.now - start
-            readDidEnd(result, seconds: Double(elapsed.components.attoseconds) / 1e18
-                + Double(elapsed.components.seconds))
+            readDidEnd(result, seconds: (ContinuousClock.now - start).timeInterval)
         }
     }
 
