@@ -172,7 +172,11 @@ extension PostgresDatabase {
         var exact = exactlyPrintedTypes.union(unorderableTypes)
         var inexact = zip(expressions, types).filter { !exact.contains($0.1 ?? 0) }
         if inexact.contains(where: { textTypes.contains($0.1 ?? 0) }),
-            try reader.execute("SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_collation WHERE NOT collisdeterministic)")
+            // collisdeterministic is PostgreSQL 12's: through jsonb, older servers
+            // (every collation deterministic) answer too.
+            try reader.execute(
+                "SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_collation c "
+                    + "WHERE pg_catalog.to_jsonb(c) ->> 'collisdeterministic' = 'false')")
                 .rows.first?.first == "t"
         {
             exact.formUnion(textTypes)
@@ -229,13 +233,13 @@ extension PostgresDatabase {
     static let unorderableTypesParameter = "{" + unorderableTypes.sorted().map(String.init).joined(separator: ",") + "}"
 
     /// The primary key and the unique indexes that can identify a row:
-    /// valid, complete (no predicate), on columns only (no expression),
-    /// each under its column's collation and its type's default operator
-    /// class, so that the order's equality is the index's (a unique index
-    /// on `name COLLATE "C"` holds 'a' and 'A', which a case-insensitive
-    /// `name` takes for one); none for a parent of inheritance children,
-    /// whose rows `SELECT` returns with its own and whose ids they may
-    /// repeat (a partitioned table's key holds across its partitions).
+    /// valid, complete (no predicate), on columns only (no expression).
+    /// Each column is under its own collation and its type's default
+    /// operator class, so that the order's equality is the index's: a
+    /// unique index on `name COLLATE "C"` holds 'a' and 'A', which a
+    /// case-insensitive `name` takes for one. None for a parent of
+    /// inheritance children: `SELECT` returns their rows, whose ids may
+    /// repeat its own (a partitioned table's key holds across partitions).
     static let keysSQL = """
         SELECT i.indisprimary, i.indkey::text, i.indnkeyatts
         FROM pg_catalog.pg_index i
@@ -253,8 +257,9 @@ extension PostgresDatabase {
         """
 
     /// A version of the relation's schema: a hash of its columns, indexes
-    /// and inheritance children (which take its key's identity away), read with each window so that an ALTER or a new index is
-    /// seen at the next fetch. No row when the relation is gone.
+    /// and inheritance children (which take its key's identity away). It
+    /// is read with each window, so that an ALTER or a new index is seen
+    /// at the next fetch. No row when the relation is gone.
     static let schemaVersionSQL = """
         SELECT hashtext(
           coalesce((SELECT string_agg(attnum || ':' || attname || ':' || atttypid || ':' || atttypmod || ':' || attnotnull, ',' ORDER BY attnum)

@@ -103,8 +103,9 @@ private enum ExportedKind {
     case boolean
     case json
 
-    /// `pg_type` OIDs: numeric; bool; json, jsonb.
+    /// `pg_type` OIDs of numeric, float4 and float8.
     private static let numericTypes: Set<UInt32> = [1700, 700, 701]
+    /// bool; json and jsonb.
     private static let booleanType: UInt32 = 16
     private static let jsonTypes: Set<UInt32> = [114, 3802]
 

@@ -92,19 +92,20 @@ extension PostgresDatabase: ViewerDataSource {
         _ = try reader.execute("SET LOCAL max_parallel_workers_per_gather = 0")
         let start = ContinuousClock.now
         let counted = try count()
-        let elapsed = ContinuousClock.now - start
-        return (counted, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        return (counted, (ContinuousClock.now - start).timeInterval)
     }
 
     /// The rows inserted less those deleted in the table under `source`, as
     /// the server's statistics tell them now (flushed by each session at
     /// most once a second): nil for a query, a view, a filter (whose rows
-    /// they do not tell).
+    /// they do not tell), a partitioned table (its partitions hold them).
+    /// Inserts of transactions rolled back count too: the estimate drifts up
+    /// with them until the next exact count.
     static func netInserts(of source: RowSource, _ reader: PostgresReader) throws -> Int? {
         guard !source.isQuery, source.filter == nil else { return nil }
         return try reader.fetchInt(
             "SELECT pg_catalog.pg_stat_get_tuples_inserted(c.oid) - pg_catalog.pg_stat_get_tuples_deleted(c.oid) "
-                + "FROM pg_catalog.pg_class c WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p', 'm')",
+                + "FROM pg_catalog.pg_class c WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'm')",
             arguments: [source.from.databaseValue])
     }
 
@@ -175,7 +176,7 @@ extension PostgresDatabase: ViewerDataSource {
         guard viewed.source.shownExpressions != nil else { return nil }
         var source = viewed.source
         source.shownExpressions = nil
-        return try screen.read(ticket: ticket) { reader in
+        return try screen.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
             let request = RowWindowRequest(ordering: viewed.ordering, anchor: .position(position), before: 0, after: 1)
             let window = try RowWindow.fetch(reader, source, request)
             return window.positions.first == position ? window.rows.first : nil

@@ -6,10 +6,9 @@ import ReactiveGRDB
 
 extension PostgresDatabase {
     /// The windows' pacing during a burst: 4% of the time (a slow sort's
-    /// window waits 24 times its read), and up to 0.1 s between reads
-    /// that commits came during, so that a viewer's reads stay within 5%
-    /// of a server core with its counts (`PostgresCountPacing`). A lone
-    /// commit is read at once, as on SQLite.
+    /// window waits 24 times its read), up to 0.1 s between reads. With
+    /// its counts (`PostgresCountPacing`), a viewer then stays within 5%
+    /// of a server core. A lone commit is read at once, as on SQLite.
     static let windowPacing = RefreshPacing.dutyCycle(0.04, minimumPause: 0.002, burstPause: 0.1)
 
     /// The windows of `request` on `viewed`, as they change: read off the

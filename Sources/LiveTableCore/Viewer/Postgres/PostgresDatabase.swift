@@ -121,11 +121,10 @@ public final class PostgresDatabase: Sendable {
         }
 
         /// The output formats that values read are bound back in, pinned
-        /// whatever the role or database set: `SQL, DMY` printed `IST`,
-        /// which reads back as Israel's; ISO prints the time zone's offset
-        /// (`+05:30`), and TimeZone stays the role's. Floats in their
-        /// exact digits, intervals, bytea and money in forms their input
-        /// reads back.
+        /// whatever the role or database set. `SQL, DMY` printed `IST`,
+        /// which reads back as Israel's; ISO prints the offset (`+05:30`),
+        /// and TimeZone stays the role's. Floats in their exact digits,
+        /// intervals, bytea and money in forms their input reads back.
         static let outputSettings = [
             "-c DateStyle=ISO",
             "-c IntervalStyle=postgres",

@@ -91,8 +91,6 @@ struct PostgresReader: RowReading {
 enum PostgresValues {
     /// `pg_type` OIDs of the integer types: int8, int2, int4, oid.
     static let integerTypes: Set<UInt32> = [20, 21, 23, 26]
-    /// `pg_type` OIDs of the floating-point types: float4, float8.
-    static let floatTypes: Set<UInt32> = [700, 701]
 
     /// The value of a column of type `type` that PostgreSQL printed as
     /// `text` (nil: NULL). Untrusted: text that does not parse stays text.
