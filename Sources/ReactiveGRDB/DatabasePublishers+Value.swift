@@ -124,7 +124,7 @@ extension DatabasePublishers {
             let otherProcesses = commits.map { commits in
                 let action: OtherProcessRefresh<Reducer.Value>.Action
                 if reader is DatabasePool, !reader.configuration.readonly {
-                    // A read-only connection fetches once.
+                    // Fetched once, on the watch's read-only connection.
                     action = .refetch { refetchReader, onError, onChange, onFetched in
                         observation.start(
                             in: refetchReader, scheduling: RestartScheduler(base: scheduler, onSchedule: onFetched),

@@ -61,9 +61,9 @@ enum CommandLinePasswords {
     /// arguments are written one after the other, the rest of the area
     /// cleared: `ps` drops trailing NULs, so neither a gap nor the line's
     /// length tells a password's length. `***` is longer than a password
-    /// of one or two characters: the area then takes in the environment
+    /// of one or two characters. The area then takes in the environment
     /// strings after it (moved to the heap first), and holds the line as
-    /// one string, as `setproctitle` does, which the kernel then reports.
+    /// one string, as `setproctitle` does.
     private static func rewriteCommandLine(_ arguments: [String]) {
         let argv = CommandLine.unsafeArgv
         let count = Int(CommandLine.argc)

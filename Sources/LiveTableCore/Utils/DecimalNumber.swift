@@ -2,9 +2,9 @@ import Foundation
 
 extension Double {
     /// A finite number written in decimal ("0.5", "60", ".25", "1e-2"),
-    /// spaces around it ignored; nil for what `Double(_:)` reads besides:
-    /// hexadecimal ("0x10" is 16), "nan", "inf", a number too big for a
-    /// double ("1e400"). For options in seconds: `--poll 0x10` is a typo.
+    /// spaces around it ignored. Nil for what else `Double(_:)` reads:
+    /// hexadecimal ("0x10" is 16), "nan", "inf", "1e400" (too big). For
+    /// options in seconds: `--poll 0x10` is a typo.
     public init?(decimal text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         let isDecimal = text.utf8.allSatisfy { byte in

@@ -482,7 +482,6 @@ private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
 }
 
-/// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
 /// Why each update scans.
 private func scanReason(_ table: TableState) -> String {
     table.viewed.ordering.sortColumn == nil ? "no index for this order" : "sorted by an unindexed column"
@@ -495,6 +494,7 @@ private func wholeRunText(_ source: RowSource) -> String? {
     return "each update runs the whole \(source.isQuery ? "query" : "view")"
 }
 
+/// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
 private func rowsText(_ count: String) -> String {
     count == "1" ? "1 row" : "\(count) rows"
 }

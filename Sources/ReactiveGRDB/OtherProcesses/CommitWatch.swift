@@ -280,7 +280,7 @@ final class CommitWatch: @unchecked Sendable {
             var configuration = reader.configuration
             configuration.readonly = true
             configuration.label = "ReactiveGRDB.CommitWatch.refetch"
-            refetcher = try? DatabaseQueue(path: reader.path, configuration: configuration)
+            refetcher = try? DatabaseQueue(path: path, configuration: configuration)
         } else {
             refetcher = nil
         }
