@@ -116,22 +116,21 @@ public struct HallOfFameProgram: AppProgram {
     /// A write whose changes come back through the observation: its end,
     /// and its error, come back as `.writeFinished`, which ends the
     /// "writing…" of the status line and closes the edit form after a save.
-    private func write<Output>(_ publisher: DatabasePublishers.Write<Output>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
+    /// `before`: the messages its output sends first.
+    private func write<Output>(
+        _ publisher: DatabasePublishers.Write<Output>, for effect: HallOfFameEffect,
+        before: @escaping (Output) -> [HallOfFameMessage] = { _ in [] }) -> AppCommand<HallOfFameMessage, HallOfFameSlot>
+    {
         .perform(publisher
-            .map { _ in HallOfFameMessage.writeFinished(effect, error: nil) }
-            .catch { error in Just(HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)) }
+            .map { output in before(output) + [HallOfFameMessage.writeFinished(effect, error: nil)] }
+            .catch { error in Just([HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)]) }
+            .flatMap { Publishers.Sequence<[HallOfFameMessage], Never>(sequence: $0) }
             .eraseToAnyPublisher())
     }
 
     /// A write that deletes players: how many, then its end, as `write`.
     private func deletingWrite(_ publisher: DatabasePublishers.Write<Int>, for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
-        .perform(publisher
-            .map { deleted -> [HallOfFameMessage] in
-                (deleted > 0 ? [.playersDeleted(deleted)] : []) + [.writeFinished(effect, error: nil)]
-            }
-            .catch { error in Just([HallOfFameMessage.writeFinished(effect, error: error.oneLineDescription)]) }
-            .flatMap { Publishers.Sequence<[HallOfFameMessage], Never>(sequence: $0) }
-            .eraseToAnyPublisher())
+        write(publisher, for: effect) { deleted in deleted > 0 ? [.playersDeleted(deleted)] : [] }
     }
 
     /// The stress test's progress, the players its refreshes deleted, then
