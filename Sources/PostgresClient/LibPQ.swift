@@ -3,15 +3,8 @@ import Foundation
 
 /// libpq, loaded the first time a PostgreSQL connection or connection
 /// string needs it, and never before.
-///
-/// Linked, libpq and the ~22 libraries it loads (OpenSSL, Kerberos,
-/// LDAP…) cost every process 5.5 MB of peak memory, the Hall of Fame's and
-/// `livetable --help`'s too. So CLibPQ loads it with `dlopen`, and its
-/// functions are trampolines to the loaded library (see
-/// `Sources/CLibPQ/include/CLibPQ.h`). Every path into libpq calls
-/// ``load()`` first: ``PostgresConnection/init(_:settings:)`` and
-/// ``PostgresConnectionString/init(_:)``; the rest of the library only
-/// runs on what they made.
+/// Linked, libpq and its ~22 libraries (OpenSSL, Kerberos, LDAP…) cost every process 5.5 MB of peak
+/// memory: CLibPQ loads it with `dlopen`, and its functions are trampolines (see CLibPQ.h).
 enum LibPQ {
     /// The environment variable that names the libpq to load instead of
     /// `libpq.so.5`: a file (`/opt/postgresql/lib/libpq.so.5`), or
@@ -20,11 +13,6 @@ enum LibPQ {
 
     /// Loads libpq, once per process; later calls return or throw what
     /// the first one did.
-    ///
-    /// - throws: A ``PostgresError`` of kind
-    ///   ``PostgresError/Kind/connection`` when libpq cannot be loaded:
-    ///   "PostgreSQL support needs libpq (libpq5): libpq.so.5: cannot open
-    ///   shared object file: No such file or directory".
     static func load() throws {
         try loaded.get()
     }

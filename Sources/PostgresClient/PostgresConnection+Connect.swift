@@ -6,59 +6,26 @@ import Glibc
 
 // MARK: - Connecting
 
-/// One connection attempt, made libpq's non-blocking way
-/// (`PQconnectStartParams`, then `PQconnectPoll` each time poll(2) finds
-/// the socket ready, as `PQconnectdbParams` does inside), so that a
-/// deadline bounds it and a descriptor made readable interrupts it: a
-/// reconnection through a frozen network path must not hold a thread that
-/// is asked to stop for the 10 s of `connect_timeout`.
-///
-/// libpq still does the work: it walks the hosts of a multi-host string
-/// (shuffled first with `load_balance_hosts=random`, libpq 16+), checks
-/// `target_session_attrs` (in two passes with `prefer-standby`), reads
-/// `~/.pgpass`. The socket changes as it moves from one address or host to
-/// the next, so it is read again at each round. What it leaves to its
-/// caller is `connect_timeout`, which `PQconnectPoll` ignores ("it is the
-/// application's responsibility to decide whether an excessive amount of
-/// time has elapsed", libpq's manual). Here it bounds each address libpq
-/// tries (its host entry, port, and `PQhostaddr`, the IP address of a
-/// name), from when libpq reaches it, as libpq 15's blocking connect does,
-/// which then tries the next one.
-///
-/// `PQconnectPoll` cannot be told to move on, so the attempt starts again
-/// with every host entry (`host`, `hostaddr`, `port` at the same place in
-/// their lists) but the ones that timed out, and keeps libpq's message for
-/// them. The lists shrink at each restart, so the attempt ends; libpq
-/// makes its own passes and shuffles again over what is left, so no host
-/// it would still try is dropped, with one exception: a host name whose
-/// address timed out is dropped whole, its other addresses untried (libpq
-/// would try them; the public API shows the address tried, not the ones
-/// left). A host name is still resolved inside libpq, blocking: give
-/// `hostaddr` where a slow resolver must not hold the attempt.
-///
-/// The process's exit ends an attempt too (``ProcessExitGate``): nothing
-/// to cancel on a server yet, and it must not hold the exit.
+/// One connection attempt, made libpq's non-blocking way (`PQconnectStartParams`, then
+/// `PQconnectPoll` as poll(2) finds the socket ready), so that a deadline bounds it and a descriptor
+/// interrupts it: a reconnection through a frozen path must not hold for the 10 s of `connect_timeout`
+/// a thread asked to stop.
 struct ConnectAttempt {
     /// How an attempt ended. (Not an Error: a libpq connection is not
     /// Sendable, and never leaves the thread that made it here.)
     enum Outcome {
-        /// Connected.
         case connected(OpaquePointer)
         /// libpq gave up: the connection to read the error of and to
         /// release (nil: out of memory), with what libpq said of the hosts
         /// given up on before it, and whether its own host timed out.
         case refused(OpaquePointer?, earlier: String, timedOut: Bool)
-        /// The attempt's deadline passed.
         case deadlinePassed(PostgresConnection.Deadline)
-        /// The interrupt descriptor was signalled.
         case interrupted
-        /// The process exits (``ProcessExitGate``).
         case exiting
         /// poll(2) failed with this `errno` (not EINTR, which is retried).
         case pollFailed(Int32)
     }
 
-    /// How one libpq connection's attempt ended.
     private enum End {
         case connected, failed, deadlinePassed, hostTimedOut, interrupted, exiting
         case pollFailed(Int32)
@@ -74,17 +41,13 @@ struct ConnectAttempt {
     }
 
     private let deadline: PostgresConnection.Deadline?
-    /// Kept alive during the attempt, whose poll(2) watches it.
     private let interrupt: WakeUpDescriptor?
     /// The passwords libpq used (given, or read from `~/.pgpass`), to cut
     /// out of messages.
     private(set) var passwords: [String] = []
-    /// libpq's messages for the hosts given up on, one per line.
     private var earlier = ""
-    /// The socket, the interrupt and the exit, for poll(2).
     private var descriptors = [pollfd](repeating: pollfd(), count: 3)
 
-    /// - parameter interrupt: Signalled, it abandons the attempt.
     init(deadline: PostgresConnection.Deadline?, interrupt: WakeUpDescriptor?) {
         self.deadline = deadline
         self.interrupt = interrupt
@@ -156,8 +119,6 @@ struct ConnectAttempt {
         return PQconnectStartParams(keywordArray, valueArray, expand)
     }
 
-    /// Calls PQconnectPoll as the socket is ready, until libpq is done, a
-    /// deadline passes, or the interrupt comes.
     private mutating func drive(_ connection: OpaquePointer) -> End {
         guard PQstatus(connection) != CONNECTION_BAD else { return .failed }
         let hostTimeout = Self.connectTimeout(of: connection)
@@ -209,8 +170,6 @@ struct ConnectAttempt {
 
     // MARK: Options
 
-    /// The options libpq settled on for `connection` (the string's, the
-    /// settings, the `PG*` variables, a service file's, the defaults).
     private static func options(of connection: OpaquePointer) -> [(String, String)] {
         LibPQ.options(PQconninfo(connection)).compactMap { option in option.value.map { (option.keyword, $0) } }
     }
@@ -224,13 +183,11 @@ struct ConnectAttempt {
         return TimeInterval(max(2, seconds))
     }
 
-    /// The port libpq gives an empty entry of a `port` list (its
-    /// compiled-in default, not `PGPORT`): "5432" as built by PostgreSQL.
+    /// The port libpq gives an empty entry of a `port` list: its compiled-in default, not `PGPORT`.
     /// Read once: libpq is loaded by then (a connection attempt runs).
     static let defaultPort: String =
         LibPQ.options(PQconndefaults()).first { $0.keyword == "port" }?.compiled ?? "5432"
 
-    /// libpq's message so far for `connection`.
     static func errorMessage(of connection: OpaquePointer?) -> String {
         connection.flatMap { PQerrorMessage($0).map { String(cString: $0) } } ?? "out of memory\n"
     }

@@ -3,34 +3,17 @@ import Foundation
 extension PostgresConnection {
     /// A time by which something must have happened (the server's answer,
     /// a connection), as the timeout of the poll(2) that waits for it.
-    ///
-    /// One definition of the arithmetic, for the library's waits and its
-    /// callers' own: a plain value, made without allocating, so that a
-    /// loop that waits at every tick can make one each time.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let deadline = PostgresConnection.Deadline(seconds: 1.5)
-    /// var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-    /// if poll(&descriptor, 1, deadline.milliseconds) == 0 {
-    ///     print("nothing in \(deadline.seconds) s")
-    /// }
-    /// ```
     public struct Deadline: Sendable, Equatable {
         /// The seconds it was set for, from when it was made: for a
         /// message ("no answer from the server for 1.5 s").
         public let seconds: TimeInterval
-        /// When it passes.
         public let time: DispatchTime
 
-        /// A deadline `seconds` from now.
         public init(seconds: TimeInterval) {
             self.seconds = seconds
             time = .now() + seconds
         }
 
-        /// A deadline at `time`.
         public init(_ time: DispatchTime) {
             let now = DispatchTime.now().uptimeNanoseconds
             seconds = time.uptimeNanoseconds > now
@@ -46,12 +29,10 @@ extension PostgresConnection {
             return Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
         }
 
-        /// Whether the time has come.
         public var hasPassed: Bool {
             DispatchTime.now() >= time
         }
 
-        /// The earlier of two deadlines, either of which may be absent.
         static func earliest(_ first: Deadline?, _ second: Deadline?) -> Deadline? {
             guard let first, let second else { return first ?? second }
             return first.time <= second.time ? first : second

@@ -8,36 +8,6 @@ import Glibc
 
 extension PostgresConnection {
     /// Runs one statement and returns its whole result.
-    ///
-    /// Parameters are sent as text, in the places `$1`, `$2`… of `sql`; the
-    /// server infers their types from the statement, as it does for a
-    /// literal of unknown type. nil is NULL.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let result = try connection.execute(
-    ///     "SELECT id, name FROM artist WHERE name = $1 OR born > $2", ["Nina", "1930"])
-    /// for row in result.rows { print(row[0] ?? "NULL") }
-    ///
-    /// // A frozen network path fails in 1 s, not when TCP gives up:
-    /// let token = try connection.execute("SELECT pg_current_snapshot()", timeout: 1)
-    /// ```
-    ///
-    /// - parameter sql: One SQL statement (libpq's extended protocol
-    ///   refuses several).
-    /// - parameter parameters: The values of `$1`, `$2`…, as text.
-    /// - parameter timeout: Seconds to wait for the server's answer, on our
-    ///   side, or nil to wait as long as the connection lasts. The
-    ///   server's `statement_timeout` bounds the statement's work; this
-    ///   bounds the wait for an answer that may never come (a proxy or a
-    ///   NAT box that stopped forwarding, while the kernel keeps the
-    ///   connection). A connection whose answer did not come in time is
-    ///   left mid-statement: it is ``Status/bad`` from then on, and its
-    ///   calls fail until ``reset()``.
-    /// - throws: A ``PostgresError``: the server's refusal with its
-    ///   SQLSTATE, a timeout, a cancel, a broken connection, or no answer
-    ///   in `timeout` seconds (kind ``PostgresError/Kind/connection``).
     public func execute(
         _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil) throws -> PostgresResult
     {
@@ -75,44 +45,6 @@ extension PostgresConnection {
     /// Runs one statement and calls `body` with each row as it arrives, in
     /// constant memory (libpq's single-row mode): for an export or a count
     /// of a big table.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // At most 7 s between two rows; as long as rows come, no limit.
-    /// try connection.forEachRow(
-    ///     "SELECT * FROM track", [], timeout: 7,
-    ///     columns: { columns in print(columns.map(\.name)) }
-    /// ) { row in
-    ///     print(row.values)
-    ///     return true
-    /// }
-    /// ```
-    ///
-    /// - parameter sql: One SQL statement.
-    /// - parameter parameters: The values of `$1`, `$2`…, as text.
-    /// - parameter columns: For a statement that returns rows, called once
-    ///   with the columns, before the first row (and even when no row
-    ///   comes).
-    /// - parameter timeout: Seconds to wait for each next result (a row,
-    ///   or the end), on our side, or nil to wait as long as the
-    ///   connection lasts. Per wait, not for the whole statement: an
-    ///   export that streams rows for minutes is never cut while rows
-    ///   come, and a path that stops answering is found within `timeout`
-    ///   of the last row. As with ``execute(_:_:timeout:)``, a connection
-    ///   whose answer did not come in time is ``Status/bad`` until
-    ///   ``reset()``.
-    /// - parameter body: Called with each row, valid only during the call.
-    ///   Returns false to stop: the library then cancels the statement and
-    ///   waits until the server is done, and the call returns normally. A
-    ///   body that throws stops the statement in the same way.
-    /// - throws: A ``PostgresError`` as ``execute(_:_:timeout:)`` does, or
-    ///   what `body` or `columns` threw.
-    /// - important: The connection is busy until the call returns: a
-    ///   statement started from `body` throws a ``PostgresError`` of kind
-    ///   ``PostgresError/Kind/usage`` (reading ``host`` and the other facts
-    ///   works). Stopping early inside a transaction aborts the
-    ///   transaction.
     public func forEachRow(
         _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil,
         columns: ([PostgresColumn]) throws -> Void = { _ in },
@@ -176,9 +108,6 @@ extension PostgresConnection {
 extension PostgresConnection {
     /// Waits until libpq has a result (or the end of the results) to give
     /// without blocking, reading the socket as the server answers.
-    ///
-    /// - throws: "no answer from the server for 1 s" when `deadline`
-    ///   passes first; the connection is then abandoned.
     func awaitResult(_ connection: OpaquePointer, deadline: Deadline?) throws {
         while PQisBusy(connection) != 0 {
             var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
@@ -197,8 +126,6 @@ extension PostgresConnection {
         }
     }
 
-    /// What one result of ``execute(_:_:timeout:)`` makes: its rows, or
-    /// the statement's error.
     func outcome(of result: OpaquePointer, connection: OpaquePointer) -> Result<PostgresResult, PostgresError> {
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
@@ -235,8 +162,6 @@ extension PostgresConnection {
     }
 }
 
-/// The state of a streamed statement: whether the columns were given,
-/// whether the caller stopped, the first error.
 private struct RowStream {
     var columnsGiven = false
     var isStopped = false
@@ -294,8 +219,6 @@ private struct RowStream {
 
 // MARK: - libpq helpers
 
-/// Calls `body` with C strings of `strings` (NULL for nil), alive during
-/// the call.
 func withCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws -> T) throws -> T {
     // A C string ends at its first NUL: a value holding one would be cut
     // silently. PostgreSQL's text cannot hold it anyway.

@@ -10,10 +10,6 @@ import Glibc
 /// at one place in the lists making one entry to try. There are as many
 /// entries as `hostaddr` values when it is given, else as `host` values,
 /// else one (the default); a single `port` serves every entry.
-///
-/// A connection attempt restarted after a host timed out is made of the
-/// same options with every entry but the ones that timed out
-/// (``ConnectAttempt``).
 struct HostEntries {
     /// One host to try: empty values are libpq's defaults.
     struct Entry: Equatable {
@@ -21,15 +17,9 @@ struct HostEntries {
         var address: String
         var port: String
 
-        /// Whether this entry is the one `PQhost`, `PQport` and
-        /// `PQhostaddr` report, and by how many values given (not
-        /// defaults), or nil. Empty values match as libpq fills them: a
-        /// host with its default, a Unix socket directory (or `localhost`
-        /// when built without one), a port with `defaultPort` (libpq 17's
-        /// `PQport`) or as given (libpq 15's). An entry's `hostaddr` must
-        /// be the address reported: `PQhost` gives the name whenever one
-        /// is set, so `host=db,db hostaddr=10.0.0.1,10.0.0.2` makes two
-        /// entries that only their addresses tell apart.
+        /// Whether this entry is the one `PQhost`, `PQport` and `PQhostaddr` report, and by how many values
+        /// given, or nil. Empty values match as libpq fills them. `hostaddr` must match, since `PQhost` gives
+        /// the name whenever one is set (`host=db,db hostaddr=10.0.0.1,10.0.0.2` are two entries).
         func match(host reported: String, port reportedPort: String, address reportedAddress: String,
                    defaultPort: String) -> Int? {
             // PQhost: the host's name as given, else its address.
@@ -54,7 +44,6 @@ struct HostEntries {
             return left == right
         }
 
-        /// The bytes of an IPv4 or IPv6 address in text, or nil.
         private static func numeric(_ text: String) -> [UInt8]? {
             var bytes = [UInt8](repeating: 0, count: 16)
             if inet_pton(AF_INET, text, &bytes) == 1 { return [4] + bytes.prefix(4) }
@@ -98,12 +87,8 @@ struct HostEntries {
         hasPortPerEntry = (ports?.count ?? 0) > 1
     }
 
-    /// The place of the entry `PQhost`, `PQport` and `PQhostaddr` report
-    /// (``Entry/match(host:port:address:defaultPort:)``), among those
-    /// not `skipping`: the first that matches by the most values given
-    /// (a default may stand for a value another entry names; two entries
-    /// that both match stand for the same server: either may go). Nil
-    /// when none matches.
+    /// The place of the entry `PQhost`, `PQport` and `PQhostaddr` report, among those not `skipping`:
+    /// the first that matches by the most values given (two that both match are the same server).
     func index(ofHost host: String, port: String, address: String = "", defaultPort: String,
                skipping: Set<Int>) -> Int? {
         let matches = entries.indices.filter { !skipping.contains($0) }.compactMap { index in
@@ -114,8 +99,6 @@ struct HostEntries {
         return matches.first { $0.1 == best }?.0
     }
 
-    /// `options` with every entry but those at `removed`, or nil when
-    /// none is left.
     func options(_ options: [(String, String)], without removed: Set<Int>) -> [(String, String)]? {
         let kept = entries.indices.filter { !removed.contains($0) }.map { entries[$0] }
         guard !kept.isEmpty else { return nil }

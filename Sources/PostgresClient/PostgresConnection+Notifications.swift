@@ -4,15 +4,12 @@ import CLibPQ
 /// `pg_notify(channel, payload)`) to a connection that runs
 /// `LISTEN channel`.
 public struct PostgresNotification: Sendable, Equatable {
-    /// The channel the notification was sent on.
     public var channel: String
-    /// The payload; empty when the sender gave none.
     public var payload: String
     /// The server process of the sending session (its `pg_backend_pid()`):
     /// equal to ``PostgresConnection/processID`` for a connection's own.
     public var processID: Int32
 
-    /// Makes a notification.
     public init(channel: String, payload: String, processID: Int32) {
         self.channel = channel
         self.payload = payload
@@ -25,25 +22,6 @@ public struct PostgresNotification: Sendable, Equatable {
 extension PostgresConnection {
     /// The notifications that arrived since the last call, oldest first;
     /// reads what is waiting on the socket without blocking.
-    ///
-    /// Call it when ``socket`` is readable, and after a statement
-    /// (notifications also arrive with results).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// _ = try connection.execute("LISTEN tracks")
-    /// let source = DispatchSource.makeReadSource(fileDescriptor: connection.socket, queue: queue)
-    /// source.setEventHandler {
-    ///     for notification in (try? connection.notifications()) ?? [] {
-    ///         print(notification.channel, notification.payload)
-    ///     }
-    /// }
-    /// source.resume()
-    /// ```
-    ///
-    /// - throws: A ``PostgresError`` of kind
-    ///   ``PostgresError/Kind/connection`` when the connection broke.
     public func notifications() throws -> [PostgresNotification] {
         try withServer { connection in
             guard PQconsumeInput(connection) != 0 else {

@@ -2,33 +2,12 @@ import CLibPQ
 import Foundation
 
 /// A connection to a PostgreSQL server, through libpq.
-///
-/// The connection is synchronous, as a GRDB connection is with SQLite:
-/// each call blocks until the server answers, so run it on a dispatch
-/// queue of your own. Calls from several threads are serialised: a
-/// connection runs one statement at a time. ``cancel()`` is the exception:
-/// call it from any thread to stop the statement that runs.
-///
-/// For example:
-///
-/// ```swift
-/// let connection = try PostgresConnection(
-///     "postgres://viewer@db.example.com/tracks",
-///     settings: ["application_name": "livetable"])
-/// let result = try connection.execute("SELECT name FROM artist WHERE id = $1", ["42"])
-/// print(result.rows)   // [[Optional("Nina Simone")]]
-/// ```
-///
-/// Every libpq convention applies: the `PG*` environment variables,
-/// `~/.pgpass`, service files (`service=name`), `sslmode` and
-/// `sslrootcert`, Unix socket directories as hosts, several hosts with
-/// `target_session_attrs`.
+/// Synchronous, as a GRDB connection is: each call blocks until the server answers, and calls from
+/// several threads are serialised. ``cancel()`` is the exception, from any thread.
 // @unchecked: libpq's PGconn is not thread-safe; every use of it holds
 // `lock`. The cancel object, made for use from any thread, has its own.
 public final class PostgresConnection: @unchecked Sendable {
-    /// Whether a connection is usable.
     public enum Status: Sendable, Equatable {
-        /// The connection is open and usable.
         case ok
         /// The connection broke (server restarted, network down): calls
         /// fail until ``PostgresConnection/reset()`` succeeds.
@@ -46,7 +25,6 @@ public final class PostgresConnection: @unchecked Sendable {
     /// read the connection's facts; a statement started there is refused
     /// (`isStreaming`) rather than left to deadlock.
     let lock = NSRecursiveLock()
-    /// True while forEachRow reads its rows; guarded by `lock`.
     var isStreaming = false
     /// True once a statement's answer did not come by its deadline: the
     /// connection is mid-statement for good; guarded by `lock`.
@@ -63,45 +41,6 @@ public final class PostgresConnection: @unchecked Sendable {
     /// messages (one that did not parse).
     private let unparsedConnectionString: String?
 
-    /// Connects to the server that `connectionString` names.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let connection = try PostgresConnection(
-    ///     "host=/var/run/postgresql dbname=tracks",
-    ///     settings: [
-    ///         "application_name": "livetable",
-    ///         "options": "-c default_transaction_read_only=on -c statement_timeout=5000",
-    ///     ])
-    /// ```
-    ///
-    /// - parameter connectionString: A `postgres://` or `postgresql://`
-    ///   URL, a key/value string (`"host=db dbname=tracks"`), a bare
-    ///   database name, or "" for libpq's defaults and the `PG*`
-    ///   environment variables.
-    /// - parameter settings: More connection options by libpq keyword
-    ///   (`application_name`, `options`, `connect_timeout`…). They override
-    ///   the same options of `connectionString`. `client_encoding` is UTF8
-    ///   unless given: values are decoded as UTF-8.
-    /// - parameter timeout: Seconds the whole attempt may take, on our
-    ///   side, or nil for no limit but libpq's own: `connect_timeout`
-    ///   (seconds, at least 2) bounds each address tried, and a host that
-    ///   does not answer in time is given up for the others, as libpq
-    ///   does (but a host name whose address timed out is given up whole:
-    ///   see `ConnectAttempt`).
-    /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
-    ///   abandons the attempt at once: a thread asked to stop is not held
-    ///   by a server that does not answer. The attempt only polls it, and
-    ///   leaves its wake-ups to be cleared by its owner. The process's exit
-    ///   abandons an attempt in the same way.
-    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
-    ///   or ``PostgresError/Kind/authentication``, whose message holds no
-    ///   password; of kind ``PostgresError/Kind/connection`` when libpq
-    ///   cannot be loaded ("PostgreSQL support needs libpq (libpq5): …")
-    ///   or `timeout` passed ("no connection to the server in 3 s") or
-    ///   the process exits ("the process is exiting"); of kind
-    ///   ``PostgresError/Kind/canceled`` when `interrupt` was signalled.
     public init(
         _ connectionString: String, settings: [String: String] = [:],
         timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws
@@ -132,8 +71,6 @@ public final class PostgresConnection: @unchecked Sendable {
         ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
     }
 
-    /// The connection an attempt made, or its error; a connection that
-    /// failed is released.
     private static func connection(
         from outcome: ConnectAttempt.Outcome, secrets: Secrets) throws -> OpaquePointer
     {
@@ -149,8 +86,6 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// The error of an attempt that ended before libpq did: no connection
-    /// to release.
     private static func unfinished(_ outcome: ConnectAttempt.Outcome) -> PostgresError {
         switch outcome {
         case let .deadlinePassed(deadline):
@@ -168,9 +103,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// libpq prints the server's notices and warnings ("table does not
-    /// exist, skipping") on stderr, which would write over a terminal
-    /// screen: they are dropped.
+    /// libpq prints the server's notices ("table does not exist, skipping") on stderr, which would
+    /// write over a terminal screen: they are dropped.
     private static func quiet(_ connection: OpaquePointer) {
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
@@ -202,56 +136,14 @@ public final class PostgresConnection: @unchecked Sendable {
         withConnection { PQstatus($0) == CONNECTION_OK && !abandoned ? .ok : .bad }
     }
 
-    /// Whether a statement's answer did not come by its deadline (the
-    /// `timeout:` of ``execute(_:_:timeout:)`` or
-    /// ``forEachRow(_:_:timeout:columns:_:)``): the connection is left
-    /// mid-statement, ``Status/bad`` until ``reset()``. Unlike a broken
-    /// connection, the path to the server may still be frozen: a caller
-    /// that would reconnect at once to run the statement again waits for
-    /// the connect timeout instead.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// do {
-    ///     _ = try connection.execute("SELECT 1", timeout: 3)
-    /// } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
-    ///     // No answer in 3 s: reconnect later, not now.
-    /// }
-    /// ```
+    /// Whether a statement's answer did not come by its deadline: the connection is left mid-statement,
+    /// ``Status/bad`` until ``reset()``. Unlike a broken one, its path may still be frozen: reconnecting
+    /// at once would wait out the connect timeout.
     public var isAbandoned: Bool {
         withConnection { _ in abandoned }
     }
 
-    /// Closes the connection and opens it again with the same options,
-    /// after the server restarted or the network broke. With several
-    /// hosts, libpq tries them again in order.
-    ///
-    /// As PQreset, but made as a new connection is (the same attempt, the
-    /// same `connect_timeout` per host, and the same `timeout` and
-    /// interrupt as ``init(_:settings:timeout:interruptedBy:)``). The
-    /// attempt holds no lock: meanwhile ``status``, ``isAbandoned`` and
-    /// the facts answer for the old connection. Then the connection is
-    /// replaced, by one that failed if the server cannot be reached; when
-    /// the attempt was interrupted or ran out of time, the old one stays.
-    /// Resets on several threads at once: one that ends after another
-    /// replaced the connection since it started leaves that newer
-    /// connection in place (and still throws if its own attempt failed).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// if connection.status == .bad {
-    ///     try connection.reset(timeout: 5, interruptedBy: stop)
-    /// }
-    /// ```
-    ///
-    /// - parameter timeout: Seconds the whole attempt may take, or nil for
-    ///   no limit but `connect_timeout` per host.
-    /// - parameter interrupt: A descriptor whose ``WakeUpDescriptor/signal()``
-    ///   abandons the attempt at once.
-    /// - throws: A ``PostgresError`` when the server cannot be reached, of
-    ///   the kinds ``init(_:settings:timeout:interruptedBy:)`` throws.
+    /// Closes the connection and opens it again with the same options (libpq tries every host again).
     public func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
         var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
         let started = withConnection { _ in generation }
@@ -296,14 +188,10 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - Connection facts
 
-    /// The host the connection reached (a name, an address, or a Unix
-    /// socket directory such as `/var/run/postgresql`).
+    /// The host the connection reached: a name, an address, or a Unix socket directory.
     public var host: String { fact(PQhost) }
-    /// The port the connection reached, as text (`"5432"`).
     public var port: String { fact(PQport) }
-    /// The database name.
     public var databaseName: String { fact(PQdb) }
-    /// The role name.
     public var user: String { fact(PQuser) }
     /// The server's version as a number: 150004 for 15.4.
     public var serverVersion: Int { withConnection { Int(PQserverVersion($0)) } }
@@ -311,16 +199,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// ``PostgresNotification/processID`` reports a notifier.
     public var processID: Int32 { withConnection { PQbackendPID($0) } }
 
-    /// A setting the server reports to every client on its own
-    /// (`server_version`, `in_hot_standby`, `TimeZone`,
-    /// `default_transaction_read_only`…), or nil if it reports none by
-    /// that name.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// connection.parameterStatus("server_version")   // "15.4 (Debian 15.4-1)"
-    /// ```
+    /// A setting the server reports to every client on its own (`server_version`, `in_hot_standby`,
+    /// `TimeZone`…), or nil.
     public func parameterStatus(_ name: String) -> String? {
         withConnection { PQparameterStatus($0, name).map { String(cString: $0) } }
     }
@@ -331,8 +211,6 @@ public final class PostgresConnection: @unchecked Sendable {
         parameterStatus("in_hot_standby").map { $0 == "on" }
     }
 
-    /// "tracks on db.example.com:5432": the database and where it is, for
-    /// a title. Never the password.
     public var displayName: String {
         PostgresConnectionString(host: host, port: port, databaseName: databaseName, user: user)
             .displayName
@@ -344,23 +222,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - Cancel
 
-    /// Asks the server to stop the statement this connection runs, from
-    /// any thread; the running call then throws a ``PostgresError`` of kind
-    /// ``PostgresError/Kind/canceled``. Without a statement, the server
-    /// ignores it (the next statement waits until it was handled). Returns
-    /// at once: the request goes on a connection of its own
-    /// to the server, sent from a queue of the library (a slow or frozen
-    /// network holds that queue, not the caller).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DispatchQueue.global().asyncAfter(deadline: .now() + 1) { connection.cancel() }
-    /// try connection.execute("SELECT pg_sleep(10)")   // throws after 1 s
-    /// ```
-    ///
-    /// - important: Inside a transaction, a canceled statement aborts the
-    ///   transaction, as any failed statement does.
+    /// Asks the server, from any thread, to stop the running statement, which then throws `.canceled`.
+    /// Returns at once: the request is sent from the library's queue (see `SideState`).
     public func cancel() {
         side.cancel(markingCanceled: true)
     }
@@ -372,7 +235,6 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - The lock
 
-    /// Runs `body` with the libpq connection, one thread at a time.
     func withConnection<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -389,7 +251,6 @@ public final class PostgresConnection: @unchecked Sendable {
 }
 
 extension PostgresConnectionString {
-    /// A string's facts, from a connection's.
     init(host: String, port: String, databaseName: String, user: String) {
         self.host = host
         self.port = port
@@ -401,17 +262,11 @@ extension PostgresConnectionString {
 
 // MARK: - Side state
 
-/// What a connection's callers reach while a statement runs: the cancel
-/// object (libpq's PQcancel is safe from any thread), whether the running
-/// statement was canceled on request, and the socket.
-///
-/// A cancel is sent from a queue of its own, never on the caller's thread:
-/// PQcancel opens a connection of its own to the server and waits until
-/// the server closed it, which over a slow network holds the caller (the
-/// screen, which abandons a read at each key that supersedes it) for a
-/// round trip or more, and behind a frozen path for as long as TCP tries.
-/// The next statement waits for the cancels in flight (up to
-/// `cancelWait`), so that a late cancel does not stop it instead.
+/// What a connection's callers reach while a statement runs: the cancel object, whether the
+/// statement was canceled on request, and the socket. A cancel is sent from a queue of its own:
+/// PQcancel opens a connection to the server and waits for it to close, which holds the caller a
+/// round trip, or as long as TCP tries behind a frozen path. The next statement waits for the
+/// cancels in flight (up to `cancelWait`), so that a late cancel does not stop it instead.
 // @unchecked: every field is guarded by `lock`; `pending` is a group.
 final class SideState: @unchecked Sendable {
     /// A server process's cancel object, freed when the last cancel that
@@ -445,7 +300,6 @@ final class SideState: @unchecked Sendable {
     private var cancelHandle: CancelHandle?
     private var canceled = false
     private var currentSocket: Int32 = -1
-    /// The cancels sent and not yet done.
     private let pending = DispatchGroup()
 
     init(_ connection: OpaquePointer) {
@@ -491,10 +345,6 @@ final class SideState: @unchecked Sendable {
 
     /// Called before each statement: a cancel asked before it started
     /// does not apply to it, nor does it reach it late.
-    ///
-    /// - returns: False when a cancel sent before has not ended in
-    ///   `cancelWait` (a frozen path): it may still stop the statement,
-    ///   which must not run on this connection.
     func beginStatement() -> Bool {
         guard pending.wait(timeout: .now() + Self.cancelWait) == .success else { return false }
         lock.lock()

@@ -3,44 +3,16 @@ import CLibPQ
 /// A PostgreSQL connection string, read without connecting: the host,
 /// port, database and user it names, for a title; and its redacted form,
 /// for display.
-///
-/// Every form libpq accepts is understood, since libpq itself parses it
-/// (`PQconninfoParse`): `postgres://` and `postgresql://` URLs, key/value
-/// strings (`"host=db dbname=tracks"`), and a bare database name. Values
-/// that come from elsewhere at connection time (the `PG*` environment
-/// variables, a service file, libpq's defaults) are not filled in: they
-/// are nil here. A connection knows them once open
-/// (``PostgresConnection/host``…).
-///
-/// For example:
-///
-/// ```swift
-/// let string = try PostgresConnectionString("postgres://ann:secret@db.example.com/tracks")
-/// string.displayName                      // "tracks on db.example.com"
-/// PostgresConnectionString.redacted("postgres://ann:secret@db.example.com/tracks")
-///                                         // "postgres://ann:***@db.example.com/tracks"
-/// ```
 public struct PostgresConnectionString: Sendable, Equatable {
-    /// The host or hosts (`"db1,db2"`), or a Unix socket directory
-    /// (`"/var/run/postgresql"`); nil when the string names none.
+    /// The host or hosts (`"db1,db2"`), or a Unix socket directory; nil when the string names none.
     public var host: String?
-    /// The port or ports (`"5432,5433"`); nil when the string names none.
     public var port: String?
-    /// The database name; nil when the string names none.
     public var databaseName: String?
-    /// The role name; nil when the string names none.
     public var user: String?
-    /// Every option the string sets, by libpq's keyword (`"sslmode"`,
-    /// `"target_session_attrs"`…), except the password, which is never
-    /// kept.
+    /// Every option the string sets, by libpq's keyword (`"sslmode"`…), except the password, which is
+    /// never kept.
     public var options: [String: String]
 
-    /// Parses `string` as libpq does.
-    ///
-    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/usage``
-    ///   when libpq refuses the string; its message holds no password. Of
-    ///   kind ``PostgresError/Kind/connection`` when libpq, which parses a
-    ///   URL or key/value string, cannot be loaded.
     public init(_ string: String) throws {
         var options = try Self.parse(string)
         options["password"] = nil
@@ -51,8 +23,6 @@ public struct PostgresConnectionString: Sendable, Equatable {
         user = options["user"]
     }
 
-    /// "tracks on db.example.com:5433": the database, and where it is, for
-    /// a title. Never the password.
     public var displayName: String {
         let place = Self.place(host: host, port: port)
         switch (databaseName, place) {
@@ -76,17 +46,8 @@ public struct PostgresConnectionString: Sendable, Equatable {
 
     // MARK: - Redaction
 
-    /// `string` with any password replaced by `***`: the `user:password@`
-    /// of a URL, its `password=` query parameter, and the `password=` of a
-    /// key/value string. Works on strings libpq would refuse too, so that
-    /// whatever a user typed can be shown.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// PostgresConnectionString.redacted("host=db password='s e c' dbname=t")
-    /// // "host=db password=*** dbname=t"
-    /// ```
+    /// `string` with any password replaced by `***` (URL user info and query, key/value `password=`),
+    /// even in strings libpq would refuse, so that whatever a user typed can be shown.
     public static func redacted(_ string: String) -> String {
         if isURI(string) {
             return redactingQueryPasswords(in: redactingUserInfo(in: string))
@@ -145,7 +106,6 @@ func redactingUserInfo(in text: String) -> String {
     return result + rest
 }
 
-/// Replaces the value of every `password=` parameter of a URL's query.
 private func redactingQueryPasswords(in uri: String) -> String {
     guard let question = uri.firstIndex(of: "?") else { return uri }
     let query = uri[uri.index(after: question)...]

@@ -2,17 +2,6 @@ import CLibPQ
 
 /// An error from PostgreSQL or from libpq: one line, with the server's
 /// SQLSTATE when there is one, and never a password.
-///
-/// For example:
-///
-/// ```swift
-/// do {
-///     _ = try connection.execute("INSERT INTO t VALUES (1)")
-/// } catch let error as PostgresError {
-///     print(error)            // "cannot execute INSERT in a read-only transaction"
-///     print(error.sqlState)   // Optional("25006")
-/// }
-/// ```
 public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What went wrong, in the terms a caller acts on.
     public enum Kind: Sendable, Equatable {
@@ -37,16 +26,13 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         case usage
     }
 
-    /// What went wrong.
     public var kind: Kind
     /// The five-character SQLSTATE code the server sent ("42P01"), or nil
     /// when the error comes from libpq itself (a refused connection).
     public var sqlState: String?
     /// The primary message, on one line, without any password.
     public var message: String
-    /// The server's optional detail line, without any password.
     public var detail: String?
-    /// The server's optional hint, without any password.
     public var hint: String?
 
     /// Makes an error. The message must already be free of passwords: the
@@ -62,7 +48,6 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         self.hint = hint
     }
 
-    /// The primary message: one line, no password.
     public var description: String { message }
 }
 
@@ -111,8 +96,6 @@ extension PostgresError {
         return connectionFailure(message: raw, secrets: secrets)
     }
 
-    /// The error of a connection that failed to open, from libpq's
-    /// message `raw`.
     static func connectionFailure(message raw: String, secrets: Secrets) -> PostgresError {
         let message = secrets.scrub(oneLine(raw))
         let isAuthentication = authenticationMarkers.contains { message.contains($0) }

@@ -1,21 +1,11 @@
 import CLibPQ
 
 /// A column of a result: its name and the OID of its type in `pg_type`.
-///
-/// For example:
-///
-/// ```swift
-/// let result = try connection.execute("SELECT 1 AS one")
-/// result.columns   // [PostgresColumn(name: "one", typeOID: 23)]   (23: int4)
-/// ```
 public struct PostgresColumn: Sendable, Equatable, Hashable {
-    /// The column's name, as the statement labels it.
     public var name: String
-    /// The OID of the column's type (`pg_type.oid`): 23 for `int4`, 25 for
-    /// `text`, 16 for `bool`…
+    /// The OID of the column's type (`pg_type.oid`): 23 for `int4`, 25 for `text`…
     public var typeOID: UInt32
 
-    /// Makes a column description.
     public init(name: String, typeOID: UInt32) {
         self.name = name
         self.typeOID = typeOID
@@ -24,26 +14,16 @@ public struct PostgresColumn: Sendable, Equatable, Hashable {
 
 /// The whole result of a statement: its columns, and its rows as
 /// PostgreSQL prints them (text), NULL as nil.
-///
-/// For example:
-///
-/// ```swift
-/// let result = try connection.execute("SELECT 'a', NULL, ''")
-/// result.rows   // [[Optional("a"), nil, Optional("")]]
-/// ```
 public struct PostgresResult: Sendable, Equatable {
     /// The columns; empty for a statement that returns no rows (`UPDATE`).
     public var columns: [PostgresColumn]
-    /// Each row's values, in the order of ``columns``, as text; nil is NULL.
     public var rows: [[String?]]
-    /// The command tag the server sent: `"SELECT 3"`, `"UPDATE 2"`,
-    /// `"SET"`; empty for an empty statement.
+    /// The command tag the server sent (`"SELECT 3"`); empty for an empty statement.
     public var commandTag: String
     /// The rows an `INSERT`, `UPDATE`, `DELETE`, `MERGE`, `SELECT`, `MOVE`,
     /// `FETCH` or `COPY` touched; nil for other commands.
     public var affectedRows: Int?
 
-    /// Makes a result.
     public init(columns: [PostgresColumn], rows: [[String?]], commandTag: String, affectedRows: Int?) {
         self.columns = columns
         self.rows = rows
@@ -51,7 +31,6 @@ public struct PostgresResult: Sendable, Equatable {
         self.affectedRows = affectedRows
     }
 
-    /// Copies a libpq result into Swift values.
     init(_ result: OpaquePointer) {
         columns = describeColumns(of: result)
         let rowCount = Int(PQntuples(result))
@@ -68,19 +47,6 @@ public struct PostgresResult: Sendable, Equatable {
 /// One row of a streamed result (``PostgresConnection/forEachRow(_:_:timeout:columns:_:)``),
 /// read in place: its values stay in libpq's memory, so that an export can
 /// copy their bytes without making a `String` of each.
-///
-/// For example:
-///
-/// ```swift
-/// try connection.forEachRow("SELECT id, name FROM artist", []) { row in
-///     if row.isNull(column: 1) { print("NULL") }
-///     row.withBytes(column: 1) { bytes in output.append(contentsOf: bytes) }
-///     return true   // false stops the statement
-/// }
-/// ```
-///
-/// - important: A row is valid only during the call that receives it: do
-///   not keep it.
 public struct PostgresRow {
     private let result: OpaquePointer
     private let index: Int32
@@ -90,7 +56,6 @@ public struct PostgresRow {
         self.index = index
     }
 
-    /// The number of values in the row.
     public var count: Int { Int(PQnfields(result)) }
 
     /// Whether the value of `column` (0-based) is NULL. A column out of
@@ -100,10 +65,8 @@ public struct PostgresRow {
         return PQgetisnull(result, index, Int32(column)) != 0
     }
 
-    /// Calls `body` with the UTF-8 bytes of the value of `column` (0-based),
-    /// as PostgreSQL prints it; empty for NULL, and for a column out of
-    /// range (tell them with ``isNull(column:)``). The bytes are valid only
-    /// during `body`.
+    /// Calls `body` with the UTF-8 bytes of the value of `column`, as PostgreSQL prints it; empty for
+    /// NULL and a column out of range. The bytes are valid only during `body`.
     public func withBytes<T>(column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard !isNull(column: column), let value = PQgetvalue(result, index, Int32(column)) else {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
@@ -112,15 +75,12 @@ public struct PostgresRow {
         return try body(UnsafeRawBufferPointer(start: value, count: length))
     }
 
-    /// The value of `column` (0-based) as text; nil for NULL. Bytes that
-    /// are not UTF-8 (a client_encoding other than UTF8) are replaced with
-    /// U+FFFD.
+    /// The value of `column` as text; nil for NULL. Bytes that are not UTF-8 are replaced with U+FFFD.
     public func string(column: Int) -> String? {
         if isNull(column: column) { return nil }
         return withBytes(column: column) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// All the values of the row as text; nil for NULL.
     public var values: [String?] {
         (0..<count).map { string(column: $0) }
     }

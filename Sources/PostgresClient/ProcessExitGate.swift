@@ -6,17 +6,9 @@ import Glibc
 
 /// The door every libpq call that talks to a server goes through, closed
 /// when the process exits.
-///
-/// libpq uses OpenSSL (for SSL, and for SCRAM authentication even
-/// without SSL), and OpenSSL frees its state in an `atexit` handler. A
-/// thread of ours still in libpq at that moment (a poll that reconnects, a
-/// read that runs, a connection released) then touches freed locks and
-/// the process crashes after its work is done: garbage after the terminal
-/// is restored, a non-zero exit status, a test run reported as failed.
-/// So at exit, before OpenSSL's cleanup, the gate closes: new calls fail
-/// at once, running statements are canceled, connection attempts are
-/// abandoned, and the exit waits a bounded
-/// time for the calls in flight to leave libpq.
+/// libpq uses OpenSSL, which frees its state in an `atexit` handler: a thread still in libpq then
+/// crashes the process after its work is done. So at exit, before OpenSSL's cleanup, new calls fail,
+/// statements are canceled, attempts are abandoned, and the exit waits a bounded time for the rest.
 // @unchecked Sendable: every field is guarded by `condition`.
 final class ProcessExitGate: @unchecked Sendable {
     static let shared = ProcessExitGate()
@@ -40,20 +32,13 @@ final class ProcessExitGate: @unchecked Sendable {
 
     private init() {}
 
-    /// Registers the gate's close at exit, to run before OpenSSL's
-    /// cleanup. Called once, by ``LibPQ/load()``, right after libpq was
-    /// loaded: registered before that dlopen, the handler would run after
-    /// the cleanup of an OpenSSL loaded later.
+    /// Registers the gate's close at exit, to run before OpenSSL's cleanup: called by ``LibPQ/load()``
+    /// right after libpq's dlopen, which may have brought OpenSSL in.
     func closeAtExit() {
-        // atexit handlers run in reverse order of registration: OpenSSL's
-        // must be registered before ours, so that ours runs first. OpenSSL
-        // registers it at its first initialisation, which libpq would do
-        // only later (its first SCRAM exchange or SSL connection): do it
-        // now. libpq loaded libcrypto, out of the global namespace
-        // (RTLD_LOCAL): the symbol is looked up through libpq's handle.
-        // Without it (libpq built without OpenSSL) there is nothing to
-        // order. An option must be given (no option returns before any
-        // work): the error strings, which libpq loads anyway.
+        // atexit handlers run in reverse order: OpenSSL's must be registered before ours. OpenSSL
+        // registers it at its first initialisation, which libpq would do only later (its first SCRAM or
+        // SSL): do it now, through libpq's handle (libcrypto is RTLD_LOCAL). Without OpenSSL, nothing to
+        // order. An option must be given (none returns before any work): the error strings.
         typealias Initialize = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
         let loadCryptoStrings: UInt64 = 0x2  // OPENSSL_INIT_LOAD_CRYPTO_STRINGS
         if let symbol = lt_libpq_symbol("OPENSSL_init_crypto") {
@@ -63,11 +48,6 @@ final class ProcessExitGate: @unchecked Sendable {
     }
 
     /// Runs `body`, a libpq call, unless the process exits.
-    ///
-    /// - parameter side: The cancel handle of the connection, so that the
-    ///   exit can stop the statement `body` runs.
-    /// - throws: A ``PostgresError`` of kind ``PostgresError/Kind/connection``
-    ///   once the process exits; what `body` throws.
     func pass<T>(_ side: SideState?, _ body: () throws -> T) throws -> T {
         let ticket = try enter(side)
         defer { leave(ticket) }

@@ -3,38 +3,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A descriptor that a thread asleep in poll(2) watches, so that another
-/// thread can wake it: the interrupt of a connection attempt
-/// (``PostgresConnection/init(_:settings:timeout:interruptedBy:)``), and a
-/// poll's own stop.
-///
-/// For example:
-///
-/// ```swift
-/// let wake = WakeUpDescriptor()
-/// // The polling thread:
-/// var descriptors = [pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-/// if poll(&descriptors, 1, 1000) > 0 { wake.clear() }
-/// // Any other thread:
-/// wake.signal()
-/// ```
-///
-/// A connected pair of Unix sockets rather than a pipe: it is made
-/// close-on-exec and non-blocking in the same call (`SOCK_CLOEXEC`), where
-/// a pipe needs `pipe2`, which Swift's Glibc module does not export, or an
-/// `fcntl` after `pipe()`, in which instant a process spawned by another
-/// thread (a test's psql) would inherit it, and hold it open.
+/// A descriptor that a thread asleep in poll(2) watches, so that another thread can wake it: the
+/// interrupt of a connection attempt, and a poll's own stop.
 // @unchecked Sendable: descriptors, read and written with system calls
 // that are safe from any thread.
 public final class WakeUpDescriptor: @unchecked Sendable {
-    /// The end to poll, readable once signalled until cleared; -1 when no
-    /// descriptor was left: poll(2) ignores it, and the sleeper wakes
-    /// only by its own timeout.
+    /// The end to poll, readable once signalled until cleared; -1 when no descriptor was left: poll(2)
+    /// ignores it, and the sleeper wakes only by its own timeout.
     public let descriptor: Int32
     /// The end ``signal()`` writes to (internal: a test checks its flags).
     let writer: Int32
 
-    /// Makes the pair of descriptors, closed with the object.
     public init() {
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
@@ -58,7 +37,6 @@ public final class WakeUpDescriptor: @unchecked Sendable {
         _ = send(writer, &byte, 1, Int32(MSG_NOSIGNAL))
     }
 
-    /// Clears the wake-ups, once seen.
     public func clear() {
         guard descriptor >= 0 else { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in

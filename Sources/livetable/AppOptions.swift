@@ -3,10 +3,7 @@ import Foundation
 import LiveTableCore
 
 /// The options of `livetable` that `livetable demo` shares.
-///
-/// Both commands declare them with `@OptionGroup`: ArgumentParser parses
-/// them once, wherever they stand on the command line, and hands the same
-/// values to the subcommand, so `livetable demo --seed 3` and
+/// ArgumentParser parses them once, wherever they stand: `livetable demo --seed 3` and
 /// `livetable --seed 3 demo` mean the same.
 struct AppOptions: ParsableArguments {
     @Option(
@@ -57,10 +54,6 @@ struct AppOptions: ParsableArguments {
 }
 
 /// `--poll SECONDS`, of `livetable`, `livetable demo` and `livetable view`.
-///
-/// One group that the commands share: ArgumentParser parses it once,
-/// wherever it stands on the command line, and hands the same value to
-/// each command that declares it.
 struct PollOption: ParsableArguments {
     // Unconditional: `--poll -1` says what is wrong with -1.
     @Option(

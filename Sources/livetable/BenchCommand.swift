@@ -267,9 +267,6 @@ struct BenchCommand: ParsableCommand {
 
     /// Runs `measure` in this child process, and writes its figures as
     /// JSON to `output`.
-    ///
-    /// The main thread runs the main run loop, where the app loop runs, as
-    /// in the app, until the measurement ends; its error is thrown here.
     private static func runChild<Figures: Encodable & Sendable>(
         output: String, _ measure: @escaping @Sendable () throws -> Figures) throws
     {
@@ -290,11 +287,6 @@ struct BenchCommand: ParsableCommand {
 
     /// Measures in a child process (`livetable bench` with `arguments`), so
     /// that the peak memory of one measurement is not the peak of another.
-    ///
-    /// - parameter output: Where the child writes its figures; removed.
-    /// - parameter name: What is measured, for an error message.
-    /// - throws: `ExitCode` when the child failed, after saying why on
-    ///   standard error; a `CommandFailure` when it died of a signal.
     private static func measureInChildProcess<Figures: Decodable>(
         arguments: [String], output: String, name: String) throws -> Figures
     {

@@ -4,21 +4,9 @@ import PostgresClient
 /// The passwords that a PostgreSQL connection string on the command line
 /// holds (`postgres://viewer:secret@db/tracks`, `"password=secret …"`),
 /// kept out of `ps` and out of every error the command prints.
-///
-/// Any user of the machine may read another process's command line
-/// (`ps`, `/proc/PID/cmdline`). As `mysql --password` and PostgreSQL's own
-/// server processes do, the command overwrites its arguments in place once
-/// it has copied them: after the first milliseconds, `ps` shows
-/// `postgres://viewer:***@db/tracks`. The window before that is why the
-/// docs recommend `PGPASSWORD` or `~/.pgpass` instead.
-///
-/// For example:
-///
-/// ```swift
-/// let arguments = CommandLinePasswords.hide()   // the arguments as given
-/// CommandLinePasswords.scrub("Unexpected argument '\(arguments[3])'")
-/// // "Unexpected argument 'postgres://viewer:***@db/tracks'"
-/// ```
+/// Any user may read another process's command line: as `mysql --password` does, the command
+/// overwrites its arguments in place once copied. The moment before is why the docs recommend
+/// `PGPASSWORD` or `~/.pgpass`.
 enum CommandLinePasswords {
     /// The arguments that held a password, and their redacted forms.
     // nonisolated(unsafe): written once by `hide()`, first thing in `main`,
@@ -29,8 +17,6 @@ enum CommandLinePasswords {
     /// reads), then writes it again in the process's own argument memory
     /// with each connection string in its redacted form. Call once, first
     /// thing in `main`, before any other thread starts.
-    ///
-    /// - returns: The arguments as given.
     @discardableResult
     static func hide() -> [String] {
         // The first read of `CommandLine.arguments` copies argv into Swift

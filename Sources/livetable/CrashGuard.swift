@@ -2,10 +2,8 @@ import Foundation
 
 /// Restores the terminal when the process crashes, then lets the crash go
 /// on (core dump, Swift backtrace) as if nothing had intervened.
-///
-/// A signal handler may only call async-signal-safe functions, which
-/// `endwin` is not: the handler writes precomputed reset sequences with
-/// `write(2)` and restores the saved terminal modes with `tcsetattr`.
+/// A signal handler may only call async-signal-safe functions, which `endwin` is not: it writes
+/// precomputed reset sequences with `write(2)`, and restores the saved modes with `tcsetattr`.
 enum CrashGuard {
     /// The signals of a crash.
     static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]

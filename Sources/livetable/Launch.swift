@@ -70,12 +70,6 @@ struct Launch {
     /// PostgreSQL database, whose connection is made here, so that a wrong
     /// password or an unreachable server is said before the screen is
     /// taken. This is the one place where a database is chosen.
-    ///
-    /// - parameter polling: `--poll`: for a file, checks besides inotify;
-    ///   for PostgreSQL, the interval of the commit-token poll (0.05 s
-    ///   when not given).
-    /// - throws: A `CommandFailure` of status 1 that says why, in one line,
-    ///   never with a password.
     static func openViewerDataSource(
         _ argument: String, polling: CommitPolling, postgres: PostgresOptions) throws -> any ViewerDataSource
     {
@@ -109,11 +103,6 @@ struct Launch {
     /// Takes over the terminal and runs the Hall of Fame until it exits, or
     /// throws a `CommandFailure` of status 2 when the terminal can not be
     /// set up.
-    ///
-    /// - parameter close: Closes what else the app uses (the demo's
-    ///   temporary file), at exit, after the database.
-    /// - parameter started: Called once the first screen is drawn: the
-    ///   demo starts there.
     func start(
         database: AppDatabase,
         polling: CommitPolling = CommitPolling(),
@@ -136,10 +125,6 @@ struct Launch {
     /// Takes over the terminal and runs the program of the loop that
     /// `makeLoop` makes for it until the app exits, or throws a
     /// `CommandFailure` of status 2 when the terminal can not be set up.
-    ///
-    /// - parameter makeLoop: The app loop, not started, for the terminal.
-    /// - parameter close: Closes what the program uses, at exit.
-    /// - parameter started: Called once the first screen is drawn.
     func run<Program: AppProgram>(
         _ makeLoop: @MainActor (Terminal) -> AppLoop<Program>,
         close: @escaping @MainActor () -> Void,
@@ -159,14 +144,6 @@ struct Launch {
 }
 
 /// Which database `livetable view` reads, from its argument.
-///
-/// For example:
-///
-/// ```swift
-/// ViewerDataSourceKind("app.sqlite")                       // .sqliteFile
-/// ViewerDataSourceKind("postgres://viewer@db/tracks")      // .postgres
-/// ViewerDataSourceKind("host=db dbname=tracks")            // .postgres
-/// ```
 enum ViewerDataSourceKind: Equatable {
     /// A SQLite file: any argument that names no server.
     case sqliteFile

@@ -4,12 +4,6 @@ import LiveTableCore
 
 /// An error that ends the command: one line on standard error, and the
 /// documented exit status.
-///
-/// For example:
-///
-/// ```swift
-/// throw CommandFailure("standard input is not a terminal", status: 2)
-/// ```
 struct CommandFailure: Error, CustomStringConvertible {
     /// What went wrong, said in one line.
     var description: String
@@ -46,19 +40,9 @@ extension ViewCommand: TerminalCommand {
 }
 
 extension LiveTable {
-    /// The one way out of the command line for every error: a command-line
-    /// error, or an error thrown while a command runs, prints one line,
-    /// `livetable: error: …`, and exits with its status:
-    ///
-    /// - a `CommandFailure`: its own status (1 for the database, 2 for the
-    ///   terminal);
-    /// - a command-line error (unknown option, invalid value): 64;
-    /// - an `ExitCode` (the missed targets of `bench`, already reported):
-    ///   its code, without a message;
-    /// - any other error: 1.
-    ///
-    /// `--help` prints the help on standard output and exits with 0. The
-    /// app itself exits from its runtime: 0 on quit, 128 + n after signal n.
+    /// The one way out of the command line for every error: it prints one line, `livetable: error: …`,
+    /// and exits with its status: a `CommandFailure`'s own (1 for the database, 2 for the terminal), 64
+    /// for a command-line error, an `ExitCode`'s code (`bench`'s missed targets), or 1.
     static func main() {
         // Before any other thread starts, so that all of them block the
         // signals that the terminal app observes (see `SignalSources.block`).

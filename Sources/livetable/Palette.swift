@@ -2,13 +2,8 @@ import CNcurses
 import LiveTableCore
 
 /// The terminal attributes and colour pair of each `CellStyle`.
-///
-/// With colours, each `Color` gets a colour pair: a foreground on the
-/// terminal's default background (`render` reverses the title bar and the
-/// selection, which turns their colour into a bar). Without (`--no-color`,
-/// `NO_COLOR`, or a terminal without colours), `render` draws in
-/// monochrome, and cells keep only their bold, reverse and underline
-/// attributes.
+/// Without colours (`--no-color`, `NO_COLOR`, or a terminal without them), cells keep only bold,
+/// reverse and underline.
 @MainActor
 struct Palette {
     /// False when cells are drawn in monochrome.

@@ -3,12 +3,6 @@ import Foundation
 
 /// The options of `livetable view` that only a PostgreSQL database takes:
 /// `--listen CHANNEL` and `--statement-timeout SECONDS`.
-///
-/// For example:
-///
-/// ```sh
-/// livetable view postgres://viewer@db/shop orders --listen orders_changed --statement-timeout 10
-/// ```
 struct PostgresOptions: ParsableArguments {
     /// The statement timeouts accepted, in seconds: a millisecond to an
     /// hour.

@@ -11,14 +11,9 @@ enum SignalSources {
     /// Blocks `signals` in the calling thread, and so in every thread
     /// started from it afterwards, which inherits its mask: call it first
     /// thing in `main`, before any other thread exists.
-    ///
-    /// libdispatch's signal source on Linux reads a signalfd, which sees a
-    /// signal only while it waits, blocked. Its worker threads block nearly
-    /// every signal, but the main thread blocked none: a signal sent to the
-    /// process could be taken by the main thread (its handler does nothing)
-    /// before the signalfd read it, and the source never saw it (a
-    /// `kill -TSTP` from outside sometimes did not stop the app). Blocked in
-    /// every thread, a signal waits until the signalfd reads it.
+    /// Why: libdispatch's signal source reads a signalfd, which sees a signal only while it is blocked.
+    /// The main thread blocked none, so it could take a signal before the signalfd read it (a
+    /// `kill -TSTP` from outside sometimes did not stop the app).
     static func block(_ signals: [Int32]) {
         setMask(SIG_BLOCK, signals)
     }
@@ -41,10 +36,8 @@ enum SignalSources {
     }
 
     /// Starts a source for each signal. The sources must be kept alive.
-    ///
-    /// Each signal's default action is replaced by `SIG_IGN` first, so that
-    /// it does not kill the process (or, for SIGWINCH, wake ncurses' own
-    /// handler) before the source sees it.
+    /// Each signal's default action is replaced by `SIG_IGN` first, so that it does not kill the process
+    /// (or, for SIGWINCH, wake ncurses' own handler) before the source sees it.
     @MainActor
     static func observe(
         _ signals: [Int32],
@@ -66,9 +59,6 @@ enum SignalSources {
     /// Starts a source for each signal whose handler runs on `queue`, off
     /// the main thread: it acts even while the main thread is busy. The
     /// sources must be kept alive.
-    ///
-    /// Each signal's default action is replaced by `SIG_IGN` first, as with
-    /// `observe(_:handler:)`.
     static func observe(
         _ signals: [Int32], on queue: DispatchQueue,
         handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal]

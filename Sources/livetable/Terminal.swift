@@ -4,7 +4,6 @@ import LiveTableCore
 
 /// The ncurses screen: set up in non-blocking raw mode, drawn from the
 /// `Screen` grids that `render` produces, and restored on exit.
-///
 /// Only the main thread uses it: ncurses is not thread-safe.
 @MainActor
 final class Terminal {
@@ -139,10 +138,6 @@ final class Terminal {
     // MARK: - Input and size
 
     /// The keys waiting on standard input, without blocking.
-    ///
-    /// After an Esc byte, ncurses waits `ESCDELAY` for the rest of an
-    /// escape sequence, so a whole sequence is read in one go, and
-    /// `Key.decoding(_:)` tells a lone Esc from a sequence it does not know.
     func readKeys() -> [Key] {
         var inputs: [TerminalInput] = []
         var character: wint_t = 0

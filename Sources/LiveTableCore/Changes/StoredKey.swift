@@ -1,34 +1,11 @@
 import Foundation
 import GRDB
 
-/// Database values as a dictionary key, equal only when they are stored
-/// identically: the identity of a row that is not a single integer (the
-/// primary key of a `WITHOUT ROWID` table, or all the values of a row of
-/// a view).
-///
-/// GRDB's `DatabaseValue` equality is SQL's: `1 == 1.0`, and texts
-/// compare as Swift strings, which equate canonically equivalent texts
-/// ("é" and "e" + U+0301) that SQLite stores, sorts and keys as two
-/// values. A `StoredKey` tells them apart, as SQLite's BINARY collation
-/// does, so two rows never share a key.
-///
-/// For example:
-///
-/// ```swift
-/// let key = StoredKey(["Europe".databaseValue, 42.databaseValue])
-/// StoredKey([1.databaseValue]) == StoredKey([(1.0).databaseValue]) // false
-/// ```
+/// Database values as a dictionary key, equal only when stored identically. GRDB equates
+/// 1 and 1.0, and "é" with "e" + U+0301, which SQLite keys as two values.
 public struct StoredKey: Hashable, Sendable {
-    /// The values, in order.
     public var values: [DatabaseValue]
 
-    /// Creates a key from values.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let key = StoredKey(Array(row.databaseValues))
-    /// ```
     public init(_ values: [DatabaseValue]) {
         self.values = values
     }
@@ -40,7 +17,6 @@ public struct StoredKey: Hashable, Sendable {
             && zip(lhs.values, rhs.values).allSatisfy { $0.isStoredIdentically(to: $1) }
     }
 
-    /// Hashes the key consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(values.count)
         for value in values {
@@ -55,19 +31,6 @@ extension DatabaseValue {
     /// True when both values are stored identically, so that a screen
     /// shows them the same: the same storage class, integers and blobs
     /// equal, reals of the same bits, texts of the same bytes.
-    ///
-    /// This is the equality of change highlighting, not of SQL: `1` and
-    /// `1.0` differ (the screen shows "1" and "1.0"); "é" and "e" + U+0301
-    /// differ (SQLite stores two texts); `-0.0` and `0.0` differ; and a
-    /// NaN (which SQLite stores as NULL, but a value built in memory may
-    /// hold) equals itself, so that it never looks changed when it is not.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// 1.databaseValue.isStoredIdentically(to: (1.0).databaseValue)     // false
-    /// "a".databaseValue.isStoredIdentically(to: "a".databaseValue)   // true
-    /// ```
     public func isStoredIdentically(to other: DatabaseValue) -> Bool {
         switch (storage, other.storage) {
         case (.null, .null): return true
@@ -79,7 +42,6 @@ extension DatabaseValue {
         }
     }
 
-    /// Hashes the value consistently with `isStoredIdentically(to:)`.
     func hashStorage(into hasher: inout Hasher) {
         switch storage {
         case .null:

@@ -1,12 +1,6 @@
 /// One step of the demo walkthrough: a caption, and the messages that
 /// perform it, as if the user pressed the keys; messages of the Hall of
 /// Fame (`HallOfFameMessage`) or of the viewer (`ViewerMessage`).
-///
-/// For example:
-///
-/// ```swift
-/// DemoStep(caption: "Insert a random player (n)", messages: [HallOfFameMessage.key(.character("n"))])
-/// ```
 public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
     /// What the step shows, for the status line.
     public var caption: String
@@ -14,12 +8,6 @@ public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
     public var messages: [Message]
 
     /// Creates a step.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DemoStep(caption: "Refresh (r)", messages: [.key(.character("r"))])
-    /// ```
     init(caption: String, messages: [Message]) {
         self.caption = caption
         self.messages = messages
@@ -27,29 +15,8 @@ public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
 }
 
 /// The walkthrough of `livetable demo`.
-///
-/// The demo runs each part's program under a `CaptionedProgram`: the demo
-/// player sends `.caption(step.caption)` to the app loop, then each message
-/// of the step, at a readable pace, and `.caption(nil)` after the last step.
-/// Steps only press keys, so the demo goes through the same `update` as a
-/// user does, and shows the real effects of each key. Before a step, the
-/// demo player waits while `state.isStressTestRunning`: deleting all players
-/// while refreshes run would let them populate the table again.
-///
-/// The demo may run on a file that already holds players: its steps then
-/// come from ``steps(playerCount:)``, and ``confirmation(path:playerCount:)``
-/// is asked before anything is written to the file.
-///
-/// For example:
-///
-/// ```swift
-/// for step in DemoScript.steps(playerCount: 0) {
-///     await waitUntil { !state.isStressTestRunning }
-///     send(.caption(step.caption))
-///     for message in step.messages { send(.base(message)); pause() }
-/// }
-/// send(.caption(nil))
-/// ```
+/// Steps only press keys, so they go through the same `update` as a user. The player waits while
+/// a stress test runs: its refreshes would populate the table again after "delete all".
 public enum DemoScript {
     /// The name the edit step types.
     static let editedName = "Demo Player"
@@ -58,12 +25,6 @@ public enum DemoScript {
 
     /// The steps: populate, insert, edit, ordering toggle, refresh, delete,
     /// stress test, delete all.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DemoScript.steps.map(\.caption)
-    /// ```
     static let steps: [DemoStep<HallOfFameMessage>] = [
         DemoStep(
             caption: "Refresh (r): an empty table gets 8 random players",
@@ -95,19 +56,6 @@ public enum DemoScript {
     ]
 
     /// The steps for a table of `playerCount` players.
-    ///
-    /// An empty table gets all ``steps``. A table that holds players skips
-    /// the first one, whose refresh populates an empty table, so that every
-    /// caption tells what its step does.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DemoScript.steps(playerCount: 12).first?.caption // "Insert a random player (n)"
-    /// ```
-    ///
-    /// - parameter playerCount: The number of players when the demo starts.
-    /// - returns: The steps to play.
     public static func steps(playerCount: Int) -> [DemoStep<HallOfFameMessage>] {
         playerCount > 0 ? Array(steps.dropFirst()) : steps
     }
@@ -116,17 +64,6 @@ public enum DemoScript {
     /// database file that holds players, or nil for an empty table: the
     /// steps change the players and delete them all, so the user says yes
     /// first.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DemoScript.confirmation(path: "scores.sqlite", playerCount: 12)
-    /// // "scores.sqlite holds 12 players: the demo changes them, then deletes them all. Play it? [y/N]"
-    /// ```
-    ///
-    /// - parameter path: The database file.
-    /// - parameter playerCount: The number of players in the file.
-    /// - returns: The question.
     public static func confirmation(path: String, playerCount: Int) -> String? {
         switch playerCount {
         case ...0: return nil
@@ -144,12 +81,6 @@ public enum DemoScript {
     /// The steps of the viewer's part, which follows the Hall of Fame's:
     /// `livetable view` on a file that another connection writes meanwhile
     /// (new orders, and orders of the first rows that change status).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// DemoScript.viewerSteps.first?.caption
-    /// ```
     public static let viewerSteps: [DemoStep<ViewerMessage>] = [
         DemoStep(
             caption: "livetable view: any SQLite file, read-only; another program writes this one, live",

@@ -5,20 +5,6 @@ import GRDB
 /// The file of the demo's viewer part: a shop's orders, in a temporary
 /// directory, made and then written by a connection of its own, as
 /// another program would (livetable never writes the files it views).
-///
-/// The table is `orders(id INTEGER PRIMARY KEY, customer, item, quantity,
-/// total, status)`, in a rollback-journal file. While `startWriting(every:)`
-/// runs, each tick commits one change: an order of the first rows moves to
-/// its next status, or a new order arrives at the end.
-///
-/// For example:
-///
-/// ```swift
-/// let shop = try DemoShop.make(in: directory)
-/// shop.startWriting(every: 0.3)
-/// // ... livetable view shop.path orders ...
-/// shop.close() // stops writing, removes the directory
-/// ```
 public final class DemoShop: @unchecked Sendable {
     // @unchecked Sendable: `timer`, `tick` and `isClosed` are only touched
     // on `queue`.
@@ -51,9 +37,6 @@ public final class DemoShop: @unchecked Sendable {
     }
 
     /// Creates `directory` and, in it, `shop.sqlite` with `orders` orders.
-    ///
-    /// - parameter directory: A directory that does not exist yet.
-    /// - parameter orders: The number of orders at the start.
     public static func make(in directory: URL, orders: Int = 120) throws -> DemoShop {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("shop.sqlite").path

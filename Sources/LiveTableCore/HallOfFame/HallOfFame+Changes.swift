@@ -3,9 +3,7 @@ import GRDB
 // MARK: - Change highlighting
 
 extension HallOfFame {
-    /// The index of a player's name among the cells of `changeSnapshot`.
     public static let nameCell = 0
-    /// The index of a player's score among the cells of `changeSnapshot`.
     public static let scoreCell = 1
 
     /// The players of the window as change highlighting compares them:
@@ -13,12 +11,6 @@ extension HallOfFame {
     /// `nameCell` and `scoreCell`), which hold the whole sort key of both
     /// orderings. A player without an id (a replaced table may hold
     /// one) can not be told from another, and is left out.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let diff = highlighter.take(hallOfFame.changeSnapshot, cause: .update, at: .now)
-    /// ```
     public var changeSnapshot: WindowSnapshot<Int64> {
         WindowSnapshot(
             rows: players.compactMap { player in
@@ -34,23 +26,6 @@ extension HallOfFame {
     /// The ids among `ids` that no player has any longer: the departed
     /// rows of a window (see `WindowDiff.departedRows`) that were deleted,
     /// rather than moved out of the window by a change of score or name.
-    ///
-    /// It looks the ids up in the primary key (`RowIdentityLookup`), in
-    /// time proportional to their number, whatever the size of the table.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let deleted = try appDatabase.writer.read { db in
-    ///     try HallOfFame.deletedPlayerIDs(db, among: diff.departedRows)
-    /// }
-    /// highlighter.noteDeletions(deleted)
-    /// ```
-    ///
-    /// - parameter db: A database connection.
-    /// - parameter ids: Player ids.
-    /// - returns: The ids of `ids` that are not in the `player` table, in
-    ///   the order of `ids`.
     public static func deletedPlayerIDs(_ db: Database, among ids: [Int64]) throws -> [Int64] {
         try RowIdentityLookup(from: "player", identity: ["id"])
             .missing(db, among: ids.map { [$0.databaseValue] })

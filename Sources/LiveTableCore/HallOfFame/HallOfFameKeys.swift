@@ -1,22 +1,10 @@
 /// What a key does on the main screen.
-///
-/// For example:
-///
-/// ```swift
-/// KeyBinding.action(for: .character("o")) // .toggleOrdering
-/// ```
 public enum HallOfFameAction: Hashable, Sendable {
-    /// Select the previous player.
     case moveUp
-    /// Select the next player.
     case moveDown
-    /// Select the player a page above.
     case pageUp
-    /// Select the player a page below.
     case pageDown
-    /// Select the first player of the ordering.
     case jumpToFirst
-    /// Select the last player of the ordering.
     case jumpToLast
     /// Insert a random player.
     case insert
@@ -34,38 +22,20 @@ public enum HallOfFameAction: Hashable, Sendable {
     case toggleOrdering
     /// Turn change highlighting off, or on again.
     case toggleHighlight
-    /// Show the help overlay.
     case help
-    /// Restore the terminal and stop until the shell continues the app.
     case suspend
-    /// Restore the terminal and exit.
     case quit
 }
 
 extension HallOfFameAction: ScreenAction { }
 
 extension KeyBinding where Action == HallOfFameAction {
-    /// The action of `key` on the Hall of Fame's main screen, or nil when
-    /// the key does nothing there.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// KeyBinding.action(for: .control("c")) // .quit
-    /// KeyBinding.action(for: .character("x")) // nil
-    /// ```
     public static func action(for key: Key) -> HallOfFameAction? {
         action(for: key, in: keyBindings)
     }
 }
 
 /// The keys of the main screen, in the order the help overlay lists them.
-///
-/// For example:
-///
-/// ```swift
-/// keyBindings.map(\.keys) // ["↑ ↓ / k j", "PgUp PgDn, Home End / g G", "n or +", ...]
-/// ```
 public let keyBindings: [KeyBinding<HallOfFameAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "n or +", description: "insert a random player", hint: "n new",

@@ -1,18 +1,6 @@
 /// Where each part of the main screen goes, computed from the terminal size
 /// alone. `render` draws with it, and `update` reads the number of rows of
 /// the players pane from it to size pages and windows.
-///
-/// ```
-/// width ≥ 60                               width < 60
-/// ┌ title ──────────────────────────────┐  ┌ title ────────────────┐
-/// ┌ players ──────────┐┌ Players ───────┐  ┌ Players ─┐┌ Max score ┐
-/// │                   │└────────────────┘  └──────────┘└───────────┘
-/// │                   │┌ Max score ─────┐  ┌ players ──────────────┐
-/// │                   │└────────────────┘  │                       │
-/// └───────────────────┘                    └───────────────────────┘
-/// footer                                   footer
-/// status                                   status
-/// ```
 struct HallOfFameLayout: Equatable {
     /// Below this width the layout does not fit: the screen only says so.
     static let minimumWidth = 30
@@ -21,12 +9,10 @@ struct HallOfFameLayout: Equatable {
     static let minimumHeight = 9
     /// From this width on, the stats panes stack at the right of the list.
     static let sideBySideWidth = 60
-    /// The width of the stats column of the wide layout.
     static let statsColumnWidth = 20
 
     let isTooSmall: Bool
     let title: Rect
-    /// The players pane, border included.
     let list: Rect
     let countPane: Rect
     let maxScorePane: Rect

@@ -2,9 +2,7 @@
 /// values and results that come back from the database. `update` turns each
 /// message into a new state and effects.
 public enum HallOfFameMessage: Equatable, Sendable {
-    /// The user pressed a key.
     case key(Key)
-    /// The terminal has this new size.
     case resize(width: Int, height: Int)
     /// The Hall of Fame observation delivered a value, at `now`: change
     /// highlighting fades from that time.
@@ -23,15 +21,12 @@ public enum HallOfFameMessage: Equatable, Sendable {
     /// back. The runtime sends it once for each write effect
     /// (``HallOfFameEffect/isWrite``).
     case writeFinished(HallOfFameEffect, error: String?)
-    /// The changes that other processes commit are polled: the status
-    /// line's note ("polled every 0.1 s: fuse"), and ReactiveGRDB's reason
-    /// (the file system, or inotify's limit), nil when the polling was
-    /// asked for (`--poll`).
+    /// Other processes' commits are polled: the status line's note ("polled every 0.1 s: fuse"), and
+    /// ReactiveGRDB's reason, nil when asked for (`--poll`).
     case externalChangesPolled(note: String, reason: String?)
     /// This app's writes (refresh, stress test, delete) deleted this many
     /// players, seen in the window or not.
     case playersDeleted(Int)
-    /// The stress test has completed `completed` of `total` refreshes.
     case stressProgress(completed: Int, total: Int)
     /// The stress test is over: `failed` refreshes of `total` failed, the
     /// first one with `firstError`.
@@ -47,17 +42,12 @@ public enum HallOfFameEffect: Equatable, Sendable {
     /// (Re)start the Hall of Fame observation for this window of rows,
     /// cancelling the previous one.
     case observe(WindowRequest)
-    /// Inserts a player with a random name and score.
     case insertRandomPlayer
-    /// Saves the name and score of an existing player.
     case updatePlayer(Player)
-    /// Deletes the player of this id.
     case deletePlayer(id: Int64)
-    /// Deletes every player.
     case deleteAll
     /// The demos' refresh, in one transaction.
     case refresh
-    /// 50 concurrent refreshes.
     case stressTest
     /// Runs one timer that sends `.highlightTick` at `deadline`, in place
     /// of the previous one; nil stops it. `update` asks for it only while
@@ -70,17 +60,10 @@ public enum HallOfFameEffect: Equatable, Sendable {
     /// Restore the terminal and stop the process, as Ctrl-Z does in a
     /// shell; redraw when it continues.
     case suspend
-    /// Restore the terminal and exit.
     case quit
 
     /// True for the effects that write: the runtime answers each one with
     /// `.writeFinished`, and the status line shows "writing…" until then.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// HallOfFameEffect.insertRandomPlayer.isWrite // true
-    /// ```
     var isWrite: Bool {
         switch self {
         case .insertRandomPlayer, .updatePlayer, .deletePlayer, .deleteAll, .refresh:

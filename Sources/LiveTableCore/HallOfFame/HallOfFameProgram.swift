@@ -6,12 +6,8 @@ import ReactiveGRDB
 /// The Hall of Fame screen, as the app loop runs it: `HallOfFameState`,
 /// `update(_:_:)`, `hallOfFameRender(_:)`, and the effects performed against an
 /// `AppDatabase`.
-///
-/// Each effect becomes a publisher of the database whose output comes back
-/// as messages: the observation's values as `.hallOfFame`, its failure as
-/// `.observationFailed`, a write's end and error as `.writeFinished` (its
-/// changes come back through the observation), the stress test's progress. Nothing is
-/// applied to the state optimistically.
+/// Each effect becomes a publisher whose output comes back as messages; a write's changes come back
+/// through the observation. Nothing is applied to the state optimistically.
 ///
 /// For example:
 ///
@@ -23,9 +19,7 @@ import ReactiveGRDB
 /// loop.send(.resize(width: 80, height: 24))
 /// ```
 public struct HallOfFameProgram: AppProgram {
-    /// The database the effects run against.
     let database: AppDatabase
-    /// The checks at an interval asked for (`--poll`), if any.
     let polling: CommitPolling
 
     /// The observation of a window of players: by default the app's own,
@@ -33,11 +27,6 @@ public struct HallOfFameProgram: AppProgram {
     /// the demo apps' observation here, to compare it on the same path.
     public var observation: (WindowRequest) -> DatabasePublishers.Value<HallOfFame>
 
-    /// Creates the program of the Hall of Fame on a database.
-    ///
-    /// - parameter database: The database to observe and change.
-    /// - parameter polling: The checks at an interval asked for
-    ///   (`--poll`), if any.
     public init(database: AppDatabase, polling: CommitPolling = CommitPolling()) {
         self.database = database
         self.polling = polling
@@ -53,12 +42,10 @@ public struct HallOfFameProgram: AppProgram {
         [.observe(slot: .externalChanges, watchExternalChanges())]
     }
 
-    /// Applies `message` with `hallOfFameUpdate(_:_:)`.
     public func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
         hallOfFameUpdate(&state, message)
     }
 
-    /// Draws the state with `hallOfFameRender(_:)`.
     public func render(_ state: HallOfFameState) -> Screen {
         hallOfFameRender(state)
     }
@@ -188,10 +175,7 @@ public struct HallOfFameProgram: AppProgram {
 /// The Hall of Fame's long-lived subscriptions, each replaced by the next
 /// in its slot.
 public enum HallOfFameSlot: Hashable, Sendable {
-    /// The watch of other processes' changes.
     case externalChanges
-    /// The observation of the window of players.
     case hallOfFame
-    /// The one timer of the fading highlights.
     case highlightTimer
 }

@@ -1,30 +1,4 @@
 /// Draws the state into a new screen of the state's size.
-///
-/// The layout is computed from the size alone (see `HallOfFameLayout`): a title bar
-/// with the ordering and the position of the selection, the players pane,
-/// the player-count and max-score panes (stacked at the right from 60
-/// columns, side by side above the list below that), a footer of key hints
-/// and a status line; then the help overlay, the edit form or the
-/// delete-all prompt on top. Below 30x9 the screen only says that the
-/// terminal is too small. Any size works, down to 0x0.
-///
-/// Colours are foreground colours; the title bar and the selected row are
-/// drawn reversed, so that they stand out with `useColor == false` too,
-/// where every cell has the `.normal` colour.
-///
-/// Change highlighting (`HallOfFameState.highlighter`) shows on the list: a
-/// changed name or score, and the whole row of a player new in the
-/// window, in colour and bold, reversed at first, then underlined until
-/// it fades (see `CellStyle.highlighted(_:)`); the title bar shows the
-/// change of the player count since the last key ("+3"), and the status
-/// line the players deleted meanwhile.
-///
-/// For example:
-///
-/// ```swift
-/// let screen = hallOfFameRender(state)
-/// print(screen.text)
-/// ```
 func hallOfFameRender(_ state: HallOfFameState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
     let layout = HallOfFameLayout(width: state.width, height: state.height)
@@ -331,12 +305,6 @@ private func drawForm(_ form: EditForm, into screen: inout Screen) {
 
 /// The part of a field's text to show so that the cursor stays visible, and
 /// the cursor's column in it.
-///
-/// The text is scrolled as little as possible: the first character shown is
-/// the first from which the text up to the cursor leaves a cell for the
-/// cursor. It is found by walking back from the cursor, and the text shown
-/// stops at the edge of the field, so that a redraw costs the length of the
-/// text once, plus the width of the field, however long the name is.
 private func scrolledField(_ text: String, cursor: Int, width: Int) -> (String, Int) {
     let characters = Array(text)
     let cursor = min(max(0, cursor), characters.count)

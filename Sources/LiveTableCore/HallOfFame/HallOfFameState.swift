@@ -1,19 +1,5 @@
 /// Everything the app shows, as a plain value: `update` changes it, and
 /// `render` draws it.
-///
-/// The state holds a window of the Hall of Fame, not the whole table (see
-/// ``hallOfFame``): the selection and the scroll position are positions in
-/// that window, and `update` asks for another window when the selection
-/// comes near the edge of the current one.
-///
-/// For example:
-///
-/// ```swift
-/// var state = HallOfFameState.initial(width: 80, height: 24)
-/// var effects = hallOfFameUpdate(&state, .resize(width: 80, height: 24)) // [.observe(...)]
-/// effects = hallOfFameUpdate(&state, .key(.character("n")))              // [.insertRandomPlayer]
-/// let screen = hallOfFameRender(state)
-/// ```
 public struct HallOfFameState: Equatable, Sendable {
     // MARK: - Database values
 
@@ -29,9 +15,7 @@ public struct HallOfFameState: Equatable, Sendable {
 
     // MARK: - Terminal
 
-    /// The terminal width, in cells.
     var width: Int
-    /// The terminal height, in cells.
     var height: Int
     /// False for a monochrome screen (`NO_COLOR`, `--no-color`).
     var useColor: Bool
@@ -53,13 +37,9 @@ public struct HallOfFameState: Equatable, Sendable {
 
     // MARK: - Interaction
 
-    /// The ordering of the Hall of Fame.
     var ordering: Ordering
-    /// What the keys currently do.
     var mode: Mode
-    /// The bottom line of the screen.
     public var status: StatusLine
-    /// True once the user asked to quit.
     var isQuitting: Bool
 
     // MARK: - Change highlighting
@@ -77,17 +57,6 @@ public struct HallOfFameState: Equatable, Sendable {
     var playersDeleted = 0
 
     /// The state at launch, before any size or database value is known.
-    ///
-    /// The host of the app loop then sends `.resize` with the terminal size; `update`
-    /// answers the first resize with the `.observe` effect that starts the
-    /// Hall of Fame observation.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// var state = HallOfFameState.initial(width: 80, height: 24, ordering: .byName)
-    /// state.useColor = false
-    /// ```
     public static func initial(
         width: Int, height: Int, ordering: Ordering = .byScore, useColor: Bool = true) -> HallOfFameState
     {
@@ -101,13 +70,6 @@ public struct HallOfFameState: Equatable, Sendable {
 
     // MARK: - Derived values
 
-    /// The index of the selected player in the window, if any.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// if let index = state.selectedIndex { print(state.hallOfFame!.players[index].name) }
-    /// ```
     var selectedIndex: Int? {
         guard let id = selectedPlayer?.id, let players = hallOfFame?.players else { return nil }
         return players.firstIndex { $0.id == id }
@@ -115,44 +77,23 @@ public struct HallOfFameState: Equatable, Sendable {
 
     /// The number of player rows the players pane shows at the current size
     /// (0 when the terminal is too small for the layout).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// HallOfFameState.initial(width: 80, height: 24).pageRows // 19
-    /// ```
     var pageRows: Int {
         HallOfFameLayout(width: width, height: height).listRows
     }
 
     /// True while a stress test runs: `s` is ignored until it ends.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// if state.isStressTestRunning { print("busy") }
-    /// ```
     public var isStressTestRunning: Bool {
         if case .running = status.stressTest { return true }
         return false
     }
 }
 
-/// What the keys currently do.
-///
-/// For example:
-///
-/// ```swift
-/// if case let .editing(form) = state.mode { print(form.name) }
-/// ```
 enum Mode: Equatable, Sendable {
     /// The main screen: keys are looked up in ``keyBindings``.
     case browsing
     /// The help overlay: any key closes it.
     case help
-    /// The edit form on a player.
     case editing(EditForm)
-    /// "Delete all players? y/n".
     case confirmingDeleteAll
 }
 
@@ -164,7 +105,6 @@ public struct StatusLine: Equatable, Sendable {
     var caption: String?
     /// The last error, cleared by the next key on the main screen.
     public var error: String?
-    /// The running or last stress test.
     var stressTest: StressTestStatus?
     /// The writes asked for that have not ended yet: the status line says
     /// "writing…" while one waits, for example for another process's lock.
@@ -173,13 +113,6 @@ public struct StatusLine: Equatable, Sendable {
     /// polled (`CommitPolling`), on the right of the line.
     public var polling: String?
 
-    /// Creates a status line.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// StatusLine(caption: "Insert a player", error: nil, stressTest: nil)
-    /// ```
     init(
         caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil, pendingWrites: Int = 0)
     {
@@ -190,13 +123,6 @@ public struct StatusLine: Equatable, Sendable {
     }
 }
 
-/// The progress or result of a stress test.
-///
-/// For example:
-///
-/// ```swift
-/// if case let .running(completed, total) = state.status.stressTest { print(completed, total) }
-/// ```
 enum StressTestStatus: Equatable, Sendable {
     /// `completed` refreshes of `total` have ended.
     case running(completed: Int, total: Int)

@@ -1,37 +1,4 @@
 /// Applies a message to the state, and returns the work the app loop must do.
-///
-/// `update` is pure: it reads nothing but its arguments, and database
-/// changes are never applied to the state optimistically. They come back as
-/// new `.hallOfFame` values from the observation.
-///
-/// The first message must be `.resize` with the terminal size: `update`
-/// answers it with `.observe(_:)`, which starts the Hall of Fame observation
-/// on the first rows. Later `.observe` effects replace the observed window
-/// (the app loop cancels the previous observation); `update` never emits the
-/// same request twice in a row. A value of the observation may itself be
-/// answered with `.observe`, when the selected player is not in it: the
-/// window is then anchored on that player, so that the selection stays on
-/// it wherever a new score moved it. Values of a replaced window are
-/// ignored.
-///
-/// Each value is also compared with the previous one by
-/// `HallOfFameState.highlighter`, which highlights what changed; `update` then
-/// asks for one timer (`.highlightTimer(at:)`) to the next time a
-/// highlight fades, whenever that time changes, and for none while
-/// nothing is highlighted. The timer's `.highlightTick` carries the time,
-/// as `.hallOfFame` does: `update` reads no clock.
-///
-/// For example:
-///
-/// ```swift
-/// var state = HallOfFameState.initial(width: 80, height: 24)
-/// hallOfFameUpdate(&state, .resize(width: 80, height: 24)) // [.observe(WindowRequest(ordering: .byScore, anchor: .first, ...))]
-/// hallOfFameUpdate(&state, .key(.character("d"))) // [.deletePlayer(id: 1)]
-/// ```
-///
-/// - parameter state: The state to change.
-/// - parameter message: What happened.
-/// - returns: The effects to perform, in order.
 func hallOfFameUpdate(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
     var effects = state.apply(message)
     effects += state.setHighlightTimer()
@@ -79,7 +46,6 @@ extension HallOfFameState {
         return effects
     }
 
-    /// Fades the highlights whose time has come.
     private mutating func highlightTick(at now: ContinuousClock.Instant) -> [HallOfFameEffect] {
         // The timer has fired: it runs no longer, and is set again
         // below if some highlight remains (also when it fired a little
@@ -133,7 +99,6 @@ extension HallOfFameState {
         return []
     }
 
-    /// Says once that other processes' changes are polled, and why.
     private mutating func externalChangesPolled(note: String, reason: String?) -> [HallOfFameEffect] {
         guard status.polling != note else { return [] }
         status.polling = note
@@ -143,7 +108,6 @@ extension HallOfFameState {
         return []
     }
 
-    /// Shows the progress of the stress test that runs.
     private mutating func stressProgress(completed: Int, total: Int) -> [HallOfFameEffect] {
         // A late progress must not revive a finished test, or `s` would be
         // ignored forever.
@@ -153,7 +117,6 @@ extension HallOfFameState {
         return []
     }
 
-    /// Shows the stress test's result, and its first error.
     private mutating func stressFinished(total: Int, failed: Int, seconds: Double, firstError: String?) -> [HallOfFameEffect] {
         status.stressTest = .finished(total: total, failed: failed, seconds: seconds)
         if failed > 0 {
@@ -340,18 +303,10 @@ extension HallOfFameState {
     /// that a tiny terminal still scrolls smoothly.
     static let minimumWindowMargin = 24
 
-    /// The rows before and after the anchor of a new window.
     var windowMargin: Int {
         max(HallOfFameState.windowPages * pageRows, HallOfFameState.minimumWindowMargin)
     }
 
-    /// The window to observe for an anchor, at the current size.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// state.windowRequest(anchor: .first) // before: 0, after: 2 * margin
-    /// ```
     func windowRequest(anchor: WindowAnchor) -> WindowRequest {
         let margin = windowMargin
         switch anchor {
@@ -364,7 +319,6 @@ extension HallOfFameState {
         }
     }
 
-    /// Where the window should be anchored now.
     var currentAnchor: WindowAnchor {
         switch pendingJump {
         case .first: return .first
@@ -450,18 +404,6 @@ extension HallOfFameState {
 
     /// Takes a new value of the observation (see `place(_:)`), and
     /// highlights what changed since the previous one.
-    ///
-    /// A value that answers the same request as the previous one shows
-    /// changes of the data; one that answers another request (a scroll, a
-    /// jump, the other ordering) shows the user's own move, whose new rows
-    /// are not news. Rows that left from within the window were deleted
-    /// or moved away: the database tells which.
-    ///
-    /// A value set aside (see `place(_:)`) is not compared: the value of
-    /// the window around the selected player, which follows, is compared
-    /// with the one shown, so that the selected player's new score shows
-    /// as changed. But the players that left, maybe the selected one, are
-    /// news of the set-aside value only: it is looked up for them.
     fileprivate mutating func receive(_ newValue: HallOfFame, at now: ContinuousClock.Instant) -> [HallOfFameEffect] {
         // A value of a replaced observation (another window, another
         // ordering): the value of the observed window is on its way.
@@ -495,15 +437,6 @@ extension HallOfFameState {
 
     /// Takes a new value of the observation, keeping the selection on its
     /// player and the selected row on its screen row.
-    ///
-    /// A value that lacks the selected player is not always news of its
-    /// deletion: a new score may have moved the player out of a window
-    /// anchored elsewhere. Such a value is set aside, and the window is
-    /// anchored on the selected player, which the fetch follows by id
-    /// (see `WindowAnchor.player`): the next value shows the player at its
-    /// new place, or, if it was deleted, the players at its last known
-    /// place. So the state only ever takes values that contain the
-    /// selected player when it exists.
     private mutating func place(_ newValue: HallOfFame) -> [HallOfFameEffect] {
         let oldIndex = selectedIndex
         var screenRow = oldIndex.map { $0 - scrollTop } ?? 0

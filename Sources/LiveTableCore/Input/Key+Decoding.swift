@@ -1,13 +1,6 @@
 /// What the terminal library reads from standard input: a character, or a
 /// function key that it has already recognised from the terminal's
 /// description (terminfo).
-///
-/// For example:
-///
-/// ```swift
-/// let inputs: [TerminalInput] = [.character(0x1B), .character(0x5B), .character(0x31), .character(0x7E)]
-/// Key.decoding(inputs) // [.home]: ESC [ 1 ~
-/// ```
 public enum TerminalInput: Equatable, Sendable {
     /// A character, as a Unicode scalar value: a byte of an escape sequence
     /// that terminfo does not describe arrives this way too.
@@ -18,29 +11,6 @@ public enum TerminalInput: Equatable, Sendable {
 }
 
 extension Key {
-    /// The keys of the characters and function keys read in one go.
-    ///
-    /// Esc quits, so an escape sequence must never be read as Esc: a lone
-    /// Esc byte is the Esc key only when nothing follows it in the same
-    /// read. The terminal library waits a short delay (`ESCDELAY`) after an
-    /// Esc byte for the rest of a sequence, and returns the bytes of a
-    /// sequence it does not know one by one, in the same read. Such a
-    /// sequence is decoded here: the common spellings of the arrows, Home,
-    /// End, Page Up, Page Down and Delete (xterm's, the VT220's and rxvt's,
-    /// in both cursor-key modes, so that keys work even before the
-    /// terminal is back in keypad mode after a suspend), and any other
-    /// sequence, Alt+letter included, is ignored whole.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// Key.decoding([.character(0x1B)])                        // [.escape]
-    /// Key.decoding([.character(0x1B), .character(0x61)])     // []: Alt+a
-    /// Key.decoding([.character(0x1B), .character(0x4F), .character(0x42)]) // [.down]
-    /// ```
-    ///
-    /// - parameter inputs: What one read returned, in order.
-    /// - returns: The keys, in order.
     public static func decoding(_ inputs: [TerminalInput]) -> [Key] {
         var keys: [Key] = []
         var index = 0
@@ -67,12 +37,6 @@ extension Key {
 
     /// The key of a character read in raw mode, or nil for characters the
     /// app has no use for.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// Key(character: 0x03) // .control("c")
-    /// ```
     init?(character value: UInt32) {
         switch value {
         case 0x0A, 0x0D:
@@ -176,5 +140,4 @@ extension Key {
     }
 }
 
-/// The Esc byte.
 private let escapeByte: UInt32 = 0x1B

@@ -1,18 +1,5 @@
 /// A row of a screen's key table: some keys, what they do, and the actions
 /// they trigger on that screen.
-///
-/// Each screen has one table, the only place where its keys are mapped to
-/// its actions: ``keyBindings`` for the Hall of Fame (`Action`),
-/// ``viewerKeyBindings`` for the viewer (`ViewerAction`). `update` looks keys
-/// up in it, and the help overlay, the footer and the README show it. For
-/// example:
-///
-/// ```swift
-/// for binding in keyBindings {
-///     print("| \(binding.keys) | \(binding.description) |")
-/// }
-/// KeyBinding.action(for: .character("j")) // .moveDown
-/// ```
 public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
     /// The keys as people read them: "↑ ↓ / k j".
     public var keys: String
@@ -23,14 +10,6 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
     /// Each key and the action it triggers.
     var actions: [Key: Action]
 
-    /// Creates a row of the key table.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// KeyBinding(keys: "r", description: "refresh", hint: "r refresh",
-    ///            actions: [.character("r"): .refresh])
-    /// ```
     init(keys: String, description: String, hint: String?, actions: [Key: Action]) {
         self.keys = keys
         self.description = description
@@ -40,12 +19,6 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
 
     /// The action of `key` in the key table `bindings`, or nil when the
     /// key does nothing there.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// KeyBinding.action(for: .character("t"), in: viewerKeyBindings) // .tables
-    /// ```
     public static func action(for key: Key, in bindings: [KeyBinding]) -> Action? {
         for binding in bindings {
             if let action = binding.actions[key] {
@@ -60,29 +33,13 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
 
 /// The actions that every screen has, on the same keys: moving the
 /// selection, the help overlay, suspend and quit.
-///
-/// A screen's action type conforms to it (its enum cases are the
-/// requirements), and its key table starts and ends with the rows of
-/// `KeyBinding`'s shared rows, so that a key means the same on every
-/// screen. For example:
-///
-/// ```swift
-/// let bindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [tablesRow, .help, .suspend, .quit()]
-/// ```
 public protocol ScreenAction: Hashable, Sendable {
-    /// Select the previous row.
     static var moveUp: Self { get }
-    /// Select the next row.
     static var moveDown: Self { get }
-    /// Select the row a page above.
     static var pageUp: Self { get }
-    /// Select the row a page below.
     static var pageDown: Self { get }
-    /// Select the first row.
     static var jumpToFirst: Self { get }
-    /// Select the last row.
     static var jumpToLast: Self { get }
-    /// Show the help overlay.
     static var help: Self { get }
     /// Restore the terminal and stop until the shell continues the app.
     static var suspend: Self { get }
@@ -108,19 +65,15 @@ extension KeyBinding where Action: ScreenAction {
         ]
     }
 
-    /// The row of the help overlay: `?`.
     static var help: KeyBinding {
         KeyBinding(keys: "?", description: "show this help", hint: "? help", actions: [.character("?"): .help])
     }
 
-    /// The row of suspend: Ctrl-Z.
     static var suspend: KeyBinding {
         KeyBinding(keys: "Ctrl-Z", description: "suspend (fg resumes)", hint: nil, actions: [.control("z"): .suspend])
     }
 
     /// The row of quit: q and Ctrl-C. Esc never quits: it closes what is on top.
-    ///
-    /// - parameter description: What quitting does on the screen.
     static func quit(description: String = "quit") -> KeyBinding {
         KeyBinding(
             keys: "q, Ctrl-C", description: description, hint: "q quit",

@@ -1,15 +1,5 @@
 /// The lines entered at a prompt, oldest first, and a walk through them
 /// with ↑ ↓ that comes back to the line being typed.
-///
-/// For example:
-///
-/// ```swift
-/// var history = PromptHistory()
-/// history.add("price > 5")
-/// var walk = PromptHistory.Walk()
-/// history.step(back: true, walk: &walk, field: &field) // field: "price > 5"
-/// history.step(back: false, walk: &walk, field: &field) // field: the line typed before ↑
-/// ```
 struct PromptHistory: Equatable, Sendable {
     /// Where a walk stands: nil on the line being typed, else an index of `lines`.
     struct Walk: Equatable, Sendable {

@@ -1,21 +1,7 @@
 /// One line of text being typed, and its cursor: the text editing of the
 /// Hall of Fame's edit form (`EditForm`) and of the viewer's prompts
 /// (search `/`, filter `f`).
-///
-/// It only ever holds what `Key.character` delivers, which the key
-/// decoder keeps to printable characters: an escape sequence is a key or
-/// nothing, never text.
-///
-/// For example:
-///
-/// ```swift
-/// var field = TextField(text: "pric", maximumLength: 100)
-/// field.edit(.character("e")) // .edited: "price"
-/// field.edit(.left)           // .edited: the cursor before "e"
-/// field.edit(.enter)          // .ignored: the prompt decides
-/// ```
 struct TextField: Equatable, Sendable {
-    /// What an editing key did.
     enum EditResult: Equatable, Sendable {
         /// The text or the cursor changed (or stayed, at an end).
         case edited
@@ -25,39 +11,24 @@ struct TextField: Equatable, Sendable {
         case ignored
     }
 
-    /// The text.
     var text: String
     /// The number of characters before the cursor.
     var cursor: Int
-    /// The most characters the field takes.
     var maximumLength: Int
 
     /// A field holding `text`, with the cursor at its end.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let field = TextField(text: "", maximumLength: 1_000)
-    /// ```
     init(text: String = "", maximumLength: Int) {
         self.text = text
         self.cursor = text.count
         self.maximumLength = maximumLength
     }
 
-    /// The cursor, within the text.
     var clampedCursor: Int {
         min(max(0, cursor), text.count)
     }
 
     /// Applies an editing key: a character, Backspace, Delete, ← →,
     /// Home End, Ctrl-U (empties the field).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// field.edit(.backspace)
-    /// ```
     @discardableResult
     mutating func edit(_ key: Key) -> EditResult {
         switch key {
@@ -77,10 +48,6 @@ struct TextField: Equatable, Sendable {
 
     /// Inserts a character at the cursor; false, and nothing inserted,
     /// when the field is full.
-    ///
-    /// The character may merge with its neighbours into one: a combining
-    /// accent typed after "e" makes "é", a second regional indicator makes
-    /// a flag. The cursor then stands after the merged character.
     mutating func insert(_ character: Character) -> Bool {
         guard text.count < maximumLength else { return false }
         let cursor = clampedCursor
@@ -108,25 +75,16 @@ struct TextField: Equatable, Sendable {
         cursor = 0
     }
 
-    /// Moves the cursor by `offset` characters, within the text.
     mutating func moveCursor(by offset: Int) {
         cursor = min(max(0, clampedCursor + offset), text.count)
     }
 
-    /// Moves the cursor to the end of the text, or to its start.
     mutating func moveCursorToEnd(_ end: Bool) {
         cursor = end ? text.count : 0
     }
 
     /// Replaces the characters at `offsets` with `replacement`, and puts the
     /// cursor after it.
-    ///
-    /// Characters are grapheme clusters, and an edit can merge or split
-    /// the clusters around it: "e" followed by U+0301 is one character,
-    /// and so are two regional indicators. So the cursor is not counted
-    /// from the edit, but found again in the new text: it stands after the
-    /// last character that starts before the end of the replacement, which
-    /// Unicode scalars locate, since an edit leaves them in place.
     private mutating func replaceCharacters(_ offsets: Range<Int>, with replacement: String) {
         let lower = text.index(text.startIndex, offsetBy: offsets.lowerBound)
         let upper = text.index(lower, offsetBy: offsets.count)

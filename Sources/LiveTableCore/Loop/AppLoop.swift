@@ -4,30 +4,12 @@ import OpenCombineDispatch
 
 // MARK: - Programs
 
-/// A screen of the app, as the app loop runs it: its state, the messages
-/// that change it, `update`, `render`, and what each effect of `update`
-/// does.
-///
-/// The loop is the same for every screen: a new screen is a new program
-/// (its state, update and render, and the commands of its effects), run by
-/// `AppLoop`, never a new loop. The Hall of Fame is `HallOfFameProgram`.
-///
-/// For example:
-///
-/// ```swift
-/// let loop = AppLoop(
-///     program: HallOfFameProgram(database: appDatabase),
-///     state: .initial(width: 80, height: 24))
-/// loop.start(host: host)
-/// loop.send(.resize(width: 80, height: 24))
-/// ```
+/// A screen as the app loop runs it: its state, messages, `update`, `render`, and what each
+/// effect of `update` does.
 @MainActor
 public protocol AppProgram {
-    /// Everything the screen shows, as a value.
     associatedtype State
-    /// What can happen to the screen.
     associatedtype Message
-    /// The work that `update` asks for, as data.
     associatedtype Effect
     /// The names of the screen's long-lived subscriptions (its
     /// observations and timers), one case per slot: a misspelt slot does
@@ -42,7 +24,6 @@ public protocol AppProgram {
     /// in order. It must be pure, as `update(_:_:)` is.
     func update(_ state: inout State, _ message: Message) -> [Effect]
 
-    /// Draws the state into a screen grid.
     func render(_ state: State) -> Screen
 
     /// Draws the state with a caption over its status line, for a
@@ -51,7 +32,6 @@ public protocol AppProgram {
     /// line keeps other news (errors, progress) places it there instead.
     func render(_ state: State, caption: String) -> Screen
 
-    /// What the loop does to perform an effect.
     func command(for effect: Effect) -> AppCommand<Message, Slot>
 
     /// True when `state` draws the same screen as `drawn`, the state last
@@ -74,19 +54,6 @@ extension AppProgram {
 
 /// What the app loop does to perform an effect: subscribe to a publisher
 /// whose output comes back as messages, or hand the app to its host.
-///
-/// The publishers must deliver on the main queue, as the publishers of
-/// `AppDatabase` do by default.
-///
-/// For example:
-///
-/// ```swift
-/// let command: AppCommand<HallOfFameMessage, HallOfFameSlot> = .perform(
-///     appDatabase.deleteAll()
-///         .map { _ in .writeFinished(.deleteAll, error: nil) }
-///         .catch { error in Just(.writeFinished(.deleteAll, error: error.oneLineDescription)) }
-///         .eraseToAnyPublisher())
-/// ```
 public enum AppCommand<Message, Slot: Hashable> {
     /// Subscribes to a long-lived publisher in place of the one that runs
     /// in `slot`, if any, which is cancelled. Only the latest of its
@@ -106,15 +73,6 @@ extension AppCommand {
     /// A one-shot timer in `slot`: one message, `message(now)`, at
     /// `deadline` (at once if it has passed), on the main queue; with a nil
     /// deadline, the timer that runs in `slot`, if any, is cancelled.
-    ///
-    /// A screen keeps one such timer while something on it changes with
-    /// time (a highlight that fades), and none otherwise: no CPU when idle.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// return .timer(slot: .highlightTimer, at: deadline, message: HallOfFameMessage.highlightTick)
-    /// ```
     static func timer(
         slot: Slot,
         at deadline: ContinuousClock.Instant?,
@@ -136,20 +94,6 @@ extension AppCommand {
 
 /// What runs an app loop: the terminal, a test, the benchmark. The loop
 /// hands it each screen to draw, and the suspend and quit requests.
-///
-/// A host that draws nothing, as Bubble Tea's `nilRenderer`, runs the
-/// app's whole path without a terminal.
-///
-/// For example:
-///
-/// ```swift
-/// final class RecordingHost: AppHost {
-///     var screens: [Screen] = []
-///     func draw(_ screen: Screen) { screens.append(screen) }
-///     func suspend() { }
-///     func quit() { }
-/// }
-/// ```
 @MainActor
 public protocol AppHost: AnyObject {
     /// Shows `screen`: called once after each burst of messages.
@@ -163,14 +107,7 @@ public protocol AppHost: AnyObject {
 
 /// The messages that a terminal host sends to any program: the keys it
 /// reads, and the size of the terminal.
-///
-/// For example:
-///
-/// ```swift
-/// loop.send(contentsOf: keys.map(Program.Message.key))
-/// ```
 public protocol TerminalMessage {
-    /// The user pressed a key.
     static func key(_ key: Key) -> Self
     /// The terminal has this size, at start, after a resize, and after the
     /// app continues from a suspension.
@@ -183,30 +120,9 @@ public protocol TerminalMessage {
 /// runs each message through `update`, performs the effects (against the
 /// database, through `AppProgram.command(for:)`), and asks its host to draw
 /// the state once per burst of messages.
-///
-/// Messages that the host sends (keys, resizes) are handled at once, after
-/// those that wait. Messages of subscriptions (database values, write
-/// errors) wait in the queue until the main queue runs the loop again, so
-/// that all the values delivered meanwhile make one burst, one `update`
-/// each, and one draw; of an observation, only its latest value is kept.
-///
-/// Everything runs on the main thread: the publishers deliver on the main
-/// queue, whose run loop the host runs (`RunLoop.main.run()` in the app,
-/// `XCTestCase.wait` in tests).
-///
-/// For example:
-///
-/// ```swift
-/// let loop = AppLoop(program: HallOfFameProgram(database: appDatabase), state: .initial(width: 80, height: 24))
-/// loop.start(host: terminalHost)
-/// loop.send(.resize(width: 80, height: 24))   // observes the first rows
-/// loop.send(.key(.character("n")))            // inserts a player
-/// ```
 @MainActor
 public final class AppLoop<Program: AppProgram> {
-    /// The program the loop runs.
     let program: Program
-    /// The current state.
     public private(set) var state: Program.State
 
     private weak var host: (any AppHost)?
@@ -216,8 +132,6 @@ public final class AppLoop<Program: AppProgram> {
 
     // MARK: Messages
 
-    /// A message that waits to be handled, and the observation slot that
-    /// sent it, if any.
     private struct Pending {
         var message: Program.Message
         var slot: Program.Slot?
@@ -237,19 +151,13 @@ public final class AppLoop<Program: AppProgram> {
     /// The running observations, by slot, and the id that tells their
     /// messages from those of the observations they replaced.
     private var observations: [Program.Slot: (id: Int, cancellable: AnyCancellable)] = [:]
-    /// The id of the latest observation of each slot.
     private var observationIDs: [Program.Slot: Int] = [:]
     /// The running `perform` subscriptions, until they complete.
     private var operations: [Int: AnyCancellable] = [:]
     private var nextSubscriptionID = 0
 
-    /// Actions waiting for a condition on the state.
     private var waiters: [(condition: (Program.State) -> Bool, action: @MainActor () -> Void)] = []
 
-    /// Creates a loop, which does nothing until `start(host:)`.
-    ///
-    /// - parameter program: The screen the loop runs.
-    /// - parameter state: The state at launch.
     public init(program: Program, state: Program.State) {
         self.program = program
         self.state = state
@@ -257,13 +165,6 @@ public final class AppLoop<Program: AppProgram> {
 
     /// The `perform` subscriptions that have not completed yet: writes in
     /// flight, a running stress test.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// loop.send(.key(.character("n")))
-    /// loop.operationsInFlight // 1, until the insert has committed
-    /// ```
     var operationsInFlight: Int {
         operations.count
     }
@@ -271,9 +172,6 @@ public final class AppLoop<Program: AppProgram> {
     /// Starts the program's own commands, and draws on `host` from then
     /// on. The host then sends the first message (for a terminal program,
     /// `.resize` with the terminal size).
-    ///
-    /// - parameter host: What draws, suspends and quits. The loop does not
-    ///   retain it.
     public func start(host: any AppHost) {
         precondition(!isStarted, "An app loop starts once")
         isStarted = true
@@ -283,14 +181,11 @@ public final class AppLoop<Program: AppProgram> {
         }
     }
 
-    /// Handles `message`, and the messages it leads to, then draws once.
     public func send(_ message: Program.Message) {
         send(contentsOf: [message])
     }
 
-    /// Handles each message in order, after those that wait, and the
-    /// messages they lead to, then draws once: a burst of keys is drawn
-    /// once.
+    /// Handles the messages in order, after those that wait, then draws once: a burst of keys draws once.
     public func send(contentsOf messages: [Program.Message]) {
         guard !isStopped else { return }
         // The host's messages (keys, a resize, a redraw after a stop) draw.
@@ -301,12 +196,6 @@ public final class AppLoop<Program: AppProgram> {
 
     /// Runs `action` once the state meets `condition`: now if it does,
     /// otherwise after the first burst of messages that leads to it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// loop.when({ !$0.isStressTestRunning }) { playNextStep() }
-    /// ```
     public func when(
         _ condition: @escaping (Program.State) -> Bool,
         perform action: @escaping @MainActor () -> Void)

@@ -2,7 +2,6 @@
 // message, the title bar, the footer of key hints and the help overlay.
 // The Hall of Fame and the viewer draw them from their own key tables.
 
-/// The styles of the parts that every screen shares.
 enum ChromeStyle {
     static let title = CellStyle(color: .title, bold: true, reverse: true)
     static let border = CellStyle(color: .border)
@@ -18,14 +17,6 @@ extension Screen {
     /// Says, centred, that the terminal is smaller than `minimumWidth` x
     /// `minimumHeight`: the longest message that fits, down to the size
     /// alone. Draws nothing on a 0x0 screen.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// var screen = Screen(width: 12, height: 1)
-    /// screen.drawTooSmall(minimumWidth: 30, minimumHeight: 9)
-    /// screen.text // "need 30x9"
-    /// ```
     mutating func drawTooSmall(minimumWidth: Int, minimumHeight: Int) {
         guard width > 0, height > 0 else { return }
         let size = "\(minimumWidth)x\(minimumHeight)"
@@ -38,18 +29,8 @@ extension Screen {
 
     // MARK: - Title bar
 
-    /// Fills row `y` with the title style, writes `title` on the left and
-    /// the first of `trailing` that fits beside it on the right. When none
-    /// fits beside the whole title (a name of thousands of characters),
-    /// the title is cut with "…" for the first of `trailing` that leaves
-    /// it half the width: what the trailing text says ("live", "not live")
-    /// must not vanish behind a long name.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// screen.drawTitleBar(" orders", trailing: ["1,234 rows · live ", "1,234 "], y: 0)
-    /// ```
+    /// Writes `title` on the left and the first of `trailing` that fits on the right. A long title is
+    /// cut with "…" rather than let "live" or "not live" vanish behind it.
     mutating func drawTitleBar(_ title: String, trailing: [String], y: Int) {
         fill(x: 0, y: y, width: width, height: 1, style: ChromeStyle.title)
         let titleWidth = TextWidth.width(of: title)
@@ -65,12 +46,6 @@ extension Screen {
     /// Writes key hints ("Enter row  ? help  q quit") on row `y`, from
     /// column 1: whole hints only, since a cut hint would read as another
     /// key.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// screen.drawKeyHints([("?", "help"), ("q", "quit")], y: screen.height - 2)
-    /// ```
     mutating func drawKeyHints(_ hints: [(key: String, text: String)], y: Int) {
         var x = 1
         for hint in hints {
@@ -88,15 +63,7 @@ extension Screen {
 
     // MARK: - Help overlay
 
-    /// Draws the help overlay of a key table, centred: one line per row of
-    /// the table (its keys, then what they do), and how to close it; rows
-    /// that do not fit are left out.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// screen.drawHelpOverlay(viewerKeyBindings.map { ($0.keys, $0.description) })
-    /// ```
+    /// Draws a key table as the help overlay, centred; rows that do not fit are left out.
     mutating func drawHelpOverlay(_ rows: [(keys: String, description: String)]) {
         let keysWidth = rows.map { TextWidth.width(of: $0.keys) }.max() ?? 0
         let descriptionWidth = rows.map { TextWidth.width(of: $0.description) }.max() ?? 0
@@ -143,7 +110,6 @@ extension Screen {
     }
 }
 
-/// A box of at most the given size, centred on the screen.
 func centeredBox(width: Int, height: Int, in screen: Screen) -> Rect {
     let width = min(width, screen.width)
     let height = min(height, screen.height)

@@ -3,29 +3,7 @@
 extension Screen {
     // MARK: - Text
 
-    /// Writes `text` from column `x` of row `y`, and returns the number of
-    /// cells written.
-    ///
-    /// Wide characters take two cells. Text stops at the right edge of the
-    /// screen, or after `maxWidth` cells: a wide character that does not fit
-    /// entirely is replaced by a space, so that no half of it is left. Text
-    /// is never wrapped; use ``TextWidth/truncated(_:toWidth:)`` to end cut
-    /// text with an ellipsis.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// var screen = Screen(width: 10, height: 1)
-    /// screen.put("中文", x: 0, y: 0, style: CellStyle(bold: true), maxWidth: 3) // 3
-    /// screen.lines // ["中        "]
-    /// ```
-    ///
-    /// - parameter text: The text to write.
-    /// - parameter x: The column of the first cell; may be negative.
-    /// - parameter y: The row; nothing is written outside the screen.
-    /// - parameter style: The style of every written cell.
-    /// - parameter maxWidth: The maximum number of cells to write.
-    /// - returns: The number of cells written, blank padding included.
+    /// Writes `text` from column `x` of row `y`, and returns the number of cells written.
     @discardableResult
     mutating func put(
         _ text: String, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int? = nil) -> Int
@@ -62,13 +40,6 @@ extension Screen {
         return max(0, column - max(0, x))
     }
 
-    /// Fills a rectangle with spaces of the given style.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// screen.fill(x: 0, y: 0, width: screen.width, height: 1, style: CellStyle(reverse: true))
-    /// ```
     mutating func fill(x: Int, y: Int, width: Int, height: Int, style: CellStyle = .plain) {
         for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
             for column in max(0, x)..<max(max(0, x), min(self.width, x + width)) {
@@ -77,17 +48,6 @@ extension Screen {
         }
     }
 
-    /// Draws a box with a single-line border, clears its inside, and puts
-    /// `title` in its top border.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// screen.drawBox(x: 0, y: 0, width: 12, height: 3, title: "Players")
-    /// // ┌ Players ─┐
-    /// // │          │
-    /// // └──────────┘
-    /// ```
     mutating func drawBox(
         x: Int, y: Int, width: Int, height: Int,
         style: CellStyle = .plain, title: String? = nil, titleStyle: CellStyle? = nil)

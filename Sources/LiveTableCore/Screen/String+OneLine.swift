@@ -2,18 +2,6 @@ extension String {
     /// The text with its control characters escaped (a newline becomes
     /// `\u{a}`), so that a message that quotes it stays on one line
     /// whatever it holds: a path, a terminal type.
-    ///
-    /// The bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE…), which
-    /// reorder the text around them on the terminal, and the invisible
-    /// U+200B ZERO WIDTH SPACE and U+FEFF BYTE ORDER MARK are escaped too:
-    /// see `Unicode.Scalar.isNeutralized`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// "a\nb".escapingControlCharacters        // "a\\u{a}b"
-    /// "\u{202E}evil".escapingControlCharacters // "\\u{202e}evil"
-    /// ```
     public var escapingControlCharacters: String {
         unicodeScalars.map { scalar in
             scalar.isNeutralized
@@ -31,10 +19,6 @@ extension Unicode.Scalar {
     /// U+2066…U+2069), which reorder what follows them on screen; the line
     /// and paragraph separators; and U+200B ZERO WIDTH SPACE and U+FEFF
     /// ZERO WIDTH NO-BREAK SPACE, which hide in a name.
-    ///
-    /// `escapingControlCharacters` escapes them, and `TextWidth` shows
-    /// them as "\u{FFFD}". Joiners (U+200C, U+200D) are kept: emoji
-    /// sequences and some scripts need them.
     var isNeutralized: Bool {
         switch value {
         case 0x061C, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029, 0xFEFF:

@@ -5,77 +5,27 @@ import Darwin
 #endif
 
 /// How many terminal cells text occupies.
-///
-/// Widths follow the C library's `wcwidth` under the `C.UTF-8` locale, which
-/// is what ncurses uses to place characters: East Asian Wide and Fullwidth
-/// characters and emoji take 2 cells, combining marks and joiners take 0,
-/// everything else 1. The locale is set for the calling thread during each
-/// call only, so the result never depends on the process locale (which is
-/// "C" until the runtime calls `setlocale`, and then answers -1 for every
-/// non-ASCII character).
-///
-/// Text is split the way ncurses stores it: each ``Unit`` is one spacing
-/// character followed by the zero-width characters that combine with it. An
-/// emoji ZWJ sequence is therefore several units, each 2 cells wide, exactly
-/// as ncurses counts it. Control characters, and characters `wcwidth`
-/// rejects, are shown as "�" so that a name can never move the cursor.
-///
-/// For example:
-///
-/// ```swift
-/// TextWidth.width(of: "abc")      // 3
-/// TextWidth.width(of: "中文")     // 4
-/// TextWidth.width(of: "e\u{301}") // 1
-/// TextWidth.truncated("Alexandria", toWidth: 6) // "Alexa…"
-/// ```
 enum TextWidth {
     /// One spacing character and the zero-width characters that follow it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.units(of: "é中") // [Unit(text: "é", width: 1), Unit(text: "中", width: 2)]
-    /// ```
     struct Unit: Equatable, Sendable {
-        /// The text of the unit, as written into one ``Cell``.
         var text: String
-        /// 1 or 2 cells.
         var width: Int
 
-        /// Creates a unit.
         init(text: String, width: Int) {
             self.text = text
             self.width = width
         }
     }
 
-    /// The replacement for characters that cannot be displayed.
     static let replacement: Unicode.Scalar = "\u{FFFD}"
 
-    /// The ellipsis that ends truncated text.
     static let ellipsis = "…"
 
-    /// The number of cells `text` occupies.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.width(of: "Zoë 😀") // 6
-    /// ```
     static func width(of text: String) -> Int {
         units(of: text).reduce(0) { $0 + $1.width }
     }
 
     /// Splits `text` into units of one spacing character each.
-    ///
-    /// A zero-width character at the start, with nothing to combine with,
-    /// is attached to a space.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.units(of: "a\u{301}b").map(\.text) // ["a\u{301}", "b"]
-    /// ```
     static func units(of text: String) -> [Unit] {
         units(of: text, beyondWidth: .max)
     }
@@ -111,20 +61,6 @@ enum TextWidth {
         return units
     }
 
-    /// Returns `text` cut to at most `width` cells, ending with "…" when
-    /// something was cut off.
-    ///
-    /// The result is the text of its units (see ``units(of:)``): a
-    /// zero-width character at the start comes with the space it is
-    /// attached to, so that it can not combine with what the result is
-    /// appended to, and the result measures the same there.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.truncated("Hall of Fame", toWidth: 8) // "Hall of…"
-    /// TextWidth.truncated("中文字", toWidth: 4)        // "中…"
-    /// ```
     static func truncated(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         let units = units(of: text, beyondWidth: width)
@@ -146,12 +82,6 @@ enum TextWidth {
 
     /// Splits `text` into the longest start that fits in `width` cells,
     /// cut after a space when there is one, and the rest.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.split("Save failed: locked", atWidth: 14) // ("Save failed: ", "locked")
-    /// ```
     static func split(_ text: String, atWidth width: Int) -> (String, String) {
         let units = units(of: text)
         var used = 0
@@ -168,14 +98,6 @@ enum TextWidth {
         return (units[..<end].map(\.text).joined(), units[end...].map(\.text).joined())
     }
 
-    /// Returns `text` truncated, then padded with spaces to exactly `width`
-    /// cells.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TextWidth.padded("ab", toWidth: 4) // "ab  "
-    /// ```
     static func padded(_ text: String, toWidth width: Int) -> String {
         let cut = truncated(text, toWidth: width)
         return cut + String(repeating: " ", count: max(0, width - self.width(of: cut)))
@@ -192,7 +114,6 @@ enum TextWidth {
         return width(scalar)
     }
 
-    /// Runs `body` with a function that returns the width of a scalar.
     private static func withScalarWidths(_ body: ((Unicode.Scalar) -> Int) -> Void) {
         guard let wcwidth = CLibrary.wcwidth, let locale = CLibrary.utf8Locale.value else {
             body(fallbackWidth(of:))

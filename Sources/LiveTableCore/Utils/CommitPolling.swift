@@ -1,19 +1,9 @@
 import Foundation
 import ReactiveGRDB
 
-/// How the live screens check a file at an interval for the commits of
-/// other processes, besides inotify's file events: when the user asks
-/// (`--poll SECONDS`), or when the file is on a file system where other
-/// machines write without inotify seeing it (ReactiveGRDB's
-/// `RemoteFileSystem`: NFS, SMB, FUSE, 9p...), or when inotify is not
-/// available. The title says so: "polled every 0.1 s: fuse".
-///
-/// For example:
-///
-/// ```swift
-/// let polling = CommitPolling(interval: try CommitPolling.interval(parsing: "0.5"))
-/// print(polling.note(path: "/tmp/app.sqlite", reason: nil)) // polled every 0.5 s
-/// ```
+/// How the live screens poll a file for other processes' commits besides inotify: when asked
+/// (`--poll SECONDS`), on a file system where other machines write unseen by inotify (NFS,
+/// SMB, FUSE...), or without inotify. The title says so: "polled every 0.1 s: fuse".
 public struct CommitPolling: Equatable, Sendable {
     /// The intervals `--poll` accepts, in seconds: from 20 ms, about the
     /// time of a screen refresh, to a minute.
@@ -24,17 +14,10 @@ public struct CommitPolling: Equatable, Sendable {
     /// are not enough.
     public var interval: TimeInterval?
 
-    /// Creates the polling of the screens.
-    ///
-    /// - parameter interval: The interval asked for (`--poll`), or nil.
     public init(interval: TimeInterval? = nil) {
         self.interval = interval
     }
 
-    /// The interval of `--poll SECONDS`.
-    ///
-    /// - throws: `CommitPollingError` when `text` is not a number of
-    ///   seconds in `intervalRange`.
     public static func interval(parsing text: String) throws -> TimeInterval {
         guard let seconds = Double(decimal: text) else {
             throw CommitPollingError(text: text)
@@ -48,10 +31,6 @@ public struct CommitPolling: Equatable, Sendable {
     /// How the screen's observations detect other processes' commits: the
     /// note for the title and the one-line reason come to `onPolled` when
     /// ReactiveGRDB polls the file by itself.
-    ///
-    /// - parameter path: The database file.
-    /// - parameter onPolled: Called on an unspecified queue, each time a
-    ///   subscription polls for a reason of its own.
     public func commits(
         path: String,
         onPolled: @escaping @Sendable (_ note: String, _ reason: String) -> Void) -> OtherProcessCommits
@@ -66,12 +45,7 @@ public struct CommitPolling: Equatable, Sendable {
         return .fileEvents(onPollingFallback: onPollingFallback)
     }
 
-    /// The title's note: "polled every 0.1 s: fuse", "polled every 0.5 s"
-    /// (asked for, on a local file), "polled every 0.1 s: no inotify".
-    ///
-    /// - parameter path: The database file.
-    /// - parameter reason: ReactiveGRDB's reason, or nil when the polling
-    ///   was asked for and ReactiveGRDB gave none.
+    /// The title's note: "polled every 0.1 s: fuse", "polled every 0.5 s".
     public func note(path: String, reason: String?) -> String {
         let seconds = interval ?? OtherProcessCommits.fallbackPollingInterval
         let note = "polled every \(Self.format(seconds)) s"
@@ -85,7 +59,6 @@ public struct CommitPolling: Equatable, Sendable {
         return "\(note): no inotify"
     }
 
-    /// "0.1", "0.02", "60", "1.5".
     private static func format(_ seconds: TimeInterval) -> String {
         String(format: "%g", seconds)
     }
@@ -94,7 +67,6 @@ public struct CommitPolling: Equatable, Sendable {
 /// The error of a `--poll` value that is not a number of seconds in
 /// `CommitPolling.intervalRange`.
 public struct CommitPollingError: Error, CustomStringConvertible {
-    /// The value given.
     public var text: String
 
     /// "the interval must be a number of seconds from 0.02 to 60": the

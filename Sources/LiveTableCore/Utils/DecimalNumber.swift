@@ -1,10 +1,8 @@
 import Foundation
 
 extension Double {
-    /// A finite number written in decimal ("0.5", "60", ".25", "1e-2"),
-    /// spaces around it ignored. Nil for what else `Double(_:)` reads:
-    /// hexadecimal ("0x10" is 16), "nan", "inf", "1e400" (too big). For
-    /// options in seconds: `--poll 0x10` is a typo.
+    /// A finite number written in decimal ("0.5", ".25", "1e-2"), spaces around it ignored. Nil for
+    /// hexadecimal, "nan", "inf" or "1e400", which `Double(_:)` reads: `--poll 0x10` is a typo.
     public init?(decimal text: String) {
         let text = text.trimmingCharacters(in: .whitespaces)
         let isDecimal = text.utf8.allSatisfy { byte in

@@ -3,12 +3,6 @@ import Foundation
 extension Error {
     /// What the error says, on one line: for the status line, the edit
     /// form, and the one-line messages of the command line.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// error.oneLineDescription // "SQLite error 5: database is locked"
-    /// ```
     public var oneLineDescription: String {
         let text = (self as? LocalizedError)?.errorDescription ?? String(describing: self)
         return text.split(whereSeparator: \.isNewline).joined(separator: " ")

@@ -7,25 +7,8 @@ import ReactiveGRDB
 
 extension AppDatabase {
     /// Returns a publisher of the Hall of Fame for a window of players.
-    ///
-    /// Each value is fetched in a single read: the player count, the max
-    /// score and the players always agree. The cost of each value does not
-    /// depend on the number of players (see `HallOfFame.fetch(_:_:)`).
-    /// Consecutive equal values are not published.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let request = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 20)
-    /// let cancellable = appDatabase.observeHallOfFame(request).sink(
-    ///     receiveCompletion: { _ in },
-    ///     receiveValue: { hallOfFame in print(hallOfFame.players) })
-    /// ```
-    ///
-    /// - parameter request: The window of players.
-    /// - parameter scheduler: A `ValueObservationScheduler`. By default,
-    ///   values are delivered asynchronously on the main dispatch queue.
-    /// - returns: A publisher of Hall of Fame values.
+    /// Each value is one read, so that its count, max score and players agree, at a cost that does not grow
+    /// with the table.
     public func observeHallOfFame(
         _ request: WindowRequest,
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))

@@ -13,32 +13,7 @@ extension AppDatabase {
     /// Opens a database file for the app, creating it if it does not
     /// exist, as a `DatabasePool` (WAL mode), so that other processes can
     /// read and write it concurrently.
-    ///
-    /// The file is validated before anything is written to it. On error,
-    /// nothing is written to the file, and no file is created in a missing
-    /// directory. If opening fails once writing has started (a full disk),
-    /// the files that opening created are removed: a new database file,
-    /// and the `-wal` and `-shm` files.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// do {
-    ///     let appDatabase = try AppDatabase.open(path: "players.sqlite", seed: 42) { appDatabase in
-    ///         try appDatabase.createRandomPlayersIfEmpty()
-    ///     }
-    /// } catch let error as AppDatabaseOpenError {
-    ///     print(error) // cannot open "players.sqlite": not a SQLite database
-    /// }
-    /// ```
-    ///
-    /// - parameter path: The path to the database file.
-    /// - parameter seed: If not nil, random names and scores are
-    ///   reproducible.
-    /// - parameter prepare: A first write, if any, whose failure is a
-    ///   failure to open, with the same clean-up.
-    /// - throws: An `AppDatabaseOpenError`, which describes itself in one
-    ///   line that names the file and the cause.
+    /// The file is validated before anything is written to it; a failed open removes the files it created.
     public static func open(
         path: String, seed: UInt64? = nil,
         prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
@@ -72,9 +47,7 @@ extension AppDatabase {
     /// The files of a database that do not exist yet, so that a failed
     /// open can remove those it created.
     private struct NewFiles {
-        /// The database file, if it is new.
         var database: String?
-        /// The new `-wal`, `-shm` and `-journal` files.
         var companions: [String]
 
         init(databasePath path: String) {
@@ -83,11 +56,6 @@ extension AppDatabase {
             companions = [path + "-wal", path + "-shm", path + "-journal"].filter(isNew)
         }
 
-        /// Removes the new files that exist now.
-        ///
-        /// Only another process that opened the same new file in the few
-        /// milliseconds between the validation and the failure could lose
-        /// something: a file that did not exist when the app started.
         func remove() {
             for path in companions + (database.map { [$0] } ?? []) {
                 unlink(path)
@@ -95,27 +63,8 @@ extension AppDatabase {
         }
     }
 
-    /// The number of players in the database file at `path`, read without
-    /// writing anything to it: 0 when the file does not exist yet, is
-    /// empty, or has no player table yet.
-    ///
-    /// `open(path:seed:)` writes as soon as it opens a file, even when the
-    /// app then changes nothing (a `DatabasePool` makes sure that the WAL
-    /// file exists: <https://github.com/groue/GRDB.swift/issues/102>). So
-    /// this is how to look into a file before deciding to open it, as
-    /// `livetable demo` does before it asks to play on the user's players.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// if try AppDatabase.playerCount(atPath: "players.sqlite") > 0 {
-    ///     print("The file holds players")
-    /// }
-    /// ```
-    ///
-    /// - parameter path: The path to the database file.
-    /// - throws: The `AppDatabaseOpenError` that `open(path:seed:)` would
-    ///   throw for this file.
+    /// The number of players in the file at `path`, read without writing to it, as `open` does at once:
+    /// 0 for a new, empty or foreign file. The demo asks before it plays on a user's players.
     public static func playerCount(atPath path: String) throws -> Int {
         try validateDatabaseFile(atPath: path)
         guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 0 else {
@@ -137,20 +86,8 @@ extension AppDatabase {
         }
     }
 
-    /// Closes the database, and removes its `-wal` and `-shm` files, as
-    /// SQLite does when the last connection to a WAL database closes.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try appDatabase.close()
-    /// ```
-    ///
-    /// A `DatabasePool` closes its writer before its read-only readers, so
-    /// the last connection to close can not checkpoint and leaves the WAL
-    /// behind (<https://github.com/groue/GRDB.swift/issues/739>). A short
-    /// read-write connection, opened and closed after the pool, is then the
-    /// last one, and cleans up. A write in flight ends first.
+    /// Closes the database, and removes its `-wal` and `-shm` files: a pool closes its writer first, so a
+    /// short read-write connection closed after it is the last one, and checkpoints.
     public func close() throws {
         try writer.close()
         let path = writer.path
@@ -160,13 +97,9 @@ extension AppDatabase {
         try Self.withPlainConnection(atPath: path, busyTimeout: Self.busyTimeout) { _ in }
     }
 
-    /// Opens a plain connection to the file at `path`, runs `body`, and
-    /// closes it. Unlike a `DatabasePool`, a `DatabaseQueue` leaves the
-    /// journal mode alone: opening it and reading write nothing, but for a
-    /// hot journal (a writer that died mid-transaction), which a read-write
-    /// connection rolls back as it reads. A `readonly` connection
-    /// (`SQLITE_OPEN_READONLY`) can not: it fails with
-    /// `SQLITE_READONLY_ROLLBACK` instead.
+    /// Runs `body` on a plain connection, which, unlike a `DatabasePool`, leaves the journal mode alone and
+    /// writes nothing, but for a hot journal, which a read-write connection rolls back as it reads (a
+    /// `readonly` one fails with `SQLITE_READONLY_ROLLBACK` instead).
     private static func withPlainConnection<T>(
         atPath path: String,
         busyTimeout: TimeInterval,
@@ -183,13 +116,8 @@ extension AppDatabase {
 
     // MARK: - Validation
 
-    /// Throws if the file at `path` can not become a livetable database
-    /// without damage: only reads and locks, no writes.
-    ///
-    /// Opening a `DatabasePool` would switch a database to WAL mode, and
-    /// migrations would add tables: both write. So everything that can
-    /// be checked is checked first, from the file system, then through a
-    /// plain connection that only reads and takes a lock.
+    /// Throws if the file can not become a livetable database without damage. Opening a pool would switch it
+    /// to WAL and migrate it: so it is checked first, with only reads and a lock.
     static func validateDatabaseFile(atPath path: String) throws {
         let directory = directoryPath(of: path)
         guard let directoryInfo = fileInfo(atPath: directory), directoryInfo.isDirectory else {
@@ -247,13 +175,8 @@ extension AppDatabase {
         }
     }
 
-    /// Throws unless the database is empty or a livetable database that
-    /// this version knows, with its tables as the migrations made them.
-    ///
-    /// Every schema object counts, not only tables: a file that holds
-    /// only a view, an index or a trigger belongs to another app too, and
-    /// a view named `player` would make the first migration fail after
-    /// the file was already switched to WAL mode.
+    /// Throws unless the database is empty or a livetable one this version knows. Every schema object
+    /// counts: a lone view named `player` would fail the migration after the switch to WAL.
     private static func validateSchema(_ db: Database, path: String) throws {
         // SQLite's own objects (sqlite_sequence, sqlite_autoindex_…,
         // sqlite_stat1) come with the user's.
@@ -298,7 +221,6 @@ extension AppDatabase {
         ]),
     ]
 
-    /// True if the main schema has a table (not a view) of this name.
     private static func isTable(_ db: Database, _ name: String) throws -> Bool {
         try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE)
@@ -333,7 +255,6 @@ extension AppDatabase {
         case empty, sqlite, notSQLite
     }
 
-    /// Reads the 16-byte magic string of SQLite database files.
     private static func header(ofFileAtPath path: String) throws -> Header {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw AppDatabaseOpenError.unreadable(path: path)

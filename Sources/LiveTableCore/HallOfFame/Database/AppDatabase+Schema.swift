@@ -9,7 +9,6 @@ extension AppDatabase {
     /// database.
     static let playerMigrationIdentifier = "createPlayer"
 
-    /// The migrations of the app.
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
 
@@ -115,7 +114,6 @@ enum SQL {
     // at query time: change them only with a new migration that rebuilds
     // the triggers and the buckets.
 
-    /// The width of a score bucket.
     static let scoreBucketWidth = 16
     /// The number of buckets of width `scoreBucketWidth` from score 0. Below
     /// is bucket -1, above is bucket `scoreBucketCount`: the random scores

@@ -8,28 +8,10 @@ import ReactiveGRDB
 extension AppDatabase {
     // MARK: - Stress Test
 
-    /// The number of refreshes of the app's stress test.
     static let stressTestRefreshes = 50
 
-    /// Returns a publisher that runs `refreshes` concurrent refreshes, and
-    /// publishes the progress each time one of them ends, then finishes.
-    ///
-    /// All refreshes are started at once through `rx.write`, the way the
-    /// demo apps stress the database; the database serializes them.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cancellable = appDatabase.stressTest().sink { progress in
-    ///     print("\(progress.completed) of \(progress.total)")
-    /// }
-    /// ```
-    ///
-    /// - parameter refreshes: The number of refreshes.
-    /// - parameter scheduler: The scheduler that publishes the progress, by
-    ///   default the main dispatch queue. It must be serial.
-    /// - returns: A publisher of progress that never fails. With zero
-    ///   refreshes, it publishes one finished progress.
+    /// Returns a publisher that runs `refreshes` concurrent refreshes, all started at once through
+    /// `rx.write` as the demo apps stress the database, and publishes the progress as each ends.
     func stressTest(
         refreshes: Int = AppDatabase.stressTestRefreshes,
         observeOn scheduler: some OpenCombine.Scheduler = DispatchQueue.main.ocombine)
@@ -97,29 +79,17 @@ private final class Cancellation: @unchecked Sendable {
 }
 
 /// The progress of `AppDatabase.stressTest(refreshes:observeOn:)`.
-///
-/// For example:
-///
-/// ```swift
-/// let progress = StressTestProgress(completed: 50, failed: 0, total: 50)
-/// progress.isFinished // true
-/// ```
 struct StressTestProgress: Equatable, Sendable {
-    /// The number of refreshes that succeeded.
     var completed: Int
-    /// The number of refreshes that failed.
     var failed: Int
-    /// The number of refreshes of the stress test.
     var total: Int
     /// Why the first refresh that failed did, on one line.
     var firstError: String?
     /// The players the refreshes deleted so far.
     var deleted = 0
 
-    /// True when all refreshes have ended.
     var isFinished: Bool { completed + failed == total }
 
-    /// Creates a progress.
     init(completed: Int, failed: Int, total: Int, firstError: String? = nil) {
         self.completed = completed
         self.failed = failed

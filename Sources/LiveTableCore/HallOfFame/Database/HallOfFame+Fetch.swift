@@ -27,41 +27,9 @@ extension HallOfFame {
         from: "player",
         columnExpressions: ["id", "name", "score"])
 
-    /// Fetches the Hall of Fame for a window of players, in one read, at a
-    /// cost that does not depend on the number of players.
-    ///
-    /// Call it in a single read (a `read` or a `ValueObservation` fetch),
-    /// so that the count, the max score and the players agree.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let request = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 20)
-    /// let hallOfFame = try appDatabase.writer.read { db in
-    ///     try HallOfFame.fetch(db, request)
-    /// }
-    /// ```
-    ///
-    /// The players are a window of the viewer's engine, `RowWindow`, on the
-    /// player table (`source`) in the ordering's `rowOrdering`. Every
-    /// statement reads an index, at a cost that does not grow with the table:
-    ///
-    /// - the player count comes from the trigger-maintained `playerStats`;
-    /// - the max score comes from the score index;
-    /// - the players are paged by keyset on the index of the ordering,
-    ///   never with `OFFSET`;
-    /// - a `.player` anchor is looked up by its primary key, to follow the
-    ///   player to its current sort key (see `WindowAnchor.player` and
-    ///   `RowOrdering.currentPosition(of:in:_:)`);
-    /// - the rank of the window is exact for the `.first` and `.last`
-    ///   anchors, and for a `.player` anchor near either end of the
-    ///   ordering (`RowOrdering.countRows`, stopped at `exactRankLimit`).
-    ///   Elsewhere it is estimated from small histograms, and `rankIsExact`
-    ///   is false.
-    ///
-    /// - parameter db: A database connection.
-    /// - parameter request: The window of players.
-    /// - returns: A Hall of Fame.
+    /// Fetches the Hall of Fame for a window of players in one read, so that the count, the max score and
+    /// the players agree. Every statement reads an index (the count in `playerStats`, the max score's,
+    /// players by keyset, never `OFFSET`): the cost does not grow with the table.
     public static func fetch(_ db: Database, _ request: WindowRequest) throws -> HallOfFame {
         try fetch(db, request, exactRankLimit: exactRankLimit)
     }

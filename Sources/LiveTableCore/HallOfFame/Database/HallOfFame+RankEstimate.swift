@@ -3,18 +3,9 @@ import GRDB
 // MARK: - Rank estimate
 
 extension Ordering {
-    /// Estimates the number of players before `key`, in constant time.
-    ///
-    /// SQLite's B-trees do not count the entries of a subtree, so an exact
-    /// rank in the middle of the table costs a scan. Instead, triggers
-    /// maintain two histograms: players per score bucket (16 scores wide,
-    /// 66 buckets at most) and per name bucket (the first two characters
-    /// of the name, a few dozen buckets for the demo names). The estimate
-    /// adds the buckets before the key's bucket, and a share of the key's
-    /// bucket: interpolated on the score, and, for the position among
-    /// equal scores or equal name prefixes, the share of players on the
-    /// other side of the other column (assuming names and scores are
-    /// independent, as random players are).
+    /// Estimates the number of players before `key`, in constant time. SQLite's B-trees do not count a
+    /// subtree's entries, so triggers keep two histograms (players per 16-score bucket, and per first two
+    /// characters of the name): the estimate adds the buckets before the key's, and a share of its own.
     func estimatedRank(_ db: Database, of key: [DatabaseValue], playerCount: Int) throws -> Int {
         guard playerCount > 0 else { return 0 }
         let total = Double(playerCount)
@@ -39,13 +30,9 @@ extension Ordering {
 
 /// The score histogram, seen from a score.
 private struct ScoreBuckets {
-    /// The bucket of the score, or nil if it is not an integer bucket.
     var bucket: Int?
-    /// The score, if it is an integer.
     var score: Int?
-    /// Players in buckets of higher scores.
     var countAbove: Double
-    /// Players in the bucket of the score.
     var countInBucket: Double
 
     init(_ db: Database, score: DatabaseValue) throws {
@@ -75,9 +62,7 @@ private struct ScoreBuckets {
 
 /// The name histogram, seen from a name.
 private struct NameBuckets {
-    /// Players in buckets of smaller names.
     var countBefore: Double
-    /// Players in the bucket of the name.
     var countInBucket: Double
 
     init(_ db: Database, name: DatabaseValue) throws {

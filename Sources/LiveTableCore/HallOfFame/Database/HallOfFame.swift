@@ -7,7 +7,6 @@ public enum Ordering: String, CaseIterable, Equatable, Sendable {
     /// Name, then score descending, then id: the index `(name, score DESC, id)`.
     case byName
 
-    /// The other ordering.
     var toggled: Ordering {
         self == .byScore ? .byName : .byScore
     }
@@ -17,14 +16,11 @@ public enum Ordering: String, CaseIterable, Equatable, Sendable {
 
 /// A column of a sort key, and its direction.
 struct SortColumn: Equatable, Sendable {
-    /// A column of the `player` table.
     enum Name: String, Sendable {
         case id, name, score
     }
 
-    /// The column.
     var name: Name
-    /// True when the column sorts in descending order.
     var descending: Bool
 
     /// The term of an `ORDER BY` clause: `score DESC`, `name`.
@@ -76,13 +72,6 @@ extension Ordering {
     /// The ordering as the window engine reads it: the sort key, on the
     /// index of the ordering. Every column is NOT NULL, and the id makes
     /// the key unique.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let window = try RowWindow.fetch(db, HallOfFame.source, RowWindowRequest(
-    ///     ordering: Ordering.byScore.rowOrdering, anchor: .first, before: 0, after: 20))
-    /// ```
     var rowOrdering: RowOrdering {
         switch self {
         case .byScore: return Self.byScoreRowOrdering
@@ -108,7 +97,6 @@ extension Ordering {
         RowPosition(key: sortKey(of: player))
     }
 
-    /// The position of a column in the sort key.
     func position(of column: SortColumn.Name) -> Int {
         sortColumns.firstIndex { $0.name == column }!
     }
@@ -126,10 +114,6 @@ extension Ordering {
         }
     }
 
-    /// Compares two sort keys as the index orders them.
-    ///
-    /// - returns: A negative number if `a` sorts first, zero if the keys
-    ///   are equal, a positive number if `b` sorts first.
     func compare(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Int {
         for (column, (a, b)) in zip(sortColumns, zip(a, b)) {
             let order = DatabaseValue.sqliteComparison(a, b)
@@ -142,14 +126,6 @@ extension Ordering {
     /// ordering (and SQLite's `ORDER BY`) sorts them: scores of any kind
     /// as SQLite compares them, names byte by byte (SQLite's BINARY
     /// collation, where Swift's `<` compares normalized strings).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let arthur = Player(id: 1, name: "Arthur", score: 100)
-    /// let barbara = Player(id: 2, name: "Barbara", score: .text("abc"))
-    /// Ordering.byScore.sortsBefore(barbara, arthur) // true: a text sorts after every number
-    /// ```
     func sortsBefore(_ a: Player, _ b: Player) -> Bool {
         compare(sortKey(of: a), sortKey(of: b)) < 0
     }
@@ -157,48 +133,23 @@ extension Ordering {
 
 /// Where a window of players starts, in a given ordering.
 public enum WindowAnchor: Equatable, Sendable {
-    /// The first player in the ordering.
     case first
-    /// The last player in the ordering.
     case last
-    /// A player, followed by its id: while a player with this id exists,
-    /// the window is anchored on its current sort key, wherever its latest
-    /// name and score moved it; otherwise (deleted, or never inserted), on
-    /// the sort key given here.
-    ///
-    /// A window that answers `.player(p)` with `after > 0` thus contains
-    /// the player of id `p.id` whenever it exists, which is how the app
-    /// keeps its selection on a player whose score changes.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // Barbara's score is now 10: the window is around her new place.
-    /// let anchor = WindowAnchor.player(Player(id: 2, name: "Barbara", score: 1100))
-    /// ```
+    /// A player, followed by its id: the window is anchored on its current sort key while it exists
+    /// (so the selection follows a player whose score changes), else on the key given here.
     case player(Player)
 }
 
 /// The rows the app wants to see: up to `before` players that sort before
 /// the anchor, and up to `after` players from the anchor on.
 public struct WindowRequest: Equatable, Sendable {
-    /// The ordering of the players.
     public var ordering: Ordering
-    /// Where the window starts.
     var anchor: WindowAnchor
     /// The number of players before the anchor (ignored for `.first`).
     var before: Int
     /// The number of players from the anchor on.
     var after: Int
 
-    /// Creates a request.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // The first 60 players by score.
-    /// let request = WindowRequest(ordering: .byScore, anchor: .first, before: 0, after: 60)
-    /// ```
     public init(ordering: Ordering, anchor: WindowAnchor, before: Int, after: Int) {
         self.ordering = ordering
         self.anchor = anchor
@@ -211,15 +162,12 @@ public struct WindowRequest: Equatable, Sendable {
 /// read: the player count, the max score and a window of players always
 /// agree, as GRDB guarantees for the values of one `ValueObservation`.
 public struct HallOfFame: Equatable, Sendable {
-    /// The number of players in the table.
     public var playerCount: Int
     /// The greatest score as SQLite's `MAX(score)` answers it (a text or
     /// a blob is greater than any number, see `Score`), or nil when the
     /// table is empty: the score of the first player by score.
     var maxScore: Score?
-    /// The request this value answers.
     public var request: WindowRequest
-    /// Consecutive players in `request.ordering`.
     var players: [Player]
     /// The 0-based rank of `players.first` in the ordering.
     var firstRank: Int
@@ -231,14 +179,6 @@ public struct HallOfFame: Equatable, Sendable {
     var reachesEnd: Bool
 
     /// Creates a value; `HallOfFame.fetch(_:_:)` fetches one.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let empty = HallOfFame(
-    ///     playerCount: 0, maxScore: nil, request: request, players: [],
-    ///     firstRank: 0, rankIsExact: true, reachesStart: true, reachesEnd: true)
-    /// ```
     public init(
         playerCount: Int, maxScore: Score?, request: WindowRequest, players: [Player],
         firstRank: Int, rankIsExact: Bool, reachesStart: Bool, reachesEnd: Bool)

@@ -1,22 +1,7 @@
 import Foundation
 
-/// The random numbers of the app: names and scores of random players, and
-/// the coin flips of `refresh`.
-///
-/// It is a SplitMix64 generator, so that `--seed N` makes a run
-/// reproducible: the same seed and the same intents produce the same
-/// database. Without a seed, it starts from a system random seed.
-///
-/// Database writes are serialized, and all draws happen inside writes, so
-/// concurrent intents (such as the stress test) draw in a deterministic
-/// order: the order the writer runs them.
-///
-/// For example:
-///
-/// ```swift
-/// let random = RandomSource(seed: 42)
-/// let player = random.makePlayer() // the same player for every run
-/// ```
+/// The random numbers of the app: names, scores and coin flips. A SplitMix64 seeded by `--seed` makes a
+/// run reproducible: every draw happens inside a write, and the writer serializes them.
 // @unchecked Sendable: `generator` is only accessed with `lock` held.
 final class RandomSource: @unchecked Sendable {
     /// The names of random players, the demo apps' list.
@@ -31,43 +16,34 @@ final class RandomSource: @unchecked Sendable {
         "Zazie", "Zoé",
     ]
 
-    /// The range of random scores.
     static let scores = 0...1000
 
     private var generator: SplitMix64
     private let lock = NSLock()
 
-    /// Creates a random source.
-    ///
-    /// - parameter seed: The seed. If nil, a system random seed.
     init(seed: UInt64?) {
         var system = SystemRandomNumberGenerator()
         generator = SplitMix64(seed: seed ?? system.next())
     }
 
-    /// Runs `body` with exclusive access to the generator.
     func withGenerator<T>(_ body: (inout SplitMix64) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
         return body(&generator)
     }
 
-    /// A random name from `RandomSource.names`.
     func name() -> String {
         withGenerator { Self.names.randomElement(using: &$0)! }
     }
 
-    /// A random score in `RandomSource.scores`.
     func score() -> Int {
         withGenerator { Int.random(in: Self.scores, using: &$0) }
     }
 
-    /// A random Boolean.
     func bool() -> Bool {
         withGenerator { Bool.random(using: &$0) }
     }
 
-    /// A random integer in `range`.
     func int64(in range: ClosedRange<Int64>) -> Int64 {
         withGenerator { Int64.random(in: range, using: &$0) }
     }
@@ -82,17 +58,9 @@ final class RandomSource: @unchecked Sendable {
 /// SplitMix64, the small and fast generator of Java's SplittableRandom,
 /// chosen because its whole state is one integer: a seed is all it takes
 /// to replay a sequence. See <https://prng.di.unimi.it/splitmix64.c>.
-///
-/// For example:
-///
-/// ```swift
-/// var generator = SplitMix64(seed: 42)
-/// let score = Int.random(in: 0...1000, using: &generator)
-/// ```
 struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    /// Creates a generator that starts from `seed`.
     init(seed: UInt64) {
         state = seed
     }

@@ -1,27 +1,8 @@
 import Foundation
 import GRDB
 
-/// A score as the database stores it.
-///
-/// The `score` column is declared `INTEGER`, but SQLite stores what a
-/// writer gives it whatever the declared type: another process may write
-/// `'abc'`, `X'00FF'`, or a real beyond the range of 64-bit integers such
-/// as `-1e30`. The app writes integers only, and shows, sorts and counts
-/// any other score as SQLite stores and sorts it, rather than crashing on
-/// it or showing something else (see issue 7).
-///
-/// Scores compare as SQLite compares them (see `<`), so the Hall of Fame
-/// sorts them in memory exactly as its index does, and the greatest score
-/// is SQLite's `MAX(score)`.
-///
-/// For example:
-///
-/// ```swift
-/// let score: Score = 100
-/// Score(databaseValue: "abc".databaseValue) // .text("abc")
-/// Score.real(-1e30).description              // "-1.0e+30"
-/// Score.text("abc") > Score.integer(1000)    // true: text sorts after numbers
-/// ```
+/// A score as the database stores it. The column is `INTEGER`, but another process may write `'abc'`,
+/// `X'00FF'` or `-1e30`: the app shows, sorts and counts them as SQLite does, rather than crash.
 public enum Score: Hashable, Sendable {
     /// NULL: the table declares the column `NOT NULL`, but a replaced
     /// table may hold it.
@@ -35,24 +16,10 @@ public enum Score: Hashable, Sendable {
     /// A blob that another process wrote.
     case blob(Data)
 
-    /// Creates an integer score.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let score = Score(1000) // .integer(1000)
-    /// ```
     init(_ value: Int) {
         self = .integer(Int64(value))
     }
 
-    /// Creates the score stored as `databaseValue`: any database value is a score.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let score = Score(databaseValue: row["score"])
-    /// ```
     public init(databaseValue: DatabaseValue) {
         switch databaseValue.storage {
         case .null: self = .null
@@ -63,14 +30,6 @@ public enum Score: Hashable, Sendable {
         }
     }
 
-    /// The integer, if the score is one.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// Score(12).integerValue          // 12
-    /// Score.text("abc").integerValue  // nil
-    /// ```
     var integerValue: Int? {
         if case let .integer(value) = self { return Int(exactly: value) }
         return nil
@@ -92,7 +51,6 @@ public enum Score: Hashable, Sendable {
         }
     }
 
-    /// Hashes the score consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
@@ -119,13 +77,6 @@ extension Score: Comparable {
     /// True when `lhs` sorts before `rhs` in SQLite's ascending order:
     /// NULL, then numbers (integers and reals compared by value), then
     /// texts (byte by byte, the BINARY collation), then blobs (byte by byte).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// Score.real(-1e30) < Score(0)    // true
-    /// Score(1000) < Score.text("")    // true
-    /// ```
     public static func < (lhs: Score, rhs: Score) -> Bool {
         DatabaseValue.sqliteComparison(lhs.databaseValue, rhs.databaseValue) < 0
     }
@@ -176,13 +127,6 @@ extension Score: CustomStringConvertible {
 // MARK: - Literals
 
 extension Score: ExpressibleByIntegerLiteral {
-    /// Creates an integer score from a literal.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let player = Player(name: "Arthur", score: 100)
-    /// ```
     public init(integerLiteral value: Int64) {
         self = .integer(value)
     }
@@ -191,7 +135,6 @@ extension Score: ExpressibleByIntegerLiteral {
 // MARK: - Database
 
 extension Score: DatabaseValueConvertible {
-    /// The score as stored.
     public var databaseValue: DatabaseValue {
         switch self {
         case .null: return .null
@@ -202,7 +145,6 @@ extension Score: DatabaseValueConvertible {
         }
     }
 
-    /// The score stored as `dbValue`: never nil, since any value is a score.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Score? {
         Score(databaseValue: dbValue)
     }
@@ -212,12 +154,6 @@ extension DatabaseValue {
     /// Compares two values as SQLite sorts them, with the BINARY collation:
     /// NULL first, then numbers (integers and reals compared by value,
     /// exactly), then texts (byte by byte), then blobs (byte by byte).
-    ///
-    /// This is the order of SQLite's `ORDER BY`, `MIN`, `MAX` and indexes,
-    /// in which the keyset of the Hall of Fame reads its pages.
-    ///
-    /// - returns: A negative number if `lhs` sorts first, zero if they are
-    ///   equal, a positive number if `rhs` sorts first.
     static func sqliteComparison(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Int {
         func rank(_ value: DatabaseValue) -> Int {
             switch value.storage {

@@ -1,0 +1,164 @@
+import Foundation
+import XCTest
+
+/// Issue 26: the app's comments say why, at the hard places, in at most 0.3
+/// comment lines per code line. `scripts/comment-density.sh` prints the same
+/// figures without a build.
+///
+/// A comment line holds only a comment (`//`, `///`, or a line inside
+/// `/* */`); a code line is any other non-blank line, a trailing comment
+/// included. Strings are code, even when they hold `//`.
+final class CommentDensityTests: XCTestCase {
+    static let maximumDensity = 0.3
+
+    /// The folders under `Sources` held to the maximum, subfolders included.
+    static let heldFolders = [
+        "LiveTableCore/Changes",
+        "LiveTableCore/Demo",
+        "LiveTableCore/HallOfFame",
+        "LiveTableCore/Input",
+        "LiveTableCore/Loop",
+        "LiveTableCore/Screen",
+        "LiveTableCore/Utils",
+        "PostgresClient",
+        "livetable",
+    ]
+
+    private static let sourcesRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources")
+
+    func testHeldFoldersHaveAtMostPoint3CommentLinesPerCodeLine() throws {
+        let sources = try Self.sources()
+        // Every module and every folder of the core, so that what is left shows.
+        let modules = Set(sources.keys.map { String($0.prefix { $0 != "/" }) })
+        let coreFolders = Set(sources.keys.filter { $0.hasPrefix("LiveTableCore/") }.map {
+            $0.split(separator: "/").prefix(2).joined(separator: "/")
+        }.filter { !$0.hasSuffix(".swift") })
+        for folder in (modules.union(coreFolders)).sorted() {
+            let count = Self.lines(in: folder, sources)
+            print("comment density: \(folder): \(Self.describe(count))")
+        }
+
+        var over: [String] = []
+        for folder in Self.heldFolders {
+            let count = Self.lines(in: folder, sources)
+            XCTAssertGreaterThan(count.code, 0, "\(folder) has no code: is the list out of date?")
+            if Double(count.comments) > Self.maximumDensity * Double(count.code) {
+                over.append("\(folder): \(Self.describe(count))")
+            }
+        }
+        XCTAssertEqual(over, [], "over \(Self.maximumDensity) comment lines per code line:\n" + over.joined(separator: "\n"))
+    }
+
+    /// The count itself: doc, line and block comments, and not a string or
+    /// a trailing comment.
+    func testTheCountTellsCommentLinesFromCodeLines() {
+        let text = """
+            /// A doc line.
+            // A line comment.
+            /* A block
+               over lines, /* nested */
+               still in it */
+            let url = "http://example.com" // code, with a trailing comment
+
+            let text = \"\"\"
+                // inside a string
+                \"\"\"
+            func f() { /* a comment after code */ }
+            """
+        let count = Self.count(text)
+        XCTAssertEqual(count.comments, 5)
+        XCTAssertEqual(count.code, 5)
+    }
+
+    // MARK: - The count
+
+    static func describe(_ count: (comments: Int, code: Int)) -> String {
+        let density = count.code == 0 ? 0 : Double(count.comments) / Double(count.code)
+        return String(format: "%.2f (%d comment lines, %d code lines)", density, count.comments, count.code)
+    }
+
+    /// The comment and code lines of the files under `folder`.
+    static func lines(in folder: String, _ sources: [String: String]) -> (comments: Int, code: Int) {
+        var total = (comments: 0, code: 0)
+        for (path, text) in sources where path.hasPrefix(folder + "/") {
+            let count = count(text)
+            total.comments += count.comments
+            total.code += count.code
+        }
+        return total
+    }
+
+    static func count(_ text: String) -> (comments: Int, code: Int) {
+        enum State { case code, blockComment(depth: Int), string, multilineString }
+        var state = State.code
+        var comments = 0
+        var code = 0
+        for line in text.components(separatedBy: "\n") {
+            var hasCode = false
+            var hasComment = false
+            if case .string = state { state = .code } // a one-line string ends with its line
+            if case .multilineString = state { hasCode = true }
+            if case .blockComment = state { hasComment = true }
+            let characters = Array(line)
+            var index = 0
+            scan: while index < characters.count {
+                let rest = characters[index...]
+                switch state {
+                case .code:
+                    if rest.starts(with: "//") {
+                        hasComment = true
+                        break scan
+                    } else if rest.starts(with: "/*") {
+                        state = .blockComment(depth: 1); hasComment = true; index += 2
+                    } else if rest.starts(with: "\"\"\"") {
+                        state = .multilineString; hasCode = true; index += 3
+                    } else if characters[index] == "\"" {
+                        state = .string; hasCode = true; index += 1
+                    } else {
+                        if !characters[index].isWhitespace { hasCode = true }
+                        index += 1
+                    }
+                case let .blockComment(depth):
+                    if rest.starts(with: "*/") {
+                        state = depth == 1 ? .code : .blockComment(depth: depth - 1); index += 2
+                    } else if rest.starts(with: "/*") {
+                        state = .blockComment(depth: depth + 1); index += 2
+                    } else {
+                        index += 1
+                    }
+                case .string:
+                    if characters[index] == "\\" {
+                        index += 2
+                    } else {
+                        if characters[index] == "\"" { state = .code }
+                        index += 1
+                    }
+                case .multilineString:
+                    if rest.starts(with: "\"\"\"") {
+                        state = .code; index += 3
+                    } else {
+                        index += characters[index] == "\\" ? 2 : 1
+                    }
+                }
+            }
+            if hasCode {
+                code += 1
+            } else if hasComment {
+                comments += 1
+            }
+        }
+        return (comments, code)
+    }
+
+    /// Each Swift file under `Sources`, by its path relative to `Sources`.
+    private static func sources() throws -> [String: String] {
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: sourcesRoot.path))
+        var sources: [String: String] = [:]
+        for case let path as String in enumerator where path.hasSuffix(".swift") {
+            sources[path] = try String(contentsOf: sourcesRoot.appendingPathComponent(path), encoding: .utf8)
+        }
+        return sources
+    }
+}
