@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:109
-@MainActor private func example_README_md_109() async throws {
-#sourceLocation(file: "README.md", line: 109)
+// README.md:115
+@MainActor private func example_README_md_115() async throws {
+#sourceLocation(file: "README.md", line: 115)
 
 
 
