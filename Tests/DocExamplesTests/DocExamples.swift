@@ -22,9 +22,9 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:59
-@MainActor private func example_ReactiveGRDB_md_59() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 59)
+// Docs/ReactiveGRDB.md:61
+@MainActor private func example_ReactiveGRDB_md_61() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 61)
 
 
 
@@ -46,9 +46,9 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:88
-@MainActor private func example_ReactiveGRDB_md_88() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 88)
+// Docs/ReactiveGRDB.md:90
+@MainActor private func example_ReactiveGRDB_md_90() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 90)
     // GRDBReactive<any DatabaseWriter>
     let reactive = dbQueue.rx
     let players = reactive.read { db in try Player.fetchAll(db) }
@@ -56,8 +56,8 @@ import ReactiveGRDB
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:98
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 98)
+// Docs/ReactiveGRDB.md:100
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 100)
 
 
 
@@ -69,10 +69,10 @@ extension GRDBReactive where Base == any DatabaseWriter {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:136: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
+// Docs/ReactiveGRDB.md:138: not compiled: a Package.swift manifest (checked by building a new package that depends on LiveTable by path)
 
-// Docs/ReactiveGRDB.md:173
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 173)
+// Docs/ReactiveGRDB.md:175
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 175)
 
 
 
@@ -97,9 +97,9 @@ let dbQueue = try! DatabaseQueue(path: "/tmp/players.sqlite")
 let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:212
-@MainActor private func example_ReactiveGRDB_md_212() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 212)
+// Docs/ReactiveGRDB.md:214
+@MainActor private func example_ReactiveGRDB_md_214() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 214)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     for try await players in observation.rx.values(in: dbQueue).includingOtherProcesses() {
         print("Fresh players: \(players)")
@@ -107,9 +107,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:267
-@MainActor private func example_ReactiveGRDB_md_267() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 267)
+// Docs/ReactiveGRDB.md:271
+@MainActor private func example_ReactiveGRDB_md_271() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 271)
     // A read-only connection to a file that another program writes
     var configuration = Configuration()
     configuration.readonly = true
@@ -125,9 +125,9 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:295
-@MainActor private func example_ReactiveGRDB_md_295() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 295)
+// Docs/ReactiveGRDB.md:299
+@MainActor private func example_ReactiveGRDB_md_299() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 299)
     for try await count in Player.all().rx.valuesOfCount(in: dbPool).includingOtherProcesses() {
         print("\(count) players")
     }
@@ -144,8 +144,8 @@ let dbPool = try! DatabasePool(path: "/tmp/players-wal.sqlite")
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:322
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 322)
+// Docs/ReactiveGRDB.md:326
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 326)
 
 
 
@@ -171,8 +171,8 @@ func streamBestPlayers(from dbPool: DatabasePool, to writer: some EventStreamWri
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:364
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 364)
+// Docs/ReactiveGRDB.md:368
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 368)
 
 
 
@@ -191,9 +191,9 @@ struct PlayerWatcher {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:413
-@MainActor private func example_ReactiveGRDB_md_413() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 413)
+// Docs/ReactiveGRDB.md:417
+@MainActor private func example_ReactiveGRDB_md_417() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 417)
     // DatabasePublishers.Read<[Player]>
     let players = dbQueue.rx.read { db in
         try Player.fetchAll(db)
@@ -206,9 +206,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:439
-@MainActor private func example_ReactiveGRDB_md_439() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 439)
+// Docs/ReactiveGRDB.md:443
+@MainActor private func example_ReactiveGRDB_md_443() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 443)
     // DatabasePublishers.Write<Void>
     let write = dbQueue.rx.write { db in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -222,9 +222,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:461
-@MainActor private func example_ReactiveGRDB_md_461() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 461)
+// Docs/ReactiveGRDB.md:465
+@MainActor private func example_ReactiveGRDB_md_465() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 465)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbQueue.rx.writeAndReturn { db -> Int in
         try Player(name: "Arthur", score: 100).insert(db)
@@ -233,9 +233,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:476
-@MainActor private func example_ReactiveGRDB_md_476() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 476)
+// Docs/ReactiveGRDB.md:480
+@MainActor private func example_ReactiveGRDB_md_480() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 480)
     // DatabasePublishers.Write<Int>
     let newPlayerCount = dbPool.rx.write(
         updates: { db in try Player(name: "Arthur", score: 100).insert(db) },
@@ -248,9 +248,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:522
-@MainActor private func example_ReactiveGRDB_md_522() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 522)
+// Docs/ReactiveGRDB.md:526
+@MainActor private func example_ReactiveGRDB_md_526() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 526)
     let observation = ValueObservation.tracking { db in
         try Player.fetchAll(db)
     }
@@ -261,9 +261,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:544
-@MainActor private func example_ReactiveGRDB_md_544() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 544)
+// Docs/ReactiveGRDB.md:548
+@MainActor private func example_ReactiveGRDB_md_548() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 548)
     // The tracked region is inferred from the fetch, and may vary
     ValueObservation.tracking { db in try Player.fetchAll(db) }
 
@@ -293,9 +293,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:577
-@MainActor private func example_ReactiveGRDB_md_577() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 577)
+// Docs/ReactiveGRDB.md:581
+@MainActor private func example_ReactiveGRDB_md_581() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 581)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
 
     // On the main queue
@@ -314,9 +314,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:623
-@MainActor private func example_ReactiveGRDB_md_623() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 623)
+// Docs/ReactiveGRDB.md:629
+@MainActor private func example_ReactiveGRDB_md_629() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 629)
     let sharedObservation = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .shared(in: dbQueue)
@@ -329,9 +329,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:650
-@MainActor private func example_ReactiveGRDB_md_650() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 650)
+// Docs/ReactiveGRDB.md:656
+@MainActor private func example_ReactiveGRDB_md_656() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 656)
     // DatabasePublishers.DatabaseRegion, a publisher of Database.
     // The closures are called on the writer's queue: @Sendable, so that they do
     // not trap in @MainActor code (see "@MainActor code" in Scheduling).
@@ -353,9 +353,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:685
-@MainActor private func example_ReactiveGRDB_md_685() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 685)
+// Docs/ReactiveGRDB.md:691
+@MainActor private func example_ReactiveGRDB_md_691() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 691)
     // Prints the current player count, then the count after each transaction
     let cancellable = try dbQueue.write { db in
         DatabaseRegionObservation(tracking: Player.all())
@@ -367,9 +367,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:704
-@MainActor private func example_ReactiveGRDB_md_704() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 704)
+// Docs/ReactiveGRDB.md:710
+@MainActor private func example_ReactiveGRDB_md_710() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 710)
     // Prints the current player count, then the count after each transaction
     let cancellable = DatabaseRegionObservation
         .tracking(Player.all())
@@ -380,9 +380,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:732
-@MainActor private func example_ReactiveGRDB_md_732() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 732)
+// Docs/ReactiveGRDB.md:740
+@MainActor private func example_ReactiveGRDB_md_740() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 740)
     let request = Player.all()
     request.rx.observeCount(in: dbQueue)  // DatabasePublishers.Value<Int>
     request.rx.observeFirst(in: dbQueue)  // DatabasePublishers.Value<Player?>
@@ -397,9 +397,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:762
-@MainActor private func example_ReactiveGRDB_md_762() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 762)
+// Docs/ReactiveGRDB.md:770
+@MainActor private func example_ReactiveGRDB_md_770() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 770)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -410,9 +410,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:779
-@MainActor private func example_ReactiveGRDB_md_779() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 779)
+// Docs/ReactiveGRDB.md:787
+@MainActor private func example_ReactiveGRDB_md_787() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 787)
     let counts = Player.all().rx.observeCount(in: dbQueue, startImmediately: false)
     let queue = DispatchQueue(label: "players")
     let players = Player.all().rx.observeAll(in: dbQueue, observeOn: queue.ocombine)
@@ -421,9 +421,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:809
-@MainActor private func example_ReactiveGRDB_md_809() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 809)
+// Docs/ReactiveGRDB.md:817
+@MainActor private func example_ReactiveGRDB_md_817() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 817)
     // DatabasePublishers.Value<[Player]>
     let players = Player.all().observationForAll().publisher(in: dbQueue)
     let samePlayers = Player.observationForAll().publisher(in: dbQueue)
@@ -440,9 +440,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:832
-@MainActor private func example_ReactiveGRDB_md_832() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 832)
+// Docs/ReactiveGRDB.md:840
+@MainActor private func example_ReactiveGRDB_md_840() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 840)
     let cancellable = Player.observationForAll()
         .publisher(in: dbQueue)
         .fetchOnSubscription()
@@ -453,9 +453,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:847
-@MainActor private func example_ReactiveGRDB_md_847() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 847)
+// Docs/ReactiveGRDB.md:855
+@MainActor private func example_ReactiveGRDB_md_855() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 855)
     // DATA CONSISTENCY GUARANTEED
     let best = Player.order(Column("score").desc).observationForFirst()
     let count = Player.observationForCount()
@@ -465,9 +465,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:865
-@MainActor private func example_ReactiveGRDB_md_865() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 865)
+// Docs/ReactiveGRDB.md:873
+@MainActor private func example_ReactiveGRDB_md_873() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 873)
     // Instead of ValueObservation.combine(bestObservation, countObservation)
     let both = ValueObservation.tracking { db in
         (try Player.order(Column("score").desc).fetchOne(db), try Player.fetchCount(db))
@@ -477,9 +477,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:881
-@MainActor private func example_ReactiveGRDB_md_881() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 881)
+// Docs/ReactiveGRDB.md:889
+@MainActor private func example_ReactiveGRDB_md_889() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 889)
     final class PlayerList {
         static let playersPublisher = Player.observationForAll().publisher(in: dbQueue)
 
@@ -493,9 +493,9 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:925
-@MainActor private func example_ReactiveGRDB_md_925() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 925)
+// Docs/ReactiveGRDB.md:935
+@MainActor private func example_ReactiveGRDB_md_935() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 935)
     final class PlayerListModel: ObservableObject {
         let objectWillChange = ObservableObjectPublisher()
 
@@ -508,8 +508,8 @@ struct PlayerWatcher {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:951
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 951)
+// Docs/ReactiveGRDB.md:963
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 963)
 
 
 @Observable
@@ -520,9 +520,9 @@ final class ObservablePlayerCount {
 }
 #sourceLocation()
 
-// Docs/ReactiveGRDB.md:983
-@MainActor private func example_ReactiveGRDB_md_983() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 983)
+// Docs/ReactiveGRDB.md:995
+@MainActor private func example_ReactiveGRDB_md_995() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 995)
     // GRDB spelling
     let cancellable = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -554,9 +554,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1073
-@MainActor private func example_ReactiveGRDB_md_1073() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1073)
+// Docs/ReactiveGRDB.md:1089
+@MainActor private func example_ReactiveGRDB_md_1089() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1089)
     let names = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
         .removeDuplicates(by: { $0.map(\.name) == $1.map(\.name) })
@@ -566,9 +566,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1104
-@MainActor private func example_ReactiveGRDB_md_1104() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1104)
+// Docs/ReactiveGRDB.md:1120
+@MainActor private func example_ReactiveGRDB_md_1120() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1120)
     let firstPlayers = ValueObservation
         .tracking { db in try Player.limit(50).fetchAll(db) }
         .publisher(in: dbQueue)
@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1263
-@MainActor private func example_ReactiveGRDB_md_1263() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1263)
+// Docs/ReactiveGRDB.md:1286
+@MainActor private func example_ReactiveGRDB_md_1286() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1286)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1278
-@MainActor private func example_ReactiveGRDB_md_1278() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1278)
+// Docs/ReactiveGRDB.md:1301
+@MainActor private func example_ReactiveGRDB_md_1301() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1301)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1297
-@MainActor private func example_ReactiveGRDB_md_1297() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1297)
+// Docs/ReactiveGRDB.md:1322
+@MainActor private func example_ReactiveGRDB_md_1322() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1322)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1348
-@MainActor private func example_ReactiveGRDB_md_1348() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1348)
+// Docs/ReactiveGRDB.md:1373
+@MainActor private func example_ReactiveGRDB_md_1373() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1373)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1445
-@MainActor private func example_ReactiveGRDB_md_1445() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1445)
+// Docs/ReactiveGRDB.md:1472
+@MainActor private func example_ReactiveGRDB_md_1472() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1472)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1501
-@MainActor private func example_ReactiveGRDB_md_1501() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1501)
+// Docs/ReactiveGRDB.md:1532
+@MainActor private func example_ReactiveGRDB_md_1532() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1532)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in
@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:109
-@MainActor private func example_README_md_109() async throws {
-#sourceLocation(file: "README.md", line: 109)
+// README.md:115
+@MainActor private func example_README_md_115() async throws {
+#sourceLocation(file: "README.md", line: 115)
 
 
 
