@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The random numbers of the app: names and scores of random players, and
 /// the coin flips of `refresh`.
@@ -17,8 +18,7 @@ import Foundation
 /// let random = RandomSource(seed: 42)
 /// let player = random.makePlayer() // the same player for every run
 /// ```
-// @unchecked Sendable: `generator` is only accessed with `lock` held.
-final class RandomSource: @unchecked Sendable {
+final class RandomSource: Sendable {
     /// The names of random players, the demo apps' list.
     static let names = [
         "Arthur", "Anita", "Barbara", "Bernard", "Craig", "Chiara", "David",
@@ -34,22 +34,19 @@ final class RandomSource: @unchecked Sendable {
     /// The range of random scores.
     static let scores = 0...1000
 
-    private var generator: SplitMix64
-    private let lock = NSLock()
+    private let generator: Mutex<SplitMix64>
 
     /// Creates a random source.
     ///
     /// - parameter seed: The seed. If nil, a system random seed.
     init(seed: UInt64?) {
         var system = SystemRandomNumberGenerator()
-        generator = SplitMix64(seed: seed ?? system.next())
+        generator = Mutex(SplitMix64(seed: seed ?? system.next()))
     }
 
     /// Runs `body` with exclusive access to the generator.
     func withGenerator<T>(_ body: (inout SplitMix64) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&generator)
+        generator.withLock { body(&$0) }
     }
 
     /// A random name from `RandomSource.names`.
