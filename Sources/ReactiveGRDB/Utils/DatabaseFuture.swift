@@ -45,7 +45,8 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     }
 }
 
-// @unchecked Sendable: `schedule` is only called, and `state` is in a Mutex.
+// @unchecked Sendable: `schedule` and the downstream are not Sendable; the
+// downstream is only used from `state`, or once taken out of it.
 private final class DatabaseFutureSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
