@@ -22,9 +22,7 @@ final class SharedStateRuleTests: XCTestCase {
         // Held across a whole call (a read, a libpq call, a tool's answer,
         // a frame's append): not converted yet. A generic result is not
         // `sending`, which Mutex.withLock asks.
-        "LiveTableCore/Viewer/Postgres/PostgresDatabase.swift",
         "PostgresClient/PostgresConnection.swift",
-        "LineSession/LineSession.swift",
         "LiveTableBenchmark/ViewerScreenRecorder.swift",
     ]
 
