@@ -19,11 +19,9 @@ final class SharedStateRuleTests: XCTestCase {
         "ReactiveGRDB/OtherProcesses/CommitWatch.swift",
         // An AnyCancellable is not Sendable: Mutex's `sending` results refuse it.
         "ReactiveGRDB/Async/DatabaseValues.swift",
-        // Held across a whole call (a read, a libpq call, a tool's answer,
-        // a frame's append): not converted yet. A generic result is not
-        // `sending`, which Mutex.withLock asks.
+        // Re-entrant, held across each libpq call: a forEachRow body reads
+        // the connection's facts under it.
         "PostgresClient/PostgresConnection.swift",
-        "LiveTableBenchmark/ViewerScreenRecorder.swift",
     ]
 
     /// Files where a thread waits on an `NSCondition` until a deadline.
