@@ -17,8 +17,6 @@ final class SharedStateRuleTests: XCTestCase {
         "ReactiveGRDB/Utils/Lock+Synchronized.swift",
         // The commit watch is being optimized: converted after that merge.
         "ReactiveGRDB/OtherProcesses/CommitWatch.swift",
-        // An AnyCancellable is not Sendable: Mutex's `sending` results refuse it.
-        "ReactiveGRDB/Async/DatabaseValues.swift",
         // Re-entrant, held across each libpq call: a forEachRow body reads
         // the connection's facts under it.
         "PostgresClient/PostgresConnection.swift",
