@@ -6,7 +6,7 @@ import XCTest
 /// `LockedValue` in `Sources`; `NSCondition` only where a thread waits.
 final class SharedStateRuleTests: XCTestCase {
     /// Files that still use a bare lock. The lead removes the first five
-    /// after converting them with the merge; the others wait on work below.
+    /// after converting them with the merge; the others say why they stay.
     static let bareLockFiles: Set<String> = [
         "ReactiveGRDB/Utils/ObservationSubscription.swift",
         "ReactiveGRDB/OtherProcesses/RefreshPacing.swift",
