@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,9 +35,9 @@ import Glibc
 ///   exited then throws, rather than killing this process.
 // Open: a tool's session is a subclass that only says how the tool starts
 // (`PostgresSession`, `SQLiteCommand`), so that callers keep naming it.
-// @unchecked Sendable: `calls` orders the calls, `isClosed` is only
-// accessed with `calls` locked, `output` is a lock-protected buffer of its
-// own, and the other properties are set in `init`.
+// @unchecked Sendable: `calls` orders the calls and holds their state,
+// `output` is a lock-protected buffer of its own, and the other properties
+// are set in `init`.
 open class LineSession: @unchecked Sendable {
     /// What the tool printed as an error, or that it did not answer, or
     /// has exited. It never holds a secret given to the session.
@@ -65,9 +66,8 @@ open class LineSession: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let dialect: LineDialect
     private let secrets: [String]
-    private let calls = NSLock()
-    private var nextMarker = 0
-    private var isClosed = false
+    /// Locked for a whole call: the tool answers one at a time.
+    private let calls = Mutex((nextMarker: 0, isClosed: false))
 
     /// Starts `executable` with `arguments`, its standard output and error
     /// read as one stream of lines.
@@ -108,7 +108,7 @@ open class LineSession: @unchecked Sendable {
         do {
             try process.run()
         } catch {
-            isClosed = true  // nothing to close: deinit must not wait for it
+            calls.withLock { $0.isClosed = true }  // nothing to close: deinit must not wait for it
             throw Self.failure("cannot run \(dialect.name): \(error)", hiding: secrets)
         }
         // The thread holds the buffer, not the session, whose deinit closes
@@ -193,28 +193,33 @@ open class LineSession: @unchecked Sendable {
     /// defer { session.close() }
     /// ```
     public func close(timeout: TimeInterval = 10) {
-        calls.lock()
-        defer { calls.unlock() }
-        guard !isClosed else { return }
-        isClosed = true
-        try? input.close()
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            if exited.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
+        calls.withLock { calls in
+            guard !calls.isClosed else { return }
+            calls.isClosed = true
+            try? input.close()
+            if exited.wait(timeout: .now() + timeout) == .timedOut {
+                process.terminate()
+                if exited.wait(timeout: .now() + 2) == .timedOut {
+                    kill(process.processIdentifier, SIGKILL)
+                }
             }
+            process.waitUntilExit()
         }
-        process.waitUntilExit()
     }
 
     // MARK: - Private
 
     private func perform(_ sql: String, timeout: TimeInterval) throws -> (lines: [String], time: UInt64) {
-        calls.lock()
-        defer { calls.unlock() }
-        guard !isClosed else { throw failure("\(dialect.name) is closed") }
-        let marker = Self.markerPrefix + "\(nextMarker)__"
-        nextMarker += 1
+        try calls.withLock { try perform(sql, timeout: timeout, &$0) }
+    }
+
+    /// `perform(_:timeout:)` with `calls` locked.
+    private func perform(
+        _ sql: String, timeout: TimeInterval, _ calls: inout (nextMarker: Int, isClosed: Bool)) throws -> (lines: [String], time: UInt64)
+    {
+        guard !calls.isClosed else { throw failure("\(dialect.name) is closed") }
+        let marker = Self.markerPrefix + "\(calls.nextMarker)__"
+        calls.nextMarker += 1
         do {
             try input.write(contentsOf: Data("\(terminated(sql))\n\(dialect.echo) \(marker)\n".utf8))
         } catch {

@@ -4,6 +4,7 @@ import GRDB
 import OpenCombine
 import ReactiveGRDB
 import SQLiteCommandLine
+import Synchronization
 
 /// Many subscriptions to the commits of another process on one database
 /// (issue 25): what one commit costs, whatever their number, and whether
@@ -289,22 +290,18 @@ public struct ScaleBenchmark: Sendable {
     }
 }
 
-// @unchecked Sendable: `count` is only accessed with `lock` held.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }
 
 /// Counts `notifyChanges(in:)` on the writer.
-// @unchecked Sendable: `count` is only accessed with `lock` held.
-private final class NotificationCounter: TransactionObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
+private final class NotificationCounter: TransactionObserver, Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
-    func databaseDidChange() { lock.withLock { count += 1 } }
+    func databaseDidChange() { count.withLock { $0 += 1 } }
     func databaseDidChange(with event: DatabaseEvent) { }
     func databaseDidCommit(_ db: Database) { }
     func databaseDidRollback(_ db: Database) { }

@@ -4,6 +4,7 @@ import GRDB
 import LiveTableCore
 import OpenCombine
 import SQLiteCommandLine
+import Synchronization
 
 /// The viewer of a busy file (issue 25, items 8 and 9), on the app's own
 /// loop as `ViewerScreenBenchmark`: the CPU that another process's commits
@@ -220,17 +221,15 @@ public final class ViewerBusyFileBenchmark: Sendable {
 }
 
 /// The time of each screen, and the newest row its query showed.
-private final class ShownLog: @unchecked Sendable {
-    // @unchecked Sendable: protected by `lock`.
-    private let lock = NSLock()
-    private var log: [(time: Double, last: Int64)] = []
+private final class ShownLog: Sendable {
+    private let log = Mutex<[(time: Double, last: Int64)]>([])
 
     func append(time: Double, last: Int64) {
-        lock.withLock { log.append((time, last)) }
+        log.withLock { $0.append((time, last)) }
     }
 
-    var frames: [(time: Double, last: Int64)] { lock.withLock { log } }
-    var latest: Int64? { lock.withLock { log.last?.last } }
+    var frames: [(time: Double, last: Int64)] { log.withLock { $0 } }
+    var latest: Int64? { log.withLock { $0.last?.last } }
 }
 
 /// What the viewer's main thread did, counted by `MeteredViewerProgram`.
@@ -377,18 +376,16 @@ public struct ViewerBusyFileFigures: Codable, Equatable, Sendable {
 }
 
 /// The CPU time of the counts, on whatever thread they run.
-private final class CountingCPU: @unchecked Sendable {
-    // @unchecked Sendable: protected by `lock`.
-    private let lock = NSLock()
-    private var total = 0.0
+private final class CountingCPU: Sendable {
+    private let total = Mutex(0.0)
 
-    var seconds: Double { lock.withLock { total } }
+    var seconds: Double { total.withLock { $0 } }
 
     func measure<T>(_ body: () throws -> T) rethrows -> T {
         let start = threadCPUSeconds()
         defer {
             let used = threadCPUSeconds() - start
-            lock.withLock { total += used }
+            total.withLock { $0 += used }
         }
         return try body()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveTableCore
+import Synchronization
 
 /// The viewer's program on the benchmarks' host, whatever its data source,
 /// and what each drawn screen showed: the part that the viewer's
@@ -17,8 +18,8 @@ import LiveTableCore
 /// let firstRows = try screen.openTable("item", of: dataSource, since: now())
 /// ```
 // @unchecked Sendable: the frame log protects itself, the awaited value and
-// the error count are protected by `lock`; the loop and its host are only
-// touched on the main queue.
+// the error count are in `shared`; the loop and its host are only touched on
+// the main queue.
 final class ViewerScreenRecorder: @unchecked Sendable {
     /// What a drawn screen showed, in short.
     struct Frame {
@@ -42,13 +43,11 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     }
 
     private let frames: FrameLog<Frame>
-    private let lock = NSLock()
-    private var awaited: DatabaseValue?
-    /// While false, an error on the viewer's status line is counted rather
+    /// Locked while a frame is recorded. While `errorsAreFatal` is false,
+    /// an error on the viewer's status line is counted rather
     /// than fatal: a writer that commits without pause may lock a read out
     /// for longer than the viewer's busy timeout, and the viewer recovers.
-    private var errorsAreFatal = true
-    private var errorCount = 0
+    private let shared = Mutex((awaited: DatabaseValue?.none, errorsAreFatal: true, errorCount: 0))
 
     // Main queue only.
     private var host: BenchmarkHost<ViewerProgram>?
@@ -170,21 +169,18 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     /// Makes the screens say whether a visible row holds `value` (nil:
     /// none is awaited).
     func setAwaited(_ value: DatabaseValue?) {
-        lock.lock()
-        awaited = value
-        lock.unlock()
+        shared.withLock { $0.awaited = value }
     }
 
     /// Sets whether errors are fatal, and returns the errors counted since
     /// the last call.
     @discardableResult
     func setErrorsAreFatal(_ fatal: Bool) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        errorsAreFatal = fatal
-        let count = errorCount
-        errorCount = 0
-        return count
+        shared.withLock { shared in
+            shared.errorsAreFatal = fatal
+            defer { shared.errorCount = 0 }
+            return shared.errorCount
+        }
     }
 
     /// Waits for a frame drawn after the first `index` frames that matches
@@ -205,18 +201,24 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     @MainActor
     private func recordFrame(_ state: ViewerState) {
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
+        shared.withLock { recordFrame(state, at: time, &$0) }
+    }
+
+    /// `recordFrame(_:)` with `shared` locked.
+    @MainActor
+    private func recordFrame(
+        _ state: ViewerState, at time: Double, _ shared: inout (awaited: DatabaseValue?, errorsAreFatal: Bool, errorCount: Int))
+    {
         if case let .error(message)? = state.message {
-            errorCount += 1
-            if errorsAreFatal {
+            shared.errorCount += 1
+            if shared.errorsAreFatal {
                 frames.fail(ViewerScreenBenchmarkError("the viewer failed: \(message)"))
                 return
             }
         }
         guard let table = state.table, let window = table.window else { return }
         var showsAwaited = false
-        if let awaited {
+        if let awaited = shared.awaited {
             let visible = window.rows.dropFirst(table.scrollTop).prefix(state.pageRows)
             showsAwaited = visible.contains { $0.contains(awaited) }
         }

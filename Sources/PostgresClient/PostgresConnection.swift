@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// A connection to a PostgreSQL server, through libpq.
 /// Synchronous, as a GRDB connection is: each call blocks until the server answers, and calls from
@@ -267,8 +268,7 @@ extension PostgresConnectionString {
 /// PQcancel opens a connection to the server and waits for it to close, which holds the caller a
 /// round trip, or as long as TCP tries behind a frozen path. The next statement waits for the
 /// cancels in flight (up to `cancelWait`), so that a late cancel does not stop it instead.
-// @unchecked: every field is guarded by `lock`; `pending` is a group.
-final class SideState: @unchecked Sendable {
+final class SideState: Sendable {
     /// A server process's cancel object, freed when the last cancel that
     /// uses it is done, whatever happened to the connection meanwhile.
     private final class CancelHandle: @unchecked Sendable {
@@ -296,10 +296,7 @@ final class SideState: @unchecked Sendable {
     /// How long a statement waits for the cancels sent before it.
     static let cancelWait: TimeInterval = 2
 
-    private let lock = NSLock()
-    private var cancelHandle: CancelHandle?
-    private var canceled = false
-    private var currentSocket: Int32 = -1
+    private let state = Mutex((cancelHandle: CancelHandle?.none, canceled: false, currentSocket: Int32(-1)))
     private let pending = DispatchGroup()
 
     init(_ connection: OpaquePointer) {
@@ -308,22 +305,18 @@ final class SideState: @unchecked Sendable {
 
     /// After connect and reset: a new server process, a new socket.
     func renew(_ connection: OpaquePointer) {
-        lock.lock()
-        defer { lock.unlock() }
-        cancelHandle = CancelHandle(connection)
-        currentSocket = PQsocket(connection)
+        state.withLock { state in
+            state.cancelHandle = CancelHandle(connection)
+            state.currentSocket = PQsocket(connection)
+        }
     }
 
     func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        cancelHandle = nil
+        state.withLock { $0.cancelHandle = nil }
     }
 
     var socket: Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        return currentSocket
+        state.withLock { $0.currentSocket }
     }
 
     /// Sends a cancel request, and returns at once. `markingCanceled` is
@@ -331,10 +324,10 @@ final class SideState: @unchecked Sendable {
     /// caller left early): then the server's "canceled" error is expected
     /// and dropped.
     func cancel(markingCanceled: Bool) {
-        lock.lock()
-        if markingCanceled { canceled = true }
-        let handle = cancelHandle
-        lock.unlock()
+        let handle = state.withLock { state in
+            if markingCanceled { state.canceled = true }
+            return state.cancelHandle
+        }
         guard let handle else { return }
         pending.enter()
         Self.cancels.async { [pending] in
@@ -347,15 +340,11 @@ final class SideState: @unchecked Sendable {
     /// does not apply to it, nor does it reach it late.
     func beginStatement() -> Bool {
         guard pending.wait(timeout: .now() + Self.cancelWait) == .success else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        canceled = false
+        state.withLock { $0.canceled = false }
         return true
     }
 
     var wasCanceled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return canceled
+        state.withLock { $0.canceled }
     }
 }

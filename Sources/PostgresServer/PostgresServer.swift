@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,9 +31,7 @@ import Glibc
 /// print(server.url(role: server.viewer, database: "shop", host: .tcp))
 /// // postgres://viewer:…@127.0.0.1:43117/shop
 /// ```
-// @unchecked Sendable: `isRemoved` is only accessed with `lock` held; the
-// other properties are constants set in `init`.
-public final class PostgresServer: @unchecked Sendable {
+public final class PostgresServer: Sendable {
     /// A role of the server: its name and password.
     ///
     /// Its description, debug description and mirror show the name only: a
@@ -112,8 +111,7 @@ public final class PostgresServer: @unchecked Sendable {
     public let primary: PostgresServer?
 
     let programs: PostgresPrograms
-    private let lock = NSLock()
-    private var isRemoved = false
+    private let isRemoved = Mutex(false)
 
     static let directoryPrefix = "livetable-postgres-"
     static let ownerFileName = "owner.pid"
@@ -220,11 +218,11 @@ public final class PostgresServer: @unchecked Sendable {
     /// Stops the server at once, and deletes its directory. Done at exit
     /// for every server this process made and did not remove.
     public func remove() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !isRemoved else { return }
-        isRemoved = true
-        ServerRegistry.shared.remove(directory)
+        isRemoved.withLock { isRemoved in
+            guard !isRemoved else { return }
+            isRemoved = true
+            ServerRegistry.shared.remove(directory)
+        }
     }
 
     /// The process id of the server (the postmaster), when it runs.

@@ -1,46 +1,41 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The servers' directories that this process made and has not removed
 /// yet: all removed at exit, so that a test process leaves no server behind.
-// @unchecked Sendable: `directories` and `removesAtExit` are only accessed
-// with `lock` held.
-final class ServerRegistry: @unchecked Sendable {
+final class ServerRegistry: Sendable {
     static let shared = ServerRegistry()
 
-    private let lock = NSLock()
-    private var directories: [URL: PostgresPrograms] = [:]
-    private var removesAtExit = false
+    private let state = Mutex((directories: [URL: PostgresPrograms](), removesAtExit: false))
 
     /// Remembers `directory`, to be removed at exit unless removed before.
     func register(_ directory: URL, programs: PostgresPrograms) {
-        lock.lock()
-        defer { lock.unlock() }
-        directories[directory] = programs
-        if !removesAtExit {
-            removesAtExit = true
-            // XCTest's main ends with exit(), which runs this.
-            atexit { ServerRegistry.shared.removeAll() }
+        state.withLock { state in
+            state.directories[directory] = programs
+            if !state.removesAtExit {
+                state.removesAtExit = true
+                // XCTest's main ends with exit(), which runs this.
+                atexit { ServerRegistry.shared.removeAll() }
+            }
         }
     }
 
     /// Stops the server of `directory` at once, if it runs, and deletes the
     /// directory.
     func remove(_ directory: URL) {
-        lock.lock()
-        let programs = directories.removeValue(forKey: directory)
-        lock.unlock()
+        let programs = state.withLock { $0.directories.removeValue(forKey: directory) }
         guard let programs else { return }
         Self.discard(directory, programs: programs)
     }
 
     private func removeAll() {
-        lock.lock()
-        let all = directories
-        directories = [:]
-        lock.unlock()
+        let all = state.withLock { state in
+            defer { state.directories = [:] }
+            return state.directories
+        }
         for (directory, programs) in all {
             Self.discard(directory, programs: programs)
         }

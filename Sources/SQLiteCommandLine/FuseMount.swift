@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,10 +23,8 @@ import Glibc
 /// // Write mount.source.appendingPathComponent("app.sqlite") with sqlite3,
 /// // watch mount.mountPoint.appendingPathComponent("app.sqlite").
 /// ```
-public final class FuseMount: @unchecked Sendable {
-    // @unchecked Sendable: `isMounted` is only accessed with `lock` held.
-    private let lock = NSLock()
-    private var isMounted = true
+public final class FuseMount: Sendable {
+    private let isMounted = Mutex(true)
 
     /// The directory that the mount shows: "the other machine's" side.
     public let source: URL
@@ -80,7 +79,7 @@ public final class FuseMount: @unchecked Sendable {
     public func remount() throws {
         unmount()
         try mount()
-        lock.withLock { isMounted = true }
+        isMounted.withLock { $0 = true }
     }
 
     deinit {
@@ -90,7 +89,7 @@ public final class FuseMount: @unchecked Sendable {
     /// Unmounts, once: lazily if a process still has a file open there, so
     /// that the mount goes with its last user.
     public func unmount() {
-        let wasMounted = lock.withLock {
+        let wasMounted = isMounted.withLock { isMounted in
             defer { isMounted = false }
             return isMounted
         }

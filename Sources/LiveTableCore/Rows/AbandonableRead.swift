@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import CSQLite
+import Synchronization
 
 /// A read that can be left before it ends: abandoned (the user moved on),
 /// or out of time. The database then stops it (SQLite at its next step),
@@ -28,13 +29,9 @@ import CSQLite
 /// A ticket knows nothing of the database: the read that runs registers
 /// how to interrupt it (`setRunning(interrupt:)`): `sqlite3_interrupt`
 /// for SQLite (`ReadInterrupter`), a cancel request for a server.
-// @unchecked Sendable: `isAbandoned` and `interrupt` are only accessed
-// with `lock` held.
-public final class ReadTicket: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isAbandoned = false
-    /// Interrupts the read that runs now, if any.
-    private var interrupt: (@Sendable () -> Void)?
+public final class ReadTicket: Sendable {
+    /// `interrupt` interrupts the read that runs now, if any.
+    private let state = Mutex((isAbandoned: false, interrupt: (@Sendable () -> Void)?.none))
     /// When the read stops by itself, if ever.
     private let deadline: ContinuousClock.Instant?
 
@@ -47,16 +44,16 @@ public final class ReadTicket: @unchecked Sendable {
     /// Stops the read: at once if it runs, before it starts otherwise. Its
     /// statements fail with `SQLITE_INTERRUPT`.
     public func abandon() {
-        let interrupt = lock.withLock {
-            isAbandoned = true
-            return self.interrupt
+        let interrupt = state.withLock { state in
+            state.isAbandoned = true
+            return state.interrupt
         }
         interrupt?()
     }
 
     /// True once abandoned, or out of time.
     var shouldStop: Bool {
-        lock.withLock { isAbandoned } || deadline.map { ContinuousClock.now >= $0 } ?? false
+        state.withLock { $0.isAbandoned } || deadline.map { ContinuousClock.now >= $0 } ?? false
     }
 
     /// The seconds left before the read stops by itself, nil when never:
@@ -77,20 +74,18 @@ public final class ReadTicket: @unchecked Sendable {
     /// must not start. `interrupt` is called from any thread, and must
     /// interrupt only this ticket's read.
     func setRunning(interrupt: (@Sendable () -> Void)?) -> Bool {
-        lock.withLock {
-            self.interrupt = interrupt
-            return !isAbandoned
+        state.withLock { state in
+            state.interrupt = interrupt
+            return !state.isAbandoned
         }
     }
 }
 
 /// The reads of one connection that can be left: which ticket runs now,
 /// for the progress handler and for `ReadTicket.abandon()`.
-// @unchecked Sendable: `running` is only accessed with `lock` held;
-// `interruptConnection` is set once, before any read.
+// @unchecked Sendable: `interruptConnection` is set once, before any read.
 final class ReadInterrupter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var running: ReadTicket?
+    private let running = Mutex<ReadTicket?>(nil)
     /// Calls `sqlite3_interrupt` on the connection.
     var interruptConnection: @Sendable () -> Void = { }
 
@@ -111,12 +106,12 @@ final class ReadInterrupter: @unchecked Sendable {
 
     /// The ticket of the read that runs now, if any.
     var runningTicket: ReadTicket? {
-        lock.withLock { running }
+        running.withLock { $0 }
     }
 
     /// True when the read that runs must stop.
     private var shouldStop: Bool {
-        lock.withLock { running }?.shouldStop ?? false
+        running.withLock { $0 }?.shouldStop ?? false
     }
 
     /// Runs `body` on `db`, this interrupter's connection, for `ticket`.
@@ -126,9 +121,9 @@ final class ReadInterrupter: @unchecked Sendable {
         }) else {
             throw DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "interrupted")
         }
-        lock.withLock { running = ticket }
+        running.withLock { $0 = ticket }
         defer {
-            lock.withLock { running = nil }
+            running.withLock { $0 = nil }
             _ = ticket.setRunning(interrupt: nil)
         }
         // Abandoned between the two locks: the progress handler stops it.
@@ -137,7 +132,7 @@ final class ReadInterrupter: @unchecked Sendable {
 
     /// Interrupts the statement that runs, if it is `ticket`'s.
     private func interrupt(for ticket: ReadTicket) {
-        lock.withLock {
+        running.withLock { running in
             // Under the lock, `running` can not end: the statement that
             // SQLite interrupts is the ticket's.
             if running === ticket {

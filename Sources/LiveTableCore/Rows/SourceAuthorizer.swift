@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import GRDB
+import Synchronization
 
 // MARK: - Authorizer
 
@@ -11,8 +12,7 @@ import GRDB
 /// An allow-list rather than a deny-list: a SQLite built with more
 /// functions (`fts3_tokenizer`, `sqlite_dbpage`-like debugging functions,
 /// `rtreenode`) gets nothing new.
-// @unchecked Sendable: `denial` is only accessed with `lock` held.
-final class SourceAuthorizer: @unchecked Sendable {
+final class SourceAuthorizer: Sendable {
     /// What the authorizer refused.
     enum Denial: Equatable {
         /// A function off the list.
@@ -35,8 +35,7 @@ final class SourceAuthorizer: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var denial: Denial?
+    private let denial = Mutex<Denial?>(nil)
     /// The PRAGMAs of this SQLite: `pragma_NAME` is the table-valued form
     /// of each that returns rows.
     private let pragmaNames: Set<String>
@@ -48,7 +47,7 @@ final class SourceAuthorizer: @unchecked Sendable {
     /// The authorizer of each guarded connection, by its address: the
     /// callback's user data, kept alive as long as the connection may call
     /// it (an address is only reused after the connection closed).
-    private static let registry = LockedValue<[UInt: SourceAuthorizer]>([:])
+    private static let registry = Mutex<[UInt: SourceAuthorizer]>([:])
 
     /// Installs an authorizer on `connection`.
     static func install(on connection: OpaquePointer, pragmaNames: Set<String>) {
@@ -79,7 +78,7 @@ final class SourceAuthorizer: @unchecked Sendable {
     }
 
     var lastDenial: Denial? {
-        lock.withLock { denial }
+        denial.withLock { $0 }
     }
 
     private func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
@@ -123,7 +122,7 @@ final class SourceAuthorizer: @unchecked Sendable {
     }
 
     private func deny(_ denial: Denial) -> Int32 {
-        lock.withLock { self.denial = denial }
+        self.denial.withLock { $0 = denial }
         return SQLITE_DENY
     }
 

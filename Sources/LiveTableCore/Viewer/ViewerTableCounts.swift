@@ -1,5 +1,6 @@
 import Foundation
 import OpenCombine
+import Synchronization
 
 /// The picker's counts of the entries from index `from`, named `names`,
 /// as messages: one read each, on `queue`, each within
@@ -31,8 +32,8 @@ private protocol TableCounter: AnyObject, Sendable {
 /// The subscription of ``ViewerTableCounts``: waiting for demand, then
 /// counting, then finished once its last message is delivered, or
 /// cancelled.
-// @unchecked Sendable: every field is guarded by `lock`; the downstream is
-// called by one thread at a time (`isDelivering`).
+// @unchecked Sendable: the downstream, in `shared`, is called by one thread
+// at a time (`isDelivering`).
 private final class TableCountsSubscription<Downstream: Subscriber>: Subscription, TableCounter, @unchecked Sendable
     where Downstream.Input == ViewerMessage, Downstream.Failure == Never
 {
@@ -43,30 +44,37 @@ private final class TableCountsSubscription<Downstream: Subscriber>: Subscriptio
     }
 
     private let publisher: ViewerTableCounts
-    private let lock = NSLock()
-    private var state: State
-    private var demand = Subscribers.Demand.none
-    /// The newest counts, waiting for demand.
-    private var pending: ViewerMessage?
-    /// The counts have all been made: once `pending` is delivered, the
-    /// subscription finishes.
-    private var isCounted = false
-    /// A thread is calling the downstream: the others leave it their
-    /// messages, so that they arrive in order.
-    private var isDelivering = false
-    /// The ticket of the count that runs, abandoned by a cancel.
-    private var ticket: ReadTicket?
+    private let shared: Mutex<Shared>
+
+    /// What the counting queue and the subscriber's threads share.
+    private struct Shared {
+        var state: State
+        var demand = Subscribers.Demand.none
+        /// The newest counts, waiting for demand.
+        var pending: ViewerMessage?
+        /// The counts have all been made: once `pending` is delivered, the
+        /// subscription finishes.
+        var isCounted = false
+        /// A thread is calling the downstream: the others leave it their
+        /// messages, so that they arrive in order.
+        var isDelivering = false
+        /// The ticket of the count that runs, abandoned by a cancel.
+        var ticket: ReadTicket?
+    }
 
     init(publisher: ViewerTableCounts, downstream: Downstream) {
         self.publisher = publisher
-        state = .waitingForDemand(downstream)
+        // nonisolated(unsafe): the downstream is only used from the Mutex,
+        // or by the one thread that delivers.
+        nonisolated(unsafe) let shared = Shared(state: .waitingForDemand(downstream))
+        self.shared = Mutex(shared)
     }
 
     func request(_ demand: Subscribers.Demand) {
-        let starts = lock.withLock { () -> Bool in
-            self.demand += demand
-            guard case let .waitingForDemand(downstream) = state, demand > .none else { return false }
-            state = .counting(downstream)
+        let starts = shared.withLock { shared -> Bool in
+            shared.demand += demand
+            guard case let .waitingForDemand(downstream) = shared.state, demand > .none else { return false }
+            shared.state = .counting(downstream)
             return true
         }
         if starts {
@@ -79,10 +87,10 @@ private final class TableCountsSubscription<Downstream: Subscriber>: Subscriptio
     }
 
     func cancel() {
-        let ticket = lock.withLock { () -> ReadTicket? in
-            state = .finished
-            pending = nil
-            return self.ticket
+        let ticket = shared.withLock { shared -> ReadTicket? in
+            shared.state = .finished
+            shared.pending = nil
+            return shared.ticket
         }
         ticket?.abandon()
     }
@@ -98,21 +106,21 @@ private final class TableCountsSubscription<Downstream: Subscriber>: Subscriptio
             counts.append(try? publisher.dataSource.quickRowCount(ofTable: name, kind: kind, ticket: ticket))
             if counts.count == publisher.names.count || ContinuousClock.now - lastSent >= .milliseconds(50) {
                 let message = ViewerMessage.tablesCounted(from: publisher.from, names: publisher.names, counts: counts)
-                lock.withLock { pending = message }
+                shared.withLock { $0.pending = message }
                 deliver()
                 lastSent = ContinuousClock.now
             }
         }
-        lock.withLock { isCounted = true }
+        shared.withLock { $0.isCounted = true }
         deliver()
     }
 
     /// The ticket of the next count, nil once cancelled.
     private func nextTicket() -> ReadTicket? {
-        lock.withLock {
-            guard case .counting = state else { return nil }
+        shared.withLock { shared in
+            guard case .counting = shared.state else { return nil }
             let ticket = ReadTicket(timeLimit: PickerEntry.countTimeLimit)
-            self.ticket = ticket
+            shared.ticket = ticket
             return ticket
         }
     }
@@ -122,16 +130,16 @@ private final class TableCountsSubscription<Downstream: Subscriber>: Subscriptio
     /// thread is delivering, which then does it.
     private func deliver() {
         while true {
-            let next = lock.withLock { () -> (Downstream, ViewerMessage?)? in
-                guard !isDelivering, case let .counting(downstream) = state else { return nil }
-                if let message = pending, demand > .none {
-                    pending = nil
-                    demand -= 1
-                    isDelivering = true
+            let next = shared.withLock { shared -> (Downstream, ViewerMessage?)? in
+                guard !shared.isDelivering, case let .counting(downstream) = shared.state else { return nil }
+                if let message = shared.pending, shared.demand > .none {
+                    shared.pending = nil
+                    shared.demand -= 1
+                    shared.isDelivering = true
                     return (downstream, message)
                 }
-                guard pending == nil, isCounted else { return nil }
-                state = .finished
+                guard shared.pending == nil, shared.isCounted else { return nil }
+                shared.state = .finished
                 return (downstream, nil)
             }
             guard let (downstream, message) = next else { return }
@@ -140,9 +148,9 @@ private final class TableCountsSubscription<Downstream: Subscriber>: Subscriptio
                 return
             }
             let more = downstream.receive(message)
-            lock.withLock {
-                demand += more
-                isDelivering = false
+            shared.withLock { shared in
+                shared.demand += more
+                shared.isDelivering = false
             }
         }
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import OpenCombine
+import Synchronization
 
 /// An asynchronous sequence of observed database values, that can include
 /// the commits of other processes.
@@ -209,31 +210,29 @@ struct StreamScheduler: ValueObservationScheduler {
 
 /// The subscription of one iteration: cancelled when the stream terminates
 /// (its task was cancelled) or when the iterator is released.
-// @unchecked Sendable: `cancellable` and `isCancelled` are only accessed
-// with `lock` held.
-private final class IterationSubscription: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancellable: AnyCancellable?
-    private var isCancelled = false
+private final class IterationSubscription: Sendable {
+    private let state = Mutex((cancellable: AnyCancellable?.none, isCancelled: false))
 
     func set(_ cancellable: AnyCancellable) {
-        let cancelled = lock.withLock {
-            if !isCancelled { self.cancellable = cancellable }
-            return isCancelled
+        let cancelled = state.withLock { state in
+            if !state.isCancelled { state.cancellable = cancellable }
+            return state.isCancelled
         }
         if cancelled { cancellable.cancel() }
     }
 
     func cancel() {
-        let cancellable = lock.withLock {
-            defer { self.cancellable = nil }
-            isCancelled = true
-            return self.cancellable
+        let cancellable = state.withLock { state in
+            defer { state.cancellable = nil }
+            state.isCancelled = true
+            // nonisolated(unsafe): AnyCancellable is not Sendable; it is only cancelled.
+            nonisolated(unsafe) let cancellable = state.cancellable
+            return cancellable
         }
         cancellable?.cancel()
     }
 
     deinit {
-        cancellable?.cancel()
+        cancel()
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,48 +70,46 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     /// A listener's registration: cancel it to stop listening.
-    // @unchecked Sendable: `watch` is only accessed with `lock` held.
-    final class Registration: @unchecked Sendable {
-        private let lock = NSLock()
-        private var watch: CommitWatch?
+    final class Registration: Sendable {
+        private let watch: Mutex<CommitWatch?>
         private let id: Int
 
         fileprivate init(watch: CommitWatch, id: Int) {
-            self.watch = watch
+            self.watch = Mutex(watch)
             self.id = id
         }
 
         /// Makes GRDB notify the observations of the writer, once for all
         /// the listeners that ask after the same commits.
         func notifyChanges() {
-            let watch = lock.withLock { self.watch }
+            let watch = self.watch.withLock { $0 }
             watch?.notifyWriter()
         }
 
         /// A read-only connection to the database, for the fetches of the
         /// listeners of a writable `DatabasePool`, nil for other databases.
         var refetchReader: (any DatabaseReader)? {
-            lock.withLock { self.watch }?.refetcher
+            watch.withLock { $0 }?.refetcher
         }
 
         /// The number of commits of the app's writer so far.
         var ownCommitCount: Int {
-            lock.withLock { self.watch }?.ownCommits?.count ?? 0
+            watch.withLock { $0 }?.ownCommits?.count ?? 0
         }
 
         /// Tells the watch that the listener wants commits again, after it
         /// had one to read already: the watch looks at once.
         func listenerWantsCommits() {
-            let watch = lock.withLock { self.watch }
+            let watch = self.watch.withLock { $0 }
             watch?.listenerWantsCommits()
         }
 
         /// Stops listening. The last registration of a watch stops it, and
         /// closes its connection.
         func cancel() {
-            let watch = lock.withLock {
-                defer { self.watch = nil }
-                return self.watch
+            let watch = self.watch.withLock { watch in
+                defer { watch = nil }
+                return watch
             }
             watch?.removeListener(id: id)
         }

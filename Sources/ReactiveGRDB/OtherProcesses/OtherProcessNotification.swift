@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The transaction in which a watch makes GRDB notify the observations of
 /// a writer after another process's commit, for the shared publishers that
@@ -21,20 +22,15 @@ enum OtherProcessNotification {
 
     /// The changes an observation was told since its last value: a value
     /// that follows notifications only is dropped.
-    // @unchecked Sendable: `changes`, `notifications` and `isFirst` are
-    // only accessed with `lock` held.
-    final class Filter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var changes = 0
-        private var notifications = 0
-        private var isFirst = true
+    final class Filter: Sendable {
+        private let state = Mutex((changes: 0, notifications: 0, isFirst: true))
 
         /// Called on the writer's queue, during the commit.
         func databaseDidChange() {
             let isNotification = OtherProcessNotification.isRunning
-            lock.withLock {
-                changes += 1
-                if isNotification { notifications += 1 }
+            state.withLock { state in
+                state.changes += 1
+                if isNotification { state.notifications += 1 }
             }
         }
 
@@ -44,13 +40,13 @@ enum OtherProcessNotification {
         /// delivery, not always before its fetch. A value that follows no
         /// change is kept.
         func dropsValue() -> Bool {
-            lock.withLock {
-                if isFirst {
-                    isFirst = false
+            state.withLock { state in
+                if state.isFirst {
+                    state.isFirst = false
                     return false
                 }
-                defer { (changes, notifications) = (0, 0) }
-                return changes > 0 && changes == notifications
+                defer { (state.changes, state.notifications) = (0, 0) }
+                return state.changes > 0 && state.changes == state.notifications
             }
         }
     }

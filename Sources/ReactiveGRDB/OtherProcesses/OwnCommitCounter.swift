@@ -1,17 +1,16 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Counts the commits of the app's writer, and reads its data version.
-// @unchecked Sendable: `count` is only accessed with `lock` held;
-// `writerVersion` only on the writer's queue.
+// @unchecked Sendable: `writerVersion` is only accessed on the writer's queue.
 final class OwnCommitCounter: TransactionObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _count = 0
+    private let _count = Mutex(0)
     private var writerVersion: Int?
 
     /// The number of own commits that started. A commit is counted before
     /// it becomes visible to other connections.
-    var count: Int { lock.withLock { _count } }
+    var count: Int { _count.withLock { $0 } }
 
     /// Starts counting. Called on the writer's queue.
     func start(_ db: Database) {
@@ -39,6 +38,6 @@ final class OwnCommitCounter: TransactionObserver, @unchecked Sendable {
     func databaseWillCommit() throws {
         // The watch's own notification writes nothing.
         guard !OtherProcessNotification.isRunning else { return }
-        lock.withLock { _count += 1 }
+        _count.withLock { $0 += 1 }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import Synchronization
 
 /// A publisher that performs one asynchronous database access on demand, and
 /// publishes its single result on a scheduler.
@@ -44,7 +45,8 @@ struct DatabaseFuture<Output, Context: OpenCombine.Scheduler>: Publisher {
     }
 }
 
-// @unchecked Sendable: `state` is only accessed with `lock` held.
+// @unchecked Sendable: `schedule` and the downstream are not Sendable; the
+// downstream is only used from `state`, or once taken out of it.
 private final class DatabaseFutureSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -61,8 +63,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     }
 
     private let schedule: (@escaping () -> Void) -> Void
-    private var state: State
-    private let lock = NSRecursiveLock() // Allow re-entrancy
+    private let state: Mutex<State>
 
     init(
         schedule: @escaping (@escaping () -> Void) -> Void,
@@ -70,29 +71,29 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         downstream: Downstream)
     {
         self.schedule = schedule
-        self.state = .waitingForDemand(downstream, attemptToFulfill: attemptToFulfill)
+        // nonisolated(unsafe): the downstream is only used from the Mutex,
+        // or once taken out of it.
+        nonisolated(unsafe) let state = State.waitingForDemand(downstream, attemptToFulfill: attemptToFulfill)
+        self.state = Mutex(state)
     }
 
     var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
 
     func request(_ demand: Subscribers.Demand) {
-        lock.synchronized { sideEffect in
+        let attemptToFulfill = state.withLock { state -> (@Sendable (@escaping Promise) -> Void)? in
             guard case let .waitingForDemand(downstream, attemptToFulfill) = state, demand > 0 else {
-                return
+                return nil
             }
             state = .waitingForFulfillment(downstream)
-            sideEffect = {
-                attemptToFulfill { result in
-                    self.fulfill(result)
-                }
-            }
+            return attemptToFulfill
+        }
+        attemptToFulfill? { result in
+            self.fulfill(result)
         }
     }
 
     func cancel() {
-        lock.synchronized {
-            state = .finished
-        }
+        state.withLock { $0 = .finished }
     }
 
     private func fulfill(_ result: Result<Downstream.Input, Error>) {
@@ -121,18 +122,19 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     }
 
     private func complete(with completion: Subscribers.Completion<Error>) {
-        lock.synchronized { sideEffect in
+        let downstream = state.withLock { state -> Downstream? in
             guard case let .waitingForFulfillment(downstream) = state else {
-                return
+                return nil
             }
             state = .finished
-            sideEffect = { downstream.receive(completion: completion) }
+            return downstream
         }
+        downstream?.receive(completion: completion)
     }
 
     /// The downstream that waits for the result, or nil if cancelled.
     private var downstream: Downstream? {
-        lock.synchronized {
+        state.withLock { state in
             guard case let .waitingForFulfillment(downstream) = state else {
                 return nil
             }

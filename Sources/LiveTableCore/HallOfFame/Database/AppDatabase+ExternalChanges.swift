@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCombine
 import ReactiveGRDB
+import Synchronization
 
 extension AppDatabase {
     /// Makes the Hall of Fame observations see other processes' commits (ReactiveGRDB's
@@ -13,7 +14,7 @@ extension AppDatabase {
     {
         // Each window of the Hall of Fame is a new subscription, which
         // would report the fallback again.
-        let isReported = LockedValue(false)
+        let isReported = Mutex(false)
         let commits = polling.commits(path: writer.path, onPolled: { _, reason in
             let isFirst = isReported.withLock { isReported in
                 defer { isReported = true }

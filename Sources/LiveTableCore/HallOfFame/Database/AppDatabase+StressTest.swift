@@ -4,6 +4,7 @@ import GRDB
 import OpenCombine
 import OpenCombineDispatch
 import ReactiveGRDB
+import Synchronization
 
 extension AppDatabase {
     // MARK: - Stress Test
@@ -60,21 +61,15 @@ private struct StressFailure: Error {
 }
 
 /// Tells the refreshes of a cancelled stress test not to run.
-// @unchecked Sendable: `isCancelled` is only accessed with `lock` held.
-private final class Cancellation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isCancelled = false
+private final class Cancellation: Sendable {
+    private let isCancelled = Mutex(false)
 
     func cancel() {
-        lock.lock()
-        isCancelled = true
-        lock.unlock()
+        isCancelled.withLock { $0 = true }
     }
 
     func check() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        if isCancelled { throw CancellationError() }
+        if isCancelled.withLock({ $0 }) { throw CancellationError() }
     }
 }
 

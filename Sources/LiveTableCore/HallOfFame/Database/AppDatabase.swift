@@ -4,6 +4,7 @@ import GRDB
 import OpenCombine
 import OpenCombineDispatch
 import ReactiveGRDB
+import Synchronization
 
 /// The database of the app: its schema, and the intents that write players.
 /// The schema holds millions of players: the count is kept by triggers, the max score read from its
@@ -15,7 +16,7 @@ public final class AppDatabase: Sendable {
 
     /// How the Hall of Fame observations see the commits of other
     /// processes, if they do (see `observeExternalChanges(onPollingFallback:)`).
-    let otherProcessCommits = LockedValue<OtherProcessCommits?>(nil)
+    let otherProcessCommits = Mutex<OtherProcessCommits?>(nil)
 
     public init(_ writer: any DatabaseWriter, seed: UInt64? = nil) throws {
         self.writer = writer

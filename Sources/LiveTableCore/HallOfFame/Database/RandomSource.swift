@@ -1,9 +1,9 @@
 import Foundation
+import Synchronization
 
 /// The random numbers of the app: names, scores and coin flips. A SplitMix64 seeded by `--seed` makes a
 /// run reproducible: every draw happens inside a write, and the writer serializes them.
-// @unchecked Sendable: `generator` is only accessed with `lock` held.
-final class RandomSource: @unchecked Sendable {
+final class RandomSource: Sendable {
     /// The names of random players, the demo apps' list.
     static let names = [
         "Arthur", "Anita", "Barbara", "Bernard", "Craig", "Chiara", "David",
@@ -18,18 +18,15 @@ final class RandomSource: @unchecked Sendable {
 
     static let scores = 0...1000
 
-    private var generator: SplitMix64
-    private let lock = NSLock()
+    private let generator: Mutex<SplitMix64>
 
     init(seed: UInt64?) {
         var system = SystemRandomNumberGenerator()
-        generator = SplitMix64(seed: seed ?? system.next())
+        generator = Mutex(SplitMix64(seed: seed ?? system.next()))
     }
 
     func withGenerator<T>(_ body: (inout SplitMix64) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&generator)
+        generator.withLock { body(&$0) }
     }
 
     func name() -> String {

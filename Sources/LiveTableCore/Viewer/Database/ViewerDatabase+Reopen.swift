@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ReactiveGRDB
+import Synchronization
 
 // MARK: - A file replaced
 
@@ -56,10 +57,10 @@ extension ViewerConnection {
 
 /// The connections of a `ViewerDatabase` and its copies, replaced together.
 final class ViewerConnections: Sendable {
-    private let state: LockedValue<ViewerConnection>
+    private let state: Mutex<ViewerConnection>
 
     init(_ connection: ViewerConnection) {
-        state = LockedValue(connection)
+        state = Mutex(connection)
     }
 
     var current: ViewerConnection {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,7 +74,7 @@ final class CommitPoll: @unchecked Sendable {
     private let wake = WakeUpDescriptor()
     /// What the thread sleeps on: the wake-up descriptor, the socket.
     private var descriptors = [pollfd](repeating: pollfd(), count: 2)
-    private let stopped = LockedValue(false)
+    private let stopped = Mutex(false)
     /// Signalled once the thread closed its connection and ended.
     private let finished = DispatchSemaphore(value: 0)
 

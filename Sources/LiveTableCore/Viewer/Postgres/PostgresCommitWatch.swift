@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import Synchronization
 
 /// Tells when a PostgreSQL cluster committed, for the live windows of the
 /// viewer: on a connection of its own, it reads a commit token every
@@ -59,10 +60,8 @@ import PostgresClient
 /// }
 /// // later: observer.cancel()
 /// ```
-// @unchecked Sendable: `observers`, `lastLiveness`, `poll` and
-// `nextObserverID` are only accessed with `lock` held; the poll itself
-// lives on a thread of its own, and its events are delivered on `queue`.
-public final class PostgresCommitWatch: @unchecked Sendable {
+// The poll lives on a thread of its own, and its events are delivered on `queue`.
+public final class PostgresCommitWatch: Sendable {
     /// What the watch tells its observers.
     public enum Event: Sendable, Equatable {
         /// Something may have committed: read again. Sent when the token
@@ -87,14 +86,22 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     private let connectionString: String
     private let settings: [String: String]
     private let queue = DispatchQueue(label: "livetable.postgres.commits", qos: .userInitiated)
-    private let lock = NSLock()
-    private var observers: [Int: (handler: @Sendable (Event) -> Void, passive: Bool)] = [:]
-    private var nextObserverID = 0
-    private var lastLiveness: ViewerLiveness?
-    private var poll: CommitPoll?
-    /// Which poll is the current one: the events of a poll stopped, still
-    /// on their way, are dropped.
-    private var pollGeneration = 0
+    private let state = Mutex(State())
+
+    /// The observers, and the poll that runs for them.
+    private struct State {
+        var observers: [Int: (handler: @Sendable (Event) -> Void, passive: Bool)] = [:]
+        var nextObserverID = 0
+        var lastLiveness: ViewerLiveness?
+        var poll: CommitPoll?
+        /// Which poll is the current one: the events of a poll stopped, still
+        /// on their way, are dropped.
+        var pollGeneration = 0
+
+        var hasActiveObservers: Bool {
+            observers.values.contains { !$0.passive }
+        }
+    }
 
     /// The default interval between polls: 50 ms, so that another
     /// session's commit is on screen in about 45 ms on average.
@@ -134,7 +141,7 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     }
 
     deinit {
-        poll?.stop()
+        state.withLock { $0.poll }?.stop()
     }
 
     // MARK: - Observers
@@ -142,7 +149,7 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     /// A registration of `observe(_:)`: `cancel()` removes it.
     public final class Observer: Sendable {
         private let cancelBody: @Sendable () -> Void
-        private let isCancelled = LockedValue(false)
+        private let isCancelled = Mutex(false)
 
         init(cancel: @escaping @Sendable () -> Void) {
             cancelBody = cancel
@@ -178,21 +185,21 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     /// - important: `onEvent` must not block: it holds up the other
     ///   observers' events, delivered on the same queue.
     public func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
-        let (id, liveness, startsPoll) = lock.withLock { () -> (Int, ViewerLiveness?, CommitPoll?) in
-            let id = nextObserverID
-            nextObserverID += 1
-            observers[id] = (onEvent, passive)
-            guard !passive, poll == nil else { return (id, lastLiveness, nil) }
-            let generation = nextObserverID
+        let (id, liveness, startsPoll) = state.withLock { state -> (Int, ViewerLiveness?, CommitPoll?) in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers[id] = (onEvent, passive)
+            guard !passive, state.poll == nil else { return (id, state.lastLiveness, nil) }
+            let generation = state.nextObserverID
             let poll = CommitPoll(
                 connectionString: connectionString, settings: settings,
                 interval: interval, channel: channel) { [weak self] event in
                     guard let self else { return }
                     queue.async { self.send(event, generation: generation) }
                 }
-            self.poll = poll
-            pollGeneration = generation
-            return (id, lastLiveness, poll)
+            state.poll = poll
+            state.pollGeneration = generation
+            return (id, state.lastLiveness, poll)
         }
         queue.async {
             if let liveness { onEvent(.liveness(liveness)) }
@@ -203,25 +210,21 @@ public final class PostgresCommitWatch: @unchecked Sendable {
 
     /// Whether the poll runs (its connection open, or being made again).
     public var isPolling: Bool {
-        lock.withLock { poll != nil }
-    }
-
-    private var hasActiveObservers: Bool {
-        observers.values.contains { !$0.passive }
+        state.withLock { $0.poll != nil }
     }
 
     private func removeObserver(_ id: Int) {
-        let isLast = lock.withLock {
-            observers[id] = nil
-            return !hasActiveObservers
+        let isLast = state.withLock { state in
+            state.observers[id] = nil
+            return !state.hasActiveObservers
         }
         guard isLast else { return }
         queue.asyncAfter(deadline: .now() + linger) { [weak self] in
             guard let self else { return }
-            let stopped = lock.withLock { () -> CommitPoll? in
-                guard !hasActiveObservers else { return nil }
-                defer { poll = nil; lastLiveness = nil }
-                return poll
+            let stopped = state.withLock { state -> CommitPoll? in
+                guard !state.hasActiveObservers else { return nil }
+                defer { state.poll = nil; state.lastLiveness = nil }
+                return state.poll
             }
             stopped?.stop()
         }
@@ -230,13 +233,13 @@ public final class PostgresCommitWatch: @unchecked Sendable {
     /// Sends `event` of the poll `generation` to every observer, on
     /// `queue`.
     private func send(_ event: Event, generation: Int) {
-        let handlers = lock.withLock { () -> [@Sendable (Event) -> Void] in
-            guard poll != nil, generation == pollGeneration else { return [] }
+        let handlers = state.withLock { state -> [@Sendable (Event) -> Void] in
+            guard state.poll != nil, generation == state.pollGeneration else { return [] }
             if case let .liveness(liveness) = event {
-                guard liveness != lastLiveness else { return [] }
-                lastLiveness = liveness
+                guard liveness != state.lastLiveness else { return [] }
+                state.lastLiveness = liveness
             }
-            return observers.sorted { $0.key < $1.key }.map(\.value.handler)
+            return state.observers.sorted { $0.key < $1.key }.map(\.value.handler)
         }
         for handler in handlers { handler(event) }
     }

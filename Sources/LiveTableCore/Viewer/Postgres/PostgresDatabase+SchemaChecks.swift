@@ -2,6 +2,7 @@ import Foundation
 import OpenCombine
 import OpenCombineDispatch
 import PostgresClient
+import Synchronization
 
 // MARK: - The schema check of the live windows, paced
 
@@ -35,9 +36,7 @@ import PostgresClient
 /// their request (the latest) instead of waiting each for its own: a
 /// wait on a dispatch queue can not be cancelled, and one a read piled
 /// up on the queue, its read replaced or not.
-// @unchecked Sendable: `last`, `later`, `checks` and `laterWaits` are only
-// accessed with `lock` held; `interval` is a constant.
-final class PostgresSchemaChecks: @unchecked Sendable {
+final class PostgresSchemaChecks: Sendable {
     /// A check: the source asked for, as the catalog described it, when,
     /// and the shown columns of the window statements of that read.
     private struct Check {
@@ -49,13 +48,17 @@ final class PostgresSchemaChecks: @unchecked Sendable {
 
     /// The longest time a window read trusts the last check.
     let interval: TimeInterval
-    private let lock = NSLock()
-    private var last: Check?
-    private var checks = 0
-    /// The source of each scheduled wait for a later check, and the check
-    /// it makes when it ends: the latest asked for, nil when cancelled.
-    private var later: [(source: ViewedSource, check: PostgresLaterCheck?)] = []
-    private var laterWaits = 0
+    private let state = Mutex(State())
+
+    /// The last check, and the waits for later ones.
+    private struct State {
+        var last: Check?
+        var checks = 0
+        /// The source of each scheduled wait for a later check, and the check
+        /// it makes when it ends: the latest asked for, nil when cancelled.
+        var later: [(source: ViewedSource, check: PostgresLaterCheck?)] = []
+        var laterWaits = 0
+    }
 
     init(interval: TimeInterval) {
         self.interval = interval
@@ -63,35 +66,35 @@ final class PostgresSchemaChecks: @unchecked Sendable {
 
     /// The number of checks so far (the tests count them).
     var count: Int {
-        lock.withLock { checks }
+        state.withLock { $0.checks }
     }
 
     /// The number of waits for a later check scheduled so far (the tests
     /// count them).
     var laterWaitCount: Int {
-        lock.withLock { laterWaits }
+        state.withLock { $0.laterWaits }
     }
 
     /// Makes `check` the later check of `source`: true when no wait for
     /// one is scheduled, and the caller schedules it; false when one is,
     /// which makes `check` when it ends.
     func awaitLater(_ check: PostgresLaterCheck, of source: ViewedSource) -> Bool {
-        lock.withLock {
-            if let index = later.firstIndex(where: { $0.source == source }) {
-                later[index].check = check
+        state.withLock { state in
+            if let index = state.later.firstIndex(where: { $0.source == source }) {
+                state.later[index].check = check
                 return false
             }
-            later.append((source, check))
-            laterWaits += 1
+            state.later.append((source, check))
+            state.laterWaits += 1
             return true
         }
     }
 
     /// Withdraws `check`, cancelled, unless a later one replaced it.
     func withdraw(_ check: PostgresLaterCheck, of source: ViewedSource) {
-        lock.withLock {
-            guard let index = later.firstIndex(where: { $0.source == source }), later[index].check === check else { return }
-            later[index].check = nil
+        state.withLock { state in
+            guard let index = state.later.firstIndex(where: { $0.source == source }), state.later[index].check === check else { return }
+            state.later[index].check = nil
         }
     }
 
@@ -99,9 +102,9 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     /// it was cancelled. A read without the check schedules a new wait
     /// from now on.
     func laterDue(_ source: ViewedSource) -> PostgresLaterCheck? {
-        lock.withLock {
-            guard let index = later.firstIndex(where: { $0.source == source }) else { return nil }
-            return later.remove(at: index).check
+        state.withLock { state in
+            guard let index = state.later.firstIndex(where: { $0.source == source }) else { return nil }
+            return state.later.remove(at: index).check
         }
     }
 
@@ -109,8 +112,8 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     /// columns its statements should return, when that check is recent;
     /// nil when the schema should be checked.
     func recent(_ viewed: ViewedSource, at now: ContinuousClock.Instant) -> (current: ViewedSource, columns: Set<[PostgresColumn]>)? {
-        lock.withLock {
-            guard let last, viewed == last.asked || viewed == last.current,
+        state.withLock { state in
+            guard let last = state.last, viewed == last.asked || viewed == last.current,
                   now - last.time < .nanoseconds(Int64(interval * 1e9))
             else { return nil }
             return (last.current, last.columns)
@@ -123,8 +126,8 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     /// the schema, checking that one would find it changed at every
     /// check, and read the whole source again from the catalog each time.
     func latest(_ viewed: ViewedSource) -> ViewedSource {
-        lock.withLock {
-            guard let last, viewed == last.asked || viewed == last.current else { return viewed }
+        state.withLock { state in
+            guard let last = state.last, viewed == last.asked || viewed == last.current else { return viewed }
             return last.current
         }
     }
@@ -132,17 +135,17 @@ final class PostgresSchemaChecks: @unchecked Sendable {
     /// Notes that a check started at `time` found the source `current`
     /// as last checked: its columns stand.
     func confirmed(_ current: ViewedSource, at time: ContinuousClock.Instant) {
-        lock.withLock {
-            checks += 1
-            if last?.current == current { last?.time = time }
+        state.withLock { state in
+            state.checks += 1
+            if state.last?.current == current { state.last?.time = time }
         }
     }
 
     /// Notes a check started at `time`.
     func checked(_ asked: ViewedSource, as current: ViewedSource, columns: Set<[PostgresColumn]>, at time: ContinuousClock.Instant) {
-        lock.withLock {
-            checks += 1
-            last = Check(asked: asked, current: current, time: time, columns: columns)
+        state.withLock { state in
+            state.checks += 1
+            state.last = Check(asked: asked, current: current, time: time, columns: columns)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import Synchronization
 
 /// A PostgreSQL database as the viewer reads it (issue 19): the
 /// `ViewerDataSource` of a `postgres://` URL or a libpq key/value string.
@@ -212,11 +213,9 @@ public final class PostgresDatabase: Sendable {
 /// One connection and the reads it serves, one at a time: each a
 /// read-only transaction, reconnecting first when the connection broke,
 /// canceled on the server when its ticket is abandoned.
-// @unchecked Sendable: `connection` is only accessed with `lock` held;
-// `open` and `statementTimeout` are constants.
-final class PostgresChannel: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
+final class PostgresChannel: Sendable {
+    /// Locked for a whole read: the channel serves one at a time.
+    private let connection: Mutex<PostgresConnection?>
     /// Connects, within a time (nil: `connect_timeout` per host only), or
     /// until the descriptor is signalled.
     private let open: @Sendable (TimeInterval?, WakeUpDescriptor?) throws -> PostgresConnection
@@ -228,7 +227,7 @@ final class PostgresChannel: @unchecked Sendable {
         connection: PostgresConnection?, statementTimeout: TimeInterval)
     {
         self.open = open
-        self.connection = connection
+        self.connection = Mutex(connection)
         self.statementTimeout = statementTimeout
     }
 
@@ -263,10 +262,21 @@ final class PostgresChannel: @unchecked Sendable {
         ticket: ReadTicket, statementTimeout: TimeInterval? = nil, typedSQL: Bool = false,
         _ body: (PostgresReader) throws -> T) throws -> T
     {
-        lock.lock()
-        defer { lock.unlock() }
+        try connection.withLock { current in
+            // nonisolated(unsafe): the value goes back to the caller's thread, which made it.
+            nonisolated(unsafe) let value = try read(&current, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
+            return value
+        }
+    }
+
+    /// `read(ticket:statementTimeout:typedSQL:_:)` with `current`, the
+    /// channel's connection, locked.
+    private func read<T>(
+        _ current: inout PostgresConnection?, ticket: ReadTicket, statementTimeout: TimeInterval?, typedSQL: Bool,
+        _ body: (PostgresReader) throws -> T) throws -> T
+    {
         // A connection that cannot be opened is not tried again.
-        let connection = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
+        let connection = try usableConnection(&current, ticket: ticket, statementTimeout: statementTimeout)
         do {
             return try readOnce(on: connection, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
         } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
@@ -274,10 +284,10 @@ final class PostgresChannel: @unchecked Sendable {
             // connecting again now would wait as long once more while the
             // screen's reads queue. Dropped now, the session ends on the
             // server as soon as the path moves.
-            self.connection = nil
+            current = nil
             throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
-            let reopened = try usableConnection(ticket: ticket, statementTimeout: statementTimeout)
+            let reopened = try usableConnection(&current, ticket: ticket, statementTimeout: statementTimeout)
             return try readOnce(on: reopened, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
         }
     }
@@ -353,7 +363,9 @@ final class PostgresChannel: @unchecked Sendable {
     /// The connection, opened again if there is none or it is not usable,
     /// within the read's answer timeout, and interrupted if `ticket` is
     /// abandoned.
-    private func usableConnection(ticket: ReadTicket, statementTimeout: TimeInterval?) throws -> PostgresConnection {
+    private func usableConnection(
+        _ connection: inout PostgresConnection?, ticket: ReadTicket, statementTimeout: TimeInterval?) throws -> PostgresConnection
+    {
         if let connection, connection.status == .ok { return connection }
         // A reset is the same attempt as a new connection (PostgresClient):
         // a new one is opened instead, so that it can be bounded.
