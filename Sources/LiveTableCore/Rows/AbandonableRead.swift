@@ -30,8 +30,15 @@ import Synchronization
 /// how to interrupt it (`setRunning(interrupt:)`): `sqlite3_interrupt`
 /// for SQLite (`ReadInterrupter`), a cancel request for a server.
 public final class ReadTicket: Sendable {
-    /// `interrupt` interrupts the read that runs now, if any.
-    private let state = Mutex((isAbandoned: false, interrupt: (@Sendable () -> Void)?.none))
+    private struct State {
+        var isAbandoned = false
+        /// Interrupts the read that runs now, if any.
+        var interrupt: (@Sendable () -> Void)?
+    }
+    // A struct, not a tuple: a closure in a tuple is re-wrapped by each
+    // `withLock`, and the wrappers pile up until releasing them overflows
+    // the stack.
+    private let state = Mutex(State())
     /// When the read stops by itself, if ever.
     private let deadline: ContinuousClock.Instant?
 
