@@ -1,26 +1,13 @@
 import GRDB
 
-/// Where a row stands in a `RowOrdering`: its key, and, among rows of
-/// equal key, how many come before it.
-///
-/// With a row identity in the key, keys are unique and `occurrence` is
-/// always 0. Without one (views, queries), two rows can be equal in every
-/// column: such rows can not be told apart, so the position of a row is
-/// "the `occurrence`-th row of this key", which pages through duplicates
-/// without skipping or repeating any.
+/// Where a row stands in a `RowOrdering`: its key, and its rank among rows
+/// of equal key. With a row identity in the key, `occurrence` is always 0.
+/// Without one (views, queries), rows equal in every column can not be told
+/// apart, so a position is "the `occurrence`-th row of this key", which
+/// pages through duplicates without skipping or repeating any.
 public struct RowPosition: Equatable, Sendable {
-    /// The values of the key columns of the ordering.
     public var key: [DatabaseValue]
-    /// The number of rows of equal key before this one.
     public var occurrence: Int
-
-    /// Creates a position.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let position = RowPosition(key: [1200.databaseValue, 42.databaseValue])
-    /// ```
     public init(key: [DatabaseValue], occurrence: Int = 0) {
         self.key = key
         self.occurrence = occurrence
@@ -29,36 +16,19 @@ public struct RowPosition: Equatable, Sendable {
 
 /// Where a window of rows starts.
 public enum RowAnchor: Equatable, Sendable {
-    /// The first row of the ordering.
     case first
-    /// The last row of the ordering.
     case last
-    /// A row position: the row at this position, or, when it is gone, the
-    /// place it would have.
+    /// The row at this position, or, when it is gone, the place it would have.
     case position(RowPosition)
 }
 
-/// The rows a screen wants to see: up to `before` rows before the anchor,
-/// and up to `after` rows from the anchor on.
+/// Up to `before` rows before the anchor and up to `after` rows from it on.
 public struct RowWindowRequest: Equatable, Sendable {
-    /// The order of the rows.
     public var ordering: RowOrdering
-    /// Where the window starts.
     public var anchor: RowAnchor
-    /// The number of rows before the anchor (with `.last`, the window has
-    /// `before + after` rows, all before the end).
+    /// With `.last`, the window has `before + after` rows, all before the end.
     public var before: Int
-    /// The number of rows from the anchor on.
     public var after: Int
-
-    /// Creates a request.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // The first 30 rows.
-    /// let request = RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 30)
-    /// ```
     public init(ordering: RowOrdering, anchor: RowAnchor, before: Int, after: Int) {
         self.ordering = ordering
         self.anchor = anchor
@@ -72,22 +42,15 @@ public struct RowWindowRequest: Equatable, Sendable {
 /// the table, and, when the ordering can use an index (see
 /// `RowOrdering.cost(of:in:)`), not on the number of rows either.
 public struct RowWindow: Equatable, Sendable {
-    /// The request this window answers.
     public var request: RowWindowRequest
-    /// The values of the source's columns, row by row.
     public var rows: [[DatabaseValue]]
-    /// The position of each row: `.position(positions[i])` anchors a
-    /// window on row `i`, and tells a row from another across updates.
+    /// `.position(positions[i])` anchors a window on row `i`, and tells a
+    /// row from another across updates.
     public var positions: [RowPosition]
-    /// True when no row comes before `rows.first`.
     public var reachesStart: Bool
-    /// True when no row comes after `rows.last`.
     public var reachesEnd: Bool
-    /// The change token of each row (`RowSource.changeToken`), or nil
-    /// when the source has none.
+    /// The change token of each row (`RowSource.changeToken`), if any.
     public var changeTokens: [DatabaseValue]?
-
-    /// Creates a window; `fetch(_:_:_:)` fetches one.
     public init(
         request: RowWindowRequest, rows: [[DatabaseValue]], positions: [RowPosition],
         reachesStart: Bool, reachesEnd: Bool, changeTokens: [DatabaseValue]? = nil)
@@ -100,26 +63,12 @@ public struct RowWindow: Equatable, Sendable {
         self.changeTokens = changeTokens
     }
 
-    /// Fetches a window of rows, in one read.
+    /// Fetches a window of rows, in one read. Example: "Fetching a window"
+    /// in Docs/ViewerDesign.md (compiled by scripts/doc-examples.py).
     ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let window = try database.read { db in
-    ///     try RowWindow.fetch(db, source, RowWindowRequest(
-    ///         ordering: ordering, anchor: .last, before: 30, after: 0))
-    /// }
-    /// ```
-    ///
-    /// - parameter db: A database connection (GRDB's `Database`, or
-    ///   another database's `RowReading`).
-    /// - parameter source: The table, view or query.
-    /// - parameter request: The window.
-    /// - parameter scans: True when no index serves the ordering
-    ///   (`WindowCost.scan`): the ranges on each side of the anchor are then
-    ///   read with one statement, so that a window scans the table once
-    ///   per side rather than once per range. With an index, each range is
-    ///   its own index search.
+    /// `scans` is true when no index serves the ordering: the ranges on each
+    /// side of the anchor are then read with one statement, so that a window
+    /// scans the table once per side rather than once per range.
     public static func fetch(
         _ db: some RowReading, _ source: RowSource, _ request: RowWindowRequest, scans: Bool = false) throws -> RowWindow
     {
@@ -154,9 +103,8 @@ public struct RowWindow: Equatable, Sendable {
             // `occurrence` first ones, then the rows after its key.
             let equal = try fetcher.rows(
                 in: ordering.equal(to: anchor.key, forward: true), limit: anchor.occurrence + after + 1)
-            // A position is never negative, whatever another window made of
-            // rows that changed between its statements (`random()` in a
-            // query).
+            // A position is never negative, whatever rows changed between
+            // statements (`random()` in a query).
             let skipped = min(max(0, anchor.occurrence), equal.count)
             var from = Array(equal.dropFirst(skipped))
             if from.count <= after {
@@ -191,28 +139,21 @@ public struct RowWindow: Equatable, Sendable {
 
 // MARK: - Fetcher
 
-/// Runs the range statements of a window.
 private struct Fetcher<Reader: RowReading> {
-    /// One fetched row: the source's columns, and the key.
     struct FetchedRow {
         var values: [DatabaseValue]
         var key: [DatabaseValue]
-        /// The row's change token, when the source has one.
         var changeToken: DatabaseValue?
     }
 
     let db: Reader
     let source: RowSource
     let ordering: RowOrdering
-    /// True when the ranges of a side are read with one statement (see
-    /// `RowWindow.fetch(_:_:_:scans:)`).
+    /// True when the ranges of a side are read with one statement.
     let combinesRanges: Bool
     /// Key expressions that are not columns of the source, selected after them.
     let extraExpressions: [String]
-    /// For each key column, its index in the selected values.
     let keyIndices: [Int]
-    /// The index of the change token in the selected values, selected
-    /// last, if the source has one.
     let changeTokenIndex: Int?
 
     init(db: Reader, source: RowSource, ordering: RowOrdering, combinesRanges: Bool) {
@@ -244,12 +185,10 @@ private struct Fetcher<Reader: RowReading> {
         extraExpressions = extra
     }
 
-    /// The change tokens of `rows`, nil when the source has none.
     func changeTokens(_ rows: some Sequence<FetchedRow>) -> [DatabaseValue]? {
         changeTokenIndex == nil ? nil : rows.map { $0.changeToken ?? .null }
     }
 
-    /// Up to `limit` rows from `ranges`, in order.
     func rows(in ranges: [RowOrdering.Range], limit: Int) throws -> [FetchedRow] {
         if combinesRanges, ranges.count > 1, let forward = ranges.first?.forward,
             ranges.allSatisfy({ $0.forward == forward })
@@ -279,8 +218,7 @@ private struct Fetcher<Reader: RowReading> {
         return result
     }
 
-    /// The positions of rows read forwards. The first row is at `start`
-    /// when it has its key (nil: the first row of the ordering).
+    /// `start` is the anchor's position (nil: the first row of the ordering).
     func forwardPositions(_ rows: [FetchedRow], startingAt start: RowPosition?) -> [RowPosition] {
         var positions: [RowPosition] = []
         for row in rows {
@@ -299,12 +237,10 @@ private struct Fetcher<Reader: RowReading> {
         return positions
     }
 
-    /// The positions of rows read backwards (closest first). Rows of the
-    /// anchor's key come first, just before `anchor`; each other key is
-    /// entered from its last row, so its occurrences count down from its
-    /// number of rows: known when the window holds all of them, counted
-    /// otherwise (only the furthest key, when the window does not reach
-    /// the start).
+    /// Rows read backwards (closest first). Rows of the anchor's key come
+    /// just before `anchor`; each other key is entered from its last row, so
+    /// its occurrences count down from its number of rows: known when the
+    /// window holds them all, counted for the furthest key otherwise.
     func backwardPositions(
         _ rows: [FetchedRow], reachesStart: Bool, anchor: RowPosition? = nil) throws -> [RowPosition]
     {
@@ -342,12 +278,10 @@ private struct Fetcher<Reader: RowReading> {
         return positions
     }
 
-    /// Whether two keys are equal as SQLite's `IS` compares them with the
-    /// BINARY collation: numbers by value (3 is 3.0), text byte for byte
-    /// (Swift's `==` would take "é" and "e\u{301}" for one string).
-    /// Columns of other collations (NOCASE) are compared byte for byte too,
-    /// which only matters for rows without identity that are equal but for
-    /// case. PostgreSQL's sources order such rows by their text last
+    /// Equal as SQLite's `IS` with BINARY: numbers by value (3 is 3.0), text
+    /// byte for byte (Swift's `==` takes "é" and "e\u{301}" for one string).
+    /// NOCASE columns too, which only matters for rows without identity
+    /// equal but for case; PostgreSQL orders those by their text last
     /// (`RowSource.tieBreakExpression`), so that its keys agree.
     private func sameKey(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { a, b in
@@ -358,7 +292,6 @@ private struct Fetcher<Reader: RowReading> {
         }
     }
 
-    /// The number of rows whose key is `key`.
     private func count(of key: [DatabaseValue]) throws -> Int {
         let range = ordering.equal(to: key, forward: true)[0]
         let sql = source.selectSQL(columns: ["COUNT(*)"], where: range.condition)
