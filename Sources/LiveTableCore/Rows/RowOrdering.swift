@@ -1,49 +1,21 @@
 import GRDB
 
-/// A total order on the rows of a source: the sort key from which the
-/// keyset SQL of a window is derived.
-///
-/// The key is the sort column, then the row identity as a tiebreaker (the
-/// rowid, or the primary key of a `WITHOUT ROWID` table). A source without
-/// identity (a view, a query) is ordered by all its columns (and its
-/// `RowSource.tieBreakExpression`), and rows that are equal in all of
-/// them by their position among equals (see `RowPosition.occurrence`).
-///
-/// The tiebreaker goes in the direction of the sort column, so that one
-/// walk of an index on the sort column (which SQLite extends with the
-/// rowid or the primary key) reads the rows in key order, both ways.
-///
-/// For example:
-///
-/// ```swift
-/// // score DESC, rowid DESC
-/// let ordering = try RowOrdering(source, sortColumn: "score", descending: true)
-/// ```
+/// A total order on the rows of a source, from which a window's keyset SQL
+/// is derived: the sort column, then the row identity (rowid or primary
+/// key) as tiebreaker; without identity, all columns, then position among
+/// equals (`RowPosition.occurrence`). The tiebreaker follows the sort
+/// column's direction, so that one walk of an index on the sort column
+/// (which SQLite extends with the identity) reads rows in key order.
 public struct RowOrdering: Equatable, Sendable {
-    /// One column of the key.
     public struct KeyColumn: Equatable, Sendable {
-        /// The SQL expression of the column, quoted.
         public var expression: String
-        /// True when the column sorts in descending order.
         public var descending: Bool
-        /// True when the column never holds NULL (the rowid, the primary
-        /// key of a `WITHOUT ROWID` table): no range looks for NULLs,
-        /// which the rowid can not search.
+        /// Never NULL (rowid, primary key of a `WITHOUT ROWID` table): no
+        /// range looks for NULLs, which the rowid can not search.
         public var isNotNull: Bool
-        /// True when NULL comes before every value in key order, false
-        /// when after; nil where the dialect puts it in that direction
-        /// (`SQLDialect.sortsNullsFirst`). Set by a query's own
-        /// `NULLS FIRST` or `NULLS LAST` (`QueryOrder`), written in
-        /// `ORDER BY` only then.
+        /// Set only by a query's own `NULLS FIRST`/`LAST` (`QueryOrder`);
+        /// nil leaves NULL where the dialect puts it.
         public var nullsFirst: Bool?
-
-        /// Creates a key column.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let column = RowOrdering.KeyColumn(expression: "\"score\"", descending: true)
-        /// ```
         public init(expression: String, descending: Bool, isNotNull: Bool = false, nullsFirst: Bool? = nil) {
             self.expression = expression
             self.descending = descending
@@ -52,43 +24,18 @@ public struct RowOrdering: Equatable, Sendable {
         }
     }
 
-    /// The key, in order of precedence.
     public var keyColumns: [KeyColumn]
-    /// True when no two rows have the same key (the key holds a row
-    /// identity); false when equal rows are told apart by position.
     public var isUnique: Bool
-    /// The name of the column the rows are sorted on, as the source spells
-    /// it, nil for the identity order.
     public var sortColumn: String?
-    /// True when the sort is descending.
     public var descending: Bool
-    /// The index whose entries are in key order, named by every statement
-    /// of a window with `INDEXED BY`, so that the plan never depends on
-    /// the query planner's guesses; nil lets the planner choose.
-    ///
-    /// The Hall of Fame names the index of each of its orderings: a test
-    /// holds its key columns against the index.
+    /// Named by every statement of a window with `INDEXED BY`, so that the
+    /// plan never depends on the planner's guesses. A test holds the Hall of
+    /// Fame's key columns against its indexes.
     public var indexName: String? = nil
-    /// The SQL dialect of the sources it orders: where NULL sorts, which
-    /// the keyset ranges follow, and how a key is matched.
     public var dialect: SQLDialect = .sqlite
 
-    /// Creates an ordering from its key columns: for orderings that are
-    /// not a sort column plus an identity (mixed directions, several sort
-    /// columns).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // Mixed directions: score DESC, name, id.
-    /// let ordering = RowOrdering(keyColumns: [
-    ///     .init(expression: "score", descending: true),
-    ///     .init(expression: "name", descending: false),
-    ///     .init(expression: "id", descending: false),
-    /// ], isUnique: true)
-    /// ```
-    ///
-    /// - parameter dialect: The dialect of the sources it orders.
+    /// For orderings that are not a sort column plus an identity (mixed
+    /// directions, several sort columns).
     public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect = .sqlite) {
         self.keyColumns = keyColumns
         self.isUnique = isUnique
@@ -97,39 +44,16 @@ public struct RowOrdering: Equatable, Sendable {
         self.dialect = dialect
     }
 
-    /// Creates an ordering from its key columns, read on `indexName` (see
-    /// `indexName`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let ordering = RowOrdering(keyColumns: [
-    ///     .init(expression: "score", descending: true, isNotNull: true),
-    ///     .init(expression: "name", descending: false, isNotNull: true),
-    ///     .init(expression: "id", descending: false, isNotNull: true),
-    /// ], isUnique: true, indexName: "player_on_score")
-    /// ```
     public init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
         self.init(keyColumns: keyColumns, isUnique: isUnique)
         self.indexName = indexName
     }
 
-    /// The order of `source` on `sortColumn`, then on the identity; or on
-    /// the identity alone when `sortColumn` is nil.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let byName = try RowOrdering(source, sortColumn: "name")
-    /// let natural = try RowOrdering(source) // rowid, primary key, or all columns
-    /// ```
-    ///
-    /// - throws: `SourceError.noSuchColumn` when the source has no such column.
+    /// Orders on `sortColumn` (nil: the identity alone), then the identity.
     public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
         var expressions: [String] = []
         var notNull: Set<String> = []
-        // The column's own spelling: `--sort PRICE` sorts by "price", and the
-        // title and the sort keys name it as the table does.
+        // The column's own spelling: `--sort PRICE` sorts by "price".
         var sortColumnName: String?
         if let sortColumn {
             guard let column = source.columns.first(where: { $0.name == sortColumn })
@@ -144,8 +68,8 @@ public struct RowOrdering: Equatable, Sendable {
                 notNull.insert(expression)
             }
         }
-        // A query's own `ORDER BY`, when no column is sorted: its kept
-        // terms come first, all the columns after them break ties.
+        // A query's own `ORDER BY` when no column is sorted: its terms first,
+        // all columns after them break ties.
         var queryTerms: [String: QueryOrder.Term] = [:]
         if sortColumnName == nil, let terms = source.queryOrder?.terms {
             let order = source.orderExpressions ?? source.columnExpressions
@@ -160,12 +84,11 @@ public struct RowOrdering: Equatable, Sendable {
         if source.identity != .none {
             notNull.formUnion(source.identityExpressions)
         }
-        // The tiebreakers of a WITHOUT ROWID table keep the directions of
-        // its primary key (`PRIMARY KEY(b DESC, a)`) relative to the
-        // direction of the walk: the order of its primary key index, and
-        // of the entries of its other indexes, which end with the primary
-        // key. A sort on a column of the key declared DESC walks the key's
-        // index backwards when it is ascending.
+        // A WITHOUT ROWID table's tiebreakers keep its primary key's
+        // directions (`PRIMARY KEY(b DESC, a)`) relative to the walk: the
+        // order of its key index, and of its other indexes, which end with
+        // the key. A sort on a key column declared DESC walks backwards
+        // when ascending.
         let reversed = Set(source.descendingIdentityColumns.map { source.dialect.quoted($0) })
         let sortsReversedKey = sortColumnName != nil && expressions.first.map(reversed.contains) == true
         let walksBackwards = descending != sortsReversedKey
@@ -187,24 +110,20 @@ public struct RowOrdering: Equatable, Sendable {
 
     // MARK: - SQL
 
-    /// `ORDER BY` in key order, or in reverse key order.
     func orderBy(forward: Bool) -> String {
         keyColumns
             .map { column in
                 let term = column.descending == forward ? "\(column.expression) DESC" : column.expression
-                // NULL's own place, where it is not the dialect's: at the
-                // other end when read backwards.
+                // NULL's own place, at the other end when read backwards.
                 guard let nullsFirst = column.nullsFirst else { return term }
                 return term + (nullsFirst == forward ? " NULLS FIRST" : " NULLS LAST")
             }
             .joined(separator: ", ")
     }
 
-    /// One range of rows that one index search can read: a condition, its
-    /// arguments, and the direction in which it is read.
+    /// Rows that one index search can read.
     struct Range {
-        /// The condition, its placeholders written by the dialect where
-        /// `RowSource.selectSQL` numbers them; nil for all rows.
+        /// Placeholders are numbered by `RowSource.selectSQL`; nil: all rows.
         var condition: SQLFragment?
         var arguments: [DatabaseValue]
         var forward: Bool
@@ -215,9 +134,7 @@ public struct RowOrdering: Equatable, Sendable {
             self.forward = forward
         }
 
-        /// The rows of any of `ranges`: `(c1) OR (c2) OR …`, each condition
-        /// in its own parentheses (`RowSource.selectSQL` puts the whole in
-        /// parentheses of its own).
+        /// `(c1) OR (c2) OR …`.
         init(union ranges: [Range], forward: Bool, dialect: SQLDialect) {
             condition = SQLFragment.joined(
                 ranges.map { SQLFragment("(") + ($0.condition ?? SQLFragment(dialect.trueCondition)) + SQLFragment(")") },
@@ -227,57 +144,42 @@ public struct RowOrdering: Equatable, Sendable {
         }
     }
 
-    /// All rows, forwards or backwards.
     func all(forward: Bool) -> [Range] {
         [Range(condition: nil, arguments: [], forward: forward)]
     }
 
-    /// The rows whose key equals `key`.
     func equal(to key: [DatabaseValue], forward: Bool) -> [Range] {
         let (condition, arguments) = matching(keyColumns.map(\.expression), key)
         return [Range(condition: condition, arguments: arguments, forward: forward)]
     }
 
-    /// `x IS ? AND y IS ?` (SQLite); `x = $1 AND y IS NULL` (PostgreSQL,
-    /// see `SQLDialect.KeyEquality`): true when each expression is its
-    /// value, NULL included; and the arguments it takes.
+    /// True when each expression is its value, NULL included (see
+    /// `SQLDialect.KeyEquality`).
     func matching(_ expressions: [String], _ values: [DatabaseValue]) -> (SQLFragment, [DatabaseValue]) {
         dialect.matching(expressions, values)
     }
 
-    /// The rows strictly after `key`, closest first.
     func after(_ key: [DatabaseValue]) -> [Range] { ranges(key, after: true) }
 
-    /// The rows strictly before `key`, closest first (read backwards).
     func before(_ key: [DatabaseValue]) -> [Range] { ranges(key, after: false) }
 
-    /// The rows strictly on one side of `key`, as disjoint ranges, from
-    /// the closest to the key: same first columns and a later last column,
-    /// from the last column of the key to the first.
+    /// The rows strictly on one side of `key`, as disjoint ranges, closest
+    /// first: same first columns and a later last column, from the last
+    /// column of the key to the first.
     ///
-    /// A row value comparison such as `(a, rowid) > (?, ?)` would be
-    /// shorter, but a NULL in the row value makes the comparison NULL,
-    /// which drops the rows it should keep, and it can not mix directions.
-    /// Instead each column is compared the way the database sorts: NULL
-    /// before every value in SQLite (so last in a descending order), after
-    /// every value in PostgreSQL (`SQLDialect.sortsNullsFirst`), unless a
-    /// query's `NULLS FIRST`/`LAST` says otherwise (`KeyColumn.nullsFirst`), and
-    /// values by `<` and `>`, which order them the way `ORDER BY` does.
-    /// `x < ? OR x IS NULL` is two ranges, so that each statement stays
-    /// one index search.
+    /// Not a row value comparison `(a, rowid) > (?, ?)`: a NULL makes it
+    /// NULL and drops rows, and it can not mix directions. Each column is
+    /// compared as the database sorts (NULL first in SQLite, last in
+    /// PostgreSQL, or as a query's `NULLS FIRST`/`LAST` says), and
+    /// `x < ? OR x IS NULL` is two ranges, so each stays one index search.
     private func ranges(_ key: [DatabaseValue], after: Bool) -> [Range] {
-        // A key of another ordering (a position read before a sort): no
-        // place in this one, so the whole ordering.
+        // A key of another ordering (read before a sort): the whole ordering.
         guard key.count == keyColumns.count else { return all(forward: after) }
         var result: [Range] = []
         for position in keyColumns.indices.reversed() {
             let column = keyColumns[position]
             let value = key[position]
-            // Later in the walk: greater in an ascending column.
             let greater = after != column.descending
-            // Towards the end where the NULLs are: the greater end when
-            // NULL sorts after every value, or when a column's own NULLS
-            // FIRST puts them before its descending values.
             let nullsAtGreaterEnd = column.nullsFirst.map { $0 == column.descending } ?? !dialect.sortsNullsFirst
             let towardsNulls = greater == nullsAtGreaterEnd
             let comparison = SQLFragment(greater ? " > " : " < ") + .placeholder
@@ -307,21 +209,10 @@ public struct RowOrdering: Equatable, Sendable {
 
     // MARK: - Cost (SQLite only)
 
-    /// Whether a window in this order costs an index search or a scan,
-    /// from SQLite's query plans of the statements a window runs.
-    ///
-    /// SQLite only (`EXPLAIN QUERY PLAN`): a second database tells the
-    /// cost by its own means.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cost = try database.read { db in try ordering.cost(of: source, in: db) }
-    /// if cost == .scan { print("sorted by an unindexed column: each update scans the table") }
-    /// ```
+    /// Index search or scan, from SQLite's `EXPLAIN QUERY PLAN` of the
+    /// statements a window runs. Another database tells it by its own means.
     public func cost(of source: RowSource, in db: Database) throws -> WindowCost {
-        // Any non-NULL key gives the shapes of the statements (`> ?`,
-        // `IS ?`); the plan does not depend on the values.
+        // The plan does not depend on the values, only on the shapes.
         let key = keyColumns.map { _ in DatabaseValue(value: 0 as Int64)! }
         for range in after(key) + before(key) {
             let sql = source.selectSQL(
@@ -338,19 +229,11 @@ public struct RowOrdering: Equatable, Sendable {
         return .indexSearch
     }
 
-    /// Whether a query plan (the `detail` lines of `EXPLAIN QUERY PLAN`,
-    /// uppercased) reads a number of rows that grows with the table, under
-    /// a `LIMIT`: a scan (`SCAN t`), or a sort of all the rows that a range
-    /// search found (`USE TEMP B-TREE FOR ORDER BY` after `SEARCH t USING
-    /// INDEX i (x>?)`).
-    ///
-    /// A temporary B-tree is not always a scan:
-    /// - a sort of the right part of the order (`… FOR RIGHT PART OF ORDER
-    ///   BY`, `… FOR LAST TERM OF ORDER BY`) sorts the rows of one value of
-    ///   the left part at a time, along an index walk that stops at the
-    ///   limit;
-    /// - a sort after searches by equality only (`(x=?)`) sorts the rows of
-    ///   one key: one row of a unique index, or its NULLs.
+    /// A plan that reads rows growing with the table under a `LIMIT`: a
+    /// scan, or a temporary B-tree sorting all rows a range search found.
+    /// Not when it sorts the right part of the order along an index walk
+    /// (`RIGHT PART OF`/`LAST TERM OF ORDER BY`), nor after equality-only
+    /// searches `(x=?)`, which sort the rows of one key.
     static func isScan(plan: [String]) -> Bool {
         let searches = plan.filter { $0.hasPrefix("SEARCH") }
         let searchesByEquality = !searches.isEmpty && searches.allSatisfy { line in
@@ -367,12 +250,8 @@ public struct RowOrdering: Equatable, Sendable {
     }
 }
 
-/// What a window costs.
 public enum WindowCost: Equatable, Sendable {
-    /// Each statement is an index search: the cost does not depend on the
-    /// number of rows.
     case indexSearch
-    /// The rows are sorted or filtered by a scan: the cost grows with the
-    /// number of rows (an unindexed sort column, a view with a GROUP BY…).
+    /// An unindexed sort column, a view with a GROUP BY…: grows with the table.
     case scan
 }
