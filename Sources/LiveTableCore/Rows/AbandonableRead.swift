@@ -3,53 +3,31 @@ import GRDB
 import CSQLite
 import Synchronization
 
-/// A read that can be left before it ends: abandoned (the user moved on),
-/// or out of time. The database then stops it (SQLite at its next step),
-/// and the connection is free for the next read at once.
-///
-/// A read of a slow source (a view that scans, a recursive view that never
-/// ends) holds its connection until it ends, and the connection is serial:
-/// every read after it would wait. So each read that the screen may leave
-/// carries a ticket: `abandon()` interrupts it (`sqlite3_interrupt`) if it
-/// runs, and makes it fail at once if it has not started yet. Between two
-/// statements of the same read, where `sqlite3_interrupt` would be lost
-/// (SQLite forgets it when no statement runs), the connection's progress
+/// A read that can be left before it ends: abandoned (the user moved on) or
+/// out of time. A slow source (a view that scans, a recursive view that
+/// never ends) holds its serial connection until it ends, and every read
+/// after it would wait. `abandon()` interrupts the running read
+/// (`sqlite3_interrupt`, or a server's cancel request, registered by the
+/// read with `setRunning(interrupt:)`) or fails it before it starts.
+/// Between two statements, where SQLite forgets an interrupt, the progress
 /// handler stops the next statement within a thousand steps.
-///
-/// For example:
-///
-/// ```swift
-/// let ticket = ReadTicket(timeLimit: 1)
-/// // On another thread, later: ticket.abandon()
-/// let count = try? database.read(background: true, ticket: ticket) { db in
-///     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM slowView")
-/// } // nil after a second at most
-/// ```
-///
-/// A ticket knows nothing of the database: the read that runs registers
-/// how to interrupt it (`setRunning(interrupt:)`): `sqlite3_interrupt`
-/// for SQLite (`ReadInterrupter`), a cancel request for a server.
 public final class ReadTicket: Sendable {
     private struct State {
         var isAbandoned = false
-        /// Interrupts the read that runs now, if any.
         var interrupt: (@Sendable () -> Void)?
     }
     // A struct, not a tuple: a closure in a tuple is re-wrapped by each
     // `withLock`, and the wrappers pile up until releasing them overflows
     // the stack.
     private let state = Mutex(State())
-    /// When the read stops by itself, if ever.
     private let deadline: ContinuousClock.Instant?
 
-    /// A ticket for a read that stops after `timeLimit` seconds, or never
-    /// by itself when nil.
+    /// Nil `timeLimit`: the read never stops by itself.
     public init(timeLimit: TimeInterval? = nil) {
         deadline = timeLimit.map { .now + .nanoseconds(Int64(max(0, $0) * 1e9)) }
     }
 
-    /// Stops the read: at once if it runs, before it starts otherwise. Its
-    /// statements fail with `SQLITE_INTERRUPT`.
+    /// Its statements fail with `SQLITE_INTERRUPT`.
     public func abandon() {
         let interrupt = state.withLock { state in
             state.isAbandoned = true
@@ -58,28 +36,24 @@ public final class ReadTicket: Sendable {
         interrupt?()
     }
 
-    /// True once abandoned, or out of time.
     var shouldStop: Bool {
         state.withLock { $0.isAbandoned } || deadline.map { ContinuousClock.now >= $0 } ?? false
     }
 
-    /// The seconds left before the read stops by itself, nil when never:
-    /// a server's read gives it as its statement timeout.
+    /// A server's read gives it as its statement timeout.
     var remainingTime: TimeInterval? {
         deadline.map { deadline in
             max(0, ContinuousClock.now.duration(to: deadline).timeInterval)
         }
     }
 
-    /// True when its time ran out (not abandoned).
     var isOutOfTime: Bool {
         deadline.map { ContinuousClock.now >= $0 } ?? false
     }
 
-    /// Marks the read as running, interrupted by `interrupt` if it is
-    /// abandoned (nil: it ended); false when it was abandoned already, and
-    /// must not start. `interrupt` is called from any thread, and must
-    /// interrupt only this ticket's read.
+    /// False when it was abandoned already and must not start. `interrupt`
+    /// (nil: the read ended) is called from any thread, and must interrupt
+    /// only this ticket's read.
     func setRunning(interrupt: (@Sendable () -> Void)?) -> Bool {
         state.withLock { state in
             state.interrupt = interrupt
@@ -93,16 +67,13 @@ public final class ReadTicket: Sendable {
 // @unchecked Sendable: `interruptConnection` is set once, before any read.
 final class ReadInterrupter: @unchecked Sendable {
     private let running = Mutex<ReadTicket?>(nil)
-    /// Calls `sqlite3_interrupt` on the connection.
     var interruptConnection: @Sendable () -> Void = { }
 
-    /// How many virtual machine steps run between two checks of the
-    /// ticket: a few microseconds.
+    /// A few microseconds between two checks of the ticket.
     static let progressSteps: Int32 = 1000
 
-    /// Installs the progress handler on `db`: called as the connection
-    /// opens (`Configuration.prepareDatabase`). The interrupter lives as
-    /// long as the connection, which keeps its configuration.
+    /// Called as the connection opens (`Configuration.prepareDatabase`);
+    /// the connection keeps its configuration, and so this interrupter.
     func prepare(_ db: Database) {
         sqlite3_progress_handler(db.sqliteConnection, Self.progressSteps, { context in
             guard let context else { return 0 }
@@ -111,17 +82,14 @@ final class ReadInterrupter: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// The ticket of the read that runs now, if any.
     var runningTicket: ReadTicket? {
         running.withLock { $0 }
     }
 
-    /// True when the read that runs must stop.
     private var shouldStop: Bool {
         running.withLock { $0 }?.shouldStop ?? false
     }
 
-    /// Runs `body` on `db`, this interrupter's connection, for `ticket`.
     func run<T>(_ ticket: ReadTicket, _ body: () throws -> T) throws -> T {
         guard ticket.setRunning(interrupt: { [weak self, weak ticket] in
             if let self, let ticket { self.interrupt(for: ticket) }
@@ -137,7 +105,6 @@ final class ReadInterrupter: @unchecked Sendable {
         return try body()
     }
 
-    /// Interrupts the statement that runs, if it is `ticket`'s.
     private func interrupt(for ticket: ReadTicket) {
         running.withLock { running in
             // Under the lock, `running` can not end: the statement that

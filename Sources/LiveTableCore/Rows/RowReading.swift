@@ -1,55 +1,23 @@
 import GRDB
 
-/// What the window engine needs from a database connection: run one of its
-/// statements with arguments and step through the rows. `RowWindow`,
-/// `RowOrdering`'s counts and `currentPosition`, `RowSearch`,
-/// `RowSource.exactRowCount(_:)` and `RowIdentityLookup` read through it,
-/// writing their SQL in the dialect of their `RowSource` (`SQLDialect`).
-///
-/// GRDB's `Database` conforms, with the connection's cached statements
-/// (compiling a window's statements would cost more than running them).
-/// Another database conforms with its own connection, converting its
-/// values to `DatabaseValue`s (PostgreSQL's text values to `.string`,
-/// `.int64`, `.double` or NULL).
-///
-/// What a second database must provide by its own means, since it is
-/// SQLite's alone: validating a query or a filter (`RowSource.query(_:in:)`,
-/// `filtered(_:in:)`), the schema and its version (`TableSchema`,
-/// `RowSource.schemaVersion(_:)`, `reloaded(_:)`), the cost of an ordering
-/// (`RowOrdering.cost(of:in:)`, from `EXPLAIN QUERY PLAN`), quick and
-/// chunked counts (`quickRowCount(_:limit:)`, `countRows(in:chunk:)`), and
-/// the authorizer (`SourceAuthorizer`).
-///
-/// For example:
-///
-/// ```swift
-/// let window = try database.read { db in     // db: Database, a RowReading
-///     try RowWindow.fetch(db, source, request)
-/// }
-/// ```
+/// What the window engine needs from a connection, each engine type writing
+/// its SQL in its source's dialect. GRDB's `Database` conforms with cached
+/// statements (compiling a window's statements would cost more than running
+/// them); PostgreSQL converts its text values to `DatabaseValue`s.
 public protocol RowReading {
-    /// Runs `sql` with `arguments` (one per placeholder, in order) and
-    /// calls `body` with each row, in order.
-    ///
-    /// - parameter shownColumns: The number of leading columns to give as
-    ///   the screen shows them.
-    /// - parameter body: Called with each row: `shown`, its first
-    ///   `shownColumns` values as the screen shows them (SQLite: as stored,
-    ///   a NUL or invalid UTF-8 kept; see `DatabaseValue.stored`), and
-    ///   `values`, all its values as they are bound back as arguments
-    ///   (keys of a later statement).
+    /// `shown`: the first `shownColumns` values as the screen shows them
+    /// (SQLite: as stored, a NUL or invalid UTF-8 kept); `values`: all of
+    /// them as they bind back as arguments (keys of a later statement).
     func forEachRow(
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
 
-    /// The integer in the first column of the first row of `sql` (a count),
-    /// nil when there is no row or it is NULL.
+    /// Nil when there is no row or it is NULL.
     func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int?
 }
 
 extension RowReading {
-    /// The values of the first row of `sql`, as bound back; nil when there
-    /// is none. The statement should end with `LIMIT 1`: every row is read.
+    /// The statement should end with `LIMIT 1`: every row is read.
     func firstRowValues(_ sql: String, arguments: [DatabaseValue]) throws -> [DatabaseValue]? {
         var first: [DatabaseValue]?
         try forEachRow(sql, arguments: arguments, shownColumns: 0) { _, values in
@@ -60,16 +28,6 @@ extension RowReading {
 }
 
 extension Database: RowReading {
-    /// Runs a cached statement: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
-    /// The shown values are read as stored (`DatabaseValue.stored`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try db.forEachRow("SELECT name FROM player LIMIT ?", arguments: [10.databaseValue], shownColumns: 1) { shown, _ in
-    ///     print(shown[0])
-    /// }
-    /// ```
     public func forEachRow(
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
@@ -82,13 +40,6 @@ extension Database: RowReading {
         }
     }
 
-    /// Runs a cached statement: see `RowReading.fetchInt(_:arguments:)`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let count = try db.fetchInt("SELECT COUNT(*) FROM player", arguments: [])
-    /// ```
     public func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
         try Int.fetchOne(cachedStatement(sql: sql), arguments: StatementArguments(arguments))
     }
