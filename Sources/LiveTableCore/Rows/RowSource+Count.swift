@@ -2,28 +2,18 @@ import GRDB
 
 /// A number of rows, and how sure it is.
 public enum RowCount: Equatable, Sendable {
-    /// Counted.
     case exact(Int)
-    /// Estimated without counting: from `sqlite_stat1` (as of the last
-    /// `ANALYZE`), or from the span of the rowids.
+    /// From `sqlite_stat1` (as of the last `ANALYZE`), or the rowids' span.
     case estimated(Int)
-    /// Counting stopped at this many rows, and nothing cheaper tells more.
+    /// Counting stopped here, and nothing cheaper tells more.
     case atLeast(Int)
 
-    /// The number, exact or not.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// RowCount.estimated(2_000_000).value // 2000000
-    /// ```
     public var value: Int {
         switch self {
         case let .exact(count), let .estimated(count), let .atLeast(count): return count
         }
     }
 
-    /// True for `.exact`.
     public var isExact: Bool {
         if case .exact = self { return true }
         return false
@@ -32,23 +22,16 @@ public enum RowCount: Equatable, Sendable {
 
 // MARK: - Counting in chunks (SQLite only)
 
-// Paged by a key (the rowid, or an ordering's key), with SQLite's `PRAGMA
-// data_version`: a second database counts by its own means
-// (`exactRowCount(_:)` and `RowOrdering.countRows(_:in:before:)` are
-// generic).
+// Paged by a key, with SQLite's `PRAGMA data_version`: another database
+// counts by its own means.
 
 extension RowCount {
-    /// A count in short reads, each made by `read`, with `betweenReads`
-    /// called between two (tests commit there): `step` counts the rows of
-    /// one read, from where the read before it stopped (nil for the
-    /// first), and says where the next one starts (nil: the count is
-    /// done). SQLite's lock is released between two reads, so that a
-    /// writer of a rollback-journal file commits there rather than waits
-    /// for the whole count.
-    ///
-    /// Reads that see different `PRAGMA data_version` values saw different
-    /// states of the file (another process committed meanwhile): the count
-    /// is then `.estimated`; `.exact` otherwise.
+    /// A count in short reads, `step` counting one read's rows from where
+    /// the last stopped and saying where the next starts (nil: done).
+    /// SQLite's lock is released between reads, so that a rollback-journal
+    /// writer commits there rather than waits for the whole count. Reads
+    /// that saw different `PRAGMA data_version` values saw another process
+    /// commit: the count is then `.estimated`.
     static func inShortReads<Place>(
         read: ((Database) throws -> Void) throws -> Void, betweenReads: () throws -> Void,
         _ step: (_ db: Database, _ from: Place?) throws -> (count: Int, next: Place?)) throws -> RowCount
@@ -60,8 +43,8 @@ extension RowCount {
         while true {
             var counted: (count: Int, next: Place?) = (0, nil)
             var version: Int?
-            // Not escaping: `read` runs it before it returns (a closure
-            // that calls a non-escaping `step` can not be passed to it).
+            // A closure that calls a non-escaping `step` can not be passed
+            // to `read`, which runs it before it returns.
             try withoutActuallyEscaping(step) { step in
                 try read { db in
                     counted = try step(db, place)
@@ -80,31 +63,12 @@ extension RowCount {
 }
 
 extension RowOrdering {
-    /// The exact number of rows of `source` before `position`, counted in
-    /// short reads of `chunk` rows that let another process's writer
-    /// commit between them, as `RowSource.countRows(in:chunk:)` counts all
-    /// rows: `.estimated` when another process committed during the
-    /// count. Call it off the main thread.
-    ///
-    /// One `COUNT(*)` of the rows before a row far down holds a
-    /// rollback-journal file for 0.04–0.1 s per million rows, and its
-    /// writer waits (20,000 rows a read: under a millisecond each). The rows are read instead by the index that gives
-    /// this order, `chunk` at a time back from `position`, each read
-    /// starting before the furthest row of the one before it
-    /// (`countRows(_:in:before:upTo:)`). Only where an index reads the
-    /// rows (`cost` is `.indexSearch`) and their keys are unique, in a
-    /// table without filter: elsewhere each read would scan or sort the
-    /// rows again, and the rows are counted in one read
-    /// (`countRows(_:in:before:)`): `.exact`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let before = try ordering.countRows(
-    ///     in: source, before: selection, cost: .indexSearch, chunk: RowSource.countChunk,
-    ///     read: { body in try reader.read(body) }, betweenReads: {})
-    /// print("row \(before.value + 1)")
-    /// ```
+    /// The rank of a row far down, in short reads: one `COUNT(*)` holds a
+    /// rollback-journal file for 0.04–0.1 s per million rows, and its writer
+    /// waits. Instead the ordering's index is read `chunk` rows at a time
+    /// back from `position`, each read starting before the furthest row of
+    /// the one before. Only with an index search, unique keys, and no
+    /// filter: elsewhere each read would scan or sort again, so one read.
     func countRows(
         in source: RowSource, before position: RowPosition, cost: WindowCost, chunk: Int,
         read: ((Database) throws -> Void) throws -> Void, betweenReads: () throws -> Void) throws -> RowCount
@@ -122,45 +86,25 @@ extension RowOrdering {
 }
 
 extension RowSource {
-    /// The number of rows that `countRows(in:chunk:)` counts in one read,
-    /// at most: a fraction of a millisecond of a scan.
+    /// A fraction of a millisecond of a scan.
     public static let countChunk = 20_000
 
-    /// The exact number of rows, counted in short reads that let another
-    /// process's writer commit between them. Call it off the main thread.
-    ///
-    /// A rollback-journal writer can not commit while a read holds the
-    /// file, and its busy handler then sleeps (the `sqlite3` command's for
-    /// up to 100 ms), so one `COUNT(*)` over millions of rows in one read
-    /// (11 ms at 2,000,000 rows, half a second at 10,000,000) slows it down
-    /// every time. A rowid table is counted instead in reads of `chunk`
-    /// rows, paged by keyset on the rowid; SQLite's lock is released
-    /// between them. Reads that see different `PRAGMA data_version` values
-    /// saw different states of the file: the count is then `.estimated`.
-    /// Other sources (WITHOUT ROWID tables, views, queries) have no rowid
-    /// to page by, and are counted with one `COUNT(*)`: `.exact`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// switch try source.countRows(in: database.backgroundReader) {
-    /// case let .exact(count): print(count)
-    /// case let .estimated(count): print("~\(count)") // another process committed meanwhile
-    /// case let .atLeast(count): print("\(count)+")  // never returned
-    /// }
-    /// ```
+    /// The exact number of rows, off the main thread. A rollback-journal
+    /// writer can not commit during a read, and its busy handler then
+    /// sleeps (the `sqlite3` command's up to 100 ms), so one `COUNT(*)` over
+    /// millions of rows (half a second at 10,000,000) slows it every time.
+    /// A rowid table is counted in reads of `chunk` rows, by keyset on the
+    /// rowid; other sources have no rowid to page by: one `COUNT(*)`.
     public func countRows(in reader: any DatabaseReader, chunk: Int = countChunk) throws -> RowCount {
         try countRows(in: reader, chunk: chunk, betweenReads: {})
     }
 
-    /// `countRows(in:chunk:)`, calling `betweenReads` after each read but
-    /// the last (tests commit there).
+    /// Tests commit in `betweenReads`.
     func countRows(in reader: any DatabaseReader, chunk: Int, betweenReads: () throws -> Void) throws -> RowCount {
         try countRows(chunk: chunk, read: { body in try reader.read(body) }, betweenReads: betweenReads)
     }
 
-    /// `countRows(in:chunk:)`, each of its reads made by `read`: a read of
-    /// `ViewerDatabase` that can be interrupted (`ReadTicket`).
+    /// `read`: a read of the viewer that can be interrupted (`ReadTicket`).
     func countRows(
         chunk: Int, read: ((Database) throws -> Void) throws -> Void, betweenReads: () throws -> Void) throws -> RowCount
     {
@@ -170,9 +114,8 @@ extension RowSource {
             return .exact(count)
         }
         let chunk = max(1, chunk)
-        // With a filter, a read still walks `chunk` rows of the table, and
-        // counts those that the filter keeps: a filter that keeps few rows
-        // does not make one read scan the whole table.
+        // With a filter, a read still walks `chunk` rows of the table, so
+        // that a filter that keeps few rows does not make one read scan all.
         let kept = filter.map { "CASE WHEN (\n\($0)\n) THEN 1 ELSE 0 END" } ?? "1"
         let select = "SELECT COUNT(*), MAX(\"r\"), TOTAL(\"k\") FROM (SELECT \(rowid) AS \"r\", \(kept) AS \"k\" FROM \(from)"
         let first = select + " ORDER BY \(rowid) LIMIT ?)"
@@ -190,39 +133,18 @@ extension RowSource {
 
     // MARK: - Counting at once
 
-    /// The exact number of rows: `COUNT(*)`, which reads the whole table
-    /// (its smallest index) in the read of `db`. Call it off the main
-    /// thread; the live screen counts SQLite with `countRows(in:chunk:)`,
-    /// which does not hold the file for the whole count.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let count = try database.read { db in try source.exactRowCount(db) }
-    /// ```
+    /// One read that holds the file for the whole count: the live screen
+    /// counts SQLite with `countRows(in:chunk:)`.
     public func exactRowCount(_ db: some RowReading) throws -> Int {
         try db.fetchInt(selectSQL(columns: ["COUNT(*)"], where: nil), arguments: []) ?? 0
     }
 
     // MARK: - Quick counts (SQLite only)
 
-    /// The number of rows that `quickRowCount(_:limit:)` counts, at most.
     public static let quickCountLimit = 100_000
 
-    /// The number of rows at a bounded cost, for a list of tables: exact
-    /// up to `limit` rows; beyond, estimated from `sqlite_stat1` or from
-    /// the rowids, or else "at least `limit`". SQLite only: a second
-    /// database estimates from its own statistics.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// switch try source.quickRowCount(db) {
-    /// case let .exact(count): print(count)
-    /// case let .estimated(count): print("~\(count)")
-    /// case let .atLeast(count): print("\(count)+")
-    /// }
-    /// ```
+    /// For a list of tables: exact up to `limit` rows; beyond, estimated
+    /// from `sqlite_stat1` or the rowids, or else "at least `limit`".
     public func quickRowCount(_ db: Database, limit: Int = quickCountLimit) throws -> RowCount {
         let counted = try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM (" + selectSQL(columns: ["1"], where: [], limit: true) + ")",
@@ -236,9 +158,8 @@ extension RowSource {
         return .atLeast(limit)
     }
 
-    /// The row count that the last `ANALYZE` stored: the first number of
-    /// the `sqlite_stat1` rows of the table (the largest: a partial index
-    /// holds fewer rows than the table).
+    /// The largest number of the table's `sqlite_stat1` rows (a partial
+    /// index holds fewer rows than the table).
     private func statisticsRowCount(_ db: Database) throws -> Int? {
         // Not GRDB's `tableExists`: its schema cache does not see the
         // ANALYZE of another process.
@@ -250,7 +171,7 @@ extension RowSource {
             arguments: [name])
     }
 
-    /// One more than the difference of the extreme rowids: two searches.
+    /// Two searches.
     private func rowidSpan(_ db: Database) throws -> Int? {
         guard case let .rowid(rowid) = identity else { return nil }
         let row = try Row.fetchOne(db, sql: "SELECT MIN(\(rowid)), MAX(\(rowid)) FROM " + from)
