@@ -3,39 +3,20 @@ import GRDB
 
 // MARK: - SQLite only
 
-// What follows compiles statements with SQLite (validation of a query or a
-// filter, the authorizer's refusals) and reads SQLite's schema: a second
-// database provides the same by its own means (see `RowReading`), and makes
-// its sources with `RowSource.table(_:dialect:)`, `query(_:columnNames:dialect:)`
-// and `applyingFilter(_:)`.
+// Compiles statements with SQLite and reads its schema: another database
+// validates by its own means, and makes its sources with `table(_:dialect:)`,
+// `query(_:columnNames:dialect:)` and `applyingFilter(_:)`.
 
 extension RowSource {
-    /// The source of a read-only query, validated without running it.
-    ///
-    /// The query must be one statement that `sqlite3_stmt_readonly` calls
-    /// read-only and that returns columns; it is then paged as a common
-    /// table expression whose columns are renamed by position, so that
-    /// duplicate or computed column names (`SELECT a, a`, `count(*)`) are
-    /// no obstacle.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try RowSource.query("DELETE FROM player", in: db) // throws SourceError.notReadOnly
-    /// ```
-    ///
-    /// - throws: A `SourceError`: `.emptyQuery`, `.multipleStatements`,
-    ///   `.notReadOnly`, `.noResultColumns` or `.invalidQuery` (also for
-    ///   unbalanced parentheses or an unterminated string or comment, see
-    ///   `checkEnclosable(query:dialect:)`).
+    /// Validated without running it: one statement, read-only as
+    /// `sqlite3_stmt_readonly` says, returning columns.
     public static func query(_ sql: String, in db: Database) throws -> RowSource {
         try checkEnclosable(query: sql, dialect: .sqlite)
         let statement = try validatedStatement(sql, in: db)
-        // The statement's own text: without what follows its `;`.
         var source = RowSource.query(statement.sql, columnNames: statement.columnNames, dialect: .sqlite)
         source.name = sql
-        // A statement that is not a SELECT (a PRAGMA, EXPLAIN) can not
-        // be a common table expression.
+        // A statement that is not a SELECT (a PRAGMA, EXPLAIN) can not be a
+        // common table expression.
         do {
             let wrapped = try db.makeStatement(sql: source.selectSQL(where: nil, orderBy: nil, limit: false))
             guard wrapped.isReadonly else { throw SourceError.notReadOnly }
@@ -48,8 +29,7 @@ extension RowSource {
         return source
     }
 
-    /// What the authorizer refused in the statement that failed with
-    /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
+    /// What the authorizer refused (see `SourceAuthorizer`), or nil.
     private static func denial(_ error: DatabaseError, in db: Database) -> SourceAuthorizer.Denial? {
         // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
         // use function: …" (SQLITE_ERROR).
@@ -59,8 +39,6 @@ extension RowSource {
         return SourceAuthorizer.lastDenial(in: db) ?? .write
     }
 
-    /// The error of a query that the authorizer refused: a write (or a
-    /// PRAGMA that sets) is not read-only; a function off the list is named.
     private static func queryError(_ denial: SourceAuthorizer.Denial) -> SourceError {
         switch denial {
         case .write, .pragma(_, _?): return .notReadOnly
@@ -68,15 +46,13 @@ extension RowSource {
         }
     }
 
-    /// The refusal of a statement with parameters (`?`, `?1`, `:name`,
-    /// `@name`, `$name`): nothing binds them, so it could only fail later,
+    /// Nothing binds parameters, so such a statement could only fail later,
     /// with a count of missing arguments.
     private static func parameterProblem(_ statement: Statement) -> String? {
         guard sqlite3_bind_parameter_count(statement.sqliteStatement) > 0 else { return nil }
         return "parameters (?, :name, @name, $name) have no value here: write the values in the SQL"
     }
 
-    /// One statement, read-only, returning columns.
     private static func validatedStatement(_ sql: String, in db: Database) throws -> Statement {
         let statements: SQLStatementCursor
         let statement: Statement
@@ -92,8 +68,8 @@ extension RowSource {
             }
             throw SourceError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
         }
-        // What follows the first statement is never run: compiling it
-        // tells whether there is one (GRDB refuses the same way).
+        // What follows the first statement is never run: compiling it tells
+        // whether there is one.
         let hasMore: Bool
         do {
             hasMore = try statements.next() != nil
@@ -117,19 +93,8 @@ extension RowSource {
 
     // MARK: - Schema changes
 
-    /// The source as the schema now describes it: for a table or view
-    /// that another process altered (columns added, dropped, renamed) or
-    /// dropped, or a query whose tables changed.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // After another process ran ALTER TABLE item ADD COLUMN color:
-    /// let source = try database.read { db in try source.reloaded(db) }
-    /// ```
-    ///
-    /// - throws: `SourceError.noSuchTable` when the table is gone, or the
-    ///   error of the query that no longer compiles.
+    /// For a table or view that another process altered or dropped, or a
+    /// query whose tables changed.
     public func reloaded(_ db: Database) throws -> RowSource {
         var source: RowSource
         if let querySQL {
@@ -141,39 +106,17 @@ extension RowSource {
         return try source.filtered(filter, in: db)
     }
 
-    /// SQLite's schema version: it changes each time a process changes the
-    /// schema, so that a viewer knows when to call `reloaded(_:)`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let version = try database.read { db in try RowSource.schemaVersion(db) }
-    /// ```
+    /// Changes each time a process changes the schema: when to `reloaded(_:)`.
     public static func schemaVersion(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
     }
 
     // MARK: - Filter
 
-    /// The source with only the rows for which `expression` is true, as
-    /// `WHERE (expression)` keeps them; all rows when it is nil or blank.
-    ///
-    /// The expression is validated without running anything: one SQL
-    /// expression (its parentheses balance, so that it can not close the
-    /// `WHERE` and append a clause), on the source's columns, in a
-    /// statement that compiles alone and that `sqlite3_stmt_readonly`
-    /// calls read-only. A table or view is filtered in the `WHERE` of each
-    /// statement, where SQLite can use an index; a query inside its common
-    /// table expression, by the names of its own columns.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cheap = try source.filtered("price < 10 AND name LIKE 'a%'", in: db)
-    /// try source.filtered("1); DELETE FROM item; --", in: db) // throws SourceError.invalidFilter
-    /// ```
-    ///
-    /// - throws: `SourceError.invalidFilter`, with SQLite's message.
+    /// Validated without running anything: one expression on the source's
+    /// columns, in a statement that compiles alone and is read-only. A table
+    /// or view is filtered in each statement's `WHERE`, where SQLite can use
+    /// an index; a query inside its common table expression.
     public func filtered(_ expression: String?, in db: Database) throws -> RowSource {
         let source = try applyingFilter(expression)
         guard source.filter != nil else { return source }
@@ -182,7 +125,6 @@ extension RowSource {
             guard let statement = try statements.next() else {
                 throw SourceError.invalidFilter(reason: "the filter is empty")
             }
-            // What follows the first statement is compiled, never run.
             let hasMore: Bool
             do {
                 hasMore = try statements.next() != nil
