@@ -1,109 +1,70 @@
 import Foundation
 
-/// How a database splits the text of a statement into tokens: which
-/// quotes and comments it has. The viewer reads the text of a query or a
-/// filter only to find the query's own top-level `ORDER BY`
-/// (`QueryOrder`), and to refuse what could not stand inside the
-/// statements it wraps around them (`SQLToken.enclosureProblem(_:_:)`),
-/// never to run it.
-///
-/// For example:
-///
-/// ```swift
-/// SQLToken.tokens(of: "SELECT [a b] FROM t", .sqlite)   // [a b] is one quoted name
-/// SQLToken.tokens(of: "SELECT $$a ) b$$", .postgres)    // $$…$$ is one string
-/// ```
+/// Which quotes and comments a database's statements have. The viewer reads
+/// a query's or filter's text only to find its own top-level `ORDER BY`
+/// (`QueryOrder`) and to refuse what could not stand inside the statements
+/// wrapped around it, never to run it.
 public enum SQLLexicon: Equatable, Sendable {
-    /// SQLite's: `'…'` strings, `"…"`, `` `…` `` and `[…]` names,
-    /// `--` and `/* */` comments (not nested).
+    /// `'…'`, `"…"`, `` `…` ``, `[…]`, `--`, `/* */` (not nested).
     case sqlite
-    /// PostgreSQL's: `'…'` strings (`E'…'` with backslash escapes; a
-    /// string goes on past a newline and another quote: `'a'\n'b'` is
-    /// `'ab'`), `$$…$$` and `$tag$…$tag$` strings, `"…"` names, `--`
-    /// comments and nested `/* /* */ */` comments.
+    /// `E'…'` with backslash escapes; a string goes on past a newline and
+    /// another quote (`'a'\n'b'` is `'ab'`); `$tag$…$tag$`; nested comments.
     case postgres
 }
 
-/// One token of a SQL statement, with the depth of parentheses it stands
-/// at: enough to find the clauses of the statement itself, not those of
-/// its subqueries, window definitions or function calls.
-///
-/// The tokenizer knows quotes and comments, so that `')'`, `"order by"`
-/// or `-- ORDER BY x` are never taken for syntax. It is the viewer's one
-/// reading of SQL text: what it does not check (a misspelt keyword), the
-/// database's own compiler refuses.
+/// A token and the depth of parentheses it stands at: enough to find the
+/// statement's own clauses, not those of its subqueries. The tokenizer knows
+/// quotes and comments, so that `')'` or `-- ORDER BY x` are never syntax;
+/// what it does not check (a misspelt keyword) the database refuses.
 struct SQLToken: Equatable, Sendable {
     enum Kind: Equatable, Sendable {
-        /// A keyword or an unquoted name, as written.
         case word
-        /// A quoted name, without its quotes, doubled quotes made single.
+        /// Without its quotes, doubled quotes made single.
         case quotedName
-        /// A string, any quoting.
         case string
-        /// A numeric literal, as written.
         case number
-        /// `(`, `)`, `,`, `.`, `;`, or any other symbol (one character).
+        /// One character.
         case symbol
     }
 
     var kind: Kind
-    /// The text: see `Kind`.
     var text: String
-    /// The number of parentheses open around the token (a `(` counts
-    /// those before it, a `)` those after it).
+    /// A `(` counts the parentheses before it, a `)` those after it.
     var depth: Int
-    /// Where the token is in the statement's unicode scalars.
+    /// In the statement's unicode scalars.
     var range: Range<Int>
 
-    /// True for a word that is `keyword`, ignoring ASCII case.
     func isKeyword(_ keyword: String) -> Bool {
         kind == .word && text.uppercased() == keyword
     }
 
-    /// True for the symbol `symbol`.
     func isSymbol(_ symbol: Unicode.Scalar) -> Bool {
         kind == .symbol && text.unicodeScalars.first == symbol
     }
 
-    /// True when `sql` holds more than one statement: a token after a `;`
-    /// outside parentheses (a `;` in a string, a quoted name, a comment or
-    /// a `$$` body ends nothing).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// SQLToken.holdsSeveralStatements("SELECT ';'; -- done", .postgres) // false
-    /// SQLToken.holdsSeveralStatements("SELECT 1; DELETE FROM t", .postgres) // true
-    /// ```
+    /// A token after a `;` outside parentheses (a `;` in a string, a quoted
+    /// name, a comment or a `$$` body ends nothing).
     static func holdsSeveralStatements(_ sql: String, _ lexicon: SQLLexicon) -> Bool {
         let tokens = tokens(of: sql, lexicon)
         guard let end = tokens.firstIndex(where: { $0.depth == 0 && $0.isSymbol(";") }) else { return false }
         return tokens[end...].contains { !$0.isSymbol(";") }
     }
 
-    /// True for a PostgreSQL parameter (`$1`): a word of `$` and digits.
-    /// (`a$1` is a name, `$$…$$` a string, and SQLite's `$name` no word.)
+    /// `$1`; `a$1` is a name, `$$…$$` a string, and SQLite's `$name` no word.
     var isNumberedParameter: Bool {
         let scalars = text.unicodeScalars
         return kind == .word && scalars.first == "$" && scalars.dropFirst().first.map { ("0"..."9").contains($0) } == true
     }
 
-    /// The tokens of `sql`, comments and blanks left out. Text that a
-    /// quote or comment leaves open ends the tokens.
+    /// Comments and blanks left out. Text a quote or comment leaves open
+    /// ends the tokens.
     static func tokens(of sql: String, _ lexicon: SQLLexicon) -> [SQLToken] {
         scan(sql, lexicon).tokens
     }
 
-    /// The tokens of `sql` (see `tokens(of:_:)`), and what its end leaves
-    /// open: how a string, quoted name, block comment or dollar-quoted
-    /// string that never closes opens (`'`, `E'`, `"`, `` ` ``, `[`, `/*`,
-    /// `$$`, `$tag$`), nil when nothing is left open. (A `--` comment
-    /// ends with the text: it leaves nothing open.)
-    ///
-    /// - parameter backslashEscapes: true to read PostgreSQL's plain
-    ///   `'…'` strings as `E'…'` ones, as a session with
-    ///   `standard_conforming_strings = off` reads them (see
-    ///   `readings(_:)`).
+    /// Also how what the end leaves open opens (`'`, `E'`, `/*`, `$tag$`…).
+    /// `backslashEscapes` reads PostgreSQL's plain strings as `E'…'` ones
+    /// (see `readings(_:)`).
     static func scan(
         _ sql: String, _ lexicon: SQLLexicon, backslashEscapes: Bool = false) -> (tokens: [SQLToken], unterminated: String?)
     {
@@ -112,23 +73,10 @@ struct SQLToken: Equatable, Sendable {
         return (tokens, lexer.unterminated)
     }
 
-    /// Why `sql` can not stand inside the parentheses of a statement
-    /// that the viewer wraps around it (`WHERE (…)`, `WITH "source" AS
-    /// (…)`, `SELECT * FROM (…)`), or nil: a `)` that closes a `(` of the
-    /// wrapper, or a `(`, string or comment that the wrapper's own `)`
-    /// would close or fall into. The first found, from the left.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// SQLToken.enclosureProblem("a) OR (1", .sqlite)          // .unbalancedParentheses
-    /// SQLToken.enclosureProblem("name = 'x", .sqlite)         // .unterminated("'")
-    /// SQLToken.enclosureProblem("$$)$$ = ')'", .postgres)     // nil
-    /// ```
-    ///
-    /// In PostgreSQL, under both readings of plain `'…'` strings
-    /// (`readings(_:)`): the text must stand inside parentheses however
-    /// the session reads `'a\'`.
+    /// Why `sql` can not stand inside the parentheses the viewer wraps
+    /// around it (`WHERE (…)`, `WITH "source" AS (…)`): a `)` that closes
+    /// the wrapper's `(`, or a `(`, string or comment that the wrapper's `)`
+    /// would close or fall into. Under both of PostgreSQL's readings.
     static func enclosureProblem(_ sql: String, _ lexicon: SQLLexicon) -> SQLEnclosureProblem? {
         for backslashEscapes in readings(lexicon) {
             if let problem = enclosureProblem(scan(sql, lexicon, backslashEscapes: backslashEscapes)) { return problem }
@@ -136,23 +84,18 @@ struct SQLToken: Equatable, Sendable {
         return nil
     }
 
-    /// How a database may read a plain `'…'` string's backslash: as
-    /// itself (false), or as an escape (true). SQLite: only as itself.
-    /// PostgreSQL: both. The viewer's sessions start with
-    /// `standard_conforming_strings = on` (a backslash is itself), but a
-    /// filter or query may call `set_config('standard_conforming_strings',
-    /// 'off', true)`, and the later statements of the same read
-    /// transaction, the window's own around the same text, are then read
-    /// with backslash escapes: `'a\' = ' ) OR (1=1 /* '` is a string and a
-    /// comment to the first reading, and closes `WHERE (…)` to the second.
-    /// A text must be enclosable under both. A text without a backslash
-    /// in a plain string (any usual filter) reads the same either way, so
-    /// this refuses nothing that an ordinary filter needs.
+    /// How a plain `'…'` string's backslash may be read: as itself, or, in
+    /// PostgreSQL, as an escape too. Sessions start with
+    /// `standard_conforming_strings = on`, but a filter may call
+    /// `set_config('standard_conforming_strings', 'off', true)`, and the
+    /// window's later statements of the same read around the same text are
+    /// then read with escapes: `'a\' = ' ) OR (1=1 /* '` is a string and a
+    /// comment to one reading and closes `WHERE (…)` to the other. A usual
+    /// filter, without a backslash in a plain string, reads the same either way.
     static func readings(_ lexicon: SQLLexicon) -> [Bool] {
         lexicon == .postgres ? [false, true] : [false]
     }
 
-    /// The problem of one scan (see `enclosureProblem(_:_:)`).
     private static func enclosureProblem(
         _ scan: (tokens: [SQLToken], unterminated: String?)) -> SQLEnclosureProblem?
     {
@@ -163,22 +106,18 @@ struct SQLToken: Equatable, Sendable {
             if token.isSymbol(")") { depth -= 1 }
             if depth < 0 { return .unbalancedParentheses }
         }
-        // What is left open ends the text: it comes after every token.
+        // What is left open comes after every token.
         if let unterminated { return .unterminated(unterminated) }
         return depth == 0 ? nil : .unbalancedParentheses
     }
 }
 
-/// What keeps a piece of SQL from standing inside the parentheses of a
-/// statement around it (see `SQLToken.enclosureProblem(_:_:)`).
 enum SQLEnclosureProblem: Equatable, Sendable, CustomStringConvertible {
-    /// A `)` that closes no `(` of the text, or a `(` that it leaves open.
+    /// A `)` that closes no `(` of the text, or a `(` left open.
     case unbalancedParentheses
-    /// A string, quoted name, block comment or dollar-quoted string left
-    /// open at the end: how it opens (`'`, `/*`, `$$`…).
+    /// Something left open at the end: how it opens (`'`, `/*`, `$$`…).
     case unterminated(String)
 
-    /// "unbalanced parentheses", "unterminated '", "unterminated comment".
     var description: String {
         switch self {
         case .unbalancedParentheses: return "unbalanced parentheses"
@@ -188,16 +127,13 @@ enum SQLEnclosureProblem: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Splits a statement into `SQLToken`s, one scan of its scalars.
 private struct SQLLexer {
     let scalars: [Unicode.Scalar]
     let lexicon: SQLLexicon
-    /// Whether a plain `'…'` string takes backslash escapes (PostgreSQL's
-    /// `standard_conforming_strings = off`).
+    /// PostgreSQL's `standard_conforming_strings = off`.
     let plainStringsEscape: Bool
     var index = 0
     var depth = 0
-    /// How what the text leaves open at its end opens, or nil.
     private(set) var unterminated: String?
 
     init(scalars: [Unicode.Scalar], lexicon: SQLLexicon, plainStringsEscape: Bool = false) {
@@ -234,20 +170,18 @@ private struct SQLLexer {
         index + offset < scalars.count ? scalars[index + offset] : nil
     }
 
-    /// Reads one token, or a blank or a comment (nil).
+    /// Nil for a blank or a comment.
     private mutating func next() -> SQLToken.Kind? {
         let scalar = scalars[index]
         switch scalar {
         case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}":
             // Only ASCII blanks: both databases read any other character
-            // beyond ASCII as part of a name (PostgreSQL's scan.l
-            // `ident_start [A-Za-z\200-\377_]`, SQLite's `IdChar`), so
-            // `\u{A0}$$` is one name to PostgreSQL, no blank and a string.
+            // beyond ASCII as part of a name (scan.l's `ident_start`,
+            // SQLite's `IdChar`): `\u{A0}$$` is a name, not a blank and a string.
             index += 1
             return nil
         case "-" where at(1) == "-":
-            // PostgreSQL ends a `--` comment at `\r` too (scan.l's
-            // `non_newline [^\n\r]`); SQLite at `\n` only (tokenize.c).
+            // PostgreSQL ends a `--` comment at `\r` too; SQLite at `\n` only.
             while index < scalars.count, scalars[index] != "\n", lexicon == .sqlite || scalars[index] != "\r" {
                 index += 1
             }
@@ -286,13 +220,11 @@ private struct SQLLexer {
             if lexicon == .postgres, at(0) == "'" {
                 switch scalar {
                 case "E", "e":
-                    // E'it\'s': a string whose backslash escapes a quote.
                     skipQuoted(until: "'", backslashEscapes: true, from: index - 1)
                     return .string
                 case "B", "b", "X", "x":
                     // Bit strings: a backslash is itself whatever
-                    // standard_conforming_strings says (scan.l's
-                    // `xbinside [^']*`).
+                    // standard_conforming_strings says.
                     skipQuoted(until: "'", backslashEscapes: false, from: index - 1)
                     return .string
                 default:
@@ -307,14 +239,10 @@ private struct SQLLexer {
         }
     }
 
-    /// Skips from the opening quote to after the closing one; a doubled
-    /// closing quote is the quote itself (`'it''s'`), and so is one after
-    /// a backslash in an `E'…'` string. A PostgreSQL string goes on, in
-    /// the same escape mode, at a quote after a newline
-    /// (`continuingQuote()`).
-    ///
-    /// - parameter token: where the token starts: the quote, or the `E`
-    ///   or `B` before it.
+    /// A doubled closing quote is the quote itself (`'it''s'`), and so is
+    /// one after a backslash in an `E'…'` string. A PostgreSQL string goes
+    /// on at a quote after a newline (`continuingQuote()`). `token`: where
+    /// the token starts (the quote, or the `E` or `B` before it).
     private mutating func skipQuoted(until close: Unicode.Scalar, backslashEscapes: Bool, from token: Int) {
         let quote = index
         index += 1
@@ -338,13 +266,9 @@ private struct SQLLexer {
         index = scalars.count
     }
 
-    /// The quote that continues the PostgreSQL string that a quote just
-    /// before `index` closed, or nil: scan.l's `quotecontinue`,
-    /// `{quote}{whitespace_with_newline}{quote}`, blanks and `--`
-    /// comments that hold at least one newline, then a quote (`'a'\n'b'`
-    /// is `'ab'`, `E'a'\n'\' '` one `E'…'` string). A `/* */` comment
-    /// between ends the string. SQLite has no such rule (tokenize.c ends
-    /// a string at a quote that is not doubled).
+    /// scan.l's `quotecontinue`: blanks and `--` comments holding a newline,
+    /// then a quote, continue the string (`E'a'\n'\' '` is one `E'…'`
+    /// string); a `/* */` between ends it. SQLite has no such rule.
     private func continuingQuote() -> Int? {
         var next = index
         var newline = false
@@ -357,7 +281,6 @@ private struct SQLLexer {
                 // PostgreSQL 15 has no `\v` blank (an error there), 16 has.
                 next += 1
             case "-" where next + 1 < scalars.count && scalars[next + 1] == "-":
-                // To the newline, which the loop then counts.
                 while next < scalars.count, scalars[next] != "\n", scalars[next] != "\r" { next += 1 }
             case "'":
                 return newline ? next : nil
@@ -368,14 +291,13 @@ private struct SQLLexer {
         return nil
     }
 
-    /// Skips a `/* … */` comment, nested ones too in PostgreSQL.
+    /// Nested too in PostgreSQL.
     private mutating func skipBlockComment() {
         var open = 0
         while index < scalars.count {
             if scalars[index] == "/", at(1) == "*", lexicon == .postgres || open == 0 {
-                // SQLite's comments do not nest: a `/*` inside one is two
-                // characters of it, and its `*` may start the `*/` that
-                // ends it (`/* /*/` is one comment to tokenize.c).
+                // SQLite's comments do not nest: the `*` of an inner `/*`
+                // may start the `*/` that ends it (`/* /*/` is one comment).
                 open += 1
                 index += 2
             } else if scalars[index] == "*", at(1) == "/" {
@@ -389,8 +311,7 @@ private struct SQLLexer {
         unterminated = "/*"
     }
 
-    /// The tag of a dollar quote that starts here (`$$`: "", `$fn$`:
-    /// "fn"), or nil for a `$1` parameter or a `$` in a name.
+    /// `$$`: "", `$fn$`: "fn"; nil for a `$1` parameter or a `$` in a name.
     private func dollarQuoteTag() -> String? {
         var end = index + 1
         while end < scalars.count, scalars[end] != "$" {
@@ -401,7 +322,6 @@ private struct SQLLexer {
         return String(String.UnicodeScalarView(scalars[(index + 1)..<end]))
     }
 
-    /// Skips `$tag$ … $tag$`.
     private mutating func skipDollarQuoted(_ tag: String) {
         let delimiter = Array("$\(tag)$".unicodeScalars)
         index += delimiter.count
@@ -417,13 +337,11 @@ private struct SQLLexer {
         unterminated = String(String.UnicodeScalarView(delimiter))
     }
 
-    /// Skips `12`, `1.5`, `.5`, `1e-3`, and SQLite's `0x1F`: the digits
-    /// of a number and nothing after them. A letter that is no exponent
-    /// starts a name to the server (`1x$$` is `1` and the name `x$$` to
-    /// PostgreSQL 14, an error from 15 and to SQLite), so it ends the
-    /// number here too: swallowed, `x` would leave `$$` to open a string.
-    /// PostgreSQL 16's `0x1F`, `0o17`, `0b1` and `1_000` are then a `0`
-    /// and a word: the same characters, read as one token by the word.
+    /// The digits of a number and nothing after them: a letter that is no
+    /// exponent starts a name to the server (`1x$$` is `1` and the name
+    /// `x$$` to PostgreSQL 14), so it ends the number here too; swallowed,
+    /// `x` would leave `$$` to open a string. PostgreSQL 16's `0x1F` and
+    /// `1_000` are a `0` and a word: the same characters, one token.
     private mutating func skipNumber() {
         if lexicon == .sqlite, scalars[index] == "0", at(1) == "x" || at(1) == "X", at(2).map(isHexDigit) == true {
             index += 2
@@ -431,13 +349,11 @@ private struct SQLLexer {
             return
         }
         skipDigits()
-        // `1.5`, `1.`, `.5`; not the first `.` of `1..2`.
         if at(0) == ".", at(1) != "." {
             index += 1
             skipDigits()
         }
-        // An exponent only with its digits: `1e` and `1e+` are `1` and
-        // the name `e` to both databases.
+            // `1e` and `1e+` are `1` and the name `e` to both databases.
         if at(0) == "e" || at(0) == "E" {
             if at(1).map(isDigit) == true {
                 index += 1
@@ -468,13 +384,11 @@ private struct SQLLexer {
         ("0"..."9").contains(scalar)
     }
 
-    /// A letter, `_`, or any character beyond ASCII: both databases take
-    /// those in unquoted names.
+    /// Both databases take those in unquoted names.
     private func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || scalar.value > 127
     }
 
-    /// The name inside a quoted name's quotes, doubled quotes made single.
     private func unquotedName(_ quoted: ArraySlice<Unicode.Scalar>) -> String {
         guard let open = quoted.first else { return "" }
         let close: Unicode.Scalar = open == "[" ? "]" : open
