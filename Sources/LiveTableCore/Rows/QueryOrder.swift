@@ -1,55 +1,25 @@
 import Foundation
 
-/// The order that a query's own top-level `ORDER BY` gives its rows, as
-/// far as the window engine can keep it.
+/// A query's own top-level `ORDER BY`, as far as the window engine keeps
+/// it. The query is paged as a common table expression, whose `ORDER BY`
+/// the statements around it lose; so terms that name result columns (by
+/// name or position, with `ASC`/`DESC` and `NULLS FIRST`/`LAST`) become the
+/// first key columns (`RowOrdering`), the other columns breaking ties. An
+/// expression term (`lower(name)`, `t.name`, `COLLATE`) is not kept, nor any
+/// after it, and the view says so (`unkeptNotice`).
 ///
-/// A query is paged as a common table expression, whose `ORDER BY` the
-/// statements around it do not keep: the window engine orders the rows
-/// by a keyset of its own. When the terms of the query's `ORDER BY` name
-/// columns of its result, by name or by position (`ORDER BY score DESC,
-/// 1`), with `ASC`/`DESC` and `NULLS FIRST`/`NULLS LAST`, they are the
-/// first columns of that keyset (`RowOrdering`), and the result's other
-/// columns break ties: the rows show in the query's order, at the cost of
-/// any other order. A term that is an expression (`lower(name)`, `a + b`,
-/// `name COLLATE NOCASE`, `t.name`) is not kept, nor any after it: the
-/// view says so (`unkeptNotice`).
-///
-/// The clause is found by a tokenizer (`SQLToken`) that knows the
-/// dialect's quotes and comments and the depth of parentheses, so that the
-/// `ORDER BY` of a subquery, of a window (`OVER (ORDER BY …)`) or of an
-/// aggregate is never taken for the query's. What follows the clause
-/// (`LIMIT`, `OFFSET`, `FETCH`, `FOR`) ends it; the query keeps it whole,
-/// so a `LIMIT` still picks its rows in the query's own order, and the
-/// view then orders those rows. Parentheses around the whole statement
-/// (`(SELECT … ORDER BY score DESC)`) are seen through.
-///
-/// For example:
-///
-/// ```swift
-/// let order = QueryOrder(
-///     query: "SELECT name, score FROM player ORDER BY score DESC LIMIT 10",
-///     columnNames: ["name", "score"], dialect: .sqlite)
-/// order?.terms // [Term(column: 1, descending: true, nullsFirst: nil)]
-/// ```
+/// The tokenizer's depth of parentheses keeps the `ORDER BY` of a subquery,
+/// a window (`OVER (ORDER BY …)`) or an aggregate from being taken for the
+/// query's. `LIMIT`, `OFFSET`, `FETCH` or `FOR` end the clause; the query
+/// keeps them, so a `LIMIT` still picks rows in the query's own order.
 public struct QueryOrder: Equatable, Sendable {
-    /// One kept term: a column of the query's result, and its direction.
     public struct Term: Equatable, Sendable {
-        /// The index of the column in the query's result.
         public var column: Int
-        /// True for `DESC`.
         public var descending: Bool
-        /// True for `NULLS FIRST`, false for `NULLS LAST`, nil where the
-        /// database puts NULLs by default in that direction (also when the
-        /// query says so in words).
+        /// Nil where the database puts NULLs by default in that direction
+        /// (also when the query says so in words).
         public var nullsFirst: Bool?
 
-        /// Creates a term.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let byScore = QueryOrder.Term(column: 1, descending: true)
-        /// ```
         public init(column: Int, descending: Bool, nullsFirst: Bool? = nil) {
             self.column = column
             self.descending = descending
@@ -57,34 +27,16 @@ public struct QueryOrder: Equatable, Sendable {
         }
     }
 
-    /// A term of the query's `ORDER BY` that the view does not keep.
     public struct UnkeptTerm: Equatable, Sendable {
-        /// The term as written (`lower(name) DESC`).
         public var text: String
-        /// Why: "an expression", "no result column has this name"…
         public var reason: String
     }
 
-    /// The terms kept, in order: all of them, or those before the first
-    /// that is not kept.
+    /// All terms, or those before the first not kept.
     public var terms: [Term]
-    /// The first term not kept, nil when all are.
     public var unkept: UnkeptTerm?
 
-    /// The order of the query's top-level `ORDER BY`, or nil when it has
-    /// none.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// QueryOrder(query: "SELECT a FROM t", columnNames: ["a"], dialect: .sqlite) // nil
-    /// ```
-    ///
-    /// - parameter sql: The query's text.
-    /// - parameter columnNames: The names of the columns of its result, as
-    ///   the database described them.
-    /// - parameter dialect: The dialect that reads it (its quotes and
-    ///   comments, and where it sorts NULLs by default).
+    /// Nil when the query has no top-level `ORDER BY`.
     public init?(query sql: String, columnNames: [String], dialect: SQLDialect) {
         let tokens = Self.unparenthesized(SQLToken.tokens(of: sql, dialect.lexicon))
         guard let clause = Self.orderByTerms(in: tokens) else { return nil }
@@ -106,15 +58,7 @@ public struct QueryOrder: Equatable, Sendable {
         }
     }
 
-    /// One line for the status line when a term is not kept: which term,
-    /// why, and the order shown instead; nil when every term is kept.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// order.unkeptNotice
-    /// // the query's ORDER BY lower(name) is not kept (an expression): shown by all columns ↑
-    /// ```
+    /// For the status line; nil when every term is kept.
     public var unkeptNotice: String? {
         guard let unkept else { return nil }
         let text = unkept.text.split(whereSeparator: \.isNewline).joined(separator: " ")
@@ -127,23 +71,18 @@ public struct QueryOrder: Equatable, Sendable {
 
     // MARK: - Parsing
 
-    /// The words that end an `ORDER BY` clause.
     private static let clauseEnds: Set<String> = ["LIMIT", "OFFSET", "FETCH", "FOR"]
 
-    /// The tokens inside the parentheses that enclose the whole statement
-    /// (`(SELECT … ORDER BY score DESC);`, which PostgreSQL runs as the
-    /// statement without them), one level up, as many times as they do;
-    /// `tokens` as they are otherwise. Only then: in `(SELECT …) UNION
-    /// (SELECT …)` or `(SELECT … ORDER BY a) LIMIT 3` the parentheses
-    /// enclose a part, whose `ORDER BY` is not the statement's.
+    /// Sees through parentheses around the whole statement
+    /// (`(SELECT … ORDER BY a);`, which PostgreSQL runs without them), and
+    /// only then: in `(SELECT …) UNION (SELECT …)` or `(SELECT … ORDER BY a)
+    /// LIMIT 3` they enclose a part, whose `ORDER BY` is not the statement's.
     static func unparenthesized(_ tokens: [SQLToken]) -> [SQLToken] {
         var inner = tokens[...]
         var level = 0
-        // The last token but the statement's `;`s.
         while let end = inner.lastIndex(where: { !($0.depth == level && $0.isSymbol(";")) }),
             end > inner.startIndex, inner[inner.startIndex].isSymbol("("), inner[end].isSymbol(")"),
-            // The first `(` closes at the last token: every token between
-            // stands inside it.
+            // The first `(` closes at the last token.
             inner[(inner.startIndex + 1)..<end].allSatisfy({ $0.depth > level })
         {
             inner = inner[(inner.startIndex + 1)..<end]
@@ -157,9 +96,7 @@ public struct QueryOrder: Equatable, Sendable {
         }
     }
 
-    /// The tokens of each term of the top-level `ORDER BY`, or nil when
-    /// there is none: the first `ORDER BY` outside any parentheses, up to
-    /// a `LIMIT`, `OFFSET`, `FETCH` or `FOR` outside them too, or the end.
+    /// Nil when there is none outside any parentheses.
     static func orderByTerms(in tokens: [SQLToken]) -> [[SQLToken]]? {
         var index = 0
         while index + 1 < tokens.count {
@@ -186,8 +123,6 @@ public struct QueryOrder: Equatable, Sendable {
     }
 }
 
-/// A term of an `ORDER BY` as written: a name, a position, or anything
-/// else, then its direction and where its NULLs go.
 private struct ParsedTerm {
     enum Key {
         case name(String, quoted: Bool)
@@ -199,8 +134,7 @@ private struct ParsedTerm {
         var reason: String
     }
 
-    /// Words that stand for a value, not a column: `ORDER BY NULL` names
-    /// no column.
+    /// `ORDER BY NULL` names no column.
     private static let valueWords: Set<String> = [
         "NULL", "TRUE", "FALSE", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
         "LOCALTIME", "LOCALTIMESTAMP", "CURRENT_USER", "SESSION_USER", "USER",
@@ -252,7 +186,6 @@ private struct ParsedTerm {
         }
     }
 
-    /// The kept term: the one result column the key names.
     func resolved(in columnNames: [String], dialect: SQLDialect) -> Result<QueryOrder.Term, Problem> {
         let column: Int
         switch key {
@@ -273,18 +206,15 @@ private struct ParsedTerm {
             }
             column = only
         }
-        // Where the database puts NULLs in this direction when the query
-        // does not say: written that way, it is the default, and the
+        // Written as the database's default, it is the default, and the
         // keyset is written as for `--sort`.
         let defaultNullsFirst = descending != dialect.sortsNullsFirst
         let nulls = nullsFirst.flatMap { $0 == defaultNullsFirst ? nil : $0 }
         return .success(QueryOrder.Term(column: column, descending: descending, nullsFirst: nulls))
     }
 
-    /// Whether the name, as written in the query, names the column
-    /// `column`: SQLite compares names ignoring ASCII case, quoted or not;
-    /// PostgreSQL folds an unquoted name to lower case, and compares a
-    /// quoted one exactly.
+    /// SQLite compares names ignoring ASCII case, quoted or not; PostgreSQL
+    /// folds an unquoted name to lower case, and compares a quoted one exactly.
     private static func name(_ name: String, quoted: Bool, names column: String, _ dialect: SQLDialect) -> Bool {
         switch dialect.lexicon {
         case .sqlite: return name.lowercasedASCII == column.lowercasedASCII
