@@ -1,43 +1,18 @@
 import GRDB
 
-/// A table or a view of a database file, as the viewer shows it: its
-/// columns, how a row is identified, and which columns an index sorts.
-///
-/// For example:
-///
-/// ```swift
-/// let tables = try database.read { db in try TableSchema.all(db) }
-/// for table in tables {
-///     print(table.name, table.kind, table.columns.map(\.name))
-/// }
-/// ```
+/// A table or view as the viewer shows it: its columns, how a row is
+/// identified, and which columns an index sorts.
 public struct TableSchema: Equatable, Sendable {
-    /// What kind of table it is.
     public enum Kind: String, Equatable, Sendable {
-        /// A table with a rowid.
         case table
-        /// A `WITHOUT ROWID` table: rows are identified by their primary key.
         case withoutRowidTable
-        /// A view: no row identity.
         case view
-        /// A virtual table (FTS, R-Tree, …).
         case virtual
-        /// A table that stores the content of a virtual table.
         case shadow
-        /// A PostgreSQL materialized view: a query's rows, stored until
-        /// refreshed.
         case materializedView
-        /// A PostgreSQL foreign table, whose rows another server holds.
         case foreignTable
 
-        /// One plain word for the kind, as lists of tables show it (two
-        /// for PostgreSQL's own kinds, as psql says them).
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// TableSchema.Kind.withoutRowidTable.word // "without-rowid"
-        /// ```
+        /// As lists of tables show it (PostgreSQL's kinds as psql says them).
         public var word: String {
             switch self {
             case .table: return "table"
@@ -51,25 +26,17 @@ public struct TableSchema: Equatable, Sendable {
         }
     }
 
-    /// The name of the table, as the schema spells it.
     public var name: String
-    /// What kind of table it is.
     public var kind: Kind
-    /// The columns that `SELECT *` returns, in order (hidden columns of
-    /// virtual tables are left out; generated columns are kept).
+    /// Hidden columns of virtual tables left out, generated columns kept.
     public var columns: [SourceColumn]
-    /// How a row is identified.
     public var identity: RowIdentity
-    /// The columns of the primary key of a `WITHOUT ROWID` table that its
-    /// declaration sorts in descending order (`PRIMARY KEY(b DESC, a)`):
-    /// the table's own order, which the natural order of the viewer follows.
+    /// A `WITHOUT ROWID` key's columns declared descending
+    /// (`PRIMARY KEY(b DESC, a)`): the viewer's natural order follows them.
     public var descendingKeyColumns: Set<String>
-    /// The schema that holds the table, for a database with schemas
-    /// (PostgreSQL's `public`, `sales`): statements then name it
-    /// `"schema"."table"`. Nil for SQLite, whose names are unqualified.
+    /// PostgreSQL's schema (statements name `"schema"."table"`); nil for SQLite.
     public var schema: String?
 
-    /// Creates a table description; `all(_:)` and `named(_:in:)` read them.
     public init(
         name: String, kind: Kind, columns: [SourceColumn], identity: RowIdentity,
         descendingKeyColumns: Set<String> = [], schema: String? = nil)
@@ -82,56 +49,30 @@ public struct TableSchema: Equatable, Sendable {
         self.descendingKeyColumns = descendingKeyColumns
     }
 
-    /// The names of the columns.
     public var columnNames: [String] { columns.map(\.name) }
 
     // MARK: - Reading the schema
 
-    /// The tables and views of the main database, in the picker's order
-    /// (`listsBefore(_:_:)`), without
-    /// SQLite's schema table. A table that SQLite can not describe (a
-    /// virtual table of a module this SQLite lacks) is left out.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let names = try database.read { db in try TableSchema.all(db).map(\.name) }
-    /// ```
+    /// In the picker's order. A table SQLite can not describe (a virtual
+    /// table of a module it lacks) is left out.
     public static func all(_ db: Database) throws -> [TableSchema] {
         try listedTables(db).compactMap { entry in
             try? describe(db, entry)
         }
     }
 
-    /// The names and kinds of all tables and views, in the picker's order, those
-    /// SQLite can not describe included: one query, whatever their number,
-    /// for the picker, which lists them at once (and counts them after).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let entries = try database.read { db in try TableSchema.list(db) }
-    /// ```
+    /// Those SQLite can not describe included: one query, whatever their
+    /// number, for the picker, which lists them at once and counts them after.
     public static func list(_ db: Database) throws -> [(name: String, kind: Kind)] {
         try listedTables(db).map { ($0.name, $0.kind) }
     }
 
-    /// The names of all tables and views, those SQLite can not describe
-    /// included: for error messages.
+    /// For error messages.
     public static func allNames(_ db: Database) throws -> [String] {
         try listedTables(db).map(\.name)
     }
 
-    /// The table or view named `name` (case-insensitively, as in SQL).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let player = try database.read { db in try TableSchema.named("player", in: db) }
-    /// ```
-    ///
-    /// - throws: `SourceError.noSuchTable` listing the tables, or
-    ///   `SourceError.unreadableTable`.
+    /// Case-insensitively, as in SQL.
     public static func named(_ name: String, in db: Database) throws -> TableSchema {
         let entries = try listedTables(db)
         guard let entry = entries.first(where: { $0.name == name })
@@ -144,9 +85,9 @@ public struct TableSchema: Equatable, Sendable {
         } catch {
             var reason = (error as? DatabaseError)?.message ?? "\(error)"
             if reason.hasPrefix("unsafe use of") {
-                // trusted_schema = OFF (ViewerDatabase.guardConnection): a
-                // view may not read a virtual table that SQLite does not
-                // call innocuous (FTS), nor call a function with effects.
+                // trusted_schema = OFF: a view may not read a virtual table
+                // SQLite does not call innocuous (FTS), nor call a function
+                // with effects.
                 reason += " in a view of the file, which livetable view does not trust: "
                     + "give the view's SELECT with --query"
             }
@@ -154,15 +95,8 @@ public struct TableSchema: Equatable, Sendable {
         }
     }
 
-    /// The table or view `name` of kind `kind`, as `all(_:)` listed it,
-    /// described without listing the others: the picker counts its entries
+    /// Described without listing the others: the picker counts its entries
     /// one by one, and a file may hold thousands.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let table = try database.read { db in try TableSchema.named("player", kind: .table, in: db) }
-    /// ```
     public static func named(_ name: String, kind: Kind, in db: Database) throws -> TableSchema {
         let type: String
         switch kind {
@@ -174,7 +108,6 @@ public struct TableSchema: Equatable, Sendable {
         return try describe(db, Entry(name: name, type: type, withoutRowid: kind == .withoutRowidTable))
     }
 
-    /// One row of `PRAGMA table_list`.
     private struct Entry {
         var name: String
         var type: String
@@ -190,9 +123,8 @@ public struct TableSchema: Equatable, Sendable {
         }
     }
 
-    /// `PRAGMA table_list` (SQLite 3.37+) tells views, virtual and shadow
-    /// tables, and WITHOUT ROWID tables apart, which `sqlite_schema` only
-    /// says in its SQL text.
+    /// `PRAGMA table_list` (SQLite 3.37+) tells views, virtual, shadow and
+    /// WITHOUT ROWID tables apart, which `sqlite_schema` says only in SQL text.
     private static func listedTables(_ db: Database) throws -> [Entry] {
         let entries = try Row.fetchAll(db, sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")
             .compactMap { row -> Entry? in
@@ -203,37 +135,21 @@ public struct TableSchema: Equatable, Sendable {
         return listed(entries, name: \.name)
     }
 
-    /// The order of the picker's names, for every database: as a person
-    /// looks for a name, ignoring case and the double quotes of a quoted
-    /// name (`album`, `"Album.2024"`, `Artist`, `track`), then by the exact
-    /// name, so that the order is total. Byte order put every uppercase
-    /// name before the first lowercase one.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// ["track", "Artist", "album"].sorted(by: TableSchema.listsBefore) // ["album", "Artist", "track"]
-    /// ```
+    /// As a person looks for a name: ignoring case and a quoted name's
+    /// double quotes, then by the exact name, so that the order is total.
+    /// Byte order put every uppercase name before the first lowercase one.
     public static func listsBefore(_ name: String, _ other: String) -> Bool {
         precedes((name, listingKey(name)), (other, listingKey(other)))
     }
 
-    /// `items` in the order of ``listsBefore(_:_:)``, each name's key made
-    /// once rather than at each comparison: thousands of tables sort
-    /// without two new strings per comparison.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TableSchema.listed(["track", "Artist", "album"], name: { $0 }) // ["album", "Artist", "track"]
-    /// ```
+    /// Each name's key made once rather than at each comparison: thousands
+    /// of tables sort without two new strings per comparison.
     public static func listed<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
         items.map { item in (item: item, listed: (name: name(item), key: listingKey(name(item)))) }
             .sorted { precedes($0.listed, $1.listed) }
             .map(\.item)
     }
 
-    /// The comparison of ``listsBefore(_:_:)``, on names and their keys.
     private static func precedes(_ name: (name: String, key: String), _ other: (name: String, key: String)) -> Bool {
         name.key != other.key ? name.key < other.key : name.name < other.name
     }
@@ -245,13 +161,12 @@ public struct TableSchema: Equatable, Sendable {
     private static func describe(_ db: Database, _ entry: Entry) throws -> TableSchema {
         let kind = entry.kind
         let indexed = kind == .view || kind == .virtual ? [] : try indexedColumns(db, table: entry.name)
-        // The index of the primary key, when it has one: always for a
-        // WITHOUT ROWID table; for a rowid table, only when the key is not
-        // the rowid.
+        // Always for a WITHOUT ROWID table; for a rowid table, only when the
+        // key is not the rowid.
         let primaryKeyIndex = kind == .view || kind == .virtual ? nil : try String.fetchOne(
             db, sql: "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", arguments: [entry.name])
-        // hidden: 0 normal, 1 hidden column of a virtual table (not in
-        // SELECT *), 2 and 3 generated columns (in SELECT *).
+        // hidden: 1 a virtual table's hidden column (not in SELECT *), 2 and
+        // 3 generated columns (in SELECT *).
         let rows = try Row.fetchAll(
             db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)",
             arguments: [entry.name])
@@ -261,11 +176,9 @@ public struct TableSchema: Equatable, Sendable {
             let name: String = row["name"] ?? ""
             let type: String = row["type"] ?? ""
             let isPrimaryKey = (row["pk"] as Int? ?? 0) > 0
-            // The primary key of a WITHOUT ROWID table is NOT NULL, and an
-            // INTEGER PRIMARY KEY is the rowid; but for a quirk of SQLite,
-            // `id INTEGER PRIMARY KEY DESC` is not: an ordinary column,
-            // which may hold NULL, with an index of its own (the only sign
-            // of it in the schema).
+            // An INTEGER PRIMARY KEY is the rowid, but for a quirk of SQLite,
+            // `id INTEGER PRIMARY KEY DESC` is not: an ordinary column, which
+            // may hold NULL, with an index of its own (the only sign of it).
             let isRowidAlias = kind == .table && isPrimaryKey && primaryKeyCount == 1
                 && type.uppercased() == "INTEGER" && primaryKeyIndex == nil
             return SourceColumn(
@@ -307,8 +220,7 @@ public struct TableSchema: Equatable, Sendable {
         return table
     }
 
-    /// The rowid, under the first of its three names that no column takes.
-    /// A table whose columns take all three has no reachable rowid.
+    /// Under the first of its three names no column takes; none when all are.
     private static func rowidIdentity(_ db: Database, table: String, columns: [String]) throws -> RowIdentity {
         let taken = Set(columns.map { $0.lowercased() })
         guard let name = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) else {
@@ -323,8 +235,8 @@ public struct TableSchema: Equatable, Sendable {
         return .rowid(name)
     }
 
-    /// The lowercased names of the columns that lead a complete index
-    /// (not a partial one) of `table`: a sort on them can page by keyset.
+    /// Columns that lead a complete (not partial) index: a sort on them can
+    /// page by keyset.
     private static func indexedColumns(_ db: Database, table: String) throws -> Set<String> {
         var names: Set<String> = []
         let indexes = try Row.fetchAll(
@@ -337,8 +249,8 @@ public struct TableSchema: Equatable, Sendable {
                 names.insert(leading.lowercased())
             }
         }
-        // An INTEGER PRIMARY KEY is the rowid: its own index. A primary key
-        // with an index of its own (`INTEGER PRIMARY KEY DESC`) is not.
+        // An INTEGER PRIMARY KEY is the rowid, its own index; one with an
+        // index of its own (`INTEGER PRIMARY KEY DESC`) is not.
         let pk = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [table])
             .filter { (($0["pk"] as Int?) ?? 0) > 0 }
         if pk.count == 1, let name = pk[0]["name"] as String?, (pk[0]["type"] as String?)?.uppercased() == "INTEGER",
@@ -350,30 +262,17 @@ public struct TableSchema: Equatable, Sendable {
     }
 }
 
-/// A column of a table, view or query.
 public struct SourceColumn: Equatable, Sendable {
-    /// The name of the column.
     public var name: String
-    /// The declared type ("INTEGER", "varchar(20)"…), empty when none.
-    /// SQLite stores any value whatever this says.
+    /// SQLite stores any value whatever this says; empty when none.
     public var declaredType: String
-    /// True when a complete index starts with this column, so that
-    /// sorting on it costs an index search, not a scan.
+    /// A complete index starts with it: sorting on it is an index search.
     public var isIndexed: Bool
-    /// True when the column can not hold NULL: declared `NOT NULL`, an
-    /// `INTEGER PRIMARY KEY`, or the primary key of a `WITHOUT ROWID` table.
+    /// Declared `NOT NULL`, an `INTEGER PRIMARY KEY`, or a `WITHOUT ROWID` key.
     public var isNotNull: Bool
-    /// True for the `INTEGER PRIMARY KEY` of a rowid table: the rowid
-    /// under the column's own name, which identifies the row.
+    /// The rowid under the column's own name.
     public var isRowidAlias: Bool
 
-    /// Creates a column.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let column = SourceColumn(name: "score", declaredType: "INTEGER", isIndexed: true)
-    /// ```
     public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
         self.name = name
         self.declaredType = declaredType
@@ -383,14 +282,14 @@ public struct SourceColumn: Equatable, Sendable {
     }
 }
 
-/// How the rows of a source are told apart.
+/// How rows are told apart. A row's identity, not its values, is what a
+/// selection follows and a window diff matches across commits.
 public enum RowIdentity: Equatable, Sendable {
-    /// The rowid, under this name (`rowid`, `_rowid_` or `oid`: the first
-    /// one that no column takes).
+    /// The first of `rowid`, `_rowid_`, `oid` that no column takes.
     case rowid(String)
-    /// The primary key columns of a `WITHOUT ROWID` table, in key order.
+    /// In key order.
     case primaryKey([String])
-    /// No identity (views, queries): rows are paged by all their columns,
-    /// and equal rows by their position among equals.
+    /// Views, queries: rows are paged by all their columns, and equal rows
+    /// by their position among equals.
     case none
 }
