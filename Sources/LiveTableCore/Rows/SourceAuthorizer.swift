@@ -6,23 +6,17 @@ import Synchronization
 // MARK: - Authorizer
 
 /// The authorizer of the viewer's connections: reads, an allow-list of
-/// built-in functions, and read-only PRAGMAs. Anything else, a function
-/// it does not know included, fails to compile with `SQLITE_AUTH`.
-///
-/// An allow-list rather than a deny-list: a SQLite built with more
-/// functions (`fts3_tokenizer`, `sqlite_dbpage`-like debugging functions,
-/// `rtreenode`) gets nothing new.
+/// built-in functions, and read-only PRAGMAs; anything else fails to compile
+/// with `SQLITE_AUTH`. An allow-list, not a deny-list: a SQLite built with
+/// more functions (`fts3_tokenizer`, `rtreenode`) gets nothing new.
 final class SourceAuthorizer: Sendable {
-    /// What the authorizer refused.
     enum Denial: Equatable {
-        /// A function off the list.
         case function(String)
-        /// A PRAGMA that sets, or that the list lacks.
+    /// A PRAGMA that sets, or that the list lacks.
         case pragma(name: String, argument: String?)
-        /// Anything but reading: a write, ATTACH, CREATE…
+        /// A write, ATTACH, CREATE…
         case write
 
-        /// The refusal in words.
         var reason: String {
             switch self {
             case let .function(name):
@@ -36,20 +30,17 @@ final class SourceAuthorizer: Sendable {
     }
 
     private let denial = Mutex<Denial?>(nil)
-    /// The PRAGMAs of this SQLite: `pragma_NAME` is the table-valued form
-    /// of each that returns rows.
+    /// `pragma_NAME` is the table-valued form of each that returns rows.
     private let pragmaNames: Set<String>
 
     private init(pragmaNames: Set<String>) {
         self.pragmaNames = pragmaNames
     }
 
-    /// The authorizer of each guarded connection, by its address: the
-    /// callback's user data, kept alive as long as the connection may call
-    /// it (an address is only reused after the connection closed).
+    /// By connection address: the callback's user data, alive as long as
+    /// the connection may call it (an address is reused only after close).
     private static let registry = Mutex<[UInt: SourceAuthorizer]>([:])
 
-    /// Installs an authorizer on `connection`.
     static func install(on connection: OpaquePointer, pragmaNames: Set<String>) {
         let authorizer = SourceAuthorizer(pragmaNames: pragmaNames)
         registry.withLock { $0[UInt(bitPattern: connection)] = authorizer }
@@ -63,16 +54,11 @@ final class SourceAuthorizer: Sendable {
             Unmanaged.passUnretained(authorizer).toOpaque())
     }
 
-    /// What the authorizer of `db` refused last, or nil when it refused
-    /// nothing.
-    ///
-    /// SQLite says only "not authorized"; the authorizer knows what it
-    /// refused.
+    /// SQLite says only "not authorized"; the authorizer knows what it refused.
     static func lastDenial(in db: Database) -> Denial? {
         db.sqliteConnection.flatMap(lastDenial(on:))
     }
 
-    /// What the authorizer of `connection` last denied.
     static func lastDenial(on connection: OpaquePointer) -> Denial? {
         registry.withLock { $0[UInt(bitPattern: connection)] }?.lastDenial
     }
@@ -84,11 +70,10 @@ final class SourceAuthorizer: Sendable {
     private func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
         switch action {
         case SQLITE_READ:
-            // `SELECT * FROM pragma_cache_size` compiles as a read, and runs
-            // `PRAGMA cache_size` only when it steps: refused then, after a
-            // filter was accepted, as a bare "not authorized". Refused here,
-            // by name, when the PRAGMA is off the list. (A table of the file
-            // named as a PRAGMA's table-valued form is hidden by it too.)
+            // `SELECT * FROM pragma_cache_size` compiles as a read and runs
+            // the PRAGMA only when it steps: refused then, after a filter
+            // was accepted, as a bare "not authorized". So refused here, by
+            // name. (A file's table named like a PRAGMA's form is hidden too.)
             if let table = first?.lowercased(), table.hasPrefix("pragma_") {
                 let name = String(table.dropFirst("pragma_".count))
                 if pragmaNames.contains(name), !Self.pragmas.contains(name) {
@@ -97,14 +82,12 @@ final class SourceAuthorizer: Sendable {
             }
             return SQLITE_OK
         case SQLITE_SELECT, SQLITE_RECURSIVE, SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
-            // Reading, and the transaction of each read (a read-only
-            // connection can not write in one).
+            // Each read's transaction: a read-only connection can not write.
             return SQLITE_OK
         case SQLITE_UPDATE where first == "sqlite_master" || first == "sqlite_temp_master":
-            // SQLite asks this of every statement that first reads an
-            // eponymous virtual table (`pragma_table_list`, `json_each`)
-            // on a connection, and writes nothing: the connection is
-            // read-only, and DEFENSIVE forbids writing the schema.
+            // Asked of every statement that first reads an eponymous virtual
+            // table (`json_each`) on a connection, and writes nothing: the
+            // connection is read-only, and DEFENSIVE forbids schema writes.
             return SQLITE_OK
         case SQLITE_FUNCTION:
             let name = (second ?? "").lowercased()
@@ -128,11 +111,8 @@ final class SourceAuthorizer: Sendable {
 
     // MARK: - Allow-lists
 
-    /// The built-in functions a read may call: core scalar functions,
-    /// aggregates, dates, JSON, math, window functions, and the auxiliary
-    /// functions of full-text search. Not `fts3_tokenizer`, `fts5`,
-    /// `load_extension`, `sqlite_log`, nor the debugging functions of
-    /// R-Trees: they act on the process, not on values.
+    /// Not `fts3_tokenizer`, `fts5`, `load_extension`, `sqlite_log`, nor the
+    /// R-Tree debugging functions: they act on the process, not on values.
     static let functions: Set<String> = [
         // Core scalar functions.
         "abs", "changes", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if",
@@ -165,8 +145,7 @@ final class SourceAuthorizer: Sendable {
         "highlight", "snippet", "offsets", "matchinfo", "bm25",
     ]
 
-    /// PRAGMAs that read, without an argument: the viewer's own
-    /// (`schema_version`, `data_version`) and what a user may ask.
+    /// The viewer's own (`schema_version`, `data_version`) and a user's.
     static let pragmas: Set<String> = pragmasOfAName.union([
         "schema_version", "data_version", "user_version", "application_id", "page_count",
         "page_size", "freelist_count", "encoding", "journal_mode", "auto_vacuum",
@@ -174,9 +153,8 @@ final class SourceAuthorizer: Sendable {
         "pragma_list", "foreign_keys", "trusted_schema", "query_only",
     ])
 
-    /// PRAGMAs whose argument names what they read (a table, an index),
-    /// and never sets anything: the schema reads of `TableSchema`
-    /// (`pragma_table_xinfo(?)`).
+    /// Whose argument names what they read, and never sets anything: the
+    /// schema reads of `TableSchema`.
     static let pragmasOfAName: Set<String> = [
         "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
         "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",

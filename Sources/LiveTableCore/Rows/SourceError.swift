@@ -1,60 +1,32 @@
 import GRDB
 
-/// Why the viewer can not show what it was asked for.
-///
-/// Its description is one line, whatever the names and messages it
-/// quotes hold (their control characters are escaped).
-///
-/// For example:
-///
-/// ```swift
-/// let error = SourceError.noSuchTable(name: "plyers", tables: ["player", "team"])
-/// print(error) // no table or view "plyers": the file has "player", "team"
-/// ```
+/// Why the viewer can not show what it was asked for, in one line whatever
+/// the names and messages it quotes hold (control characters escaped).
 public enum SourceError: Error, CustomStringConvertible, Equatable {
-    /// The file does not exist.
     case missingFile(path: String)
-    /// The file can not be opened, for `reason`.
     case cannotOpen(path: String, reason: String)
-    /// The file is not a SQLite database (garbage, or encrypted).
+    /// Garbage, or encrypted.
     case notADatabase(path: String)
-    /// Another process held a lock for longer than the busy timeout.
     case locked(path: String)
     /// A WAL database in a read-only directory whose `-shm` file is missing.
     case walNeedsSharedMemory(path: String)
-    /// A writer stopped in the middle of a transaction (a hot journal, or
-    /// a WAL to recover): only a read-write connection can repair it.
+    /// A hot journal or a WAL to recover: only a read-write connection can.
     case needsRecovery(path: String)
-    /// No table or view has this name; `tables` lists those that exist.
     case noSuchTable(name: String, tables: [String])
-    /// No column has this name in the table or query.
     case noSuchColumn(name: String, source: String, columns: [String])
-    /// SQLite can not read the table (a virtual table of an unknown module…).
+    /// SQLite can not read it (a virtual table of an unknown module…).
     case unreadableTable(name: String, reason: String)
-    /// The query is empty.
     case emptyQuery
-    /// The query holds more than one statement.
     case multipleStatements
-    /// The query would change the database (`sqlite3_stmt_readonly`).
+    /// `sqlite3_stmt_readonly` says it would write.
     case notReadOnly
-    /// The query returns no rows to view (a PRAGMA that sets, BEGIN…).
+    /// A statement without rows: a PRAGMA that sets, BEGIN…
     case noResultColumns
-    /// The query does not compile, or can not be paged (not a SELECT).
+    /// Does not compile, or can not be paged (not a SELECT).
     case invalidQuery(reason: String)
-    /// The filter is not one read-only SQL expression on the source's
-    /// columns: SQLite's message, or why it was refused.
     case invalidFilter(reason: String)
-    /// Another SQLite error while reading.
     case databaseError(path: String, message: String)
 
-    /// One line that says what went wrong.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// print(SourceError.notReadOnly)
-    /// // the query is not read-only: livetable view only reads
-    /// ```
     public var description: String {
         switch self {
         case let .missingFile(path):
@@ -96,7 +68,6 @@ public enum SourceError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    /// An error of SQLite while opening the file at `path`.
     init(opening path: String, error: any Error) {
         guard let error = error as? DatabaseError else {
             self = .cannotOpen(path: path, reason: String(describing: error))
@@ -124,7 +95,6 @@ public enum SourceError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    /// An error of SQLite while reading the file at `path`.
     init(reading path: String, error: any Error) {
         guard let error = error as? DatabaseError else {
             self = .databaseError(path: path, message: String(describing: error))
@@ -147,28 +117,21 @@ public enum SourceError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A name in double quotes, control characters escaped.
 private func quoted(_ name: String) -> String {
     "\"" + name.escapingControlCharacters + "\""
 }
 
-/// A name of a list in double quotes, control characters escaped, cut
-/// after `maximumNameLength` characters.
 private func quotedListed(_ name: String) -> String {
     quoted(name.cut(toLength: maximumNameLength))
 }
 
-/// The most characters of a name that an error quotes.
 private let maximumNameLength = 64
 
-/// The most names that an error lists: a file of 20,000 tables gets a
-/// line, not a page.
+/// A file of 20,000 tables gets a line, not a page.
 private let maximumListedNames = 10
 
-/// Names for an error, at most `maximumListedNames`: all of them in
-/// their order when they are few; otherwise those that look like `name`
-/// first (the same but for case, or one holding the other),
-/// then the others in their order, and how many more there are.
+/// Few: all, in order; many: those that look like `name` first (the same
+/// but for case, or one holding the other), then the others, and a count.
 private func namesList(_ names: [String], near name: String) -> String {
     guard names.count > maximumListedNames else { return names.map(quotedListed).joined(separator: ", ") }
     let wanted = name.lowercased()

@@ -1,30 +1,16 @@
 import CSQLite
 import GRDB
 
-/// Text exactly as SQLite stores it, which a `String` can not always hold.
-///
-/// GRDB reads TEXT as a C string: it stops at the first NUL byte (`admin\0…`
-/// reads `admin`), and replaces bytes that are not UTF-8 with U+FFFD, so
-/// that nobody can tell. The viewer reads what it shows and exports with
-/// `DatabaseValue.stored(_:column:)` instead: the text's bytes, with their
-/// length, NUL included; and each byte of an invalid UTF-8 sequence as one
-/// scalar of the last 128 code points of the Supplementary Private Use
-/// Area-B (U+10FF80 + byte - 0x80), which no text holds in practice. The
-/// screen shows such a byte as `\x{ff}` (`CellText`); the exports write
-/// U+FFFD for it and say how many values held invalid UTF-8.
-///
-/// For example:
-///
-/// ```swift
-/// let text = StoredText.decoding([0x61, 0xFF, 0x00, 0x62])
-/// StoredText.invalidByte(text.unicodeScalars.dropFirst().first!) // 0xFF
-/// ```
+/// Text exactly as SQLite stores it. GRDB reads TEXT as a C string: it
+/// stops at the first NUL (`admin\0…` reads `admin`) and silently replaces
+/// invalid UTF-8 with U+FFFD. What the viewer shows and exports is read
+/// with its length, NUL included, and each byte of an invalid sequence
+/// becomes one scalar of the last 128 code points of Supplementary Private
+/// Use Area-B (U+10FF80 + byte - 0x80), which no text holds in practice.
+/// The screen shows it as `\x{ff}`; exports write U+FFFD and count them.
 public enum StoredText {
-    /// The scalar that stands for byte 0x80.
     static let invalidByteBase: UInt32 = 0x10FF80
 
-    /// The text of `bytes`: the UTF-8 text they hold, every NUL kept, each
-    /// byte of an invalid sequence as its own stand-in scalar.
     public static func decoding<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         if let text = String(validating: bytes, as: UTF8.self) {
             return text
@@ -53,20 +39,16 @@ public enum StoredText {
         return String(result)
     }
 
-    /// The byte that `scalar` stands for, when it stands for one (see
-    /// `decoding(_:)`).
     public static func invalidByte(_ scalar: Unicode.Scalar) -> UInt8? {
         guard scalar.value >= invalidByteBase, scalar.value <= invalidByteBase + 0x7F else { return nil }
         return UInt8(scalar.value - invalidByteBase) | 0x80
     }
 
-    /// True when `text` holds a stand-in for a byte of invalid UTF-8.
     public static func holdsInvalidBytes(_ text: String) -> Bool {
         text.unicodeScalars.contains { invalidByte($0) != nil }
     }
 
-    /// `text` with U+FFFD for each byte of invalid UTF-8: what an export
-    /// writes, as any UTF-8 reader would.
+    /// What an export writes, as any UTF-8 reader would.
     static func replacingInvalidBytes(_ text: String) -> String {
         guard holdsInvalidBytes(text) else { return text }
         var result = String.UnicodeScalarView()
@@ -78,9 +60,7 @@ public enum StoredText {
 }
 
 extension DatabaseValue {
-    /// The value of column `column` of the current row of `statement`, as
-    /// SQLite stores it: text read with its length (see `StoredText`);
-    /// other values as GRDB reads them.
+    /// Text read with its length; other values as GRDB reads them.
     static func stored(_ statement: Statement, column: Int) -> DatabaseValue {
         let sqliteStatement = statement.sqliteStatement
         let index = Int32(column)
