@@ -18,6 +18,7 @@ final class CommentDensityTests: XCTestCase {
         "LiveTableCore/HallOfFame",
         "LiveTableCore/Input",
         "LiveTableCore/Loop",
+        "LiveTableCore/Rows",
         "LiveTableCore/Screen",
         "LiveTableCore/Utils",
         "PostgresClient",
