@@ -2,6 +2,7 @@ import GRDB
 
 // MARK: - Messages and effects
 
+/// Everything that can happen to the viewer: keys, sizes, and the reads' results.
 public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case key(Key)
     case resize(width: Int, height: Int)
@@ -22,6 +23,7 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// Rows that left the window and that the lookup by identity did not find.
     case deletedRowsFound(RowSource, [StoredKey])
     case highlightTick(ContinuousClock.Instant)
+    /// After a `.transient` failure the observation goes on; after another, it is over.
     case windowFailed(String, ViewerFailureKind)
     /// Exact unless another process committed during the count.
     case counted(Int, isExact: Bool = true, seconds: Double = 0)
