@@ -1,37 +1,24 @@
 import Foundation
 import GRDB
 
-/// The whole of one row, as the viewer's row overlay shows it: each
-/// column's name, then its value wrapped to the width of the overlay, its
-/// line breaks kept (a BLOB: its size, then its bytes in hexadecimal).
-///
-/// A long value shows its first `maximumBytes` bytes, then "… N more
-/// bytes": the overlay costs the same for a value of 10 MB as for one of
-/// 16 KB, and each value is wrapped in one pass.
-///
-/// For example:
-///
-/// ```swift
-/// let lines = RowDetail.lines(names: ["id", "note"], values: [1.databaseValue, "a long note".databaseValue], width: 20)
-/// ```
+/// The whole of one row, as the row overlay shows it: each column's name,
+/// then its value wrapped, its line breaks kept (a BLOB: its size, then
+/// hexadecimal). A long value shows its first `maximumBytes`, then "… N more
+/// bytes": a 10 MB value costs the overlay no more than a 16 KB one.
 enum RowDetail {
-    /// One line of the overlay: the column name on the first line of its
-    /// value, blank on the others.
+    /// The column name on the first line of its value, blank on the others.
     struct Line: Equatable {
         var name: String
         var value: String
         var isNull: Bool
     }
 
-    /// The most bytes of a text (UTF-8) or of a BLOB that the overlay shows.
     static let maximumBytes = 16_384
 
-    /// The number of lines the overlay shows at once, on a screen of `height` rows.
     static func page(height: Int) -> Int {
         max(1, height - 4)
     }
 
-    /// The lines of a row on a screen `width` cells wide.
     static func lines(names: [String], values: [DatabaseValue], width: Int) -> [Line] {
         let names = names.map(name)
         let inner = max(1, width - 4)
@@ -49,9 +36,7 @@ enum RowDetail {
         return lines
     }
 
-    /// The lines of a value before they are wrapped: a text's own lines,
-    /// each with its control characters escaped (a tab is four spaces),
-    /// and "… N more bytes" after its first `maximumBytes`.
+    /// A text's own lines, escaped (a tab is four spaces), cut after `maximumBytes`.
     private static func valueLines(_ value: DatabaseValue) -> [String] {
         switch value.storage {
         case let .string(string):
@@ -86,9 +71,7 @@ enum RowDetail {
         "… \(count) more \(count == 1 ? "byte" : "bytes")"
     }
 
-    /// The first `bytes` bytes of `text` (UTF-8), cut between two
-    /// characters, and the number of bytes after them: only the bytes
-    /// kept are read.
+    /// Cut between two characters; only the bytes kept are read.
     static func prefix(_ text: String, bytes: Int) -> (String, more: Int) {
         let total = text.utf8.count
         guard total > bytes else { return (text, 0) }
@@ -103,15 +86,13 @@ enum RowDetail {
         return (String(text.unicodeScalars[..<end]), total - used)
     }
 
-    /// A table's or a column's name on one line: its control characters
-    /// escaped visibly, line breaks too, so that `new\nline` and
-    /// `new line` are told apart; cut as a cell's text is.
+    /// Line breaks escaped visibly, so that `new\nline` and `new line` are
+    /// told apart; cut as a cell's text is.
     static func name(_ text: String) -> String {
         CellText.escaped(text.cut(toLength: CellText.maximumLength))
     }
 
-    /// A query or a filter on one line: control characters escaped, line
-    /// breaks and tabs made spaces; cut as a cell's text is, so that a
+    /// Line breaks and tabs made spaces; cut as a cell's text is, so that a
     /// long query costs each screen no more than a short one.
     static func oneLine(_ text: String) -> String {
         let spaced = text.cut(toLength: CellText.maximumLength).split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
@@ -119,10 +100,8 @@ enum RowDetail {
         return CellText.escaped(spaced)
     }
 
-    /// `text` in lines of at most `width` cells, cut after a space where
-    /// there is one (a unit wider than `width` gets a line of its own),
-    /// measured once: each unit is read once, and again at most once when
-    /// a line goes back to its last space.
+    /// Cut after a space where there is one (a unit wider than `width` gets a
+    /// line of its own), each unit measured once.
     static func wrapped(_ text: String, toWidth width: Int) -> [String] {
         let units = TextWidth.units(of: text)
         guard !units.isEmpty else { return [""] }

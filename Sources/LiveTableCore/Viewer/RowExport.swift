@@ -4,69 +4,34 @@ import CSQLite
 
 /// The formats `livetable view FILE TABLE --format` prints.
 public enum ExportFormat: String, CaseIterable, Sendable {
-    /// RFC 4180: a header line, fields separated by commas, lines ended by
-    /// CRLF; a field holding a comma, a double quote, CR or LF is quoted,
-    /// its quotes doubled. NULL is an empty field, empty text and an empty
-    /// BLOB are `""`, a BLOB is its bytes in lowercase hexadecimal.
+    /// RFC 4180. NULL is an empty field, so empty text and an empty BLOB are
+    /// `""`; a BLOB is lowercase hexadecimal.
     case csv
-    /// Tab-separated: a header line, lines ended by LF; backslash, tab, LF
-    /// and CR in values are written `\\`, `\t`, `\n`, `\r` (as PostgreSQL's
-    /// COPY does); NULL is `\N`; a BLOB is its bytes in lowercase hexadecimal.
+    /// Escapes as PostgreSQL's COPY does (`\\`, `\t`, `\n`, `\r`); NULL is `\N`.
     case tsv
-    /// One JSON array of objects, one per line, keyed by column name:
-    /// integers and reals are numbers (infinities `1e999` and `-1e999`),
-    /// text is a string, NULL is `null`, a BLOB is a base64 string. A name
-    /// that an earlier column has is numbered, so that no key is lost: the
-    /// columns of `SELECT id, id` are `"id"` and `"id:1"`.
+    /// An array of objects, one a line; a BLOB is base64, infinities are
+    /// `1e999`. A repeated column name is numbered (`id`, `id:1`), so that no
+    /// key is lost.
     case json
 }
 
-/// Writes all the rows of a source in a format, page by page, in constant
-/// memory.
-///
-/// Rows are stepped through with a raw statement, their text and BLOBs
-/// read in place and encoded straight into a byte buffer (no `String` nor
-/// `DatabaseValue` per value), which goes out a megabyte at a time: as
-/// fast as the `sqlite3` command's `-csv`.
-///
-/// For example:
-///
-/// ```swift
-/// try RowExport.export(database, source, format: .csv) { bytes in
-///     FileHandle.standardOutput.write(Data(bytes))
-/// }
-/// ```
+/// Writes all the rows of a source in a format, in constant memory: values
+/// are read in place and encoded straight into a byte buffer (no `String`
+/// nor `DatabaseValue` per value), as fast as `sqlite3 -csv`.
 public enum RowExport {
-    /// The number of rows read at once.
     public static let pageSize = 10_000
 
-    /// The size of the output handed to `write` at once.
     public static let bufferSize = 1 << 20
 
-    /// Writes every row of `source` to `write`: a table or view in its
-    /// identity order (rowid, primary key, or all columns), a query in its
-    /// own order.
+    /// A table or view goes in its identity order, a query in its own. With
+    /// an index, each page is its own short read, so that an export of
+    /// millions of rows never keeps a writer waiting longer than one page
+    /// (each row is seen as of its page's read). A scan (a view) or a query is
+    /// read once, so that the scan runs once.
     ///
-    /// When the order is an index search, each page of rows is its own
-    /// short read, so that an export of millions of rows never keeps a
-    /// writer waiting for longer than one page (the export then sees each
-    /// row once, as of the moment its page was read). When the order costs
-    /// a scan (a view), and for a query, the rows are read in one read, so
-    /// that the scan runs once.
-    ///
-    /// - parameter database: The database.
-    /// - parameter source: The table, view or query.
-    /// - parameter format: The format.
-    /// - parameter pageSize: The number of rows per read.
-    /// Text is written whole, NUL bytes included; a byte that is not UTF-8
-    /// is written as U+FFFD (every format is UTF-8 text), and the summary
-    /// counts the values that held one, for the command to say so.
-    ///
-    /// - parameter write: Called with consecutive pieces of the output: the
-    ///   header, then the rows of each page (a page of large values in
-    ///   several pieces of about `bufferSize` bytes), then the footer. The
-    ///   bytes are valid only during the call.
-    /// - returns: What was written.
+    /// Bytes that are not UTF-8 become U+FFFD (every format is UTF-8) and are
+    /// counted, for the command to say so. `write`'s bytes are valid only
+    /// during the call.
     @discardableResult
     public static func export(
         _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat,
@@ -99,8 +64,8 @@ public enum RowExport {
             }
             try output.flush()
         } else {
-            // The key columns that are not columns of the source are
-            // selected after them, to page from the last row.
+            // Key columns that the source does not select are selected after its
+            // columns, to page from the last row.
             let columnCount = source.columnExpressions.count
             var extra: [String] = []
             let keyIndices = ordering.keyColumns.map { column -> Int in
@@ -124,7 +89,6 @@ public enum RowExport {
                         remaining -= count
                         if let key { lastKey = key }
                     }
-                    // A short page is the last one.
                     isDone = remaining > 0
                 }
                 // Out of the read: a writer waits for no output.
@@ -135,22 +99,10 @@ public enum RowExport {
         return Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
     }
 
-    /// What an export wrote.
     public struct Summary: Equatable, Sendable {
-        /// The number of rows.
         public var rowCount: Int
-        /// The number of text values that held bytes that are not UTF-8,
-        /// written as U+FFFD.
         public var invalidTextCount: Int
 
-        /// A one-line warning about what the output could not keep, or nil.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let summary = RowExport.Summary(rowCount: 10, invalidTextCount: 2)
-        /// summary.warning // "2 text values are not valid UTF-8: their invalid bytes are written as U+FFFD"
-        /// ```
         public var warning: String? {
             switch invalidTextCount {
             case 0: return nil
@@ -160,10 +112,8 @@ public enum RowExport {
         }
     }
 
-    /// Encodes the rows of `statement` (its first `columnCount` columns,
-    /// `limit` rows at most) into `output`; returns their number and, when
-    /// they reach the limit, the key (the values at `keyIndices`) of the
-    /// last one: where the next page starts.
+    /// Returns the rows encoded and, when they reach `limit`, the last row's
+    /// key: where the next page starts.
     private static func encodeRows(
         of statement: Statement, arguments: StatementArguments, limit: Int?, columnCount: Int, keyIndices: [Int],
         encoder: inout RowEncoder, output: inout ExportOutput) throws -> (Int, [DatabaseValue]?)
@@ -172,7 +122,6 @@ public enum RowExport {
         let sqliteStatement = statement.sqliteStatement
         var count = 0
         var key: [DatabaseValue]?
-        // The cursor steps the statement; its columns are read in place.
         while try cursor.next() != nil {
             encoder.beginRecord(into: &output.bytes)
             for column in 0..<columnCount {
@@ -194,8 +143,8 @@ public enum RowExport {
     }
 }
 
-/// The export's output buffer, handed to its writer when full: SQLite's
-/// export and PostgreSQL's (`PostgresDatabase.export`) write through it.
+/// The export's buffer, handed to its writer when full (SQLite's and
+/// PostgreSQL's exports).
 struct ExportOutput {
     var bytes: [UInt8] = []
     let write: (UnsafeRawBufferPointer) throws -> Void
@@ -205,7 +154,6 @@ struct ExportOutput {
         bytes.reserveCapacity(RowExport.bufferSize + RowExport.bufferSize / 4)
     }
 
-    /// Writes what the buffer holds, then `more`, in one piece.
     mutating func flush(_ more: some Sequence<UInt8> = EmptyCollection()) throws {
         bytes.append(contentsOf: more)
         try bytes.withUnsafeBytes { try write($0) }
@@ -213,21 +161,18 @@ struct ExportOutput {
     }
 }
 
-/// A value as a database holds it, its text and BLOB bytes read in place:
-/// what `RowEncoder` encodes. SQLite's statements give their columns as
-/// such; PostgreSQL's text values are `.text`, or a number for JSON.
+/// A value as a database holds it, its bytes read in place.
 enum StoredValue {
     case null
     case integer(Int64)
     case real(Double)
-    /// UTF-8 bytes, as stored: they may be invalid.
+    /// UTF-8 bytes as stored: they may be invalid.
     case text(UnsafeRawBufferPointer)
     case blob(UnsafeRawBufferPointer)
-    /// A JSON value's bytes, written as they are in JSON, as text otherwise:
-    /// PostgreSQL's booleans, numbers, json and jsonb.
+    /// Written as is in JSON, as text otherwise (PostgreSQL's booleans,
+    /// numbers, json and jsonb).
     case json(UnsafeRawBufferPointer)
 
-    /// Calls `body` with column `column` of the current row of `statement`.
     static func read(_ statement: SQLiteStatement, _ column: Int, _ body: (StoredValue) -> Void) {
         let index = CInt(column)
         switch sqlite3_column_type(statement, index) {
@@ -246,7 +191,6 @@ enum StoredValue {
         }
     }
 
-    /// Calls `body` with `value`.
     static func read(_ value: DatabaseValue, _ body: (StoredValue) -> Void) {
         switch value.storage {
         case .null: body(.null)
@@ -258,39 +202,21 @@ enum StoredValue {
     }
 }
 
-/// Encodes rows in one of the export formats: pure functions of values,
-/// written as bytes.
-///
-/// For example:
-///
-/// ```swift
-/// var encoder = RowEncoder(format: .csv, columnNames: ["name", "note"])
-/// encoder.header()                                          // "name,note\r\n"
-/// encoder.record(["Bob".databaseValue, "a,b".databaseValue]) // "Bob,\"a,b\"\r\n"
-/// ```
+/// Encodes rows in one of the export formats: pure functions of values.
 public struct RowEncoder: Sendable {
-    /// The format.
     public let format: ExportFormat
-    /// The names of the columns.
     public let columnNames: [String]
-    /// The number of records encoded so far.
     public private(set) var recordCount = 0
-    /// The number of text values encoded so far that held bytes of invalid
-    /// UTF-8, written as U+FFFD.
     public private(set) var invalidTextCount = 0
-    /// Each column's `"key": ` in JSON: the column names, each name that an
-    /// earlier column has numbered (`id`, `id:1`, `id:2`).
     private let jsonKeys: [[UInt8]]
 
-    /// Creates an encoder.
     public init(format: ExportFormat, columnNames: [String]) {
         self.format = format
         self.columnNames = columnNames
         jsonKeys = Self.uniqueKeys(columnNames).map { Array((Self.jsonString($0) + ": ").utf8) }
     }
 
-    /// `names`, each one that comes again numbered from 1 (`id`, `id:1`),
-    /// skipping a number that another column's name already takes.
+    /// Skips a number that another column's name already takes.
     static func uniqueKeys(_ names: [String]) -> [String] {
         var taken = Set(names)
         var seen: Set<String> = []
@@ -310,7 +236,6 @@ public struct RowEncoder: Sendable {
         return keys
     }
 
-    /// What comes before the first record.
     public func header() -> String {
         switch format {
         case .csv: return columnNames.map(Self.csvField).joined(separator: ",") + "\r\n"
@@ -319,7 +244,6 @@ public struct RowEncoder: Sendable {
         }
     }
 
-    /// One record.
     public mutating func record(_ values: [DatabaseValue]) -> String {
         var values = values
         for index in values.indices {
@@ -341,7 +265,6 @@ public struct RowEncoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// What comes after the last record.
     public func footer() -> String {
         switch format {
         case .csv, .tsv: return ""
@@ -351,7 +274,6 @@ public struct RowEncoder: Sendable {
 
     // MARK: - Bytes
 
-    /// Starts a record.
     mutating func beginRecord(into out: inout [UInt8]) {
         if format == .json {
             if recordCount > 0 { out.append(UInt8(ascii: ",")) }
@@ -360,8 +282,6 @@ public struct RowEncoder: Sendable {
         }
     }
 
-    /// Appends the field of column `column` (from 0), with the separator
-    /// before it.
     mutating func appendField(_ value: StoredValue, column: Int, into out: inout [UInt8]) {
         switch format {
         case .csv:
@@ -404,7 +324,6 @@ public struct RowEncoder: Sendable {
         }
     }
 
-    /// Ends a record.
     mutating func endRecord(into out: inout [UInt8]) {
         switch format {
         case .csv: out.append(contentsOf: [13, 10])
@@ -414,9 +333,7 @@ public struct RowEncoder: Sendable {
         recordCount += 1
     }
 
-    /// Calls `append` with `bytes` when they are valid UTF-8, and with
-    /// them repaired (U+FFFD for each invalid sequence) otherwise: the
-    /// output is always valid UTF-8. ASCII, the common case, is checked
+    /// The output is always valid UTF-8; ASCII, the common case, is checked
     /// without decoding.
     private mutating func appendValidUTF8(
         _ bytes: UnsafeRawBufferPointer, into out: inout [UInt8],
@@ -431,7 +348,6 @@ public struct RowEncoder: Sendable {
         repaired.withUTF8 { append(UnsafeRawBufferPointer($0), &out) }
     }
 
-    /// Numbers and BLOBs, the same in CSV and TSV.
     private static func appendPlain(_ value: StoredValue, into out: inout [UInt8]) {
         switch value {
         case let .integer(integer): appendInteger(integer, into: &out)
@@ -469,8 +385,7 @@ public struct RowEncoder: Sendable {
         }
     }
 
-    /// Whether `bytes` are a JSON number (`-0`, `12.50`, `1e+20`): not
-    /// `NaN`, `Infinity`, nor `.5`.
+    /// `-0`, `12.50`, `1e+20`; not `NaN`, `Infinity`, nor `.5`.
     static func isJSONNumber(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         func digits() -> Int {
@@ -502,8 +417,7 @@ public struct RowEncoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Text quoted when it holds a comma, a double quote, CR or LF (its
-    /// quotes doubled); empty text is `""`, so that it differs from NULL.
+    /// Empty text is `""`, so that it differs from NULL.
     private static func appendCSVText(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         let needsQuotes = bytes.isEmpty || bytes.contains(where: isCSVSpecial)
         guard needsQuotes else {
@@ -527,7 +441,6 @@ public struct RowEncoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Text with backslash, tab, LF and CR written `\\`, `\t`, `\n`, `\r`.
     private static func appendTSVText(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard bytes.contains(where: isTSVSpecial) else {
             out.append(contentsOf: bytes)
@@ -553,7 +466,6 @@ public struct RowEncoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
     private static func appendJSONText(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         out.append(34)
         for byte in bytes {
@@ -574,13 +486,10 @@ public struct RowEncoder: Sendable {
     }
 }
 
-/// A comma, a double quote, CR or LF.
 private func isCSVSpecial(_ byte: UInt8) -> Bool { byte == 44 || byte == 34 || byte == 13 || byte == 10 }
 
-/// A backslash, a tab, LF or CR.
 private func isTSVSpecial(_ byte: UInt8) -> Bool { byte == 92 || byte == 9 || byte == 10 || byte == 13 }
 
-/// True when `bytes` are valid UTF-8.
 private func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var iterator = bytes.makeIterator()
     var decoder = UTF8()

@@ -2,35 +2,20 @@ import GRDB
 
 /// What the viewer asks to see: a table or view by name, or a query.
 public enum ViewerTarget: Hashable, Sendable {
-    /// A table or view, by name.
     case table(String)
-    /// A read-only query.
     case query(String)
 }
 
-/// A source as the live screen shows it: the source, its ordering, what a
-/// window costs in that ordering, and the schema version they were read
-/// at (a change of schema makes the viewer read them again).
-///
-/// For example:
-///
-/// ```swift
-/// let viewed = try database.read { db in
-///     try ViewedSource.open(.table("orders"), sortColumn: "total", descending: true, in: db)
-/// }
-/// viewed.cost // .scan when no index starts with "total"
-/// ```
+/// A source as the live screen shows it: its ordering, what a window costs
+/// in it, and the schema version they were read at (a schema change makes
+/// the viewer read them again).
 public struct ViewedSource: Equatable, Sendable {
-    /// The table, view or query.
     public var source: RowSource
-    /// The order of its rows.
     public var ordering: RowOrdering
-    /// What a window costs in that order.
     public var cost: WindowCost
-    /// SQLite's schema version when the source was read.
+    /// The database's schema version when the source was read.
     public var schemaVersion: Int
 
-    /// Creates a viewed source; `open(_:sortColumn:descending:in:)` reads one.
     public init(source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
         self.source = source
         self.ordering = ordering
@@ -38,11 +23,7 @@ public struct ViewedSource: Equatable, Sendable {
         self.schemaVersion = schemaVersion
     }
 
-    /// Reads the source of `target`, orders it, and asks SQLite what a
-    /// window costs.
-    ///
-    /// - throws: A `SourceError`: `.noSuchTable` (listing the tables),
-    ///   `.noSuchColumn` for a missing sort column, the errors of a query.
+    /// SQLite's reading of a source; other databases read theirs in their folder.
     public static func open(
         _ target: ViewerTarget, sortColumn: String?, descending: Bool, in db: Database) throws -> ViewedSource
     {
@@ -57,21 +38,9 @@ public struct ViewedSource: Equatable, Sendable {
             source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
     }
 
-    /// The source with only the rows that `expression` keeps (all rows
-    /// when it is nil or blank), validated (`RowSource.filtered(_:in:)`),
-    /// with the cost of a window in that state; and, when SQLite reads the
-    /// filter with a scan rather than an index search, the number of rows
-    /// each update scans (counted quickly: exact up to
-    /// `RowSource.quickCountLimit`, estimated beyond).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let (filtered, scanned) = try database.read { db in try viewed.filtered("price > 10", in: db) }
-    /// if let scanned { print("filtered: each update scans \(scanned.value) rows") }
-    /// ```
-    ///
-    /// - throws: `SourceError.invalidFilter`, with SQLite's message.
+    /// The source filtered and validated, with its window's cost; and, when
+    /// SQLite reads the filter with a scan, the rows each update scans (for
+    /// the status line's warning).
     public func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
         let filtered = try source.filtered(expression, in: db)
         let viewed = ViewedSource(
@@ -84,18 +53,12 @@ public struct ViewedSource: Equatable, Sendable {
         return (viewed, try source.filtered(nil, in: db).quickRowCount(db))
     }
 
-    /// What to open again to read the source anew.
     public var target: ViewerTarget {
         source.isQuery ? .query(source.name) : .table(source.name)
     }
 
-    /// The source as the current schema describes it, when another process
-    /// changed the schema since it was read; itself otherwise. SQLite's
-    /// (`PRAGMA schema_version`, `EXPLAIN QUERY PLAN`): another database
-    /// gives `ViewerWindow.fetch(_:_:_:current:)` its own.
-    ///
-    /// - throws: `SourceError.noSuchTable` when the table was dropped,
-    ///   `.noSuchColumn` when the sort column was.
+    /// Itself, or the source read again when another process changed the
+    /// schema since (SQLite's `PRAGMA schema_version`).
     func current(_ db: Database) throws -> ViewedSource {
         let version = try RowSource.schemaVersion(db)
         guard version != schemaVersion else { return self }
@@ -105,59 +68,32 @@ public struct ViewedSource: Equatable, Sendable {
             source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
     }
 
-    /// True when the rows before a row are counted (by a window's fetch,
-    /// up to `ViewerWindow.rankLimit`, and beyond it in the background):
-    /// only where an index reads them, never a scan (an unindexed order, a
-    /// view, a filter that the database may scan for, a query). A window
-    /// away from the start whose `rowsBefore` is nil then has at least
-    /// `ViewerWindow.rankLimit` rows before it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// viewed.countsRowsBefore // false for a view, a filter, a query, an unindexed order
-    /// ```
+    /// True when the rows before a row are counted (by a window's fetch up to
+    /// `ViewerWindow.rankLimit`, beyond it in the background): only where an
+    /// index reads them, never a scan. A window away from the start whose
+    /// `rowsBefore` is nil then has at least `rankLimit` rows before it.
     public var countsRowsBefore: Bool {
         cost == .indexSearch && source.filter == nil && !source.isQuery
     }
 }
 
-/// A window of rows as the live screen observes it: the source it was read
-/// from (read again when the schema changed), the window, and where the
-/// selection is now.
-///
-/// For example:
-///
-/// ```swift
-/// let value = try database.read { db in
-///     try ViewerWindow.fetch(db, viewed, RowWindowRequest(
-///         ordering: viewed.ordering, anchor: .first, before: 0, after: 30))
-/// }
-/// ```
+/// A window of rows as the live screen observes it: the source as read at
+/// this fetch, the rows, and where the selection is now.
 public struct ViewerWindow: Equatable, Sendable {
-    /// The source, as the schema described it at this fetch.
     public var viewed: ViewedSource
-    /// The rows.
     public var window: RowWindow
-    /// For a window anchored on a row: the position of that row now (its
-    /// sort value may have changed), or of the row that took its place
-    /// when it is gone; nil for a window anchored on the first or last row,
-    /// or when no row is left.
+    /// The anchored row's position now (its sort value may have changed), or
+    /// the row that took its place when it is gone.
     public var selection: RowPosition?
-    /// The number of rows before the first of the window: 0 when it
-    /// reaches the start; counted, up to `rankLimit`, when the ordering is
-    /// an index search; nil when not known.
+    /// 0 at the start; counted up to `rankLimit` on an index search; else nil.
     public var rowsBefore: Int?
 
-    /// The most rows counted before a window, so that the title can say
-    /// "row 5,210 of 20,000" after a search or a few pages: at the cost of
-    /// reading that many index entries at most, once per window. Beyond,
-    /// the viewer counts the rows before the selection in the background
-    /// (`ViewerDataSource.countRows(of:before:ticket:)`).
+    /// Enough for the title to say "row 5,210 of 20,000" after a search or a
+    /// few pages, at the cost of reading that many index entries per window.
+    /// Beyond, the rows before the selection are counted in the background.
     public static let rankLimit = 10_000
 
 
-    /// Creates a value; `fetch(_:_:_:)` fetches one.
     public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
         self.viewed = viewed
         self.window = window
@@ -165,38 +101,14 @@ public struct ViewerWindow: Equatable, Sendable {
         self.rowsBefore = rowsBefore ?? (window.reachesStart ? 0 : nil)
     }
 
-    /// Fetches a window in one read of SQLite: reads the source again if
-    /// the schema changed (`PRAGMA schema_version`), follows an anchored
-    /// row by its identity (rowid or primary key) to its current place,
-    /// and, when it is gone, anchors on the row that took its place.
-    ///
-    /// - parameter db: A database connection.
-    /// - parameter viewed: The source as last read.
-    /// - parameter request: The window; its ordering is replaced by the
-    ///   ordering of the source as currently read.
     public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
         try fetch(db, viewed, request, current: { try $0.current(db) })
     }
 
-    /// Fetches a window in one read of any database: `fetch(_:_:_:)`, with
-    /// the source as its database now describes it given by `current`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // A database that reads its catalog again when its schema changed:
-    /// let value = try ViewerWindow.fetch(connection, viewed, request) { viewed in
-    ///     try catalog.current(viewed, on: connection)
-    /// }
-    /// ```
-    ///
-    /// - parameter db: A database connection.
-    /// - parameter viewed: The source as last read.
-    /// - parameter request: The window; its ordering is replaced by the
-    ///   ordering of the source as currently read.
-    /// - parameter current: The source as the schema now describes it
-    ///   (itself when the schema did not change), read in the same read
-    ///   as the window; it throws when the source is gone.
+    /// Fetches a window in one read of any database, with the source as it is
+    /// now (`current`, read in the same read): follows an anchored row by its
+    /// identity to its current place, or, when it is gone, anchors on the row
+    /// that took its place.
     public static func fetch<Reader: RowReading>(
         _ db: Reader, _ viewed: ViewedSource, _ request: RowWindowRequest,
         current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow
@@ -224,8 +136,7 @@ public struct ViewerWindow: Equatable, Sendable {
         if let current = try currentPosition(of: anchor, viewed, db) {
             anchor = current
         } else {
-            // Gone: the row that now comes first from its place, or else
-            // the last row.
+            // Gone: the row that now comes first from its place, or the last row.
             let next = try RowWindow.fetch(db, viewed.source, RowWindowRequest(
                 ordering: ordering, anchor: .position(anchor), before: 0, after: 1), scans: viewed.cost == .scan)
             if let position = next.positions.first {
@@ -246,9 +157,7 @@ public struct ViewerWindow: Equatable, Sendable {
         return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan), selection: anchor)
     }
 
-    /// The current position of the row at `position`: found by its
-    /// identity, whose sort value may have changed, or at the same
-    /// position for a source without identity. Nil when it is gone.
+    /// Found by identity, or at the same position for a source without one.
     private static func currentPosition(of position: RowPosition, _ viewed: ViewedSource, _ db: some RowReading) throws -> RowPosition? {
         try viewed.ordering.currentPosition(of: position, in: viewed.source, db)
     }

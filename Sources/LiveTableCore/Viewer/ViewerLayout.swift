@@ -1,5 +1,4 @@
-/// Where each part of the viewer's screen goes, from the terminal size
-/// alone.
+/// Where each part of the viewer's screen goes, from the terminal size alone.
 ///
 /// ```
 ///  file — table · by column ↓          row 12 of 1,234 · live
@@ -9,7 +8,6 @@
 ///  status                                 3 more columns →
 /// ```
 struct ViewerLayout: Equatable {
-    /// Below this size the screen only says that it is too small.
     static let minimumWidth = 20
     /// Title, header, one row, footer, status.
     static let minimumHeight = 5
@@ -26,11 +24,8 @@ struct ViewerLayout: Equatable {
         width < Self.minimumWidth || height < Self.minimumHeight
     }
 
-    /// The row of the column names.
     var headerY: Int { 1 }
-    /// The first row of the list.
     var listY: Int { 2 }
-    /// The number of rows of the list.
     var listRows: Int { isTooSmall ? 0 : height - 4 }
     var footerY: Int { height - 2 }
     var statusY: Int { height - 1 }

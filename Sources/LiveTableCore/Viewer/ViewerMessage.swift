@@ -2,173 +2,108 @@ import GRDB
 
 // MARK: - Messages and effects
 
-/// Everything that can happen to the viewer.
+/// Everything that can happen to the viewer: keys, sizes, and the reads' results.
 public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
-    /// The user pressed a key.
     case key(Key)
-    /// The terminal has this size.
     case resize(width: Int, height: Int)
-    /// The tables and views of the file.
     case tablesListed([PickerEntry])
-    /// The tables could not be listed.
     case tablesFailed(String)
-    /// The picker's entries from index `from`, named `names`, were
-    /// counted, `counts` of them so far (nil: not in time, or failed).
+    /// `counts` so far of the entries from `from` (nil: not in time, or failed).
     case tablesCounted(from: Int, names: [String], counts: [RowCount?])
-    /// Time to list the tables again, after a failure.
     case retryListing
-    /// Time to open the source again, while no file is at its path.
+    /// While no file is at the path.
     case retryOpen
-    /// A source was opened (from the picker, or again after a failure).
     case opened(ViewedSource)
-    /// A source could not be opened, and why.
     case openFailed(String, ViewerFailureKind)
-    /// The observation delivered a window, at `now` (stamped as it
-    /// arrives): change highlighting fades from that time.
+    /// Stamped as it arrives: highlights fade from that time.
     case window(ViewerWindow, now: ContinuousClock.Instant = .now)
-    /// The paused screen shows the latest window, at `now` (stamped by
-    /// `ViewerEffect.resume`): what changed meanwhile lights up from then.
+    /// Stamped by `ViewerEffect.resume`: what changed while paused lights up
+    /// from then (`viewerUpdate` reads no clock).
     case resumed(now: ContinuousClock.Instant)
-    /// Of the rows of `source` that left the window (`WindowDiff.departedRows`),
-    /// these are deleted: the lookup by identity did not find them.
+    /// Rows that left the window and that the lookup by identity did not find.
     case deletedRowsFound(RowSource, [StoredKey])
-    /// The highlight timer (`ViewerEffect.highlightTimer(at:)`) fired at
-    /// `now`: highlights fade, and the timer is set again if some remain.
     case highlightTick(ContinuousClock.Instant)
-    /// A read of the window failed. After a `.transient` failure the
-    /// observation goes on, and reads again on the next commit; after
-    /// another, it is over.
+    /// After a `.transient` failure the observation goes on; after another, it is over.
     case windowFailed(String, ViewerFailureKind)
-    /// The row count of the source on screen, exact unless another
-    /// process committed during the count, and how long counting took.
+    /// Exact unless another process committed during the count.
     case counted(Int, isExact: Bool = true, seconds: Double = 0)
-    /// The database's estimate of the row count (PostgreSQL's planner's),
-    /// read before the exact count: the title's `~N` until it ends.
+    /// PostgreSQL's planner's estimate: the title's `~N` until the count ends.
     case countEstimated(Int)
-    /// The pause after a count is over (`ViewerEffect.pauseCounting`).
     case countPauseEnded
-    /// The count failed.
     case countFailed(String)
-    /// The rows of `viewed` before `position` were counted
-    /// (`ViewerEffect.countRowsBefore`), in this many seconds: the title's
-    /// exact position.
     case rowsBeforeCounted(ViewedSource, RowPosition, Int, isExact: Bool = true, seconds: Double = 0)
-    /// The count of the rows before the selection failed (or ran out of
-    /// time) after this many seconds: the title keeps its estimate.
+    /// The title keeps its estimate.
     case rowsBeforeCountFailed(seconds: Double = 0)
-    /// The pause after a count of the rows before the selection is over
-    /// (`ViewerEffect.pauseCountingRowsBefore`).
     case rowsBeforePauseEnded
-    /// A search ended.
     case searched(RowSearchResult)
-    /// A search failed.
     case searchFailed(String)
-    /// A filter was validated (nil expression: cleared): the source with
-    /// it, and the rows each update scans when SQLite can not use an index.
+    /// Nil expression: cleared; `scannedRows` when no index answers the filter.
     case filtered(ViewedSource, scannedRows: RowCount?)
-    /// A filter is invalid: SQLite's message, in one line.
     case filterFailed(String)
-    /// Other processes' commits are polled: the title's note ("polled
-    /// every 0.1 s: fuse"), and ReactiveGRDB's reason, nil when the
-    /// polling was asked for (`--poll`).
+    /// The title's note ("polled every 0.1 s: fuse") and why; nil reason when
+    /// asked for (`--poll`).
     case commitsPolled(note: String, reason: String?)
-    /// Other machines' commits can not be seen (a WAL file on a network or
-    /// FUSE file system): the title's note ("WAL on fuse") and why.
+    /// Other machines' commits can not be seen (a database on a network file
+    /// system): the title's note and why.
     case commitsUnseen(note: String, reason: String)
-    /// The row at a position read whole for the row view; nil when it
-    /// could not be (the window's values stay).
+    /// Nil when the row could not be read whole: the window's values stay.
     case wholeRowRead(RowPosition, [DatabaseValue]?)
 }
 
-/// A read of the source on screen that runs until it ends or is replaced,
-/// and that the viewer can leave (`ViewerEffect.stop(_:)`).
+/// A read that runs until it ends or is replaced, and that the viewer can
+/// leave (`ViewerEffect.stop(_:)`).
 public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
-    /// The observation of the window.
     case window
-    /// The row count.
     case count
-    /// The count of the rows before the selection: the title's position.
     case rowsBefore
-    /// A search.
     case search
-    /// The check of a filter.
     case filter
-    /// The opening of a source (or of a new order).
     case open
-    /// The picker's counts.
     case tableCounts
-    /// The selected row read whole, for the row view.
     case wholeRow
 }
 
-/// What a failed read means for the view; each data source says which
-/// of its errors mean what (`ViewerDataSource.failureKind(of:)`).
+/// What a failed read means for the view; each data source sorts its errors.
 public enum ViewerFailureKind: Equatable, Sendable {
-    /// It may work later (a lock held longer than the busy timeout, a hot
-    /// journal that the next writer rolls back): the view stays, `not
-    /// live`, and reads again on the next commit or key.
+    /// It may work later (a lock held too long, a hot journal): the view stays,
+    /// `not live`, and reads again on the next commit or key.
     case transient
-    /// The table, a column or what a query reads is gone: back to the
-    /// picker.
+    /// The table, a column or what a query reads is gone: back to the picker.
     case missingSource
-    /// Anything else (a corrupt page…): the view stays, with the error.
-    /// A query that writes, or holds several statements, is this on
-    /// every database: bad input, not something gone (on the command
-    /// line, like any failure to open, one line and status 1).
+    /// A corrupt page, a query that writes…: the view stays, with the error
+    /// (on the command line, one line and status 1).
     case other
-    /// Another file is at the path now (renamed over it, a remount), or
-    /// none for now: the file at the path is opened again, as soon as
-    /// there is one, in the same table, sort, filter and selection.
+    /// Another file is at the path (renamed over it, a remount), or none yet:
+    /// it is opened again when there is one, in the same table, sort, filter
+    /// and selection.
     case fileReplaced
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.
 public enum ViewerEffect: Equatable, Sendable {
-    /// List the tables and views (their counts follow: `countTables`).
     case listTables
-    /// Count the picker's entries from index `from`, these names and
-    /// kinds, each in its own read, within `PickerEntry.countTimeLimit`.
+    /// Each entry in its own read, within `PickerEntry.countTimeLimit`.
     case countTables(from: Int, names: [String], kinds: [TableSchema.Kind])
-    /// Send `.retryListing` after this many seconds.
     case retryListing(after: Double)
-    /// Send `.retryOpen` after this many seconds.
     case retryOpen(after: Double)
-    /// Open a source, on the screen's reader.
     case open(ViewerTarget, sortColumn: String?, descending: Bool)
-    /// Observe this window of this source, replacing the observation.
     case observe(ViewedSource, RowWindowRequest)
-    /// Stop a read, and interrupt it if it runs (`ReadTicket`): its
-    /// connection is free for the next one at once.
+    /// Interrupts the read if it runs: its connection is free at once.
     case stop(ViewerRead)
-    /// Count the rows of the source, off the main thread; `estimating`:
-    /// read the database's estimate first, for the title while the count
-    /// runs, as long as no count is known (after one, it is dropped).
+    /// `estimating`: read the database's estimate first, for the title while
+    /// no count is known.
     case count(RowSource, estimating: Bool = false)
-    /// Search the source, off the main thread.
     case search(ViewedSource, RowSearch)
-    /// Validate a filter on the source (nil: clear it), off the main thread.
     case filter(ViewedSource, String?)
-    /// Send `.countPauseEnded` after this many seconds.
     case pauseCounting(seconds: Double)
-    /// Count the rows of the source before this position, off the main
-    /// thread: the title's position beyond `ViewerWindow.rankLimit`.
     case countRowsBefore(ViewedSource, RowPosition)
-    /// Send `.rowsBeforePauseEnded` after this many seconds.
     case pauseCountingRowsBefore(seconds: Double)
-    /// Runs one timer that sends `.highlightTick` at `deadline`, in place
-    /// of the previous one; nil stops it. Asked for only while something
-    /// is highlighted, so that an idle screen costs no CPU.
+    /// One timer, replacing the previous one; nil stops it. Only while
+    /// something is highlighted, so that an idle screen costs no CPU.
     case highlightTimer(at: ContinuousClock.Instant?)
-    /// Send `.resumed(now:)` with the current time, to show the latest
-    /// window of a paused screen (`viewerUpdate` reads no clock).
     case resume
-    /// Look up these rows of `source` by identity, and send the ones that
-    /// are gone in `.deletedRowsFound`.
     case findDeletedRows(RowSource, [StoredKey])
-    /// Read the row at a position whole (`ViewerDataSource.wholeRow`).
     case readWholeRow(ViewedSource, RowPosition)
-    /// Restore the terminal and stop until continued.
     case suspend
-    /// Restore the terminal and exit.
     case quit
 }

@@ -4,41 +4,24 @@ import OpenCombineDispatch
 
 /// The viewer's screen, as the app loop runs it: `ViewerState`,
 /// `viewerUpdate(_:_:)`, `viewerRender(_:)`, and the effects performed
-/// against a `ViewerDataSource`, which is only ever read.
+/// against a `ViewerDataSource`, which is only ever read (`ViewCommand.swift`
+/// runs it in the terminal).
 ///
 /// The program knows no database: it runs the data source's reads off the
 /// main thread, one of each kind at a time (a slot), each with a
-/// `ReadTicket` that interrupts it when the screen leaves it; and it maps
-/// their values, the live windows and the liveness notes to messages. The
-/// row count and the picker's counts run on a serial queue of their own,
-/// so that a long count never holds up a window, and are paced
-/// (`ViewerPacing.count`) so that a writer is not kept waiting.
-///
-/// For example:
-///
-/// ```swift
-/// let loop = AppLoop(
-///     program: ViewerProgram(dataSource: database),
-///     state: .initial(databaseName: database.name, opened: nil, width: 80, height: 24))
-/// loop.start(host: host)
-/// loop.send(.resize(width: 80, height: 24)) // lists the tables
-/// ```
+/// `ReadTicket` that interrupts it when the screen leaves it. Counts run on
+/// a serial queue of their own, so that a long count never holds up a
+/// window, and are paced so that a writer is not kept waiting.
 public struct ViewerProgram: AppProgram {
-    /// The database the effects read.
     public let dataSource: any ViewerDataSource
 
-    /// Creates the viewer's program on a database opened read-only.
-    ///
-    /// - parameter dataSource: The database to read: a SQLite file
-    ///   (`ViewerDatabase`).
     public init(dataSource: any ViewerDataSource) {
         self.dataSource = dataSource
     }
 
     // MARK: - AppProgram
 
-    /// Listens to the data source's notes of how it sees commits ("polled
-    /// every 0.1 s: fuse"); the first resize starts the reads.
+    /// The first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
         [.observe(slot: .pollingReports, dataSource.liveness()
             .map { liveness in
@@ -50,32 +33,26 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher())]
     }
 
-    /// Applies `message` with `viewerUpdate(_:_:)`.
     public func update(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
         viewerUpdate(&state, message)
     }
 
-    /// Equal states draw equal screens: a commit that changed nothing on
-    /// screen draws nothing.
+    /// A commit that changed nothing on screen draws nothing.
     public func drawsSameScreen(_ state: ViewerState, as drawn: ViewerState) -> Bool {
         state == drawn
     }
 
     public var comparesDrawnStates: Bool { true }
 
-    /// Draws the state with `viewerRender(_:)`.
     public func render(_ state: ViewerState) -> Screen {
         viewerRender(state)
     }
 
-    /// The publisher that performs `effect` against the data source, or
-    /// the host's part (suspend, quit).
     public func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage, ViewerSlot> {
         let dataSource = self.dataSource
         switch effect {
         case .listTables:
-            // The names at once (one query); their counts follow
-            // (`countTables`).
+            // The names at once; their counts follow (`countTables`).
             return .observe(slot: .tables, read({ ticket in
                 try dataSource.listTables(ticket: ticket).map {
                     PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true)
@@ -99,11 +76,9 @@ public struct ViewerProgram: AppProgram {
                 try dataSource.open(target, sortColumn: sortColumn, descending: descending, ticket: ticket)
             }, ViewerMessage.opened, ViewerMessage.openFailed))
         case let .observe(viewed, request):
-            // One window at a time: a new window replaces the old one, and
-            // interrupts its read if it runs.
+            // A new window replaces the old one, and interrupts its read.
             return .observe(slot: .read(.window), Self.observe(viewed, request, in: dataSource))
         case let .stop(read):
-            // Cancelled: its ticket interrupts the read that runs.
             return .observe(slot: .read(read), Empty<ViewerMessage, Never>().eraseToAnyPublisher())
         case let .count(source, estimating):
             return .observe(slot: .read(.count), Self.count(source, estimating: estimating, in: dataSource))
@@ -127,15 +102,13 @@ public struct ViewerProgram: AppProgram {
                 .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
         case let .highlightTimer(deadline):
-            // One timer: the slot cancels the previous one.
             return .timer(slot: .highlightTimer, at: deadline, message: ViewerMessage.highlightTick)
         case .resume:
             // Stamped as it is handled: `viewerUpdate` reads no clock.
             return .perform(Just(()).map { ViewerMessage.resumed(now: .now) }.eraseToAnyPublisher())
         case let .findDeletedRows(source, ids):
-            // Each lookup runs to its end: one window's departed rows must
-            // not cancel another's. A failed lookup notes nothing: the
-            // window observation reports what fails in the database.
+            // Each lookup runs to its end: one window's departed rows must not cancel
+            // another's. A failed lookup notes nothing: the window reports failures.
             guard source.identityLookup != nil else {
                 return .perform(Empty().eraseToAnyPublisher())
             }
@@ -156,9 +129,7 @@ public struct ViewerProgram: AppProgram {
 
     // MARK: - Reads
 
-    /// One read, off the main thread, whose value or error (and what kind
-    /// of failure it is) comes back as a message on the main queue. A
-    /// read whose subscription is cancelled (replaced in its slot, or
+    /// A read whose subscription is cancelled (replaced in its slot, or
     /// stopped) is interrupted if it runs.
     private func read<T: Sendable>(
         _ value: @escaping @Sendable (ReadTicket) throws -> T,
@@ -176,8 +147,6 @@ public struct ViewerProgram: AppProgram {
         }.eraseToAnyPublisher()
     }
 
-    /// The value of `body`, a synchronous read, run on the read queue at
-    /// the first demand and delivered on the main queue (`future(on:_:)`).
     nonisolated private static func run<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T) -> AnyPublisher<T, any Error>
     {
@@ -186,9 +155,7 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher()
     }
 
-    /// The value of `body`, run on `queue` at the first demand, and
-    /// delivered there: a `Future`, so that its value and its completion
-    /// arrive together, in order.
+    /// A `Future`, so that its value and its completion arrive together, in order.
     nonisolated private static func future<T: Sendable>(
         on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) -> AnyPublisher<T, any Error>
     {
@@ -201,16 +168,12 @@ public struct ViewerProgram: AppProgram {
         .eraseToAnyPublisher()
     }
 
-    /// Where the reads run: concurrent, since a read may wait long for its
-    /// connection; the data source serializes the reads of each of its
-    /// connections.
+    /// Concurrent, since a read may wait long for its connection; the data
+    /// source serializes the reads of each of its connections.
     nonisolated private static let readQueue = DispatchQueue(
         label: "livetable.viewer.read", qos: .userInitiated, attributes: .concurrent)
 
-    /// Counts the picker's entries from index `from`, named `names`
-    /// (``ViewerTableCounts``); the counts so far come back in
-    /// `.tablesCounted` on the main queue: the loop keeps the latest of its
-    /// messages, which holds all before it.
+    /// The loop keeps the latest `.tablesCounted`, which holds all before it.
     nonisolated private static func countTables(
         from: Int, names: [String], kinds: [TableSchema.Kind], in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
@@ -220,9 +183,8 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher()
     }
 
-    /// The windows of `request` on `viewed`, as the data source reads
-    /// them, as messages: a transient failure as `.windowFailed(_,
-    /// .transient)` (the windows go on), any other as the last message.
+    /// A transient failure goes on as `.windowFailed(_, .transient)`; any
+    /// other is the last message.
     nonisolated private static func observe(
         _ viewed: ViewedSource, _ request: RowWindowRequest, in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
@@ -241,11 +203,8 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher()
     }
 
-    /// Counts the rows of `viewed` before `position` off the main thread,
-    /// on the read queue (the data source serializes it with the count on
-    /// their connection); the count, or its failure, and how long it took
-    /// come back on the main queue. Left (another count, another source):
-    /// interrupted.
+    /// On the read queue: the data source serializes it with the count on
+    /// their connection.
     nonisolated private static func countRowsBefore(
         _ viewed: ViewedSource, _ position: RowPosition, in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
@@ -259,15 +218,13 @@ public struct ViewerProgram: AppProgram {
         }
     }
 
-    /// Where counts run: a serial queue, so that the value of a count
-    /// reaches the main queue before its completion (on a concurrent queue
-    /// the completion could overtake it, and the count would be lost).
+    /// Serial, so that a count's value reaches the main queue before its
+    /// completion (on a concurrent queue the completion could overtake it,
+    /// and the count would be lost).
     nonisolated private static let countQueue = DispatchQueue(label: "livetable.viewer.count", qos: .utility)
 
-    /// Counts the rows of `source` off the main thread (the data source
-    /// reads in short reads); the database's estimate first, when asked
-    /// for and it gives one (the title's `~N` while a long count runs),
-    /// then the count, and how long it took, come back on the main queue.
+    /// The database's estimate first, when asked and given (the title's `~N`
+    /// while a long count runs), then the count.
     nonisolated private static func count(
         _ source: RowSource, estimating: Bool, in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
@@ -285,12 +242,9 @@ public struct ViewerProgram: AppProgram {
         }
     }
 
-    /// A count, `body`, run on `queue` at the first demand, timed: its
-    /// value (`counted`) or its error (`failed`), with the seconds it
-    /// took, comes back on the main queue, after what `first` reads
-    /// before it on the same queue (the total count's estimate), when
-    /// given. Left (another count, another source): interrupted.
-    /// Nonisolated: its closures run on `queue`, not the main actor.
+    /// `first` runs before `body` on the same queue (the count's estimate).
+    /// Left (another count, another source): interrupted. Nonisolated: its
+    /// closures run on `queue`, not the main actor.
     nonisolated private static func timedCount<T>(
         on queue: DispatchQueue,
         first: (@Sendable (ReadTicket) -> ViewerMessage?)? = nil,
@@ -329,22 +283,18 @@ public struct ViewerProgram: AppProgram {
     }
 }
 
-/// A `Future`'s promise, called from the read's queue.
 // @unchecked Sendable: the promise is called once, from one block; the
 // Future locks its own state.
 private struct SendablePromise<T>: @unchecked Sendable {
     let fulfil: (Result<T, any Error>) -> Void
 }
 
-/// The viewer's long-lived subscriptions, each replaced by the next in its
-/// slot: one read of each kind (`ViewerRead`) at a time.
+/// Each subscription is replaced by the next in its slot: one read of each
+/// kind at a time.
 public enum ViewerSlot: Hashable, Sendable {
-    /// The polling fallback's reports of the window observations.
     case pollingReports
     /// The list of tables, or the wait before it is listed again.
     case tables
-    /// A read of the view: the window, the count, a search…
     case read(ViewerRead)
-    /// The one timer of the fading highlights.
     case highlightTimer
 }

@@ -1,26 +1,12 @@
 import Foundation
 
-/// Draws the viewer's state into a new screen of the state's size: the
-/// table picker or the table, then the help or the whole row on top.
-/// Below 20x5 the screen only says that it is too small; any size works,
-/// down to 0x0.
+/// Draws the state into a new screen of its size: the picker or the table,
+/// then the help or the whole row on top. Below 20x5 the screen only says
+/// that it is too small; any size works, down to 0x0.
 ///
-/// Change highlighting (`TableState.highlighter`) shows on the rows: a
-/// changed cell, and a row new in the window as a band across the whole
-/// line, in the style of `CellStyle.highlighted(_:)`; the title shows the
-/// change of the row count since the last key ("+3"), and the status line
-/// the rows deleted since then ("2 rows deleted").
-///
-/// The title says "following" while the view follows the end (`F`), and
-/// "paused — 3 changes" while the screen is paused (Space); the status
-/// line counts the rows that arrived below since following stopped
-/// ("3 new rows ↓").
-///
-/// For example:
-///
-/// ```swift
-/// print(viewerRender(state).text)
-/// ```
+/// Changes show on the rows (a changed cell; a new row as a band across the
+/// line), in the title (the row count's change since the last key, "+3")
+/// and in the status line ("2 rows deleted", "3 new rows ↓").
 func viewerRender(_ state: ViewerState) -> Screen {
     var screen = Screen(width: state.width, height: state.height)
     let layout = ViewerLayout(width: state.width, height: state.height)
@@ -64,14 +50,11 @@ private enum Style {
     static let status = CellStyle(color: .status)
     static let accent = CellStyle(color: .accent, bold: true)
     static let error = CellStyle(color: .error, bold: true)
-    /// A match of the search, in the cells of its column (underlined on
-    /// the selection too).
+    /// Underlined on the selection too.
     static let match = CellStyle(color: .accent, bold: true, underline: true)
-    /// The cursor of the prompt.
     static let cursor = CellStyle(color: .status, reverse: true)
 }
 
-/// The blank cells between two columns of the picker.
 private let columnGap = ColumnPlan.gap
 
 // MARK: - Picker
@@ -123,18 +106,16 @@ private func drawPicker(_ state: ViewerState, _ layout: ViewerLayout, into scree
 
 // MARK: - Table
 
-/// What shows where the rows will be: being read, or not read at all
-/// when the read failed again after the schema was read again (a view
-/// slower than the statement timeout): no read runs until a key
-/// (`retryAfterFailure`), and the status line says why.
+/// What shows where the rows will be: being read, or not read at all when
+/// the read failed again after the schema was read again (a view slower
+/// than the timeout): no read runs until a key, and the status line says why.
 private func noWindowText(_ table: TableState, _ state: ViewerState) -> String {
     guard table.isRecovering else { return "Loading…" }
     let isReading = state.pendingOpen != nil || table.observedRequest != nil
     return table.failure != nil && !isReading ? "Not read: a key tries again" : "Reading the schema again…"
 }
 
-/// Draws the title, the column names and the rows; returns what the
-/// status line says of the columns that do not fit ("3 more columns →").
+/// Returns what the status line says of the columns that do not fit.
 private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: ViewerLayout, into screen: inout Screen) -> String {
     drawTableTitle(table, state, into: &screen)
     let source = table.viewed.source
@@ -208,9 +189,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     return columnsNote(columns, hiddenCount: source.columns.count - plan.order.count)
 }
 
-/// What the status line says of the columns not on screen: scrolled off
-/// to the left ("← 2") or the right ("3 more columns →"), and hidden with
-/// `-` ("1 hidden · = shows all").
+/// Scrolled off to the left ("← 2") or the right ("3 more columns →"), and
+/// hidden with `-` ("1 hidden · = shows all").
 private func columnsNote(_ columns: ColumnLayout, hiddenCount: Int) -> String {
     var parts: [String] = []
     if columns.hiddenLeft > 0 {
@@ -227,8 +207,7 @@ private func columnsNote(_ columns: ColumnLayout, hiddenCount: Int) -> String {
     return parts.joined(separator: " · ")
 }
 
-/// Marks each match of `needle` (ASCII letters in any case, as the
-/// search compares them) in the text of a cell drawn at `x`.
+/// ASCII letters in any case, as the search compares them.
 private func drawMatches(
     of needle: String, in text: String, x: Int, y: Int, width: Int, style: CellStyle, into screen: inout Screen)
 {
@@ -400,9 +379,8 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     }
 }
 
-/// What happened out of sight since the last look: the rows that
-/// arrived below since following stopped ("3 new rows ↓", "~40 new rows
-/// ↓" when estimated), and the rows deleted ("2 rows deleted").
+/// What happened out of sight since the last look ("3 new rows ↓", "~40
+/// new rows ↓" when estimated, "2 rows deleted").
 private func tableNotes(_ table: TableState) -> String? {
     var notes: [String] = []
     if let (count, isExact) = table.newRowsBelow {
@@ -414,8 +392,7 @@ private func tableNotes(_ table: TableState) -> String? {
     return notes.isEmpty ? nil : notes.joined(separator: " · ")
 }
 
-/// The prompt on the status line: "/" or "filter: ", the text, scrolled so
-/// that the cursor shows, and the cursor as a reversed cell.
+/// Scrolled so that the cursor shows, the cursor a reversed cell.
 private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen: inout Screen) {
     let label = switch prompt.kind {
     case .search: "/"
@@ -477,31 +454,26 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
 
 // MARK: - Helpers
 
-/// A name or query on one line (see `RowDetail.oneLine(_:)`).
 private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
 }
 
-/// Why each update scans.
 private func scanReason(_ table: TableState) -> String {
     table.viewed.ordering.sortColumn == nil ? "no index for this order" : "sorted by an unindexed column"
 }
 
-/// "each update runs the whole query" for a query or a view, whose row count is
-/// not what it reads; nil for a table.
+/// A view's or a query's row count is not what it reads.
 private func wholeRunText(_ source: RowSource) -> String? {
     guard source.identity == .none else { return nil }
     return "each update runs the whole \(source.isQuery ? "query" : "view")"
 }
 
-/// A number of rows in words: "1 row", "2,000 rows", "~54 rows".
 private func rowsText(_ count: String) -> String {
     count == "1" ? "1 row" : "\(count) rows"
 }
 
-/// The number of the selected row (`TableState.selectedRowNumber`) as the
-/// title says it: "5,210", "~5,210" while it is counted again after a
-/// commit, "10,031+" while it is counted beyond `ViewerWindow.rankLimit`.
+/// "~5,210" while counted again after a commit, "10,031+" while counted
+/// beyond `ViewerWindow.rankLimit`.
 private func selectedRowText(_ table: TableState) -> String? {
     switch table.selectedRowNumber {
     case let .exact(row)?: return grouped(row)
@@ -511,8 +483,7 @@ private func selectedRowText(_ table: TableState) -> String? {
     }
 }
 
-/// The fewest rows there are, from the window: its rows and those
-/// counted before it (or at least counted), when known.
+/// The fewest rows there are: the window's and those counted before it.
 private func knownRowCount(_ table: TableState) -> Int? {
     guard let window = table.window else { return nil }
     if window.reachesStart { return window.rows.count }
@@ -522,7 +493,6 @@ private func knownRowCount(_ table: TableState) -> Int? {
     }
 }
 
-/// The lines of the selected row in the whole-row overlay.
 func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
     guard let table = state.table, let values = state.rowViewValues else { return [] }
     return RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: state.width)

@@ -3,34 +3,23 @@ import ReactiveGRDB
 
 // MARK: - The title's position
 
-// "row 5,210 of 2,000,000": the rows before the window are counted by its
-// fetch up to `ViewerWindow.rankLimit` (an index search of that many
-// entries at most, so that a window near the start costs nothing more);
-// beyond, the title shows what is known at once (the window before's count
-// carried over, the row count less the rows after at the end, or the bound)
-// and the rows before the selection are counted in the background, paced
-// and cancelled as the row count is.
+// "row 5,210 of 2,000,000": a window's fetch counts the rows before it up
+// to `ViewerWindow.rankLimit`, so that a window near the start costs nothing
+// more. Beyond, the title shows what is known at once (carried over from
+// the window before, the row count less the rows after, or the bound) while
+// the rows before the selection are counted in the background, paced and
+// cancelled as the row count is.
 
 extension TableState {
-    /// The number of the selected row in the ordering, from 1, and how
-    /// sure it is; nil when nothing is known (no selection, or a window
-    /// whose rows before are not counted, away from both ends).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// table.selectedRowNumber // .atLeast(10_031) at once after a search, then .exact(1_204_377)
-    /// ```
+    /// From 1; nil when nothing is known (no selection, or a window away from
+    /// both ends whose rows before are not counted).
     public var selectedRowNumber: RowCount? {
         guard let index = selectedIndex else { return nil }
         return rowsBeforeShownWindow?.adding(index + 1)
     }
 
-    /// The rows before the window on screen, as well as they are known:
-    /// none when it reaches the start; counted (`rowsBeforeWindow`); or,
-    /// when it reaches the end, the row count less its rows (exact once
-    /// the row count is: following, after End). The surest of these, the
-    /// count from the start on a tie.
+    /// None at the start; counted; or, at the end, the row count less its rows.
+    /// The surest of these, the count from the start on a tie.
     var rowsBeforeShownWindow: RowCount? {
         guard let window else { return nil }
         if window.reachesStart {
@@ -44,21 +33,17 @@ extension TableState {
         return [rowsBeforeWindow, fromEnd].compactMap { $0 }.min { $0.certainty < $1.certainty }
     }
 
-    /// Forgets the count of the rows before the selection that runs, if
-    /// any, stopped with it (`.stop(.rowsBefore)`): no answer will end its
-    /// read, so its pacer starts afresh.
+    /// Stopped with `.stop(.rowsBefore)`, the count gets no answer to end its
+    /// read: its pacer starts afresh.
     mutating func stopsRowsBeforeCount() {
         rowsBeforePacer = RefreshPacer(pacing: ViewerPacing.rowsBefore)
         rowsBeforeCountSawCommit = false
     }
 
-    /// True when the selected row's number is not known exactly, and a
-    /// count of the rows before it would tell: away from the end (where
-    /// the row count tells), not paused (the screen is frozen), no sort or
-    /// filter on its way (the rows are about to change), and only where an
-    /// index reads those rows (`ViewedSource.countsRowsBefore`): a scan of
-    /// a view, a filter, a query or an unindexed order would hold one read
-    /// for its whole length, a writer of a rollback-journal file waiting.
+    /// Only away from the end (where the row count tells), not paused, with no
+    /// sort or filter on its way, and where an index reads those rows: a scan
+    /// would hold one read for its whole length, a rollback-journal writer
+    /// waiting.
     var needsRowsBeforeCount: Bool {
         guard paused == nil, pendingFilter == nil, pendingSort == nil,
               let window, !window.reachesEnd, selectedIndex != nil,
@@ -67,12 +52,9 @@ extension TableState {
         return selectedRowNumber?.isExact != true
     }
 
-    /// The rows before the first row of `value`, a window about to be
-    /// shown: counted by its fetch; or carried over from the window on
-    /// screen when the two share a row (PgUp and PgDn past the window, a
-    /// search's next match nearby: no count at all), an estimate after a
-    /// commit (unknown where nothing counts them); or at least the fetch's
-    /// bound.
+    /// Counted by the fetch; or carried over from the window on screen when the
+    /// two share a row (PgUp, PgDn, a nearby match: no count at all), an
+    /// estimate after a commit; or at least the fetch's bound.
     func rowsBefore(_ value: ViewerWindow, cause: WindowChange) -> RowCount? {
         if let counted = value.rowsBefore {
             return .exact(counted)
@@ -85,9 +67,8 @@ extension TableState {
         let carried = previous.adding(shift)
         switch carried {
         case .exact where cause == .update:
-            // A commit may have added or removed rows before the window: an
-            // estimate until the count that follows, unknown where none
-            // will (an unindexed order, a view, a filter, a query).
+            // A commit may have added or removed rows before the window: an estimate
+            // until the next count, unknown where none will run.
             return value.viewed.countsRowsBefore ? .estimated(carried.value) : nil
         case .atLeast where bound != nil:
             return .atLeast(max(carried.value, ViewerWindow.rankLimit))
@@ -96,8 +77,7 @@ extension TableState {
         }
     }
 
-    /// How many rows `new` starts after `old` (negative: before it), when
-    /// the two windows share a row; nil when they do not.
+    /// Negative: `new` starts before `old`; nil when they share no row.
     static func shift(from old: RowWindow, to new: RowWindow) -> Int? {
         guard let newFirst = new.positions.first, let oldFirst = old.positions.first else { return nil }
         if let index = old.positions.firstIndex(of: newFirst) {
@@ -108,7 +88,6 @@ extension TableState {
 }
 
 extension RowCount {
-    /// The same kind of count, `rows` more.
     fileprivate func adding(_ rows: Int) -> RowCount {
         switch self {
         case let .exact(count): return .exact(count + rows)
@@ -117,7 +96,6 @@ extension RowCount {
         }
     }
 
-    /// 0 for an exact count, more the less it says.
     fileprivate var certainty: Int {
         switch self {
         case .exact: return 0
@@ -128,17 +106,11 @@ extension RowCount {
 }
 
 extension ViewerState {
-    /// Counts the rows before the selection when the title's position is
-    /// not known exactly, or notes that the count running is out of date:
-    /// one count at a time, each followed by its pause
-    /// (`ViewerPacing.rowsBefore`), and one more after it when windows came
-    /// meanwhile. A count that runs when the position no longer needs one
-    /// (an end reached, the screen paused, a sort or a filter pending)
-    /// stops: it would hold the connection of the other counts for nothing.
-    /// One whose row left the window (a search, a jump far off) is
-    /// replaced at once by a count of the selection: its answer would be
-    /// thrown away (`rowsBeforeCounted`), after holding the connection to
-    /// its end and delaying the new count by its pause.
+    /// One count at a time, each followed by its pause, one more after it when
+    /// windows came meanwhile. A count no longer needed (an end reached, a
+    /// pause, a sort or filter pending) stops: it would hold the other counts'
+    /// connection for nothing. One whose row left the window (a search, a far
+    /// jump) is replaced at once: its answer would be thrown away.
     mutating func countRowsBefore() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         guard table.needsRowsBeforeCount, let selected = table.selected else {
@@ -150,8 +122,7 @@ extension ViewerState {
         if table.rowsBeforePacer.phase == .reading,
             table.window?.positions.contains(where: { $0 == table.rowsBeforeCountPosition }) != true
         {
-            // The new count takes the read slot, which cancels the old one
-            // (its ticket abandoned): no answer, and so no pause, for it.
+            // The new count takes the slot, which cancels the old one: no answer, no pause.
             table.stopsRowsBeforeCount()
         }
         let counts = table.rowsBeforePacer.change()
@@ -163,11 +134,8 @@ extension ViewerState {
         return counts ? [.countRowsBefore(table.viewed, selected)] : []
     }
 
-    /// Takes the number of rows before `position`: the rows before the
-    /// window, while the window holds that row and is of the same rows
-    /// (not sorted or filtered since); an estimate, counted again after
-    /// the pause, when a commit came while counting (a window of it came,
-    /// or the count says so: not `isExact`).
+    /// Kept while the window holds that row and is of the same rows; an
+    /// estimate, counted again after the pause, when a commit came meanwhile.
     mutating func rowsBeforeCounted(
         _ viewed: ViewedSource, _ position: RowPosition, _ count: Int, isExact: Bool = true, seconds: Double
     ) -> [ViewerEffect]
@@ -185,10 +153,8 @@ extension ViewerState {
         return pause.map { [.pauseCountingRowsBefore(seconds: $0)] } ?? []
     }
 
-    /// A count of the rows before the selection that failed (a statement
-    /// timeout, a lock): the title keeps its estimate, and the next window
-    /// that needs one counts again, after a pause as long as the failure
-    /// took nine times.
+    /// A timeout or a lock: the title keeps its estimate; the next count waits
+    /// nine times as long as the failure took.
     mutating func rowsBeforeCountFailed(seconds: Double) -> [ViewerEffect] {
         guard var table = self.table, table.rowsBeforePacer.phase == .reading else { return [] }
         let pause = table.rowsBeforePacer.readDidEnd(afterReadingFor: seconds)
@@ -196,8 +162,6 @@ extension ViewerState {
         return pause.map { [.pauseCountingRowsBefore(seconds: $0)] } ?? []
     }
 
-    /// Counts again after the pause, when windows came meanwhile and the
-    /// position is still not known exactly.
     mutating func rowsBeforePauseEnded() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let countsAgain = table.rowsBeforePacer.pauseDidEnd()

@@ -4,12 +4,10 @@ import ReactiveGRDB
 // MARK: - Windows
 
 extension TableState {
-    /// The window to observe: around the selection, or at the jump's end.
     func windowRequest(page: Int) -> RowWindowRequest {
         let page = max(1, page)
         let ordering = viewed.ordering
         if isFollowing {
-            // The window stays at the end as rows arrive.
             return RowWindowRequest(ordering: ordering, anchor: .last, before: 3 * page, after: 0)
         }
         switch pendingJump {
@@ -27,7 +25,6 @@ extension TableState {
 }
 
 extension ViewerState {
-    /// Observes the window that the state needs, unless it is observed already.
     mutating func observeWindow() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let request = table.windowRequest(page: pageRows)
@@ -40,9 +37,8 @@ extension ViewerState {
 }
 
 extension TableState {
-    /// True when the selection comes within a page of an edge of the window
-    /// that is not the edge of the table, or the window is smaller than the
-    /// screen needs.
+    /// The selection came within a page of a window edge that is not the
+    /// table's, or the window is smaller than the screen needs.
     func needsWindow(page: Int) -> Bool {
         guard let window = self.window else { return false }
         let page = max(1, page)
@@ -53,23 +49,21 @@ extension TableState {
 }
 
 extension ViewerState {
-    /// Takes a window: on a paused screen, counts its changes and keeps it for
-    /// the resume; otherwise shows it.
+    /// A paused screen counts the window's changes and keeps it for the resume.
     mutating func receive(_ value: ViewerWindow, at now: ContinuousClock.Instant) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         // A window of the observation that a new filter replaced.
         guard value.viewed.source.filter == table.viewed.source.filter else { return [] }
-        // A window after the first of its observation answers the same
-        // request again, because the data changed: what arrives in it is news.
-        // The first one of an observation answers another request (a scroll,
-        // a jump, a resize): the user's own move lights nothing up.
+        // A later window of an observation answers the same request because the
+        // data changed: news. The first answers a scroll, jump or resize: the
+        // user's own move lights nothing up.
         let isCommit = !table.awaitsFirstWindow
         table.awaitsFirstWindow = false
         guard var paused = table.paused else {
             self.table = table
             return show(value, cause: isCommit ? .update : .navigation, recounts: isCommit, at: now)
         }
-        // The screen stays as it is: the row count too, counted again on resume.
+        // The row count stays too, counted again on resume.
         paused.counter.take(value.changeSnapshot(rowCount: nil), cause: isCommit ? .update : .navigation)
         paused.latest = value
         paused.latestIsUpdate = paused.latestIsUpdate && isCommit
@@ -78,8 +72,7 @@ extension ViewerState {
         return []
     }
 
-    /// Shows the latest window of a paused screen, compared with the window
-    /// shown: what changed while paused lights up from `now`.
+    /// What changed while paused lights up from `now`.
     mutating func resume(at now: ContinuousClock.Instant) -> [ViewerEffect] {
         guard var table = self.table, let paused = table.paused, paused.isResuming else { return [] }
         table.paused = nil
@@ -88,30 +81,23 @@ extension ViewerState {
         if let latest = paused.latest {
             effects = show(latest, cause: paused.latestIsUpdate ? .update : .navigation, recounts: true, at: now)
         } else {
-            // Nothing arrived; the selection may have moved in the window.
-            // The count of the rows before it, stopped by the pause, again.
+            // Nothing arrived; the count of the rows before, stopped by the pause, again.
             effects = (table.needsWindow(page: pageRows) ? observeWindow() : []) + countRowsBefore()
         }
         if let table = self.table, !table.isFollowing, table.observedRequest?.anchor == .last {
-            // Following stopped while paused: the window follows the selection
-            // from now on, not the end.
+            // Following stopped while paused: the window follows the selection now.
             effects += observeWindow()
         }
         return effects + replayDeferredKeys(paused)
     }
 
-    /// Handles the keys typed while the resume was on its way.
     mutating func replayDeferredKeys(_ paused: PauseState) -> [ViewerEffect] {
         paused.deferredKeys.flatMap { handle($0) }
     }
 
-    /// Shows a window: follows the selection to its row (or to the last row,
-    /// when following), keeps its place on the screen, looks up the rows that
-    /// left it for deletions, and counts the rows again after a commit.
-    ///
-    /// - parameter cause: `.update` when the window answers the request of
-    ///   the window shown, because the data changed.
-    /// - parameter recounts: True when the data changed since the last count.
+    /// Shows a window: follows the selection to its row (or the last row, when
+    /// following), keeps its place on the screen, looks up the rows that left
+    /// it for deletions, and counts again after a commit.
     mutating func show(
         _ value: ViewerWindow, cause: WindowChange, recounts: Bool, at now: ContinuousClock.Instant) -> [ViewerEffect]
     {
@@ -120,12 +106,10 @@ extension ViewerState {
         var effects: [ViewerEffect] = []
         if value.viewed.source != table.viewed.source {
             message = .notice("\(table.viewed.source.isQuery ? "the query's tables" : table.viewed.source.name) changed: columns read again")
-            // Other columns: cells of the old window mean other values.
             table.highlighter.reset()
         }
-        // The rows on screen before this window: only those, when they
-        // leave, are deletions the user saw ("2 rows deleted"), not the rows
-        // of the window read beyond the screen.
+        // Only the rows on screen, when they leave, are deletions the user saw
+        // ("2 rows deleted"), not those read beyond the screen.
         let shownRows = table.highlighter.window.map { previous in
             Set(previous.rows.dropFirst(table.scrollTop).prefix(max(1, pageRows)).map(\.id))
         } ?? []
@@ -142,16 +126,15 @@ extension ViewerState {
         endPendingSort(of: &table)
         let count = table.rowCountIsApproximate ? nil : table.rowCount
         let snapshot = value.changeSnapshot(rowCount: count)
-        // A commit to another table, or outside the window: nothing to
-        // compare, and the state stays equal, so that nothing is drawn.
+        // A commit to another table or outside the window: the state stays equal,
+        // so that nothing is drawn.
         let isUnchanged = cause == .update && table.highlighter.window == snapshot
         let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
-        // The whole table is in the window, as it was: the count is too.
+        // The whole table is in the window, as it was: so is the count.
         recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
             && count == window.rows.count && table.countPacer.phase == .idle)
-        // Rows that left from within the window were deleted, or moved out by
-        // an update: the lookup by identity tells. A row of a view or a query
-        // has no identity (a changed row departs as well): not looked up.
+        // Rows that left from within the window were deleted or moved out: the
+        // lookup by identity tells. A view's or a query's rows have no identity.
         let departedFromScreen = diff.departedRows.filter(shownRows.contains)
         if !departedFromScreen.isEmpty, value.identifiesRows {
             effects.append(.findDeletedRows(value.viewed.source, departedFromScreen))
@@ -168,20 +151,19 @@ extension ViewerState {
                 table.selectedRow = jump == .first ? 0 : page - 1
             }
         } else if table.isFollowing {
-            // The end of the ordering, the list full.
             if !window.rows.isEmpty {
                 index = window.rows.count - 1
                 table.selectedRow = page - 1
             }
         } else if table.selectedIndex == nil, let selected = table.selected {
             if table.observedRequest?.anchor == .position(selected) {
-                // The window was anchored on the selection: the fetch followed
-                // it by identity, or found the row that took its place.
+                // Anchored on the selection: the fetch followed it by identity, or found
+                // the row that took its place.
                 table.selected = value.selection
                 index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
             } else {
-                // The selected row left a window anchored elsewhere (its sort
-                // value changed, or it was deleted): look for it.
+                // The selected row left a window anchored elsewhere (its sort value
+                // changed, or it was deleted): look for it.
                 table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
                 self.table = table
                 return effects + (recounts ? recount() : []) + observeWindow()
@@ -192,7 +174,6 @@ extension ViewerState {
         if let index {
             table.place(at: index, page: page)
             if table.pendingMove != 0 {
-                // The moves made while the window was read.
                 table.move(by: table.pendingMove, page: page)
             }
         } else {
@@ -210,8 +191,6 @@ extension ViewerState {
         return effects + countRowsBefore()
     }
 
-    /// The observation of the sorted order replaced the previous one: this
-    /// is its window.
     private mutating func endPendingSort(of table: inout TableState) {
         guard let sort = table.pendingSort, sort.isOpened else { return }
         table.pendingSort = nil
@@ -220,9 +199,8 @@ extension ViewerState {
         }
     }
 
-    /// Read again: the error the table showed is over, and so is a count's
-    /// that failed meanwhile (the same fault). Returns true when that count
-    /// must run again.
+    /// The error is over, and so is a count's that failed meanwhile (the same
+    /// fault): true when that count must run again.
     private mutating func endFailure(of table: inout TableState) -> Bool {
         guard let failure = table.failure else { return false }
         if message == .error(failure) || table.countFailure.map({ message == .error($0) }) == true {
@@ -232,8 +210,7 @@ extension ViewerState {
         return table.countFailure != nil
     }
 
-    /// Sets the highlight timer to the next time a highlight fades, when that
-    /// time changed: one timer at most, and none while nothing is highlighted.
+    /// One timer at most, and none while nothing is highlighted.
     mutating func setHighlightTimer() -> [ViewerEffect] {
         let deadline = table?.highlighter.nextDeadline
         guard deadline != highlightTimer else { return [] }
@@ -243,11 +220,9 @@ extension ViewerState {
 }
 
 extension TableState {
-    /// Moves the selection `delta` rows in the window: a page move keeps its
-    /// screen row, a shorter one moves on the screen. What goes past an edge
-    /// of the window that is not the edge of the table waits in
-    /// `pendingMove` for the next window (a paused screen's frozen window has
-    /// no next one).
+    /// A page move keeps the selection's screen row, a shorter one moves on the
+    /// screen. What goes past a window edge that is not the table's waits in
+    /// `pendingMove` for the next window (a paused screen gets none).
     mutating func move(by delta: Int, page: Int) {
         guard let window = self.window, let index = selectedIndex, !window.rows.isEmpty else { return }
         let wanted = index + delta
@@ -261,14 +236,11 @@ extension TableState {
         let isTableEdge = rest > 0 ? window.reachesEnd : window.reachesStart
         pendingMove = rest == 0 || isTableEdge || paused != nil ? 0 : rest
         if pendingMove != 0 {
-            // Cut at the window's edge for now: the selection takes its screen
-            // row back when the rest of the move is applied.
             selectedRow = screenRow
         }
     }
 
-    /// Selects row `index` of the window, keeping the selection's screen row
-    /// where it can, and the list full when the window ends.
+    /// Keeps the selection's screen row where it can, the list full at the end.
     mutating func place(at index: Int, page: Int) {
         guard let window = self.window, window.positions.indices.contains(index) else { return }
         let page = max(1, page)
@@ -281,53 +253,37 @@ extension TableState {
     }
 }
 
-/// How often the viewer reads while another process commits: the row
-/// count and the window of rows, each with its `RefreshPacer`.
+/// How often the viewer reads while another process commits.
 ///
-/// Every read holds SQLite's shared lock for a moment, and a
-/// rollback-journal writer that finds it held backs off (the `sqlite3`
-/// command sleeps 1 ms, then longer), so reading after every commit of a
-/// writer that commits without pause would slow it down by half or more.
-/// After each read, the next one waits, so that reading takes at most a
-/// share of the time (the duty cycle), and at least a minimum pause. The
-/// first commit after a quiet spell is read at once, and the last one of a
-/// burst after one pause: the title shows `~` while the count is out of
-/// date, and the window is never left stale.
+/// Every read holds SQLite's shared lock for a moment, and a rollback-journal
+/// writer that finds it held backs off (1 ms, then longer): reading after
+/// every commit of a busy writer would halve its speed. So each read is
+/// followed by a pause: reading takes at most a share of the time, with a
+/// minimum pause. The first commit after a quiet spell is read at once, the
+/// last of a burst after one pause: the title shows `~` while the count is
+/// out of date, and the window is never left stale.
 enum ViewerPacing {
-    /// The count: a tenth of the time, and 50 ms at least between two
-    /// counts, so that a cheap count does not run after every commit;
-    /// during a burst, the pause doubles up to 1 s, since each of the
-    /// count's short reads is one more that a writer may run into.
+    /// During a burst the pause doubles up to 1 s: each of the count's short
+    /// reads is one more that a writer may run into.
     static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
-    /// The window: a tenth of the time too, and 2 ms at least between two
-    /// fetches, so that a window read from the cache in microseconds does
-    /// not run after every commit, while the lone commits of a script that
-    /// writes every few milliseconds are still shown at once. During a
-    /// burst, the pause doubles up to 50 ms: each fetch, however short,
-    /// costs a writer that runs into it a sleep of 1 ms or more, so a long
-    /// burst is shown 20 times a second.
+    /// 2 ms at least, so that a script's lone commits show at once; a long burst
+    /// is shown 20 times a second, since each fetch costs a writer that runs
+    /// into it a sleep of 1 ms or more.
     static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
-    /// The window of a WAL file, whose readers never block its writer:
-    /// paced by the CPU alone, half a core at most (the pause as long as
-    /// the read), so that a slow query is not left seconds stale.
+    /// WAL readers never block the writer: paced by the CPU alone (half a
+    /// core), so that a slow query is not left seconds stale.
     static let walWindow = RefreshPacing.dutyCycle(0.5, minimumPause: 0.002, burstPause: 0.05)
 
-    /// The window's pacing for a file: `walWindow` in WAL mode, else `window`.
     static func window(isWAL: Bool) -> RefreshPacing {
         isWAL ? walWindow : window
     }
-    /// The count of the rows before the selection (the title's position
-    /// far from the start), as the row count: a tenth of the time, 50 ms
-    /// at least between two, up to 1 s during a burst of commits or of
-    /// windows (PgDn held, a search's `n n n`), so that no count starts
-    /// per frame.
+    /// Up to 1 s during a burst of commits or windows (PgDn held, `n n n`), so
+    /// that no count starts per frame.
     static let rowsBefore = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
 }
 
 extension ViewerState {
-    /// Counts the rows, or notes that the count running is stale: one count
-    /// at a time (with its pause, `ViewerPacing.count`), and one more after it
-    /// when commits came meanwhile.
+    /// One count at a time, and one more after it when commits came meanwhile.
     mutating func recount() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let counts = table.countPacer.change()
@@ -335,9 +291,8 @@ extension ViewerState {
         return counts ? [.count(table.viewed.source, estimating: table.rowCount == nil)] : []
     }
 
-    /// After a key, reads the source again if its rows could not be read
-    /// (`TableState.failure`), unless the key's own effects read it already:
-    /// its schema, then its window.
+    /// After a key, reads again a source whose rows could not be read, unless
+    /// the key's own effects read it already.
     mutating func retryAfterFailure(after effects: [ViewerEffect]) -> [ViewerEffect] {
         guard var table = self.table, table.failure != nil, pendingOpen == nil else { return [] }
         let reads = effects.contains { effect in
@@ -351,8 +306,6 @@ extension ViewerState {
         return openAgain(table)
     }
 
-    /// Opens `table`'s source again, in the same order, its window and its
-    /// count of the rows before the selection stopped meanwhile.
     mutating func openAgain(_ table: TableState) -> [ViewerEffect] {
         var table = table
         table.observedRequest = nil
@@ -364,8 +317,7 @@ extension ViewerState {
                 .open(table.viewed.target, sortColumn: ordering.sortColumn, descending: ordering.descending)]
     }
 
-    /// Stops every read of the source on screen, going back to the picker:
-    /// a read left running (a slow view's window or count) would hold its
+    /// A read left running (a slow view's window or count) would hold its
     /// connection, and the picker's reads and the next source would wait.
     func leaveSource() -> [ViewerEffect] {
         ViewerRead.allCases.map(ViewerEffect.stop)
@@ -375,9 +327,6 @@ extension ViewerState {
 // MARK: - Messages
 
 extension ViewerState {
-    /// Takes the terminal's new size: the selection keeps its screen row where
-    /// it can, and the window is observed again when the screen needs more
-    /// rows.
     mutating func resize(width: Int, height: Int) -> [ViewerEffect] {
         self.width = max(0, width)
         self.height = max(0, height)
@@ -389,30 +338,23 @@ extension ViewerState {
         clampPicker()
         guard var table = self.table, let index = table.selectedIndex else { return [] }
         if table.isFollowing {
-            // Still the last row, the list full.
             table.selectedRow = pageRows - 1
         }
         table.place(at: index, page: pageRows)
         self.table = table
-        // A paused screen keeps its window; a followed one fits the new
-        // size from the end.
+        // A paused screen keeps its window; a followed one refits from the end.
         guard table.paused == nil else { return [] }
         return table.isFollowing || table.needsWindow(page: pageRows) ? observeWindow() : []
     }
 
-    /// Notes the rows that another process deleted, for their highlight.
     mutating func deletedRowsFound(_ source: RowSource, _ ids: [StoredKey]) -> [ViewerEffect] {
-        // A lookup for a table left since, or altered (other columns):
-        // its ids mean other rows.
+        // A lookup for a table left since, or altered: its ids mean other rows.
         guard table?.viewed.source == source else { return [] }
         table?.highlighter.noteDeletions(ids)
         return []
     }
 
-    /// Fades the highlights whose time has come.
     mutating func highlightTick(at now: ContinuousClock.Instant) -> [ViewerEffect] {
-        // The timer has fired: it runs no longer, and is set again below
-        // if some highlight remains.
         highlightTimer = nil
         table?.highlighter.advance(to: now)
         return []
@@ -420,8 +362,7 @@ extension ViewerState {
 }
 
 extension ViewerState {
-    /// Home and End: to the first or last row, of the table, or of the
-    /// frozen window of a paused screen.
+    /// Home and End; on a paused screen, within the frozen window.
     mutating func jump(_ action: ViewerAction) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let page = max(1, pageRows)
@@ -429,7 +370,6 @@ extension ViewerState {
             table.stopFollowing()
         }
         if table.paused != nil {
-            // Paused: to the first or last row of the frozen window.
             guard let window = table.window, !window.rows.isEmpty else { return [] }
             table.selectedRow = action == .jumpToFirst ? 0 : page - 1
             table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
@@ -437,19 +377,17 @@ extension ViewerState {
             return []
         }
         table.pendingJump = action == .jumpToFirst ? .first : .last
-        // The moves before the jump are left behind.
         table.pendingMove = 0
         self.table = table
         if let sort = table.pendingSort, !sort.isOpened {
-            // Home or End typed after `[` or `]` goes to the first or last
-            // row of the new order: the jump waits for it (`sorted(_:)`),
-            // rather than read the order on screen, which the sort left.
+            // After `[` or `]`, the jump waits for the new order (`sorted(_:)`)
+            // rather than read the order that the sort left.
             return []
         }
         let effects = observeWindow()
         if effects.isEmpty, !table.awaitsFirstWindow, let window = table.window, !window.rows.isEmpty {
-            // The window of that end is the one on screen already (a sort from
-            // the first row opened there): no other comes, the jump lands now.
+            // That end's window is on screen already (a sort from the first row opened
+            // there): no other comes, the jump lands now.
             table.pendingJump = nil
             table.selectedRow = action == .jumpToFirst ? 0 : page - 1
             table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
@@ -458,22 +396,18 @@ extension ViewerState {
         return effects
     }
 
-    /// Up, down, a page up or down: moves the selection in the window, or
-    /// keeps the move for the window being read.
     mutating func moveSelection(_ action: ViewerAction) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let page = max(1, pageRows)
         let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
         if table.pendingJump != nil, table.paused == nil {
-            // Home or End waits for its window: the move starts from there.
             table.pendingMove += delta
             self.table = table
             return []
         }
         guard table.selectedIndex != nil else {
             if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
-                // The selection is in the window being read (the one on
-                // screen is anchored elsewhere): the move applies there.
+                // The selection is in the window being read: the move applies there.
                 table.pendingMove += delta
                 self.table = table
             }
@@ -485,12 +419,9 @@ extension ViewerState {
         }
         table.move(by: table.pendingMove + delta, page: page)
         self.table = table
-        // Paused, the selection moves in the frozen window. Following
-        // stopped: the window now follows the selection.
         guard table.paused == nil else { return [] }
         if table.isReadingWindow, !stopsFollowing {
-            // One read at a time: the moves made meanwhile are applied when
-            // it ends, and the window they need is asked for then.
+            // One read at a time: the moves made meanwhile apply when it ends.
             return []
         }
         return stopsFollowing || table.needsWindow(page: page) ? observeWindow() : []

@@ -1,28 +1,13 @@
 import Foundation
 
 /// Applies a message to the viewer's state, and returns the effects to
-/// perform. It is pure: the reads and the observation run as effects, and
-/// their results come back as messages.
-///
-/// It reads no clock: a window carries the time it arrived, and the
-/// highlight timer's tick the time it fired. After each message it sets
-/// that one timer (`ViewerEffect.highlightTimer(at:)`) to the table's next
-/// highlight deadline when it changed: none runs while nothing is
-/// highlighted.
-///
-/// For example:
-///
-/// ```swift
-/// var state = ViewerState.initial(databaseName: "app.sqlite", opened: viewed, width: 80, height: 24)
-/// viewerUpdate(&state, .resize(width: 80, height: 24)) // [.observe(viewed, …), .count(viewed.source)]
-/// viewerUpdate(&state, .key(.down))                    // selects the next row
-/// ```
+/// perform. It is pure, and reads no clock: a window carries the time it
+/// arrived, the highlight timer's tick the time it fired.
 func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
     var effects = state.apply(message)
     switch message {
     case .resize, .opened, .window:
-        // What can change the columns, their widths or the screen's (the
-        // column keys keep it in view themselves): not every key, since
+        // What can change the columns or the screen's width: not every key, since
         // the widths are read from every cell of the window.
         state.keepColumnInView()
     default:
@@ -34,7 +19,6 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
 }
 
 extension ViewerState {
-    /// Routes each message to the function of its feature.
     fileprivate mutating func apply(_ message: ViewerMessage) -> [ViewerEffect] {
         switch message {
         case let .resize(width, height):
