@@ -7,28 +7,23 @@ import ReactiveGRDB
 // MARK: - Reads
 
 extension ViewerDatabase: ViewerDataSource {
-    /// The file's name: "app.sqlite".
     public var name: String {
         (path as NSString).lastPathComponent
     }
 
-    /// The tables and views of the file, on the background reader: a slow
-    /// read of the windows never holds them up.
+    /// On the background reader, as every read that may be slow: it never
+    /// holds up the windows.
     public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
         try reopenIfReplaced()
         return try readRaw(background: true, ticket: ticket) { db in try TableSchema.list(db) }
     }
 
-    /// Counts a table (`RowSource.quickRowCount(_:limit:)`) on the
-    /// background reader.
     public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
         try read(background: true, ticket: ticket) { db in
             try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
         }
     }
 
-    /// Opens a source on the screen's reader (`ViewedSource.open`), in the
-    /// file now at the path (`reopenIfReplaced()`).
     public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         try reopenIfReplaced()
         return try readRaw(background: false, ticket: ticket) { db in
@@ -36,9 +31,6 @@ extension ViewerDatabase: ViewerDataSource {
         }
     }
 
-    /// Counts the rows on the background reader, in short reads
-    /// (`RowSource.countChunk` rows each), so that a writer of a
-    /// rollback-journal file is not kept waiting.
     public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
         try source.countRows(
             chunk: RowSource.countChunk,
@@ -46,24 +38,18 @@ extension ViewerDatabase: ViewerDataSource {
             betweenReads: {})
     }
 
-    /// None: SQLite keeps no row count, and its count in short reads is
-    /// quick, so the title shows "…" until it ends.
+    /// SQLite keeps no row count, and its count in short reads is quick.
     public func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
         nil
     }
 
-    /// Counts the rows before `position` on the background reader, in
-    /// short reads where an index gives the order (`RowSource.countChunk`
-    /// rows each: `RowOrdering.countRows(in:before:cost:chunk:read:betweenReads:)`),
-    /// so that a writer of a rollback-journal file is not kept waiting;
-    /// and at most a tenth of the time while a writer commits, as the
-    /// viewer paces it (`ViewerPacing.rowsBefore`).
+    /// In short reads where an index gives the order, and paced to a tenth of
+    /// the time while a writer commits (`ViewerPacing.rowsBefore`).
     public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
         try countRows(of: viewed, before: position, ticket: ticket, betweenReads: {})
     }
 
-    /// `countRows(of:before:ticket:)`, calling `betweenReads` after each
-    /// read but the last (tests commit there).
+    /// Tests commit in `betweenReads`.
     func countRows(
         of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket, betweenReads: () throws -> Void
     ) throws -> RowCount
@@ -74,13 +60,10 @@ extension ViewerDatabase: ViewerDataSource {
             betweenReads: betweenReads)
     }
 
-    /// Searches on the background reader: a search without an index reads
-    /// rows until one matches, and must not hold up the windows.
     public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
         try readRaw(background: true, ticket: ticket) { db in try search.run(db, viewed.source, viewed.ordering) }
     }
 
-    /// Checks the filter on the background reader (`ViewedSource.filtered`).
     public func filter(
         _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
     ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
@@ -88,8 +71,7 @@ extension ViewerDatabase: ViewerDataSource {
         try readRaw(background: true, ticket: ticket) { db in try viewed.filtered(expression, in: db) }
     }
 
-    /// Looks the rows up by identity on the screen's reader: a few indexed
-    /// searches.
+    /// On the screen's reader: a few indexed searches.
     public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
         guard let lookup = source.identityLookup else { return [] }
         return try readRaw(background: false, ticket: ticket) { db in
@@ -97,7 +79,6 @@ extension ViewerDatabase: ViewerDataSource {
         }
     }
 
-    /// Exports with `RowExport.export`.
     public func export(
         _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> RowExport.Summary
@@ -107,7 +88,6 @@ extension ViewerDatabase: ViewerDataSource {
 
     // MARK: - Errors
 
-    /// An error in one line, naming the file for SQLite's errors.
     public func describe(_ error: any Error) -> String {
         if let error = error as? SourceError {
             return error.description
@@ -118,20 +98,12 @@ extension ViewerDatabase: ViewerDataSource {
         return error.oneLineDescription
     }
 
-    /// The kind of `error` (`ViewerDatabase.failureKind(of:)`).
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         Self.failureKind(of: error)
     }
 
-    /// The kind of `error`, thrown by a read of the viewer: a lock or a
-    /// hot journal is transient; a missing table, column or an invalid
-    /// query sends the screen back to the picker.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// ViewerDatabase.failureKind(of: SourceError.locked(path: "app.sqlite")) // .transient
-    /// ```
+    /// A lock or a hot journal is transient; a missing table, column or an
+    /// invalid query sends the screen back to the picker.
     public static func failureKind(of error: any Error) -> ViewerFailureKind {
         if error is DatabaseFileChangedError {
             return .fileReplaced

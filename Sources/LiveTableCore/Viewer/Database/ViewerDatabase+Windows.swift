@@ -7,28 +7,14 @@ import ReactiveGRDB
 // MARK: - Live windows
 
 extension ViewerDatabase {
-    /// The windows of `request` on `viewed`, as they change: a
-    /// `ValueObservation` of `ViewerWindow.fetch` on the screen's reader,
-    /// which also sees other processes' commits (`includingOtherProcesses`),
-    /// its fetches paced during a burst of commits (`ViewerPacing.window`);
-    /// it fetches off the main thread, and delivers on the main queue. Its
-    /// read is interrupted when it is cancelled.
+    /// A `ValueObservation` of `ViewerWindow.fetch` on the screen's reader
+    /// that sees other processes' commits, paced during a burst.
     ///
-    /// A transient failure (a lock held longer than the busy timeout, a hot
-    /// journal) is sent as `.transientFailure`, and the window is read
-    /// again on the next commit: by the observation, which goes on, when
-    /// its fetch failed; by a new observation, after the next commit
-    /// (`nextOtherProcessCommit`), when the observation could not start,
-    /// or every `retryDelay` seconds while the watch of commits can not
-    /// open the file either.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cancellable = database.windows(of: viewed, request).sink(
-    ///     receiveCompletion: { print($0) },
-    ///     receiveValue: { read in print(read) })
-    /// ```
+    /// A transient failure (a lock held past the busy timeout, a hot journal)
+    /// is sent as `.transientFailure`, and the window is read again: by the
+    /// observation, which goes on, when a fetch failed; by a new observation
+    /// after the next commit when it could not start, or every `retryDelay`
+    /// seconds while the watch of commits can not open the file either.
     public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
         let reports = pollingReports
         let path = self.path
@@ -39,23 +25,19 @@ extension ViewerDatabase {
         return Self.observe(viewed, request, in: self, commits: commits)
     }
 
-    /// The pacing of the window observations: by the CPU in WAL mode, where
-    /// a read never blocks the writer; by the writer's lock otherwise.
-    /// Read from the file's header as each observation starts.
+    /// By the CPU in WAL mode, where a read never blocks the writer; by the
+    /// writer's lock otherwise. Read from the header as each observation starts.
     public var windowPacing: RefreshPacing {
         ViewerPacing.window(isWAL: Self.isWAL(path: path))
     }
 
-    /// True when the file's header says WAL mode, read without releasing
-    /// the locks of the connections (`RemoteWALFile.isInWALMode(path:)`).
+    /// Read without releasing the connections' locks.
     static func isWAL(path: String) -> Bool {
         RemoteWALFile.isInWALMode(path: path)
     }
 
-    /// The polling fallback of the window observations, and the polling
-    /// asked for (`--poll`) at once: "polled every 0.1 s: fuse".
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
-        // Both, merged (OpenCombine has no `merge`).
+        // Merged by hand: OpenCombine has no `merge`.
         let reports = Publishers.Sequence<[AnyPublisher<ViewerLiveness, Never>], Never>(
             sequence: [pollingReports.subject.eraseToAnyPublisher(), walChecks()]
         ).flatMap { $0 }.eraseToAnyPublisher()
@@ -69,9 +51,9 @@ extension ViewerDatabase {
             .eraseToAnyPublisher()
     }
 
-    /// On a network or FUSE file system, the file's header read at each
-    /// poll: a writer that turns it to WAL (or a file put in its place that
-    /// is not) changes whether other machines' commits can be seen.
+    /// On a network or FUSE file system, the header read at each poll: a
+    /// writer that turns the file to WAL (or a file put in its place that is
+    /// not) changes whether other machines' commits can be seen.
     private func walChecks() -> AnyPublisher<ViewerLiveness, Never> {
         guard let fileSystem = RemoteFileSystem(containingFileAt: path) else {
             return Empty().eraseToAnyPublisher()
@@ -97,9 +79,8 @@ extension ViewerDatabase {
         }.eraseToAnyPublisher()
     }
 
-    /// The liveness of a WAL file on a network or FUSE file system, whose
-    /// commits from other machines can not be seen; nil for any other file
-    /// (or when ReactiveGRDB's `reason`, if given, is another).
+    /// nil for any file but a WAL file on a network or FUSE file system (or
+    /// when ReactiveGRDB's `reason`, if given, is another).
     static func unseenCommits(path: String, reason: String?) -> ViewerLiveness? {
         guard let file = RemoteWALFile(path: path), reason == nil || reason == file.description else { return nil }
         return ViewerLiveness(
@@ -109,12 +90,9 @@ extension ViewerDatabase {
             seesOtherMachines: false)
     }
 
-    /// How long a failed window waits before it is read again, while
-    /// nothing tells of the next commit: 1 s.
+    /// While nothing tells of the next commit.
     static let retryDelay = 1
 
-    /// The observation of `windows(of:_:)`, started again after the next
-    /// commit when it could not start.
     private static func observe(
         _ viewed: ViewedSource, _ request: RowWindowRequest, in database: ViewerDatabase,
         commits: OtherProcessCommits) -> AnyPublisher<ViewerWindowRead, any Error>
@@ -148,9 +126,8 @@ extension ViewerDatabase {
                     return Just(ViewerWindowRead.transientFailure(error))
                         .setFailureType(to: (any Error).self)
                         .append(database.reader.nextOtherProcessCommit(commits)
-                            // The watch of commits could not open the file
-                            // either (locked, or a hot journal): tried again
-                            // in a second, as the watch itself would.
+                            // The watch could not open the file either (locked,
+                            // a hot journal): tried again in a second.
                             .catch { _ in
                                 Just(()).delay(for: .seconds(retryDelay), scheduler: DispatchQueue.main.ocombine)
                             }
@@ -163,8 +140,7 @@ extension ViewerDatabase {
     }
 }
 
-/// The reports of the window observations that poll the file because
-/// inotify is not available.
+/// From the window observations that poll because inotify is not available.
 // @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
 final class PollingReports: @unchecked Sendable {
     let subject = PassthroughSubject<ViewerLiveness, Never>()

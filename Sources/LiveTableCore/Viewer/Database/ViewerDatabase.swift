@@ -3,111 +3,61 @@ import GRDB
 import OpenCombine
 import ReactiveGRDB
 
-/// Any SQLite file, opened for reading only: the viewer's data source for
-/// SQLite (`ViewerDataSource`).
+/// Any SQLite file, opened read-only: the viewer's SQLite data source.
 ///
-/// The viewer never writes: its connections are opened with
-/// `SQLITE_OPEN_READONLY` (GRDB's `Configuration.readonly`), so SQLite
-/// itself refuses any write, and nothing changes the journal mode. Each
-/// connection runs only reads and the built-in functions they need
-/// (`guardConnection(_:)`): a filter, a query or a view of the file is
-/// untrusted SQL. A
-/// rollback-journal file gets no `-wal` file. Every read is one short
-/// transaction (one `read`), so that a writer of a rollback-journal file is
-/// never kept waiting for longer than one fetch.
+/// The viewer never writes: `SQLITE_OPEN_READONLY` makes SQLite refuse any
+/// write, and each connection runs only reads and the functions they need
+/// (`guardConnection(_:)`): a filter, a query or a view is untrusted SQL.
+/// Every read is one short transaction, so that a rollback-journal writer
+/// never waits longer than one fetch.
 ///
-/// On a WAL file, SQLite needs the `-wal` and `-shm` files even to read: a
-/// read-only connection creates them if they are missing and the directory
-/// can be written, and leaves them (empty) when it closes, as every
-/// read-only SQLite client does. In a read-only directory, a WAL file can
-/// only be read while those files exist (its writer has it open). And an
-/// open connection to a WAL file, even idle, holds a shared lock on it: as
-/// long as the viewer runs, another process can not switch the file out of
-/// WAL mode nor take `locking_mode=EXCLUSIVE`. A rollback-journal file is
-/// not locked between reads.
-///
-/// A read that the screen leaves is interrupted (`ReadTicket`), so that the
-/// connection is free for the next one at once.
-///
-/// For example:
-///
-/// ```swift
-/// let database = try ViewerDatabase.open(path: "app.sqlite")
-/// let tables = try database.read { db in try TableSchema.all(db) }
-/// let program = ViewerProgram(dataSource: database)
-/// ```
+/// A WAL file needs its `-wal` and `-shm` files even to read: a read-only
+/// connection creates them where it can and leaves them empty, as every
+/// SQLite reader does; in a read-only directory, it reads only while its
+/// writer has it open. An open connection to a WAL file holds a shared
+/// lock: while the viewer runs, no process can leave WAL mode or take
+/// `locking_mode=EXCLUSIVE`.
 public struct ViewerDatabase: Sendable {
-    /// How long a read waits for another process that locks the file
-    /// (a rollback-journal writer that commits), before it fails.
+    /// How long a read waits for a rollback-journal writer's lock.
     public static let busyTimeout: TimeInterval = 1
 
-    /// The path of the file.
     public let path: String
 
-    /// The read-only connection for what the screen waits for: windows,
-    /// the schema.
-    ///
-    /// A `DatabaseQueue`, not a `DatabasePool`: a pool's readers wait 10
-    /// seconds for a lock (GRDB sets their busy timeout), and a queue waits
-    /// `busyTimeout`.
+    /// For what the screen waits for. A `DatabaseQueue`, not a pool: a
+    /// pool's readers wait 10 s for a lock (GRDB's busy timeout).
     public var reader: DatabaseQueue { connections.current.reader }
 
-    /// A second read-only connection, for what may take long (an exact
-    /// row count, a sort by a scan), so that it never holds up `reader`.
+    /// For what may take long (an exact count, a sort by a scan), so that it
+    /// never holds up `reader`.
     public var backgroundReader: DatabaseQueue { connections.current.backgroundReader }
 
-    /// The reads of `reader` and `backgroundReader` that can be left
-    /// (`ReadTicket`).
     var interrupters: (reader: ReadInterrupter, background: ReadInterrupter) { connections.current.interrupters }
 
-    /// The connections to the file at `path`, opened again when another
-    /// file takes its place (`reopenIfReplaced()`); shared by the copies.
+    /// Opened again when another file takes the path's place
+    /// (`reopenIfReplaced()`); shared by the copies.
     let connections: ViewerConnections
 
-    /// The checks at an interval asked for (`--poll`), if any.
     public var polling = CommitPolling()
 
-    /// How the window observations see other processes' commits: nil for
-    /// inotify's file events, and checks at the interval of `polling` when
-    /// asked, or where the events are not enough (reported by
-    /// `liveness()`).
+    /// nil: inotify's file events; else checks at `polling`'s interval, when
+    /// asked or where the events are not enough.
     public var commits: OtherProcessCommits?
 
-    /// Where the window observations report that they poll; shared by the
-    /// copies of this value.
+    /// Shared by the copies of this value.
     let pollingReports = PollingReports()
 
-    /// Opens the file at `path` for reading only.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// do {
-    ///     let database = try ViewerDatabase.open(path: "missing.sqlite")
-    /// } catch let error as SourceError {
-    ///     print(error) // cannot open "missing.sqlite": no such file
-    /// }
-    /// ```
-    ///
-    /// - parameter path: The path to the database file.
-    /// - parameter polling: The checks at an interval asked for (`--poll`),
-    ///   if any.
-    /// - throws: A `SourceError`, which describes itself in one line.
     public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> ViewerDatabase {
         ViewerDatabase(path: path, connections: ViewerConnections(try connect(path: path)), polling: polling)
     }
 
-    /// Opens the two connections to the file now at `path`.
     static func connect(path: String, attempts: Int = 3) throws -> ViewerConnection {
         try checkFile(atPath: path)
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .callback(retryEveryMillisecond)
-        // What a user types and what the file holds is untrusted SQL.
         configuration.prepareDatabase { db in try guardConnection(db) }
         do {
-            // Opening runs one read (GRDB checks that the file is a
-            // database): a locked, encrypted or garbage file fails here.
+            // GRDB reads at open: a locked, encrypted or garbage file fails here.
             let interrupters = (reader: ReadInterrupter(), background: ReadInterrupter())
             var readerConfiguration = configuration
             readerConfiguration.label = "livetable.viewer"
@@ -118,8 +68,7 @@ public struct ViewerDatabase: Sendable {
             backgroundConfiguration.label = "livetable.viewer.background"
             backgroundConfiguration.prepareDatabase { db in interrupters.background.prepare(db) }
             let backgroundReader = try DatabaseQueue(path: path, configuration: backgroundConfiguration)
-            // Weak: the connection keeps its interrupter (in its
-            // configuration), not the other way round.
+            // Weak: the connection's configuration keeps the interrupter.
             interrupters.reader.interruptConnection = { [weak reader] in reader?.interrupt() }
             interrupters.background.interruptConnection = { [weak backgroundReader] in backgroundReader?.interrupt() }
             guard let file, file == FileIdentity(path: path) else {
@@ -140,18 +89,7 @@ public struct ViewerDatabase: Sendable {
         }
     }
 
-    /// Reads the file with `body` in one short transaction, turning
-    /// errors into `SourceError`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let count = try database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-    /// ```
-    ///
-    /// - parameter background: True to read on `backgroundReader`.
-    /// - parameter ticket: What can stop the read before it ends
-    ///   (`ReadTicket.abandon()`, a time limit); the read then throws.
+    /// One short transaction; errors become `SourceError`.
     public func read<T>(
         background: Bool = false, ticket: ReadTicket? = nil, _ body: (Database) throws -> T) throws -> T
     {
@@ -164,38 +102,24 @@ public struct ViewerDatabase: Sendable {
         }
     }
 
-    /// The same file, checked at the interval of `polling` too.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let program = ViewerProgram(dataSource: database.withPolling(CommitPolling(interval: 0.5)))
-    /// ```
     public func withPolling(_ polling: CommitPolling) -> ViewerDatabase {
         var database = self
         database.polling = polling
         return database
     }
 
-    /// Reads the file with `body` in one short transaction, so that
-    /// `ticket` can stop it; its errors are SQLite's, as they are.
+    /// As `read`, with SQLite's errors as they are.
     func readRaw<T>(background: Bool, ticket: ReadTicket, _ body: (Database) throws -> T) throws -> T {
         try connections.current.read(background: background, ticket: ticket, body)
     }
 
     // MARK: - Locks
 
-    /// Waits one millisecond before each retry of a lock that another
-    /// process holds, for `busyTimeout` at most.
-    ///
-    /// A writer of a rollback-journal file that commits without pause
-    /// holds its exclusive lock for most of the time (each commit waits
-    /// for its fsync), and releases it for a moment between commits.
-    /// SQLite's own busy timeout backs off to sleeps of 100 ms and misses
-    /// those moments, so a viewer would see nothing for seconds. Retrying
-    /// every millisecond gets in between two commits, and never delays the
-    /// writer: a writer that waits for readers holds SQLite's PENDING lock,
-    /// which no new reader passes.
+    /// A writer of a rollback-journal file that commits without pause holds
+    /// its lock most of the time, releasing it for a moment between commits.
+    /// SQLite's busy timeout backs off to 100 ms sleeps and misses those
+    /// moments; retrying every millisecond gets in between, and never delays
+    /// the writer (a waiting writer's PENDING lock stops new readers).
     private static let retryEveryMillisecond: Database.BusyCallback = { numberOfTries in
         guard numberOfTries < Int(busyTimeout * 1000) else { return false }
         usleep(1000)
@@ -204,7 +128,7 @@ public struct ViewerDatabase: Sendable {
 
     // MARK: - File checks
 
-    /// Checks from the file system what SQLite would report less clearly.
+    /// What SQLite would report less clearly.
     private static func checkFile(atPath path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {

@@ -7,50 +7,32 @@ import Glibc
 
 // MARK: - The poll
 
-/// The connection of a watch, polled on a thread of its own.
+/// The connection of a watch, polled on a thread of its own that sleeps in
+/// poll(2) on a wake-up descriptor (to stop) and, with a channel, the socket
+/// (a notification signals at once). Two wake-ups a tick, the least a timely
+/// poll can make: most of the watch's idle cost (Docs/Performance.md).
 ///
-/// The thread sleeps in poll(2) until the next tick, on a wake-up
-/// descriptor (to stop) and, with a channel, on the connection's socket (a
-/// notification signals at once). At the tick it sends the token's
-/// statement and waits for the answer in poll(2) too, with the deadline.
-/// That is two wake-ups a tick, the least a poll that reads the token when
-/// its tick comes can make, and most of the idle cost of the watch
-/// (Docs/Performance.md).
-///
-/// The deadline cuts a poll that the server does not answer within 20
-/// intervals (at least a second): a frozen network path (a proxy or a NAT
-/// box that stopped forwarding, a peer whose kernel still ACKs while
-/// nothing answers) would keep libpq waiting, and the screen "live" while
-/// commits go unseen, for as long as the kernel keeps the connection. The
-/// connection is then dropped as a lost one (`.lost`, then connecting
-/// again with backoff).
-///
-/// Connecting again through a path that is still frozen would wait for
-/// `connect_timeout` (10 s): the attempt also polls the wake-up descriptor,
-/// so that `stop()` ends it at once, and leaving the table or quitting is
-/// not held by it.
-// @unchecked Sendable: the connection and the token's state are confined
-// to the poll's thread; `stopped` has its lock, `wake` is a descriptor,
-// `finished` a semaphore.
+/// The deadline cuts a poll unanswered within 20 intervals (at least 1 s): a
+/// frozen path (a proxy or NAT that stopped forwarding while the kernel still
+/// ACKs) would keep libpq waiting, and the screen "live" while commits go
+/// unseen. The connection is then lost, and made again with backoff; that
+/// attempt polls the wake-up descriptor too, so that `stop()` ends it.
+// @unchecked Sendable: the connection and token state are confined to the
+// poll's thread; `stopped` has its lock, `wake` is a descriptor, `finished`
+// a semaphore.
 final class CommitPoll: @unchecked Sendable {
-    /// What the poll reads at each tick: the best token the server
-    /// offers the role, chosen at each connection (`mode(of:)`).
+    /// Chosen at each connection: the best the server offers the role.
     enum TokenQuery: Equatable {
-        /// The snapshot of a primary, with the function of its version:
-        /// it changes when a commit becomes visible, never for a write to
-        /// the log that commits nothing.
+        /// Changes when a commit becomes visible, never for a log write that
+        /// commits nothing.
         case snapshot(function: String)
-        /// `pg_current_wal_insert_lsn()`, for a role or an engine without
-        /// the snapshot function. It moves as a commit's record is
-        /// written, before the commit is flushed and made visible: the
+        /// Moves as a commit's record is written, before it is visible: the
         /// poll after a move signals again (`hasLogMoved`).
         case logPosition
-        /// `pg_last_wal_replay_lsn()`, and whether recovery goes on: a
-        /// standby promoted keeps the session, and its replay position
-        /// stops moving.
+        /// With `pg_is_in_recovery()`: a promoted standby keeps the session,
+        /// and its replay position stops moving.
         case standby
-        /// No token: every tick is a change. `SELECT 1` still tells when
-        /// the connection is lost.
+        /// Every tick is a change; `SELECT 1` still tells a lost connection.
         case noToken(reason: String)
 
         var statement: String {
@@ -68,30 +50,23 @@ final class CommitPoll: @unchecked Sendable {
     private let interval: TimeInterval
     private let channel: String?
     private let send: (PostgresCommitWatch.Event) -> Void
-    /// Seconds a statement of the poll may wait for the server.
     let deadline: TimeInterval
-    /// Wakes the thread from its sleep: `stop()`.
     private let wake = WakeUpDescriptor()
-    /// What the thread sleeps on: the wake-up descriptor, the socket.
+        /// The wake-up descriptor and the socket; kept, not made at each tick.
     private var descriptors = [pollfd](repeating: pollfd(), count: 2)
     private let stopped = Mutex(false)
-    /// Signalled once the thread closed its connection and ended.
     private let finished = DispatchSemaphore(value: 0)
 
     private var connection: PostgresConnection?
     private var mode = TokenQuery.noToken(reason: "not connected")
     private var token: String?
-    /// Whether the log position moved at the last poll (`.logPosition`).
     private var hasLogMoved = false
-    /// Whether `.lost` was sent since the last connection.
     private var isLost = false
     private var backoff: TimeInterval = 0
     private var nextAttempt = DispatchTime.now()
 
-    /// The first pause before connecting again, and the longest.
     static let backoffRange: ClosedRange<TimeInterval> = 0.1...2
 
-    /// - parameter send: Called on the poll's thread with each event.
     init(connectionString: String, settings: [String: String], interval: TimeInterval,
          channel: String?, send: @escaping (PostgresCommitWatch.Event) -> Void)
     {
@@ -103,13 +78,10 @@ final class CommitPoll: @unchecked Sendable {
         deadline = max(1, 20 * interval)
     }
 
-    /// Starts the thread: it connects, and polls every interval until
-    /// `stop()`.
     func start() {
         let thread = Thread { [self] in
-            // Named for top and debuggers from the thread itself: set
-            // before it starts, the name does not reach the system's
-            // thread. Linux keeps 15 bytes.
+            // Named from the thread itself: set before it starts, the name
+            // does not reach the system's thread. Linux keeps 15 bytes.
             Thread.current.name = "pg-commit-watch"
             run()
         }
@@ -117,8 +89,7 @@ final class CommitPoll: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the thread, which closes the connection; from any thread. A
-    /// statement that runs ends first (within the deadline).
+    /// From any thread; a statement that runs ends first (the deadline).
     func stop() {
         stopped.withLock { $0 = true }
         wake.signal()
@@ -128,8 +99,7 @@ final class CommitPoll: @unchecked Sendable {
         stopped.withLock { $0 }
     }
 
-    /// Waits until the thread, stopped, has ended: false if it did not
-    /// within `timeout` seconds. Once only.
+    /// Once only.
     func waitUntilFinished(timeout: TimeInterval) -> Bool {
         finished.wait(timeout: .now() + timeout) == .success
     }
@@ -158,16 +128,12 @@ final class CommitPoll: @unchecked Sendable {
         readToken()
     }
 
-    /// Sleeps until `time` or a stop; with a channel, signals each
-    /// notification as it arrives.
     private func sleep(until time: DispatchTime) {
         let deadline = PostgresConnection.Deadline(time)
         while !isStopped {
             let milliseconds = deadline.milliseconds
             guard milliseconds > 0 else { return }
-            // The wake-up descriptor, and the socket with a channel (a
-            // negative descriptor is ignored by poll(2)); the buffer is the
-            // poll's own, not made again at each tick.
+            // A negative descriptor is ignored by poll(2).
             let socket = channel != nil ? connection?.socket ?? -1 : -1
             descriptors[0] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             descriptors[1] = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -186,8 +152,8 @@ final class CommitPoll: @unchecked Sendable {
 
     private func connect() {
         do {
-            // Interrupted by `stop()`: a path still frozen holds libpq
-            // for `connect_timeout`, a server that refuses not at all.
+            // Interrupted by `stop()`: a frozen path holds libpq for
+            // `connect_timeout`.
             let connection = try PostgresConnection(connectionString, settings: settings, interruptedBy: wake)
             self.connection = connection
             try chooseMode(on: connection)
@@ -202,12 +168,10 @@ final class CommitPoll: @unchecked Sendable {
         }
     }
 
-    /// The best token of the server, each tried once as the poll runs it:
-    /// on a standby its replay position; on a primary its snapshot, else
-    /// its log position, else none. A function missing (an engine that
-    /// speaks the protocol) or not permitted (EXECUTE revoked) is a query
-    /// error, and the next is tried; the reason of `.noToken` is the
-    /// snapshot's, the token to grant.
+    /// Each tried once: on a standby its replay position; on a primary its
+    /// snapshot, else its log position, else none. A function missing (an
+    /// engine that speaks the protocol) or revoked is a query error; the
+    /// reason of `.noToken` is the snapshot's, the one to grant.
     private static func mode(of connection: PostgresConnection, deadline: TimeInterval) throws -> TokenQuery {
         do {
             let result = try connection.execute("SELECT pg_is_in_recovery()", timeout: deadline)
@@ -215,8 +179,7 @@ final class CommitPoll: @unchecked Sendable {
         } catch let error as PostgresError where error.kind == .query {
             // No such function: not a PostgreSQL standby, whatever else.
         }
-        // `pg_current_snapshot()` is PostgreSQL 13's name of
-        // `txid_current_snapshot()`, which is deprecated since.
+        // `pg_current_snapshot()` is 13's name of `txid_current_snapshot()`.
         let snapshot = connection.serverVersion >= 130_000 ? "pg_current_snapshot()" : "txid_current_snapshot()"
         var reason: String?
         for candidate in [TokenQuery.snapshot(function: snapshot), .logPosition] {
@@ -230,8 +193,6 @@ final class CommitPoll: @unchecked Sendable {
         return .noToken(reason: reason ?? "")
     }
 
-    /// Drops the connection after `error`, says so once, and connects
-    /// again after a pause that doubles with each failure.
     private func lose(_ error: any Error) {
         disconnect()
         guard !isStopped else { return }
@@ -251,14 +212,9 @@ final class CommitPoll: @unchecked Sendable {
 
     // MARK: Token
 
-    /// Reads the token; signals when it moved, and at once when
-    /// `connecting`.
     private func readToken(connecting: Bool = false) {
         guard let connection else { return }
         do {
-            // With a deadline: a frozen path would keep libpq waiting,
-            // and the screen "live", for as long as the kernel keeps the
-            // connection.
             let row = try connection.execute(mode.statement, timeout: deadline).rows.first ?? []
             var changed = connecting
             switch mode {
@@ -268,7 +224,7 @@ final class CommitPoll: @unchecked Sendable {
                 token = value
                 changed = changed || moved
                 if mode == .logPosition {
-                    // A read made as a commit's record was written may have
+                    // A read made as the commit's record was written may have
                     // missed it: once more, a poll later, when it is visible.
                     changed = changed || hasLogMoved
                     hasLogMoved = moved && !connecting
@@ -285,8 +241,8 @@ final class CommitPoll: @unchecked Sendable {
             if channel != nil { changed = try !connection.notifications().isEmpty || changed }
             if changed { send(.changed) }
         } catch let error as PostgresError where error.kind == .query {
-            // The token's function gone (EXECUTE revoked while polling):
-            // the next token down, or none, and a read meanwhile.
+            // The token's function revoked while polling: the next one down,
+            // and a read meanwhile.
             if case .noToken = mode { return }
             do {
                 try chooseMode(on: connection)
@@ -302,8 +258,6 @@ final class CommitPoll: @unchecked Sendable {
         }
     }
 
-    /// Chooses the token of a new connection, or again (a standby
-    /// promoted, a function revoked).
     private func chooseMode(on connection: PostgresConnection) throws {
         mode = try Self.mode(of: connection, deadline: deadline)
         token = nil
@@ -324,7 +278,6 @@ final class CommitPoll: @unchecked Sendable {
 
     // MARK: LISTEN
 
-    /// Signals once for the notifications that arrived on the socket.
     private func readNotifications() {
         guard let connection else { return }
         do {
@@ -334,22 +287,12 @@ final class CommitPoll: @unchecked Sendable {
         }
     }
 
-    /// `name` as a quoted identifier: `LISTEN "my channel"`.
     static func quotedIdentifier(_ name: String) -> String {
         "\"" + name.replacing("\"", with: "\"\"") + "\""
     }
 
-    /// The channel given to `--listen` as SQL reads a name, quoted: folded
-    /// to lower case unless it is written in double quotes, so that
-    /// `--listen Tracks` hears a writer's `NOTIFY Tracks` (which PostgreSQL
-    /// folds to `tracks`), and `--listen '"Tracks"'` its `NOTIFY "Tracks"`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// PostgresCommitWatch.channelIdentifier("Tracks")         // "\"tracks\""
-    /// PostgresCommitWatch.channelIdentifier("\"Tracks\"")     // "\"Tracks\""
-    /// ```
+    /// Folded to lower case unless in double quotes, as SQL reads a name:
+    /// `--listen Tracks` hears `NOTIFY Tracks` (folded to `tracks`).
     static func channelIdentifier(_ text: String) -> String {
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
             return quotedIdentifier(String(text.dropFirst().dropLast()).replacing("\"\"", with: "\""))

@@ -6,26 +6,11 @@ import ReactiveGRDB
 // MARK: - Reads again at each commit
 
 extension PostgresCommitWatch {
-    /// A read, run off the main thread at subscription and again at each
-    /// signal of the watch, paced during a burst of commits; its values
-    /// on the main queue. The engine of `PostgresDatabase.windows(of:_:)`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let titles = watch.reads(
-    ///     pacing: ViewerPacing.window,
-    ///     read: { ticket in try fetchTitles(ticket) },
-    ///     transientFailure: { error in nil })
-    /// ```
-    ///
-    /// - parameter pacing: How often reads may run during a burst.
-    /// - parameter read: The read; abandoning its ticket must interrupt
-    ///   it. Runs on a global queue, one at a time.
-    /// - parameter transientFailure: The value that tells a failure the
-    ///   reads go on after (the server unreachable for now), or nil for a
-    ///   failure that ends them. Also called with the watch's `.lost`
-    ///   error.
+    /// A read, run at subscription and again at each signal of the watch,
+    /// paced during a burst; values on the main queue. `read` runs on a
+    /// global queue, one at a time, and abandoning its ticket must interrupt
+    /// it. `transientFailure` gives the value of a failure the reads go on
+    /// after (also the watch's `.lost`), nil for one that ends them.
     public func reads<Value: Sendable>(
         pacing: RefreshPacing,
         read: @escaping @Sendable (ReadTicket) throws -> Value,
@@ -34,25 +19,15 @@ extension PostgresCommitWatch {
         CommitReads(watch: self, pacing: pacing, read: read, transientFailure: transientFailure)
     }
 
-    /// The title's note of how commits are seen, from the watch: sent on
-    /// the main queue when it changes, while the poll runs (the
-    /// subscription does not start it: see `observe(passive:_:)`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cancellable = watch.liveness().sink { print($0.note) } // polled every 0.05 s
-    /// ```
+    /// Sent on the main queue when it changes, while the poll runs: a passive
+    /// observer, which does not start it.
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         CommitLiveness(watch: self).eraseToAnyPublisher()
     }
 }
 
-/// The publisher of `PostgresCommitWatch.reads(pacing:read:transientFailure:)`.
 public struct CommitReads<Value: Sendable>: Publisher {
-    /// The values of the read, and the transient failures.
     public typealias Output = Value
-    /// The error of a read that ends the reads.
     public typealias Failure = any Error
 
     let watch: PostgresCommitWatch
@@ -60,7 +35,7 @@ public struct CommitReads<Value: Sendable>: Publisher {
     let read: @Sendable (ReadTicket) throws -> Value
     let transientFailure: @Sendable (any Error) -> Value?
 
-    /// Subscribes: the first read starts on the first demand.
+    /// The first read starts on the first demand.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Value, S.Failure == any Error {
         let subscription = CommitReadsSubscription(publisher: self, downstream: AnySubscriber(subscriber))
         subscriber.receive(subscription: subscription)

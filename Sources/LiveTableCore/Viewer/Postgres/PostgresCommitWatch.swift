@@ -2,85 +2,50 @@ import Foundation
 import PostgresClient
 import Synchronization
 
-/// Tells when a PostgreSQL cluster committed, for the live windows of the
-/// viewer: on a connection of its own, it reads a commit token every
-/// `interval` seconds and signals when it moved.
+/// Tells when a PostgreSQL cluster committed: on a connection of its own, it
+/// reads a commit token every `interval` and signals when it moved.
 ///
 /// Stock PostgreSQL pushes nothing to a read-only, unprivileged client
 /// (LISTEN needs the writer's NOTIFY, logical decoding the REPLICATION
-/// attribute; issue 19). What any role may call, on a primary, is the
+/// attribute; issue 19). What any role may call on a primary is the
 /// cluster's snapshot (`pg_current_snapshot()`, `txid_current_snapshot()`
-/// before PostgreSQL 13): "xmin:xmax:running ids", where `xmax` follows the
-/// last transaction that ended. It changes when a transaction that wrote
-/// ends, once its commit is visible (its id leaves the running list, or
-/// `xmax` passes it), and for nothing else: not for the other writes to
-/// the log, the pruning of pages by readers (the viewer's own window reads
-/// too), checkpoints, vacuum, the background writer's record of the
-/// running transactions, each of which would cost a window read and an
-/// exact count of the rows. On a hot standby, the snapshot lists no
-/// running ids (recovery keeps them in `subxip`, which the function does
-/// not show), so a commit need not change it: the token is the replay
-/// position (`pg_last_wal_replay_lsn()`), which moves once the commit it
-/// replays is visible. One statement per poll, no table read, so the
-/// server's cost is about that of `SELECT 1`.
+/// before 13): "xmin:xmax:running ids". It changes when a transaction that
+/// wrote ends, once its commit is visible, and for nothing else: not for
+/// other log writes, page pruning by readers (the viewer's own too),
+/// checkpoints or vacuum, each of which would cost a window read and an
+/// exact count. On a hot standby the snapshot lists no running ids, so the
+/// token is the replay position (`pg_last_wal_replay_lsn()`), which moves
+/// once the replayed commit is visible. One statement per poll, no table
+/// read: about the cost of `SELECT 1`.
 ///
-/// - A role or an engine without the snapshot function: the position of
-///   the log (`pg_current_wal_insert_lsn()`), which moves with every write
-///   (a window read that finds nothing new), and before the commit it
-///   records is visible: the poll after a move signals once more, for a
-///   read made between the two.
-/// - Without either (CockroachDB, or a role they were revoked from): the
-///   watch signals at every poll, and the windows are read again each
-///   time; the liveness note says so ("re-read every 0.05 s: no commit
-///   token").
-/// - With a channel (`--listen CHANNEL`), the connection also runs
-///   `LISTEN channel`, and a notification signals at once, without poll
-///   delay, for a writer that NOTIFYs.
-/// - A lost connection (server restarted, `idle_session_timeout`,
-///   `pg_terminate_backend`, network), or a poll the server has not
-///   answered in 20 intervals (at least 1 s: a frozen network path,
-///   `CommitPoll`), is reported (`Event.lost`, the
-///   screen's `not live`), and the watch connects again with backoff,
-///   from 0.1 s doubling to 2 s, to whichever host libpq picks from a
-///   multi-host string; once connected, it signals.
+/// - Without the snapshot function: the log position
+///   (`pg_current_wal_insert_lsn()`), which moves with every write and
+///   before the commit is visible: the poll after a move signals once more.
+/// - Without either (CockroachDB, a revoked role): a signal at every poll,
+///   said in the title ("re-read every 0.05 s: no commit token").
+/// - `--listen CHANNEL`: a NOTIFY signals at once, without poll delay.
+/// - A lost connection, or a poll unanswered for 20 intervals (at least 1 s:
+///   a frozen path), is `Event.lost` (`not live`); the watch reconnects
+///   with backoff from 0.1 s to 2 s, and signals once connected.
 ///
-/// One watch serves all the window subscriptions of a data source: the
-/// connection opens with the first observer, and closes a moment after the
-/// last one left (`linger`), so that a window replaced at each scroll does
-/// not reconnect.
-///
-/// For example:
-///
-/// ```swift
-/// let watch = PostgresCommitWatch(
-///     connectionString: "postgres://viewer@db/tracks",
-///     settings: ["application_name": "livetable"])
-/// let observer = watch.observe { event in
-///     if event == .changed { print("read the window again") }
-/// }
-/// // later: observer.cancel()
-/// ```
-// The poll lives on a thread of its own, and its events are delivered on `queue`.
+/// One watch serves all the window subscriptions of a data source; its
+/// connection closes `linger` after the last observer left, so that a window
+/// replaced at each scroll does not reconnect. The poll runs on a thread of
+/// its own; events are delivered on `queue`.
 public final class PostgresCommitWatch: Sendable {
-    /// What the watch tells its observers.
     public enum Event: Sendable, Equatable {
-        /// Something may have committed: read again. Sent when the token
-        /// moved, when a notification came, once the connection is made
-        /// (and made again), and at every poll without a token.
+        /// The token moved, a notification came, the connection was made
+        /// (again), or a poll without a token: read again.
         case changed
-        /// The connection is lost, or could not be made: the screen is not
-        /// live until the next `.changed`. One line, no password.
+        /// Not live until the next `.changed`.
         case lost(PostgresError)
-        /// How commits are seen, for the title: sent when it changes, and
-        /// at once to a new observer when known.
+        /// Sent when it changes, and at once to a new observer.
         case liveness(ViewerLiveness)
     }
 
-    /// Seconds between two polls.
     public let interval: TimeInterval
-    /// The channel of `LISTEN`, if any.
     public let channel: String?
-    /// How long the connection stays open after the last observer left.
+        /// After the last observer left.
     let linger: TimeInterval
 
     private let connectionString: String
@@ -88,14 +53,12 @@ public final class PostgresCommitWatch: Sendable {
     private let queue = DispatchQueue(label: "livetable.postgres.commits", qos: .userInitiated)
     private let state = Mutex(State())
 
-    /// The observers, and the poll that runs for them.
     private struct State {
         var observers: [Int: (handler: @Sendable (Event) -> Void, passive: Bool)] = [:]
         var nextObserverID = 0
         var lastLiveness: ViewerLiveness?
         var poll: CommitPoll?
-        /// Which poll is the current one: the events of a poll stopped, still
-        /// on their way, are dropped.
+        /// Events still on their way from a stopped poll are dropped.
         var pollGeneration = 0
 
         var hasActiveObservers: Bool {
@@ -103,25 +66,9 @@ public final class PostgresCommitWatch: Sendable {
         }
     }
 
-    /// The default interval between polls: 50 ms, so that another
-    /// session's commit is on screen in about 45 ms on average.
+    /// Another session's commit is on screen in about 45 ms on average.
     public static let defaultInterval: TimeInterval = 0.05
 
-    /// Creates a watch; it connects when observed.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let watch = PostgresCommitWatch(
-    ///     connectionString: "host=db dbname=tracks", settings: [:],
-    ///     interval: 0.1, listen: "tracks")
-    /// ```
-    ///
-    /// - parameter connectionString: The viewer's connection string.
-    /// - parameter settings: The viewer's libpq settings
-    ///   (`application_name`, the read-only session's `options`…).
-    /// - parameter interval: Seconds between polls (`--poll`).
-    /// - parameter channel: A channel to LISTEN to (`--listen`), or nil.
     public convenience init(
         connectionString: String, settings: [String: String],
         interval: TimeInterval = PostgresCommitWatch.defaultInterval, listen channel: String? = nil)
@@ -146,7 +93,6 @@ public final class PostgresCommitWatch: Sendable {
 
     // MARK: - Observers
 
-    /// A registration of `observe(_:)`: `cancel()` removes it.
     public final class Observer: Sendable {
         private let cancelBody: @Sendable () -> Void
         private let isCancelled = Mutex(false)
@@ -159,8 +105,6 @@ public final class PostgresCommitWatch: Sendable {
             cancel()
         }
 
-        /// Stops the events; the watch's connection closes a moment after
-        /// its last observer is cancelled.
         public func cancel() {
             let first = isCancelled.withLock { cancelled -> Bool in
                 defer { cancelled = true }
@@ -170,20 +114,9 @@ public final class PostgresCommitWatch: Sendable {
         }
     }
 
-    /// Calls `onEvent` with each event, on the watch's queue, until the
-    /// returned observer is cancelled. The first observer starts the poll.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let observer = watch.observe { event in print(event) }
-    /// ```
-    ///
-    /// - parameter passive: True for an observer that neither starts nor
-    ///   keeps the poll, and hears it only while others do (the title's
-    ///   note, which has nothing to say while no window shows).
-    /// - important: `onEvent` must not block: it holds up the other
-    ///   observers' events, delivered on the same queue.
+    /// On the watch's queue: `onEvent` must not block the other observers.
+    /// A `passive` observer neither starts nor keeps the poll (the title's
+    /// note, with nothing to say while no window shows).
     public func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
         let (id, liveness, startsPoll) = state.withLock { state -> (Int, ViewerLiveness?, CommitPoll?) in
             let id = state.nextObserverID
@@ -208,7 +141,6 @@ public final class PostgresCommitWatch: Sendable {
         return Observer { [weak self] in self?.removeObserver(id) }
     }
 
-    /// Whether the poll runs (its connection open, or being made again).
     public var isPolling: Bool {
         state.withLock { $0.poll != nil }
     }
@@ -230,8 +162,6 @@ public final class PostgresCommitWatch: Sendable {
         }
     }
 
-    /// Sends `event` of the poll `generation` to every observer, on
-    /// `queue`.
     private func send(_ event: Event, generation: Int) {
         let handlers = state.withLock { state -> [@Sendable (Event) -> Void] in
             guard state.poll != nil, generation == state.pollGeneration else { return [] }
@@ -246,16 +176,8 @@ public final class PostgresCommitWatch: Sendable {
 
     // MARK: - Notes
 
-    /// The title's note of a watch: "polled every 0.05 s", "on standby,
-    /// polled every 0.05 s", "re-read every 0.05 s: no commit token",
-    /// followed by "+ LISTEN tracks" with a channel.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// PostgresCommitWatch.note(interval: 0.05, standby: false, token: true, channel: "tracks")
-    /// // polled every 0.05 s + LISTEN tracks
-    /// ```
+    /// "polled every 0.05 s", "on standby, polled every 0.05 s", "re-read
+    /// every 0.05 s: no commit token"; "+ LISTEN tracks" with a channel.
     public static func note(interval: TimeInterval, standby: Bool, token: Bool, channel: String?) -> String {
         let seconds = String(format: "%g", interval)
         var note = token

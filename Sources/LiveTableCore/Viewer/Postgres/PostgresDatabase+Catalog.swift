@@ -4,18 +4,14 @@ import PostgresClient
 
 // MARK: - The catalog
 
-/// A relation of the catalog: a table, view, materialized view or foreign
-/// table, with its schema.
+/// A table, view, materialized view or foreign table, with its schema.
 ///
-/// Names: a relation of the `public` schema is shown bare (`tracks`), any
-/// other qualified (`sales.orders`), each part as the catalog spells it,
-/// unquoted unless it holds a dot or a double quote (`"a.b"`,
-/// `"My.S"."T"`): the picker opens an entry by its name, and a public
-/// table `sales.orders` beside the table `orders` of the schema `sales`
-/// would have opened the same one. A name given to open is matched
-/// exactly against those first, then as a public table's own name
-/// (`a.b`), then as `schema.table` (`public.tracks`), then as SQL would
-/// read it (`sales."Order"`), then ignoring case.
+/// Shown bare in `public` (`tracks`), else qualified (`sales.orders`), each
+/// part quoted only when it holds a dot or a double quote: the picker opens
+/// an entry by its name, and a public table `sales.orders` would otherwise
+/// open the schema `sales`'s `orders`. A name to open is matched exactly,
+/// then as a public table's name, as `schema.table`, as SQL reads it
+/// (`sales."Order"`), then ignoring case.
 struct PostgresRelation: Equatable, Sendable {
     var oid: String
     var schema: String
@@ -23,12 +19,10 @@ struct PostgresRelation: Equatable, Sendable {
     /// `pg_class.relkind`: r, p, v, m, f.
     var relkind: String
 
-    /// The name shown: bare in `public`, `schema.name` elsewhere.
     var displayName: String {
         schema == "public" ? Self.part(name) : Self.part(schema) + "." + Self.part(name)
     }
 
-    /// A part of a shown name: quoted when it could be read as two parts.
     private static func part(_ text: String) -> String {
         text.contains(".") || text.contains("\"") ? text.quotedSQLIdentifier : text
     }
@@ -44,10 +38,8 @@ struct PostgresRelation: Equatable, Sendable {
 }
 
 extension PostgresDatabase {
-    /// The relations that `listTables` shows: tables (partitioned ones,
-    /// not their partitions), views, materialized views and foreign tables
-    /// of every schema but PostgreSQL's own, that the role may read (some
-    /// columns of, at least: `GRANT SELECT (id, name)`).
+    /// Every schema but PostgreSQL's own; partitioned tables, not their
+    /// partitions; readable in some columns at least (`GRANT SELECT (id)`).
     static let listSQL = """
         SELECT c.oid, n.nspname, c.relname, c.relkind
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -57,9 +49,8 @@ extension PostgresDatabase {
           AND has_schema_privilege(n.oid, 'USAGE') AND has_any_column_privilege(c.oid, 'SELECT')
         """
 
-    /// Every relation a name may open, readable or not (a table the role
-    /// may not read is refused by the server, in one line, rather than
-    /// said to be missing).
+    /// Readable or not: a table the role may not read is refused by the
+    /// server in one line, rather than said to be missing.
     static let allRelationsSQL = """
         SELECT c.oid, n.nspname, c.relname, c.relkind
         FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -72,13 +63,9 @@ extension PostgresDatabase {
         TableSchema.listed(try reader.execute(sql).rows.compactMap(PostgresRelation.init), name: \.displayName)
     }
 
-    /// The relation that `name` names (see `PostgresRelation`).
-    ///
-    /// - throws: `SourceError.noSuchTable`, listing the readable ones.
     static func relation(named name: String, _ reader: PostgresReader) throws -> PostgresRelation {
-        // The names the picker lists, found by pg_class's index on names:
-        // the picker opens and counts its entries one by one, and a
-        // database may hold thousands.
+        // By pg_class's index on names: the picker opens and counts its
+        // entries one by one, and a database may hold thousands.
         let afterDot = name.split(separator: ".", maxSplits: 1).last.map(String.init) ?? name
         let candidates = try reader.execute(
             allRelationsSQL + " AND c.relname IN ($1, $2)", [name, afterDot]).rows.compactMap(PostgresRelation.init)
@@ -100,9 +87,7 @@ extension PostgresDatabase {
         throw SourceError.noSuchTable(name: name, tables: try relations(reader, sql: listSQL).map(\.displayName))
     }
 
-    /// `name` read as SQL reads a relation's name: `"Sales"."Order"`,
-    /// `sales.orders` (unquoted parts folded to lowercase), one part in
-    /// `public`; nil when it is not such a name.
+    /// Unquoted parts folded to lowercase; one part is in `public`.
     static func sqlName(_ name: String) -> (String, String)? {
         var parts: [String] = []
         var current = ""
@@ -110,7 +95,6 @@ extension PostgresDatabase {
         var quotedPart = false
         while let scalar = scalars.popFirst() {
             if scalar == "\"" {
-                // A quoted part: up to the closing quote, "" being a quote.
                 while true {
                     guard let next = scalars.popFirst() else { return nil }
                     if next == "\"" {
@@ -142,38 +126,31 @@ extension PostgresDatabase {
         }
     }
 
-    /// The `pg_type` OIDs of the types that have no default B-tree
-    /// operator class, so that `ORDER BY` and `<` refuse them: json, xml,
-    /// the geometric types, xid, cid, aclitem, jsonpath, refcursor, the
-    /// snapshots, and their arrays; void (`SELECT pg_sleep(1)`). A table
-    /// without identity orders such a column by its text.
+    /// No default B-tree operator class, so `ORDER BY` refuses them (json,
+    /// xml, geometric types, void…): ordered by their text.
     static let unorderableTypes: Set<UInt32> = [
         114, 199, 142, 143, 600, 1017, 601, 1018, 602, 1019, 603, 1020, 604, 1027, 628, 629, 718, 719,
         28, 1011, 29, 1012, 1033, 1034, 4072, 4073, 1790, 2201, 2970, 2949, 5038, 5039, 2278,
     ]
 
-    /// The `pg_type` OIDs of the types whose equality is that of their
-    /// text: bool, bytea, "char", the integers, oid, date, timestamp(tz),
-    /// uuid. Others may print equal values differently (numeric `1.0` and
-    /// `1.00`, float `0` and `-0`, interval, citext, bpchar's trailing
-    /// blanks).
+    /// Types whose equality is their text's. Others may print equal values
+    /// differently (numeric `1.0` and `1.00`, float `-0`, bpchar's blanks).
     static let exactlyPrintedTypes: Set<UInt32> = [16, 17, 18, 20, 21, 23, 26, 1082, 1114, 1184, 2950]
 
-    /// name, text, varchar: exact unless under a nondeterministic
-    /// collation, which the result of a query does not tell.
+    /// name, text, varchar: exact unless under a nondeterministic collation,
+    /// which a query's result does not tell.
     static let textTypes: Set<UInt32> = [19, 25, 1043]
 
-    /// The text of the row's inexact columns as a tiebreaker
-    /// (`RowSource.tieBreakExpression`), compared byte for byte under "C";
-    /// nil when every column is exact. Only those columns: the text of
-    /// every row is made at each sort of a window, which it makes slower.
+    /// The inexact columns' text, compared byte for byte under "C"; nil when
+    /// every column is exact. Only those: the text of every row is made at
+    /// each sort of a window.
     static func tieBreak(of expressions: [String], types: [UInt32?], _ reader: PostgresReader) throws -> String? {
         // A column ordered by its text is compared as text.
         var exact = exactlyPrintedTypes.union(unorderableTypes)
         var inexact = zip(expressions, types).filter { !exact.contains($0.1 ?? 0) }
         if inexact.contains(where: { textTypes.contains($0.1 ?? 0) }),
-            // collisdeterministic is PostgreSQL 12's: through jsonb, older servers
-            // (every collation deterministic) answer too.
+            // collisdeterministic is PostgreSQL 12's: read through jsonb, older
+            // servers (all deterministic) answer too.
             try reader.execute(
                 "SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_collation c "
                     + "WHERE pg_catalog.to_jsonb(c) ->> 'collisdeterministic' = 'false')")
@@ -190,10 +167,8 @@ extension PostgresDatabase {
 
     // MARK: - A table's schema
 
-    /// The columns that the role may read (all of them when it may read
-    /// none: the server refuses the table), in `attnum` order, without
-    /// dropped ones, their declared types, NOT NULL, whether a complete
-    /// B-tree index leads with them, their base type (a domain's) and type.
+    /// The columns the role may read (all when none: the server refuses the
+    /// table), whether a complete B-tree index leads with them, base type.
     static let columnsSQL = """
         SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
           EXISTS (SELECT 1 FROM pg_catalog.pg_index i
@@ -208,10 +183,8 @@ extension PostgresDatabase {
         ORDER BY a.attnum
         """
 
-    /// The columns whose type holds an unorderable one (`$2`): in a
-    /// composite (`(text, json)`), an array, a domain or a range, at any
-    /// depth. `ORDER BY` refuses them: "could not identify an ordering
-    /// operator for type pair2".
+    /// Columns whose type holds an unorderable one at any depth (composite,
+    /// array, domain, range): `ORDER BY` refuses them.
     static let nestedUnorderableSQL = """
         WITH RECURSIVE nested(attnum, type) AS (
           SELECT a.attnum, a.atttypid FROM pg_catalog.pg_attribute a
@@ -229,17 +202,13 @@ extension PostgresDatabase {
         SELECT DISTINCT attnum FROM nested WHERE type = ANY ($2::pg_catalog.oid[])
         """
 
-    /// `unorderableTypes` as an `oid[]` parameter.
     static let unorderableTypesParameter = "{" + unorderableTypes.sorted().map(String.init).joined(separator: ",") + "}"
 
-    /// The primary key and the unique indexes that can identify a row:
-    /// valid, complete (no predicate), on columns only (no expression).
-    /// Each column is under its own collation and its type's default
-    /// operator class, so that the order's equality is the index's: a
-    /// unique index on `name COLLATE "C"` holds 'a' and 'A', which a
-    /// case-insensitive `name` takes for one. None for a parent of
-    /// inheritance children: `SELECT` returns their rows, whose ids may
-    /// repeat its own (a partitioned table's key holds across partitions).
+    /// Keys that can identify a row: valid, complete, on columns only, each
+    /// under its own collation and default operator class, so that the
+    /// order's equality is the index's (a unique index on `name COLLATE "C"`
+    /// holds 'a' and 'A', which a case-insensitive `name` takes for one).
+    /// None for a parent of inheritance children, whose ids may repeat its own.
     static let keysSQL = """
         SELECT i.indisprimary, i.indkey::text, i.indnkeyatts
         FROM pg_catalog.pg_index i
@@ -256,10 +225,8 @@ extension PostgresDatabase {
         ORDER BY i.indisprimary DESC, i.indnkeyatts, i.indexrelid
         """
 
-    /// A version of the relation's schema: a hash of its columns, indexes
-    /// and inheritance children (which take its key's identity away). It
-    /// is read with each window, so that an ALTER or a new index is seen
-    /// at the next fetch. No row when the relation is gone.
+    /// A hash of the columns, indexes and inheritance children (which take
+    /// the key's identity away); no row when the relation is gone.
     static let schemaVersionSQL = """
         SELECT hashtext(
           coalesce((SELECT string_agg(attnum || ':' || attname || ':' || atttypid || ':' || atttypmod || ':' || attnotnull, ',' ORDER BY attnum)
@@ -272,16 +239,12 @@ extension PostgresDatabase {
         WHERE r.oid IS NOT NULL
         """
 
-    /// The relation's schema version (`schemaVersionSQL`).
     static func schemaVersion(of relation: PostgresRelation, _ reader: PostgresReader) throws -> Int {
         try reader.fetchInt(schemaVersionSQL, arguments: [relation.quotedName.databaseValue]) ?? 0
     }
 
-    /// The table, view, materialized view or foreign table `relation`, as
-    /// the viewer shows it: its columns; its identity (the primary key,
-    /// else the smallest unique index of NOT NULL columns, else none: all
-    /// columns, in their order); the columns that lead an index; the
-    /// columns ordered by their text.
+    /// Identity: the primary key, else the smallest unique index of NOT NULL
+    /// columns, else none (all columns).
     static func schema(
         of relation: PostgresRelation, _ reader: PostgresReader
     ) throws -> (TableSchema, textOrdered: Set<String>, types: [UInt32?], cut: [String: (base: UInt32, type: UInt32)])
@@ -312,8 +275,7 @@ extension PostgresDatabase {
         }
         var identity = RowIdentity.none
         for row in try reader.execute(keysSQL, [relation.oid]).rows where row.count == 3 {
-            // indkey: "2 1"; its first indnkeyatts numbers are the key
-            // (the rest are INCLUDE columns).
+            // indkey: "2 1"; beyond indnkeyatts are INCLUDE columns.
             let keyCount = row[2].flatMap { Int($0) } ?? 0
             let numbers = (row[1] ?? "").split(separator: " ").compactMap { Int($0) }.prefix(keyCount)
             guard !numbers.isEmpty, numbers.allSatisfy({ names[$0] != nil }) else { continue }
@@ -323,7 +285,6 @@ extension PostgresDatabase {
             }
         }
         if case let .primaryKey(key) = identity {
-            // The key's columns never hold NULL: no range looks for them.
             for index in columns.indices where key.contains(columns[index].name) {
                 columns[index].isNotNull = true
             }
@@ -333,20 +294,15 @@ extension PostgresDatabase {
         return (table, textOrdered, types, cut)
     }
 
-    /// `pg_type` OIDs of the types whose values may be long enough to
-    /// cost a refresh: text, varchar, bytea, json, jsonb, xml.
+    /// Values long enough to cost a refresh: cut by the windows.
     static let longTypes: Set<UInt32> = [25, 1043, 17, 114, 3802, 142]
 
-    /// The most characters (bytes of a bytea) of a value that a window
-    /// reads: more than the row view shows (`RowDetail.maximumBytes`).
+    /// More than the row view shows (`RowDetail.maximumBytes`).
     static let shownLength = RowDetail.maximumBytes + 1
 
-    /// `expression` of a column of type `type` (of base type `base`), cut
-    /// on the server to `shownLength` (`substr` reads only that much of a
-    /// stored value). The cut of a varchar or json is text: so that a
-    /// retype (text to varchar) is still seen by the window statement
-    /// (`PostgresSchemaChecks`), a column of another type than `type`
-    /// fails it (its type's name read as a number).
+    /// Cut on the server (`substr` reads only that much). The cut of a
+    /// varchar or json is text: so that a retype is still seen by the window
+    /// statement, a column of another type than `type` fails it.
     static func cut(_ expression: String, base: UInt32, type: UInt32) -> String {
         let text = [25, 1043, 17].contains(base) ? expression : expression + "::pg_catalog.text"
         let typeName = "pg_catalog.pg_typeof(\(expression))"
@@ -354,8 +310,6 @@ extension PostgresDatabase {
             + " ELSE pg_catalog.substr(\(text), \(typeName)::pg_catalog.text::pg_catalog.int4, 1) END"
     }
 
-    /// The source of `relation`: named as shown, its unorderable columns
-    /// ordered by their text.
     static func source(of relation: PostgresRelation, _ reader: PostgresReader) throws -> RowSource {
         let (table, textOrdered, types, cut) = try schema(of: relation, reader)
         var source = RowSource.table(table, dialect: .postgres)
@@ -382,7 +336,6 @@ extension PostgresDatabase {
 }
 
 extension PostgresRelation {
-    /// A row of `listSQL` or `allRelationsSQL`: oid, schema, name, relkind.
     init?(_ row: [String?]) {
         guard row.count == 4, let oid = row[0], let schema = row[1], let name = row[2], let kind = row[3] else {
             return nil
@@ -390,7 +343,6 @@ extension PostgresRelation {
         self.init(oid: oid, schema: schema, name: name, relkind: kind)
     }
 
-    /// `"schema"."name"`, as `regclass` reads it.
     var quotedName: String {
         SQLDialect.postgres.quotedTable(name, schema: schema)
     }

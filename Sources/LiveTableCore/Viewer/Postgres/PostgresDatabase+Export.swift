@@ -4,27 +4,11 @@ import PostgresClient
 // MARK: - Export
 
 extension PostgresDatabase {
-    /// Writes every row of `source` in `format`, in constant memory: one
-    /// statement whose rows come one at a time (libpq's single-row mode),
-    /// each value's bytes encoded in place by the encoder of SQLite's
-    /// export (`RowEncoder`), the output handed to `write` a megabyte at a
-    /// time. A table or view in its identity order (primary key, or all
-    /// columns), a query in its own order.
-    ///
-    /// Values are written as PostgreSQL prints them (numeric digits,
-    /// timestamps, `\x` bytea, arrays and JSON as their text), but in JSON
-    /// as JSON's own types where it has them (`ExportedKind`).
-    /// The read is one read-only transaction without a statement timeout:
-    /// an export of millions of rows to a slow pipe takes its time, and
-    /// sees one snapshot.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try database.export(viewed.source, format: .csv) { bytes in
-    ///     FileHandle.standardOutput.write(Data(bytes))
-    /// }
-    /// ```
+    /// In constant memory: one statement in libpq's single-row mode, each
+    /// value encoded in place by SQLite's export encoder. Values as
+    /// PostgreSQL prints them, but in JSON as JSON's own types where it has
+    /// them. No statement timeout: an export to a slow pipe takes its time,
+    /// and sees one snapshot.
     public func export(
         _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> RowExport.Summary
@@ -64,7 +48,6 @@ extension PostgresDatabase {
         }
     }
 
-    /// Calls `body` with the value of `column` of `row`, read in place.
     private static func read(_ row: PostgresRow, _ column: Int, _ kind: ExportedKind, _ body: (StoredValue) -> Void) {
         if row.isNull(column: column) {
             body(.null)
@@ -92,20 +75,14 @@ extension PostgresDatabase {
     private static let jsonFalse = Array("false".utf8)
 }
 
-/// How a column's values are exported: as their text, or in JSON as
-/// JSON's own types: integers, numeric and floats as numbers, booleans,
-/// json and jsonb as themselves.
 private enum ExportedKind {
     case text
     case integer
-    /// numeric, float4, float8: the server's digits.
     case number
     case boolean
     case json
 
-    /// `pg_type` OIDs of numeric, float4 and float8.
     private static let numericTypes: Set<UInt32> = [1700, 700, 701]
-    /// bool; json and jsonb.
     private static let booleanType: UInt32 = 16
     private static let jsonTypes: Set<UInt32> = [114, 3802]
 

@@ -5,20 +5,15 @@ import PostgresClient
 // MARK: - Reads
 
 extension PostgresDatabase: ViewerDataSource {
-    /// The tables, views, materialized views and foreign tables the role
-    /// may read, on the background connection (`PostgresRelation` says
-    /// how they are named).
     public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
         try background.read(ticket: ticket) { reader in
             try Self.relations(reader, sql: Self.listSQL).map { ($0.displayName, $0.kind) }
         }
     }
 
-    /// The picker's count: the planner's estimate (`pg_class.reltuples`,
-    /// as of the last `ANALYZE` or `VACUUM`) for a big table, `~N`; counted
-    /// up to `RowSource.quickCountLimit` rows otherwise (a table never
-    /// analysed, whose estimate is unknown, a view), so that a small table
-    /// shows its exact count; "at least" beyond.
+    /// The planner's estimate (`reltuples`, as of the last `ANALYZE`) for a
+    /// big table; counted up to `quickCountLimit` otherwise (a table never
+    /// analysed, a view), so that a small table shows its exact count.
     public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket) { reader in
             let relation = try Self.relation(named: name, reader)
@@ -36,12 +31,6 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// Opens a table (by its name as listed, `schema.table`, or a quoted
-    /// SQL name) or a query, on the screen's connection.
-    ///
-    /// - throws: `SourceError.noSuchTable`, `.noSuchColumn`, the query's
-    ///   refusal (`.invalidQuery` with PostgreSQL's message), or the
-    ///   server's error.
     public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         let typedSQL = if case .query = target { true } else { false }
         return try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
@@ -49,12 +38,9 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// Counts the rows with one `count(*)`, on the background connection,
-    /// under the statement timeout (PostgreSQL's MVCC keeps no writer
-    /// waiting for it): a timeout is an error that says so. Paced by its
-    /// own cost (`PostgresCountPacing`): asked again too soon, it gives
-    /// the last count moved by the table's inserts and deletes since,
-    /// `.estimated`, without counting.
+    /// One `count(*)` under the statement timeout: MVCC keeps no writer
+    /// waiting. Paced by its own cost (`PostgresCountPacing`): asked again
+    /// too soon, the last count moved by the inserts and deletes since.
     public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             let net = try Self.netInserts(of: source, reader)
@@ -67,10 +53,7 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// Counts the rows before `position` on the background connection, in
-    /// one read (PostgreSQL's MVCC keeps no writer waiting for it), under
-    /// the statement timeout: `.exact`; paced as `countRows(of:ticket:)`,
-    /// the last count of the same position `.estimated` in between.
+    /// One read, paced as `countRows(of:ticket:)`.
     public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
             if let estimate = countPacing.estimate(of: .before(viewed, position), netInserts: nil) {
@@ -84,8 +67,8 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// Runs an exact count without parallel workers, so that it takes one
-    /// server core (the pacing measures its time, not its cores), timed.
+    /// Without parallel workers: the pacing measures time, so a count must
+    /// take one server core.
     static func timedCount(
         _ reader: PostgresReader, _ count: () throws -> Int) throws -> (count: Int, seconds: TimeInterval)
     {
@@ -95,12 +78,10 @@ extension PostgresDatabase: ViewerDataSource {
         return (counted, (ContinuousClock.now - start).timeInterval)
     }
 
-    /// The rows inserted less those deleted in the table under `source`, as
-    /// the server's statistics tell them now (flushed by each session at
-    /// most once a second): nil for a query, a view, a filter (whose rows
-    /// they do not tell), a partitioned table (its partitions hold them).
-    /// Inserts of transactions rolled back count too: the estimate drifts up
-    /// with them until the next exact count.
+    /// As the server's statistics tell now (flushed at most once a second);
+    /// nil where they tell nothing (a query, a view, a filter, a partitioned
+    /// table). Rolled-back inserts count too: the estimate drifts up until
+    /// the next exact count.
     static func netInserts(of source: RowSource, _ reader: PostgresReader) throws -> Int? {
         guard !source.isQuery, source.filter == nil else { return nil }
         return try reader.fetchInt(
@@ -109,19 +90,13 @@ extension PostgresDatabase: ViewerDataSource {
             arguments: [source.from.databaseValue])
     }
 
-    /// Searches on the background connection.
     public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
         try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in try search.run(reader, viewed.source, viewed.ordering) }
     }
 
-    /// Checks the filter on the background connection: one expression
-    /// (`RowSource.applyingFilter(_:)`), without parameters, that the
-    /// server compiles (`EXPLAIN`) and runs on a first row (a filter that
-    /// writes, `nextval('s') > 0`, is refused there by the read-only
-    /// transaction, with PostgreSQL's message). When the server reads it
-    /// with a scan, the rows each update scans: the table's estimate.
-    ///
-    /// - throws: `SourceError.invalidFilter` with PostgreSQL's message.
+    /// The server compiles the filter (`EXPLAIN`) and runs it on a first row,
+    /// where the read-only transaction refuses one that writes
+    /// (`nextval('s') > 0`). When the plan scans, each update scans the table.
     public func filter(
         _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
     ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
@@ -139,9 +114,8 @@ extension PostgresDatabase: ViewerDataSource {
             do {
                 let select = filtered.selectSQL(columns: ["1"], where: nil)
                 plan = try Self.plan(of: select, arguments: [], reader)
-                // Run on a row or so, for a quarter of a second at most:
-                // what only running tells (a write refused, a division by
-                // zero) is said now, on the first rows it meets.
+                // Run for a quarter of a second at most: what only running
+                // tells (a write refused, a division by zero) is said now.
                 _ = try reader.execute("SAVEPOINT \"filter\"")
                 do {
                     _ = try reader.execute("SET LOCAL statement_timeout = 250")
@@ -160,8 +134,6 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// Looks the rows up by identity on the screen's connection: one
-    /// search of the primary key (or unique index) each.
     public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
         guard let lookup = source.identityLookup else { return [] }
         return try screen.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
@@ -169,9 +141,7 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// The row at `position` with its long values whole (the windows read
-    /// them cut: `PostgresDatabase.cut`), on the screen's connection; nil
-    /// when nothing is cut, or the row is gone.
+    /// The windows cut long values (`PostgresDatabase.cut`).
     public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
         guard viewed.source.shownExpressions != nil else { return nil }
         var source = viewed.source
@@ -185,15 +155,12 @@ extension PostgresDatabase: ViewerDataSource {
 
     // MARK: - Errors
 
-    /// An error in one line, without a password: the server's message; a
-    /// statement timeout says so, with its length.
     public func describe(_ error: any Error) -> String {
         switch error {
         case let error as SourceError:
             if case let .noSuchTable(name, tables) = error, tables.isEmpty {
                 return "no table or view \"\(name.escapingControlCharacters)\": the database has none that the role may read"
             }
-            // SQLite's words, for a database.
             return error.description.replacingOccurrences(of: ": the file has ", with: ": the database has ")
         case let error as PostgresError:
             switch error.kind {
@@ -211,19 +178,11 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// The kind of `error`: the server gone, restarting, shutting the
-    /// session (57P01, 57P05), a conflict with recovery on a standby
-    /// (40001), permission denied (42501), a password refused (changed
-    /// under the viewer, and maybe set back): transient; the table or a
-    /// column gone (42P01, 42703), a missing table or an invalid query:
-    /// back to the picker; anything else (a timeout) stays on screen.
-    ///
-    /// Permission denied is transient because a GRANT ends it, and a
-    /// GRANT is a commit, which the commit watch sees: the window keeps
-    /// being observed, `not live` with the server's message meanwhile,
-    /// and comes back on the selected row by itself. (An error that ends
-    /// the observation would leave it `not live` until a key: the schema,
-    /// read again, is unchanged.)
+    /// Transient: the server gone, restarting or ending the session, a
+    /// recovery conflict, a password refused, and permission denied: a GRANT
+    /// ends it, and a GRANT is a commit that the watch sees, so the window
+    /// comes back by itself (an error that ended the observation would stay
+    /// `not live` until a key, the schema being unchanged).
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         switch error {
         case let error as SourceError:
@@ -243,7 +202,6 @@ extension PostgresDatabase: ViewerDataSource {
         }
     }
 
-    /// "5 s", "0.5 s".
     static func seconds(_ seconds: TimeInterval) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
@@ -252,10 +210,8 @@ extension PostgresDatabase: ViewerDataSource {
 // MARK: - Opening
 
 extension PostgresDatabase {
-    /// The viewed source of `target`, in the read of `reader`; `known`,
-    /// the schema version of a relation (`"schema"."name"`) this read
-    /// already has (`current(_:_:)`), is not read again when the table is
-    /// that relation.
+    /// `known`: the schema version this read already has for a relation, not
+    /// read again.
     static func open(
         _ target: ViewerTarget, sortColumn: String?, descending: Bool, filter: String?,
         _ reader: PostgresReader, known: (relation: String, version: Int)? = nil) throws -> ViewedSource
@@ -280,13 +236,8 @@ extension PostgresDatabase {
             source: source, ordering: ordering, cost: try cost(of: ordering, in: source, reader), schemaVersion: version)
     }
 
-    /// `viewed` as the catalog describes it now: itself when the table's
-    /// columns and indexes did not change (one read of the catalog), read
-    /// again otherwise. A query is itself: its text names what it reads,
-    /// and a dropped table or column fails it (42P01, 42703).
-    ///
-    /// - throws: `SourceError.noSuchTable` when the table is gone,
-    ///   `.noSuchColumn` when the sort column is.
+    /// Itself when the table's columns and indexes did not change (one read
+    /// of the catalog). A query is itself: a dropped table or column fails it.
     static func current(_ viewed: ViewedSource, _ reader: PostgresReader) throws -> ViewedSource {
         guard !viewed.source.isQuery else { return viewed }
         guard let version = try reader.fetchInt(schemaVersionSQL, arguments: [viewed.source.from.databaseValue]) else {
@@ -298,23 +249,18 @@ extension PostgresDatabase {
             filter: viewed.source.filter, reader, known: (viewed.source.from, version))
     }
 
-    /// The source of a query, validated by the server: its parentheses
-    /// balanced and nothing left open (`RowSource.checkEnclosable(query:dialect:)`),
-    /// no parameters (refused here: nothing binds them), one statement
-    /// (the extended protocol takes no more), that returns rows, read-only
-    /// (the transaction is: a write is refused with PostgreSQL's message).
-    /// Its columns come from a run of it that reads no row (`LIMIT 0`).
+    /// Validated by the server: no parameters (nothing binds them), one
+    /// statement (the extended protocol takes no more), that returns rows;
+    /// the read-only transaction refuses a write. Columns from `LIMIT 0`.
     static func query(_ sql: String, _ reader: PostgresReader) throws -> RowSource {
         // Before the trim, which would drop an unterminated comment.
         try RowSource.checkEnclosable(query: sql, dialect: .postgres)
         let body = String(trimmingTrailingSemicolonsAndComments(sql))
-        // Again: the trim reads strings as standard_conforming_strings =
-        // on does, and could cut a string that the other reading keeps
-        // whole (`'a\' ; -- '`), leaving it open for the wrapper's `)`.
+        // Again: the trim reads strings with standard_conforming_strings on,
+        // and could cut one the other reading keeps whole (`'a\' ; -- '`).
         try RowSource.checkEnclosable(query: body, dialect: .postgres)
         guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SourceError.emptyQuery }
         if hasParameter(body) { throw SourceError.invalidQuery(reason: parameterProblem) }
-        // Refused as SQLite refuses it, before the server sees it.
         if SQLToken.holdsSeveralStatements(body, .postgres) { throw SourceError.multipleStatements }
         let columns: [PostgresColumn]
         do {
@@ -336,34 +282,25 @@ extension PostgresDatabase {
         return source
     }
 
-    /// Why a query that can not be a subquery is refused: when it is a
-    /// statement that writes (`DELETE …`, a `WITH` that writes), and the
-    /// read-only transaction refuses it, `.notReadOnly` as for SQLite; or
-    /// else that only a SELECT is viewed.
-    ///
-    /// Only a statement that `EXPLAIN` takes (one the planner runs:
-    /// SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE TABLE AS…) is run to
-    /// get that refusal: the executor refuses it before it has any
-    /// effect. Any other (`COMMIT`, `ROLLBACK`, `PREPARE TRANSACTION`)
-    /// would end or change the viewer's own transaction.
+    /// A statement that writes is `.notReadOnly`, as for SQLite; anything
+    /// else is "only a SELECT". Only a statement `EXPLAIN` takes (one the
+    /// planner runs) is run to get the refusal: the executor refuses it
+    /// before any effect. Any other (`COMMIT`, `PREPARE TRANSACTION`) would
+    /// end the viewer's own transaction.
     private static func queryRefusal(_ body: String, _ error: PostgresError, _ reader: PostgresReader) throws -> SourceError {
-        // 42601: a syntax error of the subquery, which a statement that
-        // is not a SELECT gives; 0A000: a WITH that writes, which only
-        // the top level may hold.
+        // 42601: a subquery syntax error, as a non-SELECT gives; 0A000: a WITH
+        // that writes, which only the top level may hold.
         guard error.sqlState == "42601" || error.sqlState == "0A000" else { return .invalidQuery(reason: error.message) }
         do {
-            // EXPLAIN without ANALYZE plans and runs nothing.
             _ = try reader.execute("EXPLAIN (COSTS OFF) " + body)
         } catch let refusal as PostgresError where refusal.sqlState == "42601" {
-            // Not a statement EXPLAIN takes ("syntax error at or near
-            // "COMMIT"", or a SELECT's own typo: said better than by the
-            // subquery), or several.
+            // Not a statement EXPLAIN takes, or a SELECT's own typo: said
+            // better than by the subquery.
             _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
             return .invalidQuery(reason: refusal.message)
         } catch is PostgresError {
-            // A statement EXPLAIN takes but refuses (permission denied
-            // for a DELETE): run, the read-only transaction refuses it
-            // first, which says why better.
+            // EXPLAIN refuses it (permission denied for a DELETE): run, the
+            // read-only transaction refuses it first, which says why better.
         }
         _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         do {
@@ -371,19 +308,15 @@ extension PostgresDatabase {
             _ = try reader.execute(body)
         } catch let refusal as PostgresError {
             _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
-            // 25006: a write that the read-only transaction refused. The
-            // same refusal as SQLite's, so that both say the same line.
+            // 25006: a write the read-only transaction refused.
             return refusal.sqlState == "25006" ? .notReadOnly : .invalidQuery(reason: refusal.message)
         }
         _ = try reader.execute("ROLLBACK TO SAVEPOINT \"query\"")
         return .invalidQuery(reason: "only a SELECT can be viewed (\(error.message))")
     }
 
-    /// `sql` without the semicolons, spaces and comments after its last
-    /// statement (`SELECT 1; -- note`, as an editor or psql history has
-    /// it), which the subquery that wraps it could not hold: "syntax
-    /// error at or near ";"". Strings, quoted names and `$$` bodies are
-    /// kept whole (`SQLToken`).
+    /// Drops what follows the last statement (`SELECT 1; -- note`, from an
+    /// editor or psql history), which the wrapping subquery could not hold.
     static func trimmingTrailingSemicolonsAndComments(_ sql: String) -> Substring {
         let last = SQLToken.tokens(of: sql, .postgres).last { !$0.isSymbol(";") }
         let end = sql.unicodeScalars.index(sql.startIndex, offsetBy: last?.range.upperBound ?? 0)
@@ -392,22 +325,16 @@ extension PostgresDatabase {
 
     static let parameterProblem = "parameters ($1, $2…) have no value here: write the values in the SQL"
 
-    /// Whether `sql` holds a parameter (`$1`) outside its strings, quoted
-    /// names, comments and `$$` bodies.
+    /// Outside strings, quoted names, comments and `$$` bodies.
     static func hasParameter(_ sql: String) -> Bool {
         SQLToken.tokens(of: sql, .postgres).contains { $0.isNumberedParameter }
     }
 
     // MARK: - Cost
 
-    /// What a window costs in `ordering`: for a table without filter, an
-    /// index search when its identity or an index leads the order (the
-    /// planner reads such an order by the index once the table is big
-    /// enough to matter; a small table it may sort in memory), a scan
-    /// otherwise; for a view, a query or a filtered table, the server's
-    /// plans of the first and last windows: a `Seq Scan`, a `Sort` of all
-    /// rows (not an `Incremental Sort`), or a filter of every row read are
-    /// a scan.
+    /// A table without filter: an index search when its identity or an index
+    /// leads the order (the planner uses it once the table is big enough to
+    /// matter). Else the server's plans of the first and last windows.
     static func cost(of ordering: RowOrdering, in source: RowSource, _ reader: PostgresReader) throws -> WindowCost {
         if !source.isQuery, source.filter == nil, source.identity != .none {
             guard let sortColumn = ordering.sortColumn else { return .indexSearch }
@@ -423,14 +350,10 @@ extension PostgresDatabase {
         return .indexSearch
     }
 
-    /// Whether a plan (`EXPLAIN (COSTS OFF)`, one line a node or detail)
-    /// reads a number of rows that grows with the table: a `Seq Scan`, or
-    /// a `Sort` (not an `Incremental Sort`, which sorts along an index
-    /// walk that stops at the limit) of rows found otherwise than by
-    /// equality. A sort of the rows of one key value (`album = 500 AND
-    /// id > $2`, where the index leads with `album` alone) costs what the
-    /// value's duplicates cost, as in SQLite (`RowOrdering.isScan(plan:)`).
-    /// With a filter, a node that filters the rows it reads is a scan.
+    /// A `Seq Scan`, or a `Sort` (not an `Incremental Sort`, which stops at
+    /// the limit) of rows found otherwise than by equality: a sort of one key
+    /// value's rows costs what its duplicates cost, as in SQLite. With a
+    /// filter, a node that filters the rows it reads is a scan.
     static func isScan(plan: [String], filtered: Bool) -> Bool {
         let nodes = plan.map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "->  ", with: "") }
         let conditions = nodes.filter { $0.hasPrefix("Index Cond:") || $0.hasPrefix("Recheck Cond:") }
@@ -442,14 +365,11 @@ extension PostgresDatabase {
         }
     }
 
-    /// The lines of `EXPLAIN (COSTS OFF) sql`.
     static func plan(of sql: String, arguments: [String?], _ reader: PostgresReader) throws -> [String] {
         try reader.execute("EXPLAIN (COSTS OFF) " + sql, arguments).rows.compactMap { $0.first ?? nil }
     }
 
-    /// The planner's estimate of the rows of the table under `source`
-    /// (`pg_class.reltuples`); nil for a view or a query, which have none,
-    /// and for a table never analysed.
+    /// nil for a view or a query, and a table never analysed.
     static func estimatedRowCount(of source: RowSource, _ reader: PostgresReader) throws -> RowCount? {
         guard !source.isQuery else { return nil }
         let estimate = try reader.fetchInt(

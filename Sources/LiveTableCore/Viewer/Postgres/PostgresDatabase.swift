@@ -2,75 +2,40 @@ import Foundation
 import PostgresClient
 import Synchronization
 
-/// A PostgreSQL database as the viewer reads it (issue 19): the
-/// `ViewerDataSource` of a `postgres://` URL or a libpq key/value string.
+/// A PostgreSQL database as the viewer reads it (issue 19).
 ///
 /// Every session is read-only by the server's own rule
-/// (`default_transaction_read_only = on`), so that a `--query` or a filter
-/// that writes is refused by PostgreSQL with its message; each read is one
-/// short `REPEATABLE READ READ ONLY` transaction (its statements see one
-/// snapshot, and no lock outlives it: a writer's DDL waits one read at
-/// most), under a `statement_timeout`.
+/// (`default_transaction_read_only = on`): a query or filter that writes is
+/// refused with PostgreSQL's message. Each read is one short `REPEATABLE
+/// READ READ ONLY` transaction under a `statement_timeout`: one snapshot,
+/// and no lock outlives it, so a writer's DDL waits one read at most.
 ///
-/// It holds two connections, each serving one read at a time: the screen's
-/// (windows, opening a source, deleted rows) and a background one (counts,
-/// search, filter, the picker), so that a slow count never holds up the
-/// screen. A connection that broke (the server restarted) is reset when
-/// next used; when the server is still away, the read throws an error of
-/// kind `.transient`. A read's `ReadTicket` cancels its statement on the
-/// server (libpq's `PQcancel`).
-///
-/// For example:
-///
-/// ```swift
-/// let database = try PostgresDatabase("postgres://viewer@db.example.com/shop")
-/// print(database.name) // shop on db.example.com:5432
-/// let viewed = try database.open(.table("orders"), sortColumn: nil, descending: false, ticket: ReadTicket())
-/// ```
+/// Two connections: the screen's, and a background one (counts, search,
+/// filter, the picker) so that a slow count never holds up the screen.
 public final class PostgresDatabase: Sendable {
-    /// The settings of every session.
     public struct Settings: Equatable, Sendable {
-        /// The server's `statement_timeout` of each statement, in seconds:
-        /// a scan that takes longer fails, and says so. 0: none.
+        /// In seconds; 0: none.
         public var statementTimeout: TimeInterval
-        /// The server's `idle_in_transaction_session_timeout`, in
-        /// seconds: a session left inside a transaction (the process
-        /// stopped with ^Z mid-read) releases its snapshot after it.
+        /// A session left inside a transaction (the process stopped with ^Z
+        /// mid-read) releases its snapshot after it.
         public var idleInTransactionTimeout: TimeInterval
-        /// The `application_name` of the sessions, unless the connection
-        /// string or `PGAPPNAME` gives one (`pg_stat_activity` shows it).
+        /// Unless the connection string or `PGAPPNAME` gives one.
         public var applicationName: String
-        /// How long a connection attempt waits for the server, in seconds,
-        /// unless the connection string or `PGCONNECT_TIMEOUT` says.
+        /// Unless the connection string or `PGCONNECT_TIMEOUT` says.
         public var connectTimeout: Int
-        /// Seconds between two reads of the commit token (`--poll`):
-        /// 50 ms by default (`PostgresCommitWatch`).
         public var pollInterval: TimeInterval = PostgresCommitWatch.defaultInterval
-        /// A channel to LISTEN to (`--listen`), for writers that NOTIFY:
-        /// their commits are shown without poll delay.
+        /// `--listen`: writers that NOTIFY are shown without poll delay.
         public var listenChannel: String?
-        /// The longest time, in seconds, that the live windows trust the
-        /// last check of the table's schema (a query of the catalog that
-        /// costs the server more than a window): a change that no window
-        /// statement shows (a column added, an index) is seen within it
-        /// (`PostgresSchemaChecks`).
+        /// How long the live windows trust the last schema check (a catalog
+        /// query that costs more than a window): a change no window statement
+        /// shows (a column added, an index) is seen within it.
         public var schemaCheckInterval: TimeInterval = 1
-        /// How the exact counts are spaced (`PostgresCountPacing`): each
-        /// kind (the rows, those before the selection) takes at most this
-        /// share of one server core while commits come.
+        /// Each kind of exact count takes at most this share of one server
+        /// core while commits come (`PostgresCountPacing`).
         public var countShare: Double = 0.01
-        /// The shortest time, in seconds, between two exact counts of the
-        /// same rows; an estimate is given in between.
+        /// Between two exact counts of the same rows; an estimate in between.
         public var countMinimumPause: TimeInterval = 0.25
 
-        /// The settings; `statementTimeout` is `livetable view`'s
-        /// `--statement-timeout`.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let settings = PostgresDatabase.Settings(statementTimeout: 30)
-        /// ```
         public init(
             statementTimeout: TimeInterval = 5, idleInTransactionTimeout: TimeInterval = 60,
             applicationName: String = "livetable", connectTimeout: Int = 10)
@@ -81,22 +46,12 @@ public final class PostgresDatabase: Sendable {
             self.connectTimeout = connectTimeout
         }
 
-        /// The libpq options of a session of `connectionString`
-        /// (`PostgresConnection(_:settings:)`): the server settings in
-        /// `options` (after the string's own `options`), the fallback
-        /// application name, the connect timeout, TCP keepalives and
-        /// `tcp_user_timeout` (`networkSettings`) unless the string has them.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let connection = try PostgresConnection(url, settings: settings.connectionSettings(for: url))
-        /// ```
+        /// Our server settings follow the string's own `options`; the connect
+        /// timeout and keepalives only where the string sets none.
         public func connectionSettings(for connectionString: String) -> [String: String] {
             let given = (try? PostgresConnectionString(connectionString))?.options ?? [:]
-            // standard_conforming_strings: a role or database may set it
-            // off, and `'\''` would then be a quote in a string, where
-            // the filter's check (`SQLToken`) reads `'\'` and a `'`.
+            // A role or database may set standard_conforming_strings off, and
+            // `'\''` would then be a quote where `SQLToken` reads `'\'` and `'`.
             var serverSettings = [
                 "-c default_transaction_read_only=on",
                 "-c standard_conforming_strings=on",
@@ -105,8 +60,8 @@ public final class PostgresDatabase: Sendable {
             if idleInTransactionTimeout > 0 {
                 serverSettings.append("-c idle_in_transaction_session_timeout=\(Self.milliseconds(idleInTransactionTimeout))")
             }
-            // PGOPTIONS is libpq's default of `options`, which ours replace:
-            // it comes first, as the string's own would.
+            // PGOPTIONS is libpq's default `options`, which ours replace: it
+            // comes first, as the string's own would.
             let own = given["options"] ?? ProcessInfo.processInfo.environment["PGOPTIONS"]
             var settings = [
                 "options": ([own].compactMap { $0 } + serverSettings).joined(separator: " "),
@@ -121,11 +76,9 @@ public final class PostgresDatabase: Sendable {
             return settings
         }
 
-        /// The output formats that values read are bound back in, pinned
-        /// whatever the role or database set. `SQL, DMY` printed `IST`,
-        /// which reads back as Israel's; ISO prints the offset (`+05:30`),
-        /// and TimeZone stays the role's. Floats in their exact digits,
-        /// intervals, bytea and money in forms their input reads back.
+        /// Pinned whatever the role or database set, so that values bind back
+        /// as read: `SQL, DMY` printed `IST`, which reads back as Israel's; ISO
+        /// prints the offset. Floats in exact digits.
         static let outputSettings = [
             "-c DateStyle=ISO",
             "-c IntervalStyle=postgres",
@@ -134,13 +87,9 @@ public final class PostgresDatabase: Sendable {
             "-c lc_monetary=C",
         ]
 
-        /// TCP keepalives and `tcp_user_timeout`, unless the string sets
-        /// them: a network that drops the connection without a word (a
-        /// NAT entry expired, a cable pulled) is found in about 10 s by the
-        /// kernel, rather than after its two hours of keepalive silence or
-        /// its quarter of an hour of retransmissions. A path that still
-        /// ACKs but answers nothing is the commit watch's deadline's
-        /// (`CommitPoll`). Unix sockets ignore them.
+        /// A network that drops the connection silently (a NAT entry expired)
+        /// is found in about 10 s, not after two hours of keepalive silence. A
+        /// path that ACKs but answers nothing is the commit watch's deadline's.
         static let networkSettings = [
             "keepalives": "1",
             "keepalives_idle": "5",
@@ -149,46 +98,26 @@ public final class PostgresDatabase: Sendable {
             "tcp_user_timeout": "10000",
         ]
 
-        /// Seconds in whole milliseconds, at least 1 unless 0 (none).
+        /// At least 1 unless 0 (none).
         static func milliseconds(_ seconds: TimeInterval) -> Int {
             seconds <= 0 ? 0 : max(1, Int((seconds * 1000).rounded()))
         }
     }
 
-    /// The connection string as given (it may hold a password: never
-    /// shown; `name` is what is shown).
+    /// May hold a password: never shown; `name` is.
     public let connectionString: String
-    /// The settings of every session.
     public let settings: Settings
-    /// "shop on db.example.com:5432", or "shop on /var/run/postgresql":
-    /// the database and where it is, never a password.
+    /// "shop on db.example.com:5432": never a password.
     public let name: String
-    /// The connection of the screen's reads.
     let screen: PostgresChannel
-    /// The connection of the background reads.
     let background: PostgresChannel
-    /// The watch of the cluster's commits, on a connection of its own,
-    /// shared by the live windows (`windows(of:_:)`).
+    /// On a connection of its own, shared by the live windows.
     let commits: PostgresCommitWatch
-    /// The last check of the schema of the source on screen, for the live
-    /// windows.
     let schemaChecks: PostgresSchemaChecks
-    /// When the exact counts may run again, and what they found.
     let countPacing: PostgresCountPacing
 
-    /// Connects to the database of `connectionString` (the screen's
-    /// connection at once, so that a wrong password or an unreachable
-    /// server is said before the screen opens; the background one when
-    /// first used).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let database = try PostgresDatabase("host=/var/run/postgresql dbname=shop", settings: .init(statementTimeout: 30))
-    /// ```
-    ///
-    /// - throws: A `PostgresError` (`describe(_:)` says it in one line,
-    ///   without the password).
+    /// Connects the screen's connection at once, so that a wrong password
+    /// or an unreachable server is said before the screen opens.
     public init(_ connectionString: String, settings: Settings = Settings()) throws {
         self.connectionString = connectionString
         self.settings = settings
@@ -210,16 +139,12 @@ public final class PostgresDatabase: Sendable {
 
 // MARK: - Connections
 
-/// One connection and the reads it serves, one at a time: each a
-/// read-only transaction, reconnecting first when the connection broke,
-/// canceled on the server when its ticket is abandoned.
+/// One connection, serving one read at a time.
 final class PostgresChannel: Sendable {
-    /// Locked for a whole read: the channel serves one at a time.
+    /// Locked for a whole read.
     private let connection: Mutex<PostgresConnection?>
-    /// Connects, within a time (nil: `connect_timeout` per host only), or
-    /// until the descriptor is signalled.
+    /// Within a time (nil: `connect_timeout` per host), or until signalled.
     private let open: @Sendable (TimeInterval?, WakeUpDescriptor?) throws -> PostgresConnection
-    /// The session's statement timeout, in seconds (0: none).
     private let statementTimeout: TimeInterval
 
     init(
@@ -231,33 +156,23 @@ final class PostgresChannel: Sendable {
         self.statementTimeout = statementTimeout
     }
 
-    /// Runs `body` in one read-only transaction (`REPEATABLE READ`: one
-    /// snapshot for all its statements), rolled back at its end, cancelled on the server if
-    /// `ticket` is abandoned, its statements stopped by the server when
-    /// the ticket's time runs out.
+    /// Runs `body` in one read-only `REPEATABLE READ` transaction, rolled
+    /// back at its end, cancelled on the server (`PQcancel`) if `ticket` is
+    /// abandoned.
     ///
-    /// A connection found broken is opened again first, within the read's
-    /// answer timeout, and at once given up when `ticket` is abandoned (a
-    /// path still frozen would hold the read, and the reads queued behind
-    /// it, for `connect_timeout`); one that breaks during the read (the
-    /// server restarted since the last read) is opened again, and the read
-    /// run again once: a read has no effect to repeat. A connection that
-    /// could not be opened is not tried again in the same read.
+    /// A broken connection is opened again first, given up at once when the
+    /// ticket is abandoned (a frozen path would hold the queued reads for
+    /// `connect_timeout`). One that breaks during the read (a server
+    /// restart) is opened again and the read run again once: a read has no
+    /// effect to repeat.
     ///
-    /// Each statement waits for the server's answer at most
-    /// `answerTimeout(statementTimeout:)`: on a frozen network path (a
-    /// proxy that stops forwarding while the kernel keeps the connection)
-    /// the read fails within seconds, of kind `.connection` ("no answer
-    /// from the server for 7 s"), rather than when `tcp_user_timeout`
-    /// gives up, with the screen's reads queued behind it. That read is
-    /// not run again: its connection is dropped, and opened again when
-    /// next used.
+    /// Each answer is awaited `answerTimeout(statementTimeout:)` at most: on
+    /// a frozen path (a proxy that stops forwarding) the read fails within
+    /// seconds rather than when `tcp_user_timeout` gives up. That read is
+    /// not run again.
     ///
-    /// - parameter statementTimeout: The timeout of the statements of
-    ///   this read, in seconds (0: none), instead of the session's.
-    /// - parameter typedSQL: Whether the read runs SQL the user typed (a
-    ///   query, a filter): its session-level advisory locks are released
-    ///   after it.
+    /// `typedSQL`: the user's SQL may take session-level advisory locks,
+    /// released after it.
     func read<T>(
         ticket: ReadTicket, statementTimeout: TimeInterval? = nil, typedSQL: Bool = false,
         _ body: (PostgresReader) throws -> T) throws -> T
@@ -269,21 +184,17 @@ final class PostgresChannel: Sendable {
         }
     }
 
-    /// `read(ticket:statementTimeout:typedSQL:_:)` with `current`, the
-    /// channel's connection, locked.
     private func read<T>(
         _ current: inout PostgresConnection?, ticket: ReadTicket, statementTimeout: TimeInterval?, typedSQL: Bool,
         _ body: (PostgresReader) throws -> T) throws -> T
     {
-        // A connection that cannot be opened is not tried again.
         let connection = try usableConnection(&current, ticket: ticket, statementTimeout: statementTimeout)
         do {
             return try readOnce(on: connection, ticket: ticket, statementTimeout: statementTimeout, typedSQL: typedSQL, body)
         } catch let error as PostgresError where error.kind == .connection && connection.isAbandoned {
             // No answer by the deadline: the path may still be frozen, and
-            // connecting again now would wait as long once more while the
-            // screen's reads queue. Dropped now, the session ends on the
-            // server as soon as the path moves.
+            // connecting again would wait as long while the screen's reads
+            // queue. Dropped, the session ends when the path moves.
             current = nil
             throw error
         } catch let error as PostgresError where error.kind == .connection && !ticket.shouldStop {
@@ -292,23 +203,15 @@ final class PostgresChannel: Sendable {
         }
     }
 
-    /// How much longer than its statement timeout a read waits for the
-    /// server's answer: a server that is only slow answers with its own
-    /// timeout error first.
+    /// A server that is only slow answers with its own timeout error first.
     static let answerMargin: TimeInterval = 2
 
-    /// Seconds a read whose statements time out after `statementTimeout`
-    /// (0: none) waits for each answer of the server, on our side: that
-    /// plus `answerMargin`; nil (as long as the connection lasts) when the
-    /// statements have no timeout, as an export's: the deadline only
+    /// nil when the statements have no timeout (an export's): the deadline
     /// catches an answer that will never come, never a slow statement.
     static func answerTimeout(statementTimeout: TimeInterval) -> TimeInterval? {
         statementTimeout > 0 ? statementTimeout + answerMargin : nil
     }
 
-    /// The statement timeout of a read now (the read's, or the
-    /// session's, within the ticket's time left), and how long it waits
-    /// for each answer.
     private func timeouts(
         ticket: ReadTicket, statementTimeout: TimeInterval?) -> (statement: TimeInterval, answer: TimeInterval?)
     {
@@ -338,11 +241,9 @@ final class PostgresChannel: Sendable {
                     timeout: answerTimeout)
             }
             let value = try body(PostgresReader(connection, answerTimeout: answerTimeout))
-            // ROLLBACK, not COMMIT: a read has nothing to keep, and what a
-            // function wrote despite READ ONLY is undone. PostgreSQL 15
-            // lets `lo_create` write in a read-only transaction (refused
-            // from 16 on): `--query "SELECT lo_create(0)"` left a large
-            // object behind.
+            // ROLLBACK, not COMMIT: what a function wrote despite READ ONLY is
+            // undone. PostgreSQL 15 lets `lo_create` write in a read-only
+            // transaction: `--query "SELECT lo_create(0)"` left a large object.
             _ = try connection.execute("ROLLBACK", timeout: answerTimeout)
             if typedSQL { _ = try connection.execute(Self.unlockSQL, timeout: answerTimeout) }
             return value
@@ -355,14 +256,10 @@ final class PostgresChannel: Sendable {
         }
     }
 
-    /// ROLLBACK keeps the session-level advisory locks that typed SQL took
-    /// (`pg_advisory_lock(4242)` in a filter): held, they would block the
-    /// viewer's own next reads and any other session that asks for them.
+    /// ROLLBACK keeps the session-level advisory locks that typed SQL took:
+    /// held, they would block the viewer's next reads and other sessions.
     private static let unlockSQL = "SELECT pg_advisory_unlock_all()"
 
-    /// The connection, opened again if there is none or it is not usable,
-    /// within the read's answer timeout, and interrupted if `ticket` is
-    /// abandoned.
     private func usableConnection(
         _ connection: inout PostgresConnection?, ticket: ReadTicket, statementTimeout: TimeInterval?) throws -> PostgresConnection
     {
@@ -382,7 +279,5 @@ final class PostgresChannel: Sendable {
 }
 
 extension RowSource {
-    /// Whether reading the source runs SQL the user typed: a query's, a
-    /// filter's.
     var holdsTypedSQL: Bool { isQuery || filter != nil }
 }

@@ -2,27 +2,14 @@ import Foundation
 import GRDB
 import PostgresClient
 
-/// A PostgreSQL connection as the window engine reads it (`RowReading`):
-/// each statement runs with its arguments as text parameters, and each
-/// value comes back as PostgreSQL prints it, converted by its column's
-/// type (`PostgresValues`).
-///
-/// For example:
-///
-/// ```swift
-/// let reader = PostgresReader(connection)
-/// let window = try RowWindow.fetch(reader, source, request)
-/// ```
+/// A PostgreSQL connection as the window engine reads it: arguments as text
+/// parameters, values as PostgreSQL prints them.
 struct PostgresReader: RowReading {
-    /// The connection, used by one read at a time (`PostgresChannel`).
     let connection: PostgresConnection
-    /// Where the shown columns of each statement are noted, when given:
-    /// the names and types the result describes, for the schema check
-    /// (`PostgresSchemaChecks`).
+    /// The names and types each result describes, for the schema check.
     let shownColumns: PostgresShownColumns?
-    /// Seconds to wait for each answer of the server on our side, nil for
-    /// as long as the connection lasts (`PostgresChannel.answerTimeout`):
-    /// pass it to any statement run on `connection` directly.
+    /// nil: as long as the connection lasts. Pass it to any statement run on
+    /// `connection` directly.
     let answerTimeout: TimeInterval?
 
     init(
@@ -34,15 +21,12 @@ struct PostgresReader: RowReading {
         self.answerTimeout = answerTimeout
     }
 
-    /// The same reader, noting the shown columns of each statement in
-    /// `shownColumns`.
     func noting(_ shownColumns: PostgresShownColumns) -> PostgresReader {
         PostgresReader(connection, noting: shownColumns, answerTimeout: answerTimeout)
     }
 
-    /// Runs `sql`: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
-    /// The values shown are the values bound back: PostgreSQL's text
-    /// output, or a number for the integer types.
+    /// The values shown are those bound back: the server's text, or a number
+    /// for the integer types.
     func forEachRow(
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
@@ -58,42 +42,24 @@ struct PostgresReader: RowReading {
         }
     }
 
-    /// Runs `sql`: see `RowReading.fetchInt(_:arguments:)`. A value that is
-    /// not an integer reads as nil.
     func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
         let result = try connection.execute(sql, arguments.map(PostgresValues.parameter), timeout: answerTimeout)
         guard let first = result.rows.first, let text = first.first ?? nil else { return nil }
         return Int(text)
     }
 
-    /// The whole result of `sql`, for the catalog's reads.
     func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
         try connection.execute(sql, parameters, timeout: answerTimeout)
     }
 }
 
-/// PostgreSQL's values as the engine holds them (`DatabaseValue`), and
-/// back as text parameters.
-///
-/// A value read is bound back as a key of a later statement, and must
-/// find its row again: so it is kept as PostgreSQL printed it (its text
-/// output, which its input function reads back to the same value:
-/// numeric and float digits, timestamps in the session's time zone, `\x`
-/// bytea, arrays, JSON), but for the integer types (`.int64`).
-///
-/// For example:
-///
-/// ```swift
-/// PostgresValues.value("42", type: 23)        // .int64(42)       (int4)
-/// PostgresValues.value("12.50", type: 1700)   // .string("12.50") (numeric)
-/// PostgresValues.parameter(.null)             // nil: NULL
-/// ```
+/// A value read is bound back as a key of a later statement and must find
+/// its row again: so it is kept as PostgreSQL printed it (which its input
+/// function reads back to the same value), but for the integer types.
 enum PostgresValues {
-    /// `pg_type` OIDs of the integer types: int8, int2, int4, oid.
     static let integerTypes: Set<UInt32> = [20, 21, 23, 26]
 
-    /// The value of a column of type `type` that PostgreSQL printed as
-    /// `text` (nil: NULL). Untrusted: text that does not parse stays text.
+    /// Untrusted: text that does not parse stays text.
     static func value(_ text: String?, type: UInt32) -> DatabaseValue {
         guard let text else { return .null }
         if integerTypes.contains(type), let integer = Int64(text) {
@@ -104,9 +70,6 @@ enum PostgresValues {
         return text.databaseValue
     }
 
-    /// `value` as a text parameter: nil for NULL, the digits of a number,
-    /// the text itself, a BLOB as `\x` and hexadecimal digits (bytea's
-    /// input).
     static func parameter(_ value: DatabaseValue) -> String? {
         switch value.storage {
         case .null: return nil
