@@ -23,6 +23,8 @@ final class Terminal {
     /// True when the terminal may have left keypad transmit mode: after a
     /// suspend (`endwin` turns it off) or when the process continues.
     private var needsKeypadMode = false
+    /// Keeps a paste that spans reads.
+    private var decoder = KeyDecoder()
 
     /// Sets up the screen. Call `TerminalRequirements.check` first:
     /// `newterm` fails on the same terminals, but after writing to them.
@@ -45,6 +47,7 @@ final class Terminal {
         noecho()
         keypad(lt_stdscr(), true)
         nodelay(lt_stdscr(), true)
+        Self.setBracketedPaste(true)
         palette = Palette(useColor: useColor)
         width = Int(lt_getmaxx(lt_stdscr()))
         height = Int(lt_getmaxy(lt_stdscr()))
@@ -60,8 +63,19 @@ final class Terminal {
                 bytes += Array(String(cString: value).utf8)
             }
         }
-        return bytes
+        return bytes + Array(Self.bracketedPasteOff.utf8)
     }
+
+    /// A paste comes between markers (`KeyDecoder`), so that its line ends
+    /// are not Enter. Terminals that do not know the mode ignore it.
+    private static func setBracketedPaste(_ on: Bool) {
+        // putp writes to stdout's buffer: flushed at once (fflush(nil)
+        // flushes every stream), before ncurses' next write.
+        _ = putp(on ? "\u{1B}[?2004h" : bracketedPasteOff)
+        fflush(nil)
+    }
+
+    private static let bracketedPasteOff = "\u{1B}[?2004l"
 
     // MARK: - Drawing
 
@@ -102,6 +116,7 @@ final class Terminal {
             // the other cursor-key mode. Turn it on now, once the screen is
             // the app's again.
             keypad(lt_stdscr(), true)
+            Self.setBracketedPaste(true)
             needsKeypadMode = false
         }
     }
@@ -150,7 +165,7 @@ final class Terminal {
                 ? .functionKey(KeyDecoding.key(keyCode: Int32(bitPattern: character)))
                 : .character(UInt32(character)))
         }
-        return Key.decoding(inputs)
+        return decoder.decode(inputs)
     }
 
     /// Reads the real terminal size after a SIGWINCH, and tells ncurses.
@@ -173,6 +188,7 @@ final class Terminal {
     /// Gives the terminal back before the process stops.
     func suspend() {
         guard !isRestored else { return }
+        Self.setBracketedPaste(false)
         endwin()
         needsKeypadMode = true
     }
@@ -183,6 +199,7 @@ final class Terminal {
         guard !isRestored else { return }
         isRestored = true
         setCursorVisibility(1)
+        Self.setBracketedPaste(false)
         endwin()
         CrashGuard.disarm()
     }

@@ -158,6 +158,11 @@ struct ViewCommand: ParsableCommand {
                 throw CommandFailure(
                     "standard output is not a terminal: give --format csv, tsv or json to print the rows", status: 2)
             }
+            if let query, let history = HistoryFile.standard(environment: ProcessInfo.processInfo.environment) {
+                // The query prompt's ↑ finds it. A history that can not be
+                // written is no reason not to show the rows.
+                try? history.record(query)
+            }
             try live(dataSource, opened: viewed)
         }
         let summary: RowExport.Summary

@@ -11,28 +11,10 @@ public enum TerminalInput: Equatable, Sendable {
 }
 
 extension Key {
+    /// The keys of one read, for a caller that keeps no state between reads.
     public static func decoding(_ inputs: [TerminalInput]) -> [Key] {
-        var keys: [Key] = []
-        var index = 0
-        while index < inputs.count {
-            let input = inputs[index]
-            index += 1
-            switch input {
-            case let .functionKey(key):
-                if let key { keys.append(key) }
-            case .character(escapeByte):
-                guard index < inputs.count else {
-                    keys.append(.escape)
-                    break
-                }
-                let (key, length) = escapeSequence(inputs[index...])
-                index += length
-                if let key { keys.append(key) }
-            case let .character(value):
-                if let key = Key(character: value) { keys.append(key) }
-            }
-        }
-        return keys
+        var decoder = KeyDecoder()
+        return decoder.decode(inputs)
     }
 
     /// The key of a character read in raw mode, or nil for characters the
@@ -63,7 +45,7 @@ extension Key {
 
     /// Decodes what follows an Esc byte: returns the key, if the app knows
     /// it, and how many inputs the sequence takes.
-    private static func escapeSequence(_ rest: ArraySlice<TerminalInput>) -> (Key?, Int) {
+    static func escapeSequence(_ rest: ArraySlice<TerminalInput>) -> (Key?, Int) {
         guard case let .character(introducer) = rest.first else {
             // Esc then a function key: Alt with that key.
             return (nil, 1)
@@ -103,9 +85,11 @@ extension Key {
             // twice. Neither quits.
             let (_, length) = escapeSequence(rest.dropFirst())
             return (nil, 1 + (rest.count > 1 ? length : 0))
+        case 0x7F, 0x08:
+            return (.alt("\u{7F}"), 1)  // Alt-Backspace.
         default:
-            // Alt+key.
-            return (nil, 1)
+            guard case let .character(character)? = Key(character: introducer) else { return (nil, 1) }
+            return (.alt(character), 1)
         }
     }
 

@@ -7,4 +7,10 @@ public enum Key: Hashable, Sendable {
     case up, down, left, right
     case pageUp, pageDown, home, end
     case enter, escape, backspace, delete, tab
+    /// Alt with a character (Esc then the character, as terminals send it):
+    /// `.alt("b")` is Alt-B.
+    case alt(Character)
+    /// Text pasted in the terminal (bracketed paste), whole: its line ends
+    /// are not Enter.
+    case paste(String)
 }

@@ -27,23 +27,73 @@ struct TextField: Equatable, Sendable {
         min(max(0, cursor), text.count)
     }
 
-    /// Applies an editing key: a character, Backspace, Delete, ← →,
-    /// Home End, Ctrl-U (empties the field).
+    /// Applies an editing key: a character, a paste, Backspace, Delete,
+    /// ← → Home End, and the shell's keys: Ctrl-A/E (start, end), Ctrl-B/F
+    /// (← →), Ctrl-D (Delete), Ctrl-K (cut to the end), Ctrl-U (empties
+    /// the field, as zsh), Ctrl-W (cut the word before, up to a blank),
+    /// Alt-B/F (word ← →), Alt-D (cut the word after), Alt-Backspace (cut
+    /// the word before).
     @discardableResult
     mutating func edit(_ key: Key) -> EditResult {
         switch key {
         case let .character(character):
             return insert(character) ? .edited : .full
+        case let .paste(text):
+            return insert(text) ? .edited : .full
         case .backspace: deleteBackward()
-        case .delete: deleteForward()
-        case .left: moveCursor(by: -1)
-        case .right: moveCursor(by: 1)
-        case .home: moveCursorToEnd(false)
-        case .end: moveCursorToEnd(true)
+        case .delete, .control("d"): deleteForward()
+        case .left, .control("b"): moveCursor(by: -1)
+        case .right, .control("f"): moveCursor(by: 1)
+        case .home, .control("a"): moveCursorToEnd(false)
+        case .end, .control("e"): moveCursorToEnd(true)
         case .control("u"): clear()
+        case .control("k"): replaceCharacters(clampedCursor..<text.count, with: "", cursorAtStart: true)
+        case .control("w"): cutBackward(to: wordStart(before: clampedCursor, stoppingAt: \.isWhitespace))
+        case .alt("\u{7F}"): cutBackward(to: wordStart(before: clampedCursor, stoppingAt: Self.isWordSeparator))
+        case .alt("b"): cursor = wordStart(before: clampedCursor, stoppingAt: Self.isWordSeparator)
+        case .alt("f"): cursor = wordEnd(after: clampedCursor)
+        case .alt("d"): replaceCharacters(clampedCursor..<wordEnd(after: clampedCursor), with: "", cursorAtStart: true)
         default: return .ignored
         }
         return .edited
+    }
+
+    /// Inserts pasted text at the cursor, its line ends and tabs as spaces
+    /// (a query pasted from an editor stays on the prompt); false when it
+    /// had to be cut to `maximumLength`.
+    mutating func insert(_ pasted: String) -> Bool {
+        let flat = String(pasted.map { $0.isNewline || $0 == "\t" ? " " : $0 }.filter { !$0.isControlCharacter })
+        let room = max(0, maximumLength - text.count)
+        let cursor = clampedCursor
+        replaceCharacters(cursor..<cursor, with: String(flat.prefix(room)))
+        return flat.count <= room
+    }
+
+    private static func isWordSeparator(_ character: Character) -> Bool {
+        !(character.isLetter || character.isNumber || character == "_")
+    }
+
+    /// The offset where the word before `offset` starts: back over the
+    /// separators, then over the word.
+    private func wordStart(before offset: Int, stoppingAt isSeparator: (Character) -> Bool) -> Int {
+        let characters = Array(text)
+        var index = offset
+        while index > 0, isSeparator(characters[index - 1]) { index -= 1 }
+        while index > 0, !isSeparator(characters[index - 1]) { index -= 1 }
+        return index
+    }
+
+    /// The offset where the word after `offset` ends.
+    private func wordEnd(after offset: Int) -> Int {
+        let characters = Array(text)
+        var index = offset
+        while index < characters.count, Self.isWordSeparator(characters[index]) { index += 1 }
+        while index < characters.count, !Self.isWordSeparator(characters[index]) { index += 1 }
+        return index
+    }
+
+    private mutating func cutBackward(to start: Int) {
+        replaceCharacters(start..<clampedCursor, with: "")
     }
 
     /// Inserts a character at the cursor; false, and nothing inserted,
@@ -85,7 +135,13 @@ struct TextField: Equatable, Sendable {
 
     /// Replaces the characters at `offsets` with `replacement`, and puts the
     /// cursor after it.
-    private mutating func replaceCharacters(_ offsets: Range<Int>, with replacement: String) {
+    private mutating func replaceCharacters(_ offsets: Range<Int>, with replacement: String, cursorAtStart: Bool = false) {
+        guard !cursorAtStart else {
+            let lower = text.index(text.startIndex, offsetBy: offsets.lowerBound)
+            text.replaceSubrange(lower..<text.index(lower, offsetBy: offsets.count), with: replacement)
+            cursor = offsets.lowerBound
+            return
+        }
         let lower = text.index(text.startIndex, offsetBy: offsets.lowerBound)
         let upper = text.index(lower, offsetBy: offsets.count)
         let end = text.unicodeScalars.distance(from: text.startIndex, to: lower)
@@ -93,5 +149,11 @@ struct TextField: Equatable, Sendable {
         text.replaceSubrange(lower..<upper, with: replacement)
         let endIndex = text.unicodeScalars.index(text.startIndex, offsetBy: end)
         cursor = text.indices.prefix { $0 < endIndex }.count
+    }
+}
+
+private extension Character {
+    var isControlCharacter: Bool {
+        unicodeScalars.allSatisfy { $0.properties.generalCategory == .control }
     }
 }

@@ -13,10 +13,30 @@ final class KeyDecodingTests: XCTestCase {
         XCTAssertEqual(Key.decoding([.character(0x1B), .functionKey(nil)]), [])
     }
 
-    func testAltLetterIsIgnored() {
-        XCTAssertEqual(keys("\u{1B}a"), [])
-        XCTAssertEqual(keys("\u{1B}q"), [])
-        XCTAssertEqual(keys("\u{1B}ak"), [.character("k")])
+    func testAltWithACharacterIsAnAltKey() {
+        XCTAssertEqual(keys("\u{1B}b"), [.alt("b")])
+        XCTAssertEqual(keys("\u{1B}q"), [.alt("q")])
+        XCTAssertEqual(keys("\u{1B}ak"), [.alt("a"), .character("k")])
+        XCTAssertEqual(keys("\u{1B}\u{7F}"), [.alt("\u{7F}")])
+        // Alt with a control key is no key.
+        XCTAssertEqual(keys("\u{1B}\u{01}x"), [.character("x")])
+    }
+
+    func testAPasteIsOneKeyAndItsLineEndsAreNotEnter() {
+        XCTAssertEqual(keys("a\u{1B}[200~SELECT 1\nFROM t\u{1B}[201~b"),
+                       [.character("a"), .paste("SELECT 1\nFROM t"), .character("b")])
+        // An empty paste is no key.
+        XCTAssertEqual(keys("\u{1B}[200~\u{1B}[201~"), [])
+    }
+
+    func testAPasteSpanningReadsComesWholeAtItsEnd() {
+        var decoder = KeyDecoder()
+        let read = { (text: String) in text.unicodeScalars.map { TerminalInput.character($0.value) } }
+        XCTAssertEqual(decoder.decode(read("\u{1B}[200~SELECT\n")), [])
+        XCTAssertEqual(decoder.decode(read("\u{1B}\r 1")), [])
+        XCTAssertEqual(decoder.decode(read("\u{1B}[201~\r")), [.paste("SELECT\n\u{1B}\r 1"), .enter])
+        // Without a decoder kept between reads, the second read's line end would be Enter.
+        XCTAssertEqual(Key.decoding(read("\r 1")), [.enter, .character(" "), .character("1")])
     }
 
     func testHomeAndEndVariantsAreDecoded() {

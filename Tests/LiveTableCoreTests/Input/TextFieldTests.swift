@@ -46,4 +46,44 @@ final class TextFieldTests: XCTestCase {
         field.edit(.backspace)
         XCTAssertEqual(field.text, "caf")
     }
+
+    func testShellKeysMoveAndCut() {
+        var field = TextField(text: "SELECT name FROM orders", maximumLength: 100)
+        field.edit(.control("a"))
+        XCTAssertEqual(field.cursor, 0)
+        field.edit(.alt("f"))
+        XCTAssertEqual(field.cursor, 6)
+        field.edit(.alt("f"))
+        XCTAssertEqual(field.cursor, 11)
+        field.edit(.alt("b"))
+        XCTAssertEqual(field.cursor, 7)
+        field.edit(.control("k"))
+        XCTAssertEqual(field.text, "SELECT ")
+        XCTAssertEqual(field.cursor, 7)
+        field.edit(.control("e"))
+        field.edit(.paste("id, total\nFROM\torders"))
+        XCTAssertEqual(field.text, "SELECT id, total FROM orders")
+        field.edit(.control("w"))
+        XCTAssertEqual(field.text, "SELECT id, total FROM ")
+        field.edit(.alt("\u{7F}"))
+        XCTAssertEqual(field.text, "SELECT id, total ")
+        field.edit(.control("w"))
+        XCTAssertEqual(field.text, "SELECT id, ")
+        field.edit(.control("a"))
+        field.edit(.alt("d"))
+        XCTAssertEqual(field.text, " id, ")
+        XCTAssertEqual(field.cursor, 0)
+        field.edit(.control("f"))
+        field.edit(.control("d"))
+        XCTAssertEqual(field.text, " d, ")
+        field.edit(.control("b"))
+        XCTAssertEqual(field.cursor, 0)
+    }
+
+    func testAPasteLongerThanTheFieldIsCutAndSaysSo() {
+        var field = TextField(text: "ab", maximumLength: 5)
+        XCTAssertEqual(field.edit(.paste("123456")), .full)
+        XCTAssertEqual(field.text, "ab123")
+        XCTAssertEqual(field.cursor, 5)
+    }
 }

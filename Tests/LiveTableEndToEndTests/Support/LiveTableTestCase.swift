@@ -72,6 +72,7 @@ class LiveTableTestCase: XCTestCase {
         var environment = environment
         environment["XDG_DATA_HOME"] = environment["XDG_DATA_HOME"] ?? dataHome.path
         environment["HOME"] = environment["HOME"] ?? directory.path
+        environment["XDG_STATE_HOME"] = environment["XDG_STATE_HOME"] ?? stateHome.path
         var before = before
         if environment["NO_COLOR"] == nil {
             // swift test sets NO_COLOR for the tests it runs.
@@ -82,6 +83,11 @@ class LiveTableTestCase: XCTestCase {
             width: width, height: height, environment: environment)
         sessions.append(session)
         return session
+    }
+
+    /// XDG_STATE_HOME of the launched apps: the query history.
+    var stateHome: URL {
+        directory.appendingPathComponent("state")
     }
 
     /// XDG_DATA_HOME of the launched apps.

@@ -64,6 +64,13 @@ final class TmuxSession {
         try run(["send-keys", "-t", "app", "-l", text])
     }
 
+    /// Pastes `text` as a terminal does: between bracketed-paste markers
+    /// when the app asked for them.
+    func paste(_ text: String) throws {
+        try run(["set-buffer", "-b", "test", "--", text])
+        try run(["paste-buffer", "-p", "-d", "-b", "test", "-t", "app"])
+    }
+
     /// Resizes the window, which sends SIGWINCH to the app.
     func resize(width: Int, height: Int) throws {
         try run(["resize-window", "-t", "app", "-x", "\(width)", "-y", "\(height)"])

@@ -1,0 +1,76 @@
+/// Decodes the terminal's input into keys, read after read. A paste
+/// (bracketed: `ESC [ 200 ~` … `ESC [ 201 ~`) can span several reads: its
+/// text is kept until its end, then comes as one `.paste` key, so that a
+/// pasted line end never runs a prompt.
+public struct KeyDecoder: Sendable {
+    /// The text of a paste whose end has not come yet.
+    private var paste: [Unicode.Scalar]?
+
+    /// The longest paste kept: the rest is dropped.
+    static let maximumPaste = 100_000
+
+    public init() {}
+
+    public mutating func decode(_ inputs: [TerminalInput]) -> [Key] {
+        var keys: [Key] = []
+        var index = 0
+        while index < inputs.count {
+            if paste != nil {
+                index = takePaste(inputs, from: index, into: &keys)
+                continue
+            }
+            let input = inputs[index]
+            index += 1
+            switch input {
+            case let .functionKey(key):
+                if let key { keys.append(key) }
+            case .character(escapeByte):
+                guard index < inputs.count else {
+                    keys.append(.escape)
+                    break
+                }
+                if Self.starts(inputs[index...], with: Self.pasteStart) {
+                    index += Self.pasteStart.count
+                    paste = []
+                    continue
+                }
+                let (key, length) = Key.escapeSequence(inputs[index...])
+                index += length
+                if let key { keys.append(key) }
+            case let .character(value):
+                if let key = Key(character: value) { keys.append(key) }
+            }
+        }
+        return keys
+    }
+
+    /// Takes the paste's text from `index` up to its end marker, if it is
+    /// in this read; returns the index after what was taken.
+    private mutating func takePaste(_ inputs: [TerminalInput], from start: Int, into keys: inout [Key]) -> Int {
+        var index = start
+        while index < inputs.count {
+            if case .character(escapeByte) = inputs[index], Self.starts(inputs[(index + 1)...], with: Self.pasteEnd) {
+                let text = String(String.UnicodeScalarView(paste ?? []))
+                paste = nil
+                if !text.isEmpty { keys.append(.paste(text)) }
+                return index + 1 + Self.pasteEnd.count
+            }
+            if case let .character(value) = inputs[index], let scalar = Unicode.Scalar(value),
+               (paste?.count ?? 0) < Self.maximumPaste {
+                paste?.append(scalar)
+            }
+            index += 1
+        }
+        return index
+    }
+
+    private static let pasteStart = Array("[200~".unicodeScalars.map(\.value))
+    private static let pasteEnd = Array("[201~".unicodeScalars.map(\.value))
+
+    private static func starts(_ inputs: ArraySlice<TerminalInput>, with marker: [UInt32]) -> Bool {
+        guard inputs.count >= marker.count else { return false }
+        return zip(inputs, marker).allSatisfy { $0 == .character($1) }
+    }
+}
+
+private let escapeByte: UInt32 = 0x1B
