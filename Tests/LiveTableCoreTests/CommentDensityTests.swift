@@ -11,19 +11,10 @@ import XCTest
 final class CommentDensityTests: XCTestCase {
     static let maximumDensity = 0.3
 
-    /// The folders under `Sources` held to the maximum, subfolders included.
-    static let heldFolders = [
-        "LiveTableCore/Changes",
-        "LiveTableCore/Demo",
-        "LiveTableCore/HallOfFame",
-        "LiveTableCore/Input",
-        "LiveTableCore/Loop",
-        "LiveTableCore/Rows",
-        "LiveTableCore/Screen",
-        "LiveTableCore/Utils",
-        "PostgresClient",
-        "livetable",
-    ]
+    /// The modules under `Sources` held to the maximum, subfolders
+    /// included; each folder of `LiveTableCore` is held too, so that no
+    /// corner of it grows behind the module's figure.
+    static let heldModules = ["LiveTableCore", "PostgresClient", "livetable"]
 
     private static let sourcesRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -42,7 +33,7 @@ final class CommentDensityTests: XCTestCase {
         }
 
         var over: [String] = []
-        for folder in Self.heldFolders {
+        for folder in Self.heldModules + coreFolders.sorted() {
             let count = Self.lines(in: folder, sources)
             XCTAssertGreaterThan(count.code, 0, "\(folder) has no code: is the list out of date?")
             if Double(count.comments) > Self.maximumDensity * Double(count.code) {

@@ -9,15 +9,7 @@ import ReactiveGRDB
 /// Each effect becomes a publisher whose output comes back as messages; a write's changes come back
 /// through the observation. Nothing is applied to the state optimistically.
 ///
-/// For example:
-///
-/// ```swift
-/// let loop = AppLoop(
-///     program: HallOfFameProgram(database: appDatabase),
-///     state: .initial(width: 80, height: 24))
-/// loop.start(host: host)
-/// loop.send(.resize(width: 80, height: 24))
-/// ```
+/// `Launch.swift` (Sources/livetable) starts one, in code that is compiled.
 public struct HallOfFameProgram: AppProgram {
     let database: AppDatabase
     let polling: CommitPolling
