@@ -5,11 +5,10 @@ import XCTest
 /// read and written with `withLock`. No `NSLock`, `NSRecursiveLock` or
 /// `LockedValue` in `Sources`; `NSCondition` only where a thread waits.
 final class SharedStateRuleTests: XCTestCase {
-    /// Files that still use a bare lock. The lead removes the first five
+    /// Files that still use a bare lock. The lead removes the first four
     /// after converting them with the merge; the others say why they stay.
     static let bareLockFiles: Set<String> = [
         "ReactiveGRDB/Utils/ObservationSubscription.swift",
-        "ReactiveGRDB/OtherProcesses/RefreshPacing.swift",
         "LiveTableCore/Viewer/Postgres/PostgresCommitWatch+Reads.swift",
         "LiveTableCore/Viewer/Postgres/PostgresCountPacing.swift",
         "LiveTableCore/Rows/RowWindow.swift",
