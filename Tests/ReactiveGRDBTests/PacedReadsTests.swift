@@ -44,6 +44,15 @@ final class PacedReadsTests: XCTestCase {
         func append(_ reason: PacedReads.Reason) { reasons.withLock { $0.append(reason) } }
     }
 
+    /// A commit signal that records what the reads tell it; the test
+    /// itself sends the commits (`commit()`).
+    private final class FakeSignal: CommitSignal {
+        private let events = Mutex<[String]>([])
+        var all: [String] { events.withLock { $0 } }
+        func readerWantsCommits() { events.withLock { $0.append("wants") } }
+        func cancel() { events.withLock { $0.append("cancel") } }
+    }
+
     private func paced(_ policy: PacingPolicy, readingNow: Bool = false) -> (PacedReads, FakeClock, Reads) {
         let clock = FakeClock()
         let reads = Reads()
@@ -164,6 +173,33 @@ final class PacedReadsTests: XCTestCase {
         clock.advance(by: 1)
         paced.commit()
         XCTAssertEqual(reads.all, [.commit])
+    }
+
+    func testTheSignalLooksAgainBeforeAPendingReadAndIsCancelledByStop() {
+        let (paced, clock, reads) = paced(.share(.dutyCycle(0.1, minimumPause: 0.05)))
+        let signal = FakeSignal()
+        XCTAssertTrue(paced.attach(signal))
+        paced.commit()
+        XCTAssertEqual(signal.all, [])
+        paced.commit()
+        paced.readDidEnd()
+        clock.advance(by: 0.05)
+        XCTAssertEqual(reads.all, [.commit, .pending])
+        XCTAssertEqual(signal.all, ["wants"])
+        paced.stop()
+        paced.stop()
+        XCTAssertEqual(signal.all, ["wants", "cancel"])
+    }
+
+    func testASignalAttachedAfterStopIsCancelledAtOnce() {
+        let (paced, _, reads) = paced(.share(.none))
+        paced.stop()
+        let signal = FakeSignal()
+        XCTAssertFalse(paced.attach(signal))
+        XCTAssertEqual(signal.all, ["cancel"])
+        paced.start { reads.append($0) }
+        paced.commit()
+        XCTAssertEqual(reads.all, [])
     }
 
     func testTheRealClockRunsAPause() {

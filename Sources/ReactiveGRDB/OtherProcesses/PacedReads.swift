@@ -28,6 +28,18 @@ package struct DispatchPacingClock: PacingClock {
     }
 }
 
+/// The source of the commits that `PacedReads` follows (a SQLite file's
+/// watch, PostgreSQL's poll, a test's fake): it calls `PacedReads.commit()`
+/// for each commit it sees, and is attached to hear when the reads want
+/// commits again, and when they stop.
+package protocol CommitSignal: Sendable {
+    /// A read starts for the commits that waited for the last read and its
+    /// pause: a signal that stopped looking while they waited looks again.
+    func readerWantsCommits()
+    /// Stops the signal: no commit is wanted any more.
+    func cancel()
+}
+
 /// How long a paced read pauses: by its share of the time (a CPU share in
 /// WAL mode, PostgreSQL's own cost), and, once a read found a
 /// rollback-journal file locked, by the writer's lock.
@@ -64,9 +76,9 @@ package struct PacingPolicy: Sendable, Hashable {
 /// one read for all the commits that waited. A `RefreshPacer` says when;
 /// this type measures the reads with its clock, and runs the pauses.
 ///
-/// The commit signal (a SQLite watch, PostgreSQL's poll, a test) calls
-/// `commit()`; the user calls `readDidEnd(at:sawChange:)`. The read runs
-/// outside the lock, and may call back.
+/// Its `CommitSignal` calls `commit()`; the user calls
+/// `readDidEnd(at:sawChange:)`. The read runs outside the lock, and may
+/// call back.
 package final class PacedReads: Sendable {
     /// Why a read starts.
     package enum Reason: Sendable, Equatable {
@@ -79,6 +91,8 @@ package final class PacedReads: Sendable {
     private struct State {
         var pacer: RefreshPacer
         var read: (@Sendable (Reason) -> Void)?
+        var signal: (any CommitSignal)?
+        var isStopped = false
         var readStart: TimeInterval = 0
         var foundLocked = false
     }
@@ -113,14 +127,34 @@ package final class PacedReads: Sendable {
     package func start(readingNow: Bool = false, read: @escaping @Sendable (Reason) -> Void) {
         let now = clock.now
         state.withLock {
+            guard !$0.isStopped else { return }
             $0.read = read
             if readingNow, $0.pacer.change() { $0.readStart = now }
         }
     }
 
-    /// Stops: no read starts any more.
+    /// Attaches the source of the commits: `stop()` cancels it.
+    ///
+    /// - returns: False when the reads stopped already: the signal is
+    ///   cancelled.
+    @discardableResult
+    package func attach(_ signal: any CommitSignal) -> Bool {
+        let attached = state.withLock { state -> Bool in
+            guard !state.isStopped else { return false }
+            state.signal = signal
+            return true
+        }
+        if !attached { signal.cancel() }
+        return attached
+    }
+
+    /// Stops: no read starts any more, and the signal is cancelled.
     package func stop() {
-        state.withLock { $0.read = nil }
+        let signal = state.withLock { state -> (any CommitSignal)? in
+            defer { state.read = nil; state.signal = nil; state.isStopped = true }
+            return state.signal
+        }
+        signal?.cancel()
     }
 
     /// Tells a commit: reads now if idle; else one more read follows the
@@ -174,11 +208,13 @@ package final class PacedReads: Sendable {
 
     private func pauseDidEnd() {
         let now = clock.now
-        let read = state.withLock { state -> (@Sendable (Reason) -> Void)? in
+        let next = state.withLock { state -> (read: @Sendable (Reason) -> Void, signal: (any CommitSignal)?)? in
             guard let read = state.read, state.pacer.pauseDidEnd() else { return nil }
             state.readStart = now
-            return read
+            return (read, state.signal)
         }
-        read?(.pending)
+        guard let next else { return }
+        next.signal?.readerWantsCommits()
+        next.read(.pending)
     }
 }
