@@ -159,12 +159,15 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                 if let otherProcesses {
                     paced.start { [weak self] reason in self?.pacedRead(reason) }
                     do {
-                        registration = try CommitWatch.register(
+                        let registration = try CommitWatch.register(
                             reader: otherProcesses.reader,
                             commits: otherProcesses.commits,
                             listener: makeListener(otherProcesses.commits))
+                        self.registration = registration
+                        if let registration { paced.attach(registration) }
                     } catch {
                         state = .finished
+                        paced.stop()
                         sideEffect = { downstream.receive(completion: .failure(error)) }
                         return
                     }
@@ -363,15 +366,12 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         paced.readDidEnd(at: end)
     }
 
-    /// Starts a refresh that `paced` asks for.
+    /// Starts a refresh that `paced` asks for: for commits that waited,
+    /// after the watch, which did not look meanwhile, looks again
+    /// (`CommitSignal.readerWantsCommits()`).
     private func pacedRead(_ reason: PacedReads.Reason) {
         lock.synchronized {
             guard case .observing = state else { return }
-            // The refresh reads the commits made until now: the watch, which
-            // did not look while the commit waited, looks again.
-            if reason == .pending {
-                registration?.listenerWantsCommits()
-            }
             refresh()
         }
     }
@@ -501,5 +501,12 @@ private final class FetchStamp: Sendable {
         _time.withLock { time in
             if time == nil { time = now }
         }
+    }
+}
+
+/// The watch's registration is the signal of a subscription's `PacedReads`.
+extension CommitWatch.Registration: CommitSignal {
+    func readerWantsCommits() {
+        listenerWantsCommits()
     }
 }
