@@ -80,7 +80,7 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, Send
 
     private enum Phase {
         case waitingForDemand(Downstream)
-        case observing(Downstream, PostgresCommitWatch.Observer?)
+        case observing(Downstream)
         case finished
     }
 
@@ -118,7 +118,7 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, Send
             switch state.phase {
             case let .waitingForDemand(downstream):
                 guard demand > .none else { return (false, nil) }
-                state.phase = .observing(downstream, nil)
+                state.phase = .observing(downstream)
                 return (true, nil)
             case .observing:
                 defer { state.waiting = nil }
@@ -131,25 +131,18 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, Send
         guard starts else { return }
         // The first read is the subscription's: it is paced as the others.
         paced.start(readingNow: true) { [weak self] _ in self?.startRead() }
-        let observer = publisher.watch.observe { [weak self] event in self?.watchDidSend(event) }
-        let kept = state.withLock { state -> Bool in
-            guard case let .observing(downstream, _) = state.phase else { return false }
-            state.phase = .observing(downstream, observer)
-            return true
-        }
-        if !kept { observer.cancel() }
+        // Cancelled by `paced.stop()`, at once if the reads stopped already.
+        paced.attach(publisher.watch.observe { [weak self] event in self?.watchDidSend(event) })
         startRead()
     }
 
     func cancel() {
         paced.stop()
-        let (observer, running) = state.withLock { state -> (PostgresCommitWatch.Observer?, ReadTicket?) in
+        let running = state.withLock { state -> ReadTicket? in
             defer { state.phase = .finished; state.waiting = nil }
-            guard case let .observing(_, observer) = state.phase else { return (nil, nil) }
-            return (observer, state.ticket)
+            return state.isObserving ? state.ticket : nil
         }
         running?.abandon()
-        observer?.cancel()
     }
 
     // MARK: Signals
@@ -215,7 +208,7 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, Send
 
     private func deliverNow(_ value: Value) {
         let receiver = state.withLock { state -> Downstream? in
-            guard case let .observing(downstream, _) = state.phase else { return nil }
+            guard case let .observing(downstream) = state.phase else { return nil }
             guard state.demand > .none else {
                 state.waiting = value
                 return nil
@@ -233,14 +226,13 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, Send
     }
 
     private func finishNow(with error: any Error) {
-        paced.stop()
-        let ended = state.withLock { state -> (Downstream, PostgresCommitWatch.Observer?)? in
-            guard case let .observing(downstream, observer) = state.phase else { return nil }
+        let receiver = state.withLock { state -> Downstream? in
+            guard case let .observing(downstream) = state.phase else { return nil }
             state.phase = .finished
-            return (downstream, observer)
+            return downstream
         }
-        guard let (receiver, observer) = ended else { return }
-        observer?.cancel()
+        guard let receiver else { return }
+        paced.stop()
         receiver.subscriber.receive(completion: .failure(error))
     }
 }
@@ -332,4 +324,10 @@ private final class CommitLivenessSubscription: Subscription, Sendable {
 // subscription's Mutex and called on the main queue only.
 private struct MainQueueSubscriber<Input, Failure: Error>: @unchecked Sendable {
     let subscriber: AnySubscriber<Input, Failure>
+}
+
+/// The watch's observer is the signal of a `CommitReads`' `PacedReads`: it
+/// always looks, and wants no word when a read starts.
+extension PostgresCommitWatch.Observer: CommitSignal {
+    package func readerWantsCommits() {}
 }
