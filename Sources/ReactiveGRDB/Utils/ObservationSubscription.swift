@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenCombine
+import Synchronization
 
 /// Starts a database observation: GRDB's `start(in:onError:onChange:)`
 /// methods, with their arguments other than the callbacks bound.
@@ -79,15 +80,14 @@ struct OtherProcessRefresh<Value>: Sendable {
 /// - The observation (and the database connection that its start closure
 ///   captures) is retained until the subscription is finished.
 /// - With an `OtherProcessRefresh`, a commit of another process refreshes
-///   the observation. Refreshes are coalesced and paced by a `RefreshPacer`:
+///   the observation. Refreshes are coalesced and paced by `PacedReads`:
 ///   one runs at a time, then the pause of `OtherProcessCommits.pacing`
 ///   (none by default), and the commits seen meanwhile make one more, so
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
-// @unchecked Sendable: `state`, `cancellable`, `generation`, `pacer`,
-// `refreshStart`, `foundLocked`, `registration` and the `refetch...`
-// properties are only accessed with `lock` held; `hasDeferredCommit` with
-// `deferredCommitLock` held.
+// @unchecked Sendable: `state`, `cancellable`, `generation`, `fetchStamp`,
+// `registration` and the `refetch...` properties are only accessed with
+// `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -116,9 +116,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// that were already scheduled are dropped.
     private var generation = 0
     /// When refreshes run: one at a time, each followed by its pause.
-    private var pacer: RefreshPacer
-    /// When the refresh that runs started, including its retries.
-    private var refreshStart = DispatchTime.now()
+    private let paced: PacedReads
     /// When the value of the refresh that runs was fetched.
     private var fetchStamp: FetchStamp?
     /// The fetch of a `.refetch` refresh, and its number: the values of
@@ -130,23 +128,21 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// Whether the last value delivered was a refetched one.
     private var lastValueWasRefetched = false
     /// Whether a commit waits for the lock on another thread.
-    private let deferredCommitLock = NSLock()
-    private var hasDeferredCommit = false
+    private let hasDeferredCommit = Mutex(false)
     /// How often a refresh that found the file locked is tried again, at
     /// first, and for how long (`refreshDidFail`).
     private static var busyRetryInterval: Double { 0.001 }
     private static var busyRetryWindow: Double { 1 }
     /// The shortest pause between two refreshes during a burst of commits
-    /// to a file that a refresh found locked.
-    private static var lockedBurstPause: Double { 0.1 }
-    /// True once a refresh found the file locked: a rollback-journal file,
+    /// to a file that a refresh found locked: a rollback-journal file,
     /// whose writer waits for the reads (a WAL writer never does).
-    private var foundLocked = false
+    private static var lockedBurstPause: Double { 0.1 }
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
         state = .waitingForDemand(downstream, start: start)
         self.otherProcesses = otherProcesses
-        pacer = RefreshPacer(pacing: otherProcesses?.commits.pacing ?? .none)
+        paced = PacedReads(policy: .writersLock(
+            otherProcesses?.commits.pacing ?? .none, lockedBurstPause: Self.lockedBurstPause))
     }
 
     var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
@@ -161,13 +157,17 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                 // Watch before the observation starts, so that a commit
                 // made during its first fetch is not missed.
                 if let otherProcesses {
+                    paced.start { [weak self] reason in self?.pacedRead(reason) }
                     do {
-                        registration = try CommitWatch.register(
+                        let registration = try CommitWatch.register(
                             reader: otherProcesses.reader,
                             commits: otherProcesses.commits,
                             listener: makeListener(otherProcesses.commits))
+                        self.registration = registration
+                        if let registration { paced.attach(registration) }
                     } catch {
                         state = .finished
+                        paced.stop()
                         sideEffect = { downstream.receive(completion: .failure(error)) }
                         return
                     }
@@ -204,6 +204,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             self.registration = nil
             self.refetchCancellable = nil
             state = .finished
+            paced.stop()
             sideEffect = {
                 registration?.cancel()
                 cancellable?.cancel()
@@ -221,7 +222,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             guard generation == self.generation else { return }
             // The read ends as its value arrives: the subscriber's own work
             // is not reading.
-            let arrival = DispatchTime.now()
+            let arrival = paced.now
             deliver(value)
             switch otherProcesses?.action {
             case .restart:
@@ -243,7 +244,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private func receiveRefetched(_ value: Downstream.Input, refetchGeneration: Int) {
         lock.synchronized {
             guard refetchGeneration == self.refetchGeneration, case .observing = state else { return }
-            let arrival = DispatchTime.now()
+            let arrival = paced.now
             refetchCancellable?.cancel()
             refetchCancellable = nil
             deliver(value)
@@ -251,7 +252,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             // An own commit during the fetch may have been missed by it, and
             // its value published before: fetch again.
             if let registration, registration.ownCommitCount != refetchOwnCommits {
-                _ = pacer.change()
+                paced.commit()
             }
             refreshDidEnd(at: arrival)
         }
@@ -280,6 +281,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             self.cancellable = nil
             self.refetchCancellable = nil
             state = .finished
+            paced.stop()
             sideEffect = {
                 registration?.cancel()
                 cancellable?.cancel()
@@ -320,7 +322,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         guard lock.try() else { return true }
         defer { lock.unlock() }
         guard case .observing = state else { return false }
-        return !pacer.isPending
+        return !paced.isPending
     }
 
     /// Handles the commit at once if the lock is free, or later on another
@@ -332,15 +334,15 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             otherProcessDidCommit()
             return
         }
-        let schedules = deferredCommitLock.withLock {
-            defer { hasDeferredCommit = true }
-            return !hasDeferredCommit
+        let schedules = hasDeferredCommit.withLock { has in
+            defer { has = true }
+            return !has
         }
         guard schedules else { return }
         DispatchQueue.global().async { [weak self] in
             guard let self else { return }
             lock.synchronized {
-                deferredCommitLock.withLock { hasDeferredCommit = false }
+                hasDeferredCommit.withLock { $0 = false }
                 otherProcessDidCommit()
             }
         }
@@ -349,56 +351,29 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private func otherProcessDidCommit() {
         lock.synchronized {
             guard case .observing = state else { return }
-            if pacer.change() {
-                startRefresh()
-            }
+            paced.commit()
         }
     }
 
     /// Ends a refresh, and pauses before the pending one, if any. Called
     /// with the lock held.
-    private func refreshDidEnd(at arrival: DispatchTime = .now()) {
+    private func refreshDidEnd(at arrival: TimeInterval? = nil) {
         // The read ends when its value is fetched, if known: the wait for
-        // the subscriber's queue is not reading.
+        // the subscriber's queue is not reading. A value that is not a
+        // refresh's (the observation's first) is ignored by `paced`.
         let end = fetchStamp?.time ?? arrival
         fetchStamp = nil
-        let seconds = Double(Int64(bitPattern: end.uptimeNanoseconds &- refreshStart.uptimeNanoseconds)) / 1e9
-        // Not refreshing: the first value of the observation, or a value
-        // published twice.
-        guard var pause = pacer.readDidEnd(afterReadingFor: seconds) else { return }
-        // A rollback-journal writer (a read found the file locked) that
-        // commits back to back (a commit came during the read) sleeps a
-        // millisecond or more for each read it meets: 10 reads a second at
-        // most show its progress and leave it its pace.
-        if foundLocked && pacer.burstReads > 0 {
-            pause = max(pause, Self.lockedBurstPause)
-        }
-        guard pause > 0 else {
-            pauseDidEnd()
-            return
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [weak self] in
-            guard let self else { return }
-            lock.synchronized {
-                guard case .observing = state else { return }
-                pauseDidEnd()
-            }
-        }
+        paced.readDidEnd(at: end)
     }
 
-    /// Starts the pending refresh, if any. Called with the lock held.
-    private func pauseDidEnd() {
-        guard pacer.pauseDidEnd() else { return }
-        // The refresh reads the commits made until now: the watch, which
-        // did not look while the commit waited, looks again.
-        registration?.listenerWantsCommits()
-        startRefresh()
-    }
-
-    /// Called with the lock held.
-    private func startRefresh() {
-        refreshStart = .now()
-        refresh()
+    /// Starts a refresh that `paced` asks for: for commits that waited,
+    /// after the watch, which did not look meanwhile, looks again
+    /// (`CommitSignal.readerWantsCommits()`).
+    private func pacedRead(_ reason: PacedReads.Reason) {
+        lock.synchronized {
+            guard case .observing = state else { return }
+            refresh()
+        }
     }
 
     /// Retries a refresh that found the database locked, or fails.
@@ -423,8 +398,8 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
         }
         let delay: Double = lock.synchronized {
             guard isCurrentRefresh(generation, refetchGeneration), case .observing = state else { return 0 }
-            foundLocked = true
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- refreshStart.uptimeNanoseconds) / 1e9
+            paced.readFoundLocked()
+            let elapsed = paced.readElapsed
             return elapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
         }
         guard delay > 0 else { return }
@@ -455,7 +430,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             previous?.cancel()
             // Stamped on the database's queue, without the lock, which the
             // delivery of a value holds.
-            let fetchStamp = FetchStamp()
+            let fetchStamp = FetchStamp(paced)
             self.fetchStamp = fetchStamp
             let cancellable = start(
                 { [weak self] error in self?.refreshDidFail(error, generation: generation) },
@@ -477,7 +452,7 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             refetchCancellable = nil
             previous?.cancel()
             refetchOwnCommits = registration?.ownCommitCount ?? 0
-            let fetchStamp = FetchStamp()
+            let fetchStamp = FetchStamp(paced)
             self.fetchStamp = fetchStamp
             let cancellable = start(
                 reader,
@@ -508,18 +483,30 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     }
 }
 
-/// When the value of a refresh was fetched: its first value only.
-// @unchecked Sendable: `_time` is only accessed with `lock` held.
-private final class FetchStamp: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _time: DispatchTime?
+/// When the value of a refresh was fetched: its first value only, by the
+/// clock of its `PacedReads`.
+private final class FetchStamp: Sendable {
+    private let paced: PacedReads
+    private let _time = Mutex<TimeInterval?>(nil)
+
+    init(_ paced: PacedReads) {
+        self.paced = paced
+    }
 
     /// The time of the first call to `stamp()`.
-    var time: DispatchTime? { lock.withLock { _time } }
+    var time: TimeInterval? { _time.withLock { $0 } }
 
     func stamp() {
-        lock.withLock {
-            if _time == nil { _time = .now() }
+        let now = paced.now
+        _time.withLock { time in
+            if time == nil { time = now }
         }
+    }
+}
+
+/// The watch's registration is the signal of a subscription's `PacedReads`.
+extension CommitWatch.Registration: CommitSignal {
+    func readerWantsCommits() {
+        listenerWantsCommits()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import OpenCombine
 import PostgresClient
 import ReactiveGRDB
+import Synchronization
 
 // MARK: - Reads again at each commit
 
@@ -26,7 +27,7 @@ extension PostgresCommitWatch {
     }
 }
 
-public struct CommitReads<Value: Sendable>: Publisher {
+public struct CommitReads<Value: Sendable>: Publisher, Sendable {
     public typealias Output = Value
     public typealias Failure = any Error
 
@@ -43,77 +44,80 @@ public struct CommitReads<Value: Sendable>: Publisher {
 }
 
 /// A subscription of `CommitReads`: waiting for demand → observing the
-/// watch (reading, pausing or idle, as its `RefreshPacer` says) →
-/// finished. Values are delivered on the main queue, in the order of the
-/// reads (one runs at a time); without demand, the newest one waits.
+/// watch (reading, pausing or idle, as its `PacedReads` says) → finished.
+/// Values are delivered on the main queue, in the order of the reads (one
+/// runs at a time); without demand, the newest one waits.
 // Its downstream is type-erased: a subscription generic over it would
 // capture its metatype, which need not be Sendable, in the closures it
 // dispatches.
-// @unchecked Sendable: every `var` is only accessed with `lock` held.
-private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unchecked Sendable {
-    typealias Downstream = AnySubscriber<Value, any Error>
+private final class CommitReadsSubscription<Value: Sendable>: Subscription, Sendable {
+    typealias Downstream = MainQueueSubscriber<Value, any Error>
 
-    private enum State {
+    private enum Phase {
         case waitingForDemand(Downstream)
-        case observing(Downstream, PostgresCommitWatch.Observer?)
+        case observing(Downstream)
         case finished
     }
 
+    private struct State {
+        var phase: Phase
+        var demand = Subscribers.Demand.none
+        /// The newest value, waiting for demand.
+        var waiting: Value?
+        var ticket: ReadTicket?
+
+        var isObserving: Bool {
+            if case .observing = phase { return true }
+            return false
+        }
+    }
+
     private let publisher: CommitReads<Value>
-    private let lock = NSLock()
-    private var state: State
-    private var demand = Subscribers.Demand.none
-    /// The newest value, waiting for demand.
-    private var waiting: Value?
-    private var pacer: RefreshPacer
-    private var ticket: ReadTicket?
+    private let state: Mutex<State>
+    private let paced: PacedReads
 
     /// How long a read that failed for now waits before it runs again,
     /// when no signal comes before (the watch's connection is fine while
     /// the read's broke): 1 s, as for SQLite.
     static var retryDelay: TimeInterval { 1 }
 
-    init(publisher: CommitReads<Value>, downstream: Downstream) {
+    init(publisher: CommitReads<Value>, downstream: AnySubscriber<Value, any Error>) {
         self.publisher = publisher
-        state = .waitingForDemand(downstream)
-        pacer = RefreshPacer(pacing: publisher.pacing)
+        state = Mutex(State(phase: .waitingForDemand(Downstream(subscriber: downstream))))
+        paced = PacedReads(policy: .share(publisher.pacing), clock: DispatchPacingClock(qos: .userInitiated))
     }
 
     func request(_ demand: Subscribers.Demand) {
-        let (starts, value) = lock.withLock { () -> (Bool, Value?) in
-            self.demand += demand
-            switch state {
+        let (starts, value) = state.withLock { state -> (Bool, Value?) in
+            state.demand += demand
+            switch state.phase {
             case let .waitingForDemand(downstream):
                 guard demand > .none else { return (false, nil) }
-                state = .observing(downstream, nil)
-                return (pacer.change(), nil)
+                state.phase = .observing(downstream)
+                return (true, nil)
             case .observing:
-                defer { waiting = nil }
-                return (false, waiting)
+                defer { state.waiting = nil }
+                return (false, state.waiting)
             case .finished:
                 return (false, nil)
             }
         }
         if let value { deliver(value) }
         guard starts else { return }
-        let observer = publisher.watch.observe { [weak self] event in self?.watchDidSend(event) }
-        let kept = lock.withLock { () -> Bool in
-            guard case let .observing(downstream, _) = state else { return false }
-            state = .observing(downstream, observer)
-            return true
-        }
-        if !kept { observer.cancel() }
+        // The first read is the subscription's: it is paced as the others.
+        paced.start(readingNow: true) { [weak self] _ in self?.startRead() }
+        // Cancelled by `paced.stop()`, at once if the reads stopped already.
+        paced.attach(publisher.watch.observe { [weak self] event in self?.watchDidSend(event) })
         startRead()
     }
 
     func cancel() {
-        let (observer, running) = lock.withLock { () -> (PostgresCommitWatch.Observer?, ReadTicket?) in
-            defer { state = .finished; waiting = nil }
-            guard case let .observing(_, observer) = state else { return (nil, nil) }
-            return (observer, ticket)
+        paced.stop()
+        let running = state.withLock { state -> ReadTicket? in
+            defer { state.phase = .finished; state.waiting = nil }
+            return state.isObserving ? state.ticket : nil
         }
         running?.abandon()
-        observer?.cancel()
     }
 
     // MARK: Signals
@@ -121,7 +125,7 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
     private func watchDidSend(_ event: PostgresCommitWatch.Event) {
         switch event {
         case .changed:
-            change()
+            paced.commit()
         case let .lost(error):
             // `not live` at once, with the reason, without waiting for a
             // read to fail.
@@ -131,32 +135,24 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
         }
     }
 
-    private func change() {
-        let reads = lock.withLock { () -> Bool in
-            guard case .observing = state else { return false }
-            return pacer.change()
-        }
-        if reads { startRead() }
-    }
-
     // MARK: Reads
 
     private func startRead() {
         let ticket = ReadTicket()
-        let proceeds = lock.withLock { () -> Bool in
-            guard case .observing = state else { return false }
-            self.ticket = ticket
+        let proceeds = state.withLock { state -> Bool in
+            guard state.isObserving else { return false }
+            state.ticket = ticket
             return true
         }
         guard proceeds else { return }
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let start = ContinuousClock.now
+            paced.readDidStart()
             let result = Result { try publisher.read(ticket) }
-            readDidEnd(result, seconds: (ContinuousClock.now - start).timeInterval)
+            readDidEnd(result, at: paced.now)
         }
     }
 
-    private func readDidEnd(_ result: Result<Value, any Error>, seconds: TimeInterval) {
+    private func readDidEnd(_ result: Result<Value, any Error>, at end: TimeInterval) {
         switch result {
         case let .success(value):
             deliver(value)
@@ -167,26 +163,15 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
             }
             deliver(value)
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.retryDelay) { [weak self] in
-                self?.change()
+                self?.paced.commit()
             }
         }
-        let pause = lock.withLock { () -> TimeInterval? in
-            guard case .observing = state else { return nil }
-            ticket = nil
-            return pacer.readDidEnd(afterReadingFor: seconds)
+        let observing = state.withLock { state -> Bool in
+            guard state.isObserving else { return false }
+            state.ticket = nil
+            return true
         }
-        guard let pause else { return }
-        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + pause) { [weak self] in
-            self?.pauseDidEnd()
-        }
-    }
-
-    private func pauseDidEnd() {
-        let reads = lock.withLock { () -> Bool in
-            guard case .observing = state else { return false }
-            return pacer.pauseDidEnd()
-        }
-        if reads { startRead() }
+        if observing { paced.readDidEnd(at: end) }
     }
 
     // MARK: Delivery
@@ -197,18 +182,18 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
     }
 
     private func deliverNow(_ value: Value) {
-        let receiver = lock.withLock { () -> Downstream? in
-            guard case let .observing(downstream, _) = state else { return nil }
-            guard demand > .none else {
-                waiting = value
+        let receiver = state.withLock { state -> Downstream? in
+            guard case let .observing(downstream) = state.phase else { return nil }
+            guard state.demand > .none else {
+                state.waiting = value
                 return nil
             }
-            demand -= 1
+            state.demand -= 1
             return downstream
         }
         guard let receiver else { return }
-        let more = receiver.receive(value)
-        lock.withLock { demand += more }
+        let more = receiver.subscriber.receive(value)
+        state.withLock { $0.demand += more }
     }
 
     private func finish(with error: any Error) {
@@ -216,14 +201,14 @@ private final class CommitReadsSubscription<Value: Sendable>: Subscription, @unc
     }
 
     private func finishNow(with error: any Error) {
-        let ended = lock.withLock { () -> (Downstream, PostgresCommitWatch.Observer?)? in
-            guard case let .observing(downstream, observer) = state else { return nil }
-            state = .finished
-            return (downstream, observer)
+        let receiver = state.withLock { state -> Downstream? in
+            guard case let .observing(downstream) = state.phase else { return nil }
+            state.phase = .finished
+            return downstream
         }
-        guard let (receiver, observer) = ended else { return }
-        observer?.cancel()
-        receiver.receive(completion: .failure(error))
+        guard let receiver else { return }
+        paced.stop()
+        receiver.subscriber.receive(completion: .failure(error))
     }
 }
 
@@ -244,45 +229,47 @@ private struct CommitLiveness: Publisher {
 }
 
 /// A subscription of `CommitLiveness`: observing → finished.
-// @unchecked Sendable: every `var` is only accessed with `lock` held.
-private final class CommitLivenessSubscription: Subscription, @unchecked Sendable {
-    typealias Downstream = AnySubscriber<ViewerLiveness, Never>
+private final class CommitLivenessSubscription: Subscription, Sendable {
+    typealias Downstream = MainQueueSubscriber<ViewerLiveness, Never>
 
-    private let lock = NSLock()
-    private var downstream: Downstream?
-    private var observer: PostgresCommitWatch.Observer?
-    private var demand = Subscribers.Demand.none
-    private var waiting: ViewerLiveness?
+    private struct State {
+        var downstream: Downstream?
+        var observer: PostgresCommitWatch.Observer?
+        var demand = Subscribers.Demand.none
+        var waiting: ViewerLiveness?
+    }
 
-    init(downstream: Downstream) {
-        self.downstream = downstream
+    private let state: Mutex<State>
+
+    init(downstream: AnySubscriber<ViewerLiveness, Never>) {
+        state = Mutex(State(downstream: Downstream(subscriber: downstream)))
     }
 
     func observe(_ watch: PostgresCommitWatch) {
         let observer = watch.observe(passive: true) { [weak self] event in
             if case let .liveness(liveness) = event { self?.deliver(liveness) }
         }
-        let kept = lock.withLock { () -> Bool in
-            guard downstream != nil else { return false }
-            self.observer = observer
+        let kept = state.withLock { state -> Bool in
+            guard state.downstream != nil else { return false }
+            state.observer = observer
             return true
         }
         if !kept { observer.cancel() }
     }
 
     func request(_ demand: Subscribers.Demand) {
-        let value = lock.withLock { () -> ViewerLiveness? in
-            self.demand += demand
-            defer { waiting = nil }
-            return waiting
+        let value = state.withLock { state -> ViewerLiveness? in
+            state.demand += demand
+            defer { state.waiting = nil }
+            return state.waiting
         }
         if let value { deliver(value) }
     }
 
     func cancel() {
-        let observer = lock.withLock { () -> PostgresCommitWatch.Observer? in
-            defer { downstream = nil; self.observer = nil; waiting = nil }
-            return self.observer
+        let observer = state.withLock { state -> PostgresCommitWatch.Observer? in
+            defer { state.downstream = nil; state.observer = nil; state.waiting = nil }
+            return state.observer
         }
         observer?.cancel()
     }
@@ -292,17 +279,30 @@ private final class CommitLivenessSubscription: Subscription, @unchecked Sendabl
     }
 
     private func deliverNow(_ liveness: ViewerLiveness) {
-        let receiver = lock.withLock { () -> Downstream? in
-            guard let downstream else { return nil }
-            guard demand > .none else {
-                waiting = liveness
+        let receiver = state.withLock { state -> Downstream? in
+            guard let downstream = state.downstream else { return nil }
+            guard state.demand > .none else {
+                state.waiting = liveness
                 return nil
             }
-            demand -= 1
+            state.demand -= 1
             return downstream
         }
         guard let receiver else { return }
-        let more = receiver.receive(liveness)
-        lock.withLock { demand += more }
+        let more = receiver.subscriber.receive(liveness)
+        state.withLock { $0.demand += more }
     }
+}
+
+/// The subscriber of a subscription that calls it on the main queue only.
+// @unchecked Sendable: AnySubscriber is not Sendable; it is kept in the
+// subscription's Mutex and called on the main queue only.
+private struct MainQueueSubscriber<Input, Failure: Error>: @unchecked Sendable {
+    let subscriber: AnySubscriber<Input, Failure>
+}
+
+/// The watch's observer is the signal of a `CommitReads`' `PacedReads`: it
+/// always looks, and wants no word when a read starts.
+extension PostgresCommitWatch.Observer: CommitSignal {
+    package func readerWantsCommits() {}
 }
