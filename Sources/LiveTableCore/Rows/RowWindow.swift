@@ -29,11 +29,17 @@ public struct RowWindowRequest: Equatable, Sendable {
     /// With `.last`, the window has `before + after` rows, all before the end.
     public var before: Int
     public var after: Int
-    public init(ordering: RowOrdering, anchor: RowAnchor, before: Int, after: Int) {
+    /// The last window held every row: read them all in one statement
+    /// rather than a statement per side, which matters when each runs a
+    /// whole query (a `GROUP BY`). When they no longer fit, or the anchor
+    /// is gone, the window is read by ranges after all.
+    public var readsWhole: Bool
+    public init(ordering: RowOrdering, anchor: RowAnchor, before: Int, after: Int, readsWhole: Bool = false) {
         self.ordering = ordering
         self.anchor = anchor
         self.before = before
         self.after = after
+        self.readsWhole = readsWhole
     }
 }
 
@@ -98,6 +104,11 @@ public struct RowWindow: Equatable, Sendable {
                 changeTokens: fetcher.changeTokens(window.reversed()))
 
         case let .position(anchor):
+            if request.readsWhole,
+               let window = try fetcher.wholeWindow(request, anchor: anchor, before: before, after: after)
+            {
+                return window
+            }
             let ordering = request.ordering
             // From the anchor on: the rows of its key, but the
             // `occurrence` first ones, then the rows after its key.
@@ -216,6 +227,25 @@ private struct Fetcher<Reader: RowReading> {
             }
         }
         return result
+    }
+
+    /// The window around `anchor` from one read of every row, or nil when
+    /// there are more rows than the window holds or no row has the
+    /// anchor's key (where it would be takes the ranges to find).
+    func wholeWindow(_ request: RowWindowRequest, anchor: RowPosition, before: Int, after: Int) throws -> RowWindow? {
+        let rows = try self.rows(in: ordering.all(forward: true), limit: before + after + 1)
+        guard rows.count <= before + after,
+              let first = rows.firstIndex(where: { sameKey($0.key, anchor.key) })
+        else { return nil }
+        let run = rows[first...].prefix { sameKey($0.key, anchor.key) }.count
+        let index = first + min(max(0, anchor.occurrence), run)
+        let range = max(0, index - before)..<min(rows.count, index + after)
+        let window = Array(rows[range])
+        return RowWindow(
+            request: request, rows: window.map(\.values),
+            positions: Array(forwardPositions(rows, startingAt: nil)[range]),
+            reachesStart: range.lowerBound == 0, reachesEnd: range.upperBound == rows.count,
+            changeTokens: changeTokens(window))
     }
 
     /// `start` is the anchor's position (nil: the first row of the ordering).

@@ -19,7 +19,10 @@ extension TableState {
             guard let selected = self.selected else {
                 return RowWindowRequest(ordering: ordering, anchor: .first, before: 0, after: 3 * page)
             }
-            return RowWindowRequest(ordering: ordering, anchor: .position(selected), before: 2 * page, after: 3 * page)
+            // Every row on hand: one statement reads them all again.
+            let holdsAll = window.map { $0.reachesStart && $0.reachesEnd && $0.request.ordering == ordering } ?? false
+            return RowWindowRequest(
+                ordering: ordering, anchor: .position(selected), before: 2 * page, after: 3 * page, readsWhole: holdsAll)
         }
     }
 }

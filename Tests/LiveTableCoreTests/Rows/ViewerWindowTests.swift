@@ -42,11 +42,17 @@ final class ViewerWindowTests: XCTestCase {
     /// True while `assertWindowsMatch` checks the windows read as a scan
     /// reads them: the ranges of a side in one statement.
     private var scans = false
+    /// True while the windows are asked to read every row in one statement
+    /// (`readsWhole`): where they do not all fit, or the anchor is gone,
+    /// the windows must still be the same.
+    private var readsWhole = false
 
     private func fetch(_ source: RowSource, _ ordering: RowOrdering, _ anchor: RowAnchor, before: Int, after: Int) throws -> RowWindow {
-        try database.read { [scans] db in
+        try database.read { [scans, readsWhole] db in
             try RowWindow.fetch(
-                db, source, RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after), scans: scans)
+                db, source,
+                RowWindowRequest(ordering: ordering, anchor: anchor, before: before, after: after, readsWhole: readsWhole),
+                scans: scans)
         }
     }
 
@@ -57,11 +63,13 @@ final class ViewerWindowTests: XCTestCase {
         _ source: RowSource, _ ordering: RowOrdering, _ referenceSQL: String,
         file: StaticString = #filePath, line: UInt = #line) throws
     {
-        for scans in [false, true] {
+        for (scans, readsWhole) in [(false, false), (true, false), (false, true)] {
             self.scans = scans
+            self.readsWhole = readsWhole
             try assertWindowsMatchOnce(source, ordering, referenceSQL, file: file, line: line)
         }
         scans = false
+        readsWhole = false
     }
 
     private func assertWindowsMatchOnce(
@@ -364,6 +372,36 @@ final class ViewerWindowTests: XCTestCase {
         }
         XCTAssertFalse(statements.isEmpty)
         XCTAssertFalse(statements.contains { $0.uppercased().contains("OFFSET") }, "\(statements)")
+    }
+
+    func testAWindowHoldingEveryRowIsReadAgainInOneStatement() throws {
+        // A GROUP BY runs whole for each statement: a window around its
+        // third group reads before, at and after it with three.
+        let source = try source("grouped")
+        let ordering = try RowOrdering(source, sortColumn: "count")
+        let all = try fetch(source, ordering, .first, before: 0, after: 20)
+        XCTAssertTrue(all.reachesEnd)
+        func statements(readsWhole: Bool, anchor: RowPosition) throws -> (count: Int, window: RowWindow) {
+            var statements: [String] = []
+            let window = try database.reader.inDatabase { db in
+                db.trace { statements.append($0.expandedDescription) }
+                defer { db.trace(options: [], nil) }
+                return try RowWindow.fetch(db, source, RowWindowRequest(
+                    ordering: ordering, anchor: .position(anchor), before: 10, after: 10, readsWhole: readsWhole))
+            }
+            return (statements.filter { $0.uppercased().hasPrefix("SELECT") }.count, window)
+        }
+        let byRanges = try statements(readsWhole: false, anchor: all.positions[2])
+        let whole = try statements(readsWhole: true, anchor: all.positions[2])
+        XCTAssertEqual(whole.window.rows, byRanges.window.rows)
+        XCTAssertEqual(whole.window.positions, byRanges.window.positions)
+        XCTAssertGreaterThanOrEqual(byRanges.count, 2)
+        XCTAssertEqual(whole.count, 1)
+        // A group gone: its place takes the ranges, after the one statement.
+        let gone = RowPosition(key: [DatabaseValue(value: 1000)!, DatabaseValue(value: "zz")!])
+        let fallback = try statements(readsWhole: true, anchor: gone)
+        XCTAssertEqual(fallback.window.rows, try statements(readsWhole: false, anchor: gone).window.rows)
+        XCTAssertGreaterThan(fallback.count, 1)
     }
 
     func testMissingSortColumn() throws {
