@@ -37,6 +37,34 @@ final class PostgresCommitReadsTests: XCTestCase {
         return (server, writer, read)
     }
 
+    /// A session sees a reloaded `synchronous_standby_names` at once, but
+    /// commits wait for the standby only once the checkpointer has read it
+    /// too, which a loaded machine delays: a probe's commit must be seen
+    /// waiting (then cancelled: it is committed locally) first.
+    private func waitUntilCommitsWaitForTheStandby(_ server: PostgresServer, _ name: String) throws {
+        let probe = try server.session(database: name, as: server.writer)
+        defer { probe.close() }
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline {
+            probe.send("INSERT INTO probe VALUES (1);")
+            let waiting = Date(timeIntervalSinceNow: 1)
+            while Date() < waiting {
+                let cancelled = try server.psql("""
+                    SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
+                    WHERE wait_event = 'SyncRep' AND query LIKE 'INSERT INTO probe%';
+                    """)
+                if cancelled == "1" {
+                    try probe.execute("SELECT 1;")
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            // The probe committed without waiting: not in force yet.
+            try probe.execute("SELECT 1;")
+        }
+        XCTFail("commits never waited for the standby")
+    }
+
     private static let transient: @Sendable (any Error) -> TitleRead? = { error in
         guard let error = error as? PostgresError, error.kind == .connection else { return nil }
         return .transient(error.message)
@@ -104,6 +132,7 @@ final class PostgresCommitReadsTests: XCTestCase {
         // another transaction's rollback) finds the old value; the commit
         // must be read once visible.
         let (server, writer, read) = try makeDatabase("testReadsVisibility")
+        try writer.execute("CREATE TABLE probe(x int);")
         try server.psql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'; SELECT pg_reload_conf();")
         defer {
             _ = try? server.psql("ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf();")
@@ -111,6 +140,7 @@ final class PostgresCommitReadsTests: XCTestCase {
         try waitUntil("the writer waits for the standby") {
             try writer.output("SHOW synchronous_standby_names;") == "nobody"
         }
+        try waitUntilCommitsWaitForTheStandby(server, "testReadsVisibility")
         let watch = makeWatch(server, "testReadsVisibility")
         let recorder = ReadRecorder<TitleRead>()
         let cancellable = watch.reads(pacing: ViewerPacing.window, read: read, transientFailure: Self.transient)
