@@ -183,13 +183,14 @@ struct ViewCommand: ParsableCommand {
     private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor)
+        let history = HistoryFile.standard(environment: environment)
         try launch.run(
             { terminal in
-                AppLoop(
-                    program: ViewerProgram(dataSource: dataSource),
-                    state: .initial(
-                        databaseName: dataSource.name, opened: opened,
-                        width: terminal.width, height: terminal.height, useColor: terminal.usesColor))
+                var state = ViewerState.initial(
+                    databaseName: dataSource.name, opened: opened,
+                    width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
+                state.queryHistory = history?.load() ?? PromptHistory()
+                return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing
             // to write back.

@@ -38,4 +38,33 @@ final class PromptEditingTests: LiveTableTestCase {
                           environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": stateHome.path]) { $1 })
         XCTAssertFalse(try String(contentsOf: history, encoding: .utf8).contains("SELECT 1"))
     }
+
+    func testAQueryTypedAtColonOpensOnTopAndQGoesBack() throws {
+        let database = try makeItemFile("sheets.sqlite", rows: 100, price: "i")
+        let session = try launch(["view", database.path, "item"])
+        try session.waitForScreen(containing: "row 1 of 100 · live")
+        try session.send("j", "j", ":")
+        try session.waitForScreen(containing: "SQL: SELECT")
+        try session.send("C-u")
+        try session.type("SELECT name, price * 2 AS double FROM item WHERE price > 95")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "— item › SELECT name, price * 2")
+        try session.waitForScreen(containing: "5 rows · live")
+        // Live, as every sheet: another process's row shows up.
+        try Shell.python("""
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1]); c.execute("INSERT INTO item(name, price) VALUES ('new', 500)"); c.commit()
+            """, [database.path])
+        try session.waitForScreen(containing: "6 · live")
+        try session.waitForScreen(containing: "1000")
+        let history = stateHome.appendingPathComponent("livetable/history")
+        try waitUntil("the query is kept") {
+            (try? String(contentsOf: history, encoding: .utf8))?.contains("price * 2 AS double") == true
+        }
+        // q: the table again, its selection kept; q again quits.
+        try session.send("q")
+        try session.waitForScreen(containing: "row 3 of 101 · live")
+        try session.send("q")
+        _ = try session.waitForScreen("the app quit") { !$0.contains("· live") }
+    }
 }

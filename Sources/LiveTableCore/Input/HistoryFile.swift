@@ -30,7 +30,7 @@ public struct HistoryFile: Sendable {
     }
 
     /// The queries, oldest first; none when the file is missing or unreadable.
-    func load() -> PromptHistory {
+    public func load() -> PromptHistory {
         var history = PromptHistory()
         history.limit = limit
         guard let data = FileManager.default.contents(atPath: url.path) else { return history }

@@ -25,6 +25,8 @@ public enum ViewerAction: ScreenAction {
     case searchNext
     case searchPrevious
     case filter
+    /// `:`: a SQL query, as a new sheet on top.
+    case query
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -65,12 +67,12 @@ public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
         keys: "/ n N", description: "search column or picker; next, previous", hint: "/ search",
         actions: [.character("/"): .search, .character("n"): .searchNext, .character("N"): .searchPrevious]),
     KeyBinding(
-        keys: "f", description: "filter by SQL (↑ ↓: earlier filters)", hint: nil,
-        actions: [.character("f"): .filter]),
+        keys: "f :", description: "filter; : a SQL query as a new sheet", hint: nil,
+        actions: [.character("f"): .filter, .character(":"): .query]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),
     .help,
     .suspend,
-    .quit(description: "quit (q: close the row first)"),
+    .quit(description: "quit (q: close row or sheet first)"),
 ]

@@ -104,6 +104,8 @@ public enum ViewerEffect: Equatable, Sendable {
     case resume
     case findDeletedRows(RowSource, [StoredKey])
     case readWholeRow(ViewedSource, RowPosition)
+    /// Keeps a query typed at `:` in the history file.
+    case recordQuery(String)
     case suspend
     case quit
 }

@@ -14,9 +14,12 @@ import OpenCombineDispatch
 /// window, and are paced so that a writer is not kept waiting.
 public struct ViewerProgram: AppProgram {
     public let dataSource: any ViewerDataSource
+    /// Where the queries typed at `:` are kept; nil: nowhere.
+    public let history: HistoryFile?
 
-    public init(dataSource: any ViewerDataSource) {
+    public init(dataSource: any ViewerDataSource, history: HistoryFile? = nil) {
         self.dataSource = dataSource
+        self.history = history
     }
 
     // MARK: - AppProgram
@@ -120,6 +123,13 @@ public struct ViewerProgram: AppProgram {
             return .observe(slot: .read(.wholeRow), read({ ticket in
                 try dataSource.wholeRow(of: viewed, at: position, ticket: ticket)
             }, { ViewerMessage.wholeRowRead(position, $0) }, { _, _ in ViewerMessage.wholeRowRead(position, nil) }))
+        case let .recordQuery(sql):
+            // A history that can not be written is no reason to stop.
+            let history = self.history
+            return .perform(Self.run { try? history?.record(sql) }
+                .flatMap { _ in Empty<ViewerMessage, any Error>() }
+                .catch { _ in Empty<ViewerMessage, Never>() }
+                .eraseToAnyPublisher())
         case .suspend:
             return .suspend
         case .quit:

@@ -229,7 +229,8 @@ private func drawMatches(
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
-    var title = " \(oneLine(state.databaseName)) — \(source.isQuery ? oneLine(source.name) : RowDetail.name(source.name))"
+    let name = source.isQuery ? oneLine(source.name) : RowDetail.name(source.name)
+    var title = " \(oneLine(state.databaseName)) — " + (state.sheetTrail.map(oneLine) + [name]).joined(separator: " › ")
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(RowDetail.name(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"
     } else if let terms = source.queryOrder?.terms, !terms.isEmpty {
@@ -398,6 +399,7 @@ private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen:
     case .search: "/"
     case .filter: "filter: "
     case .findTable: "table: "
+    case .query: "SQL: "
     }
     let labelWidth = TextWidth.width(of: label)
     let room = max(1, width - 2 - labelWidth)

@@ -32,6 +32,15 @@ public struct ViewerState: Equatable, Sendable {
     public var highlightTimer: ContinuousClock.Instant?
     public var prompt: ViewerPrompt?
     var filterHistory = PromptHistory()
+    /// The queries typed at `:` and given with `--query`, kept between runs
+    /// (`HistoryFile`): set by the command line before the screen starts.
+    public var queryHistory = PromptHistory()
+    /// The sheets under the one on screen, bottom first: `q` goes back to
+    /// the top one. Nil stands for the table picker.
+    public var sheets: [ViewerTarget?] = []
+    /// The query of a sheet being opened on top of this one (`:`): pushed
+    /// once it opens, given back to its prompt when it can not.
+    var pendingSheet: String?
     var tableMemories: [ViewerTarget: TableMemory] = [:]
     /// The picker's cursor starts on it, and Esc goes back to it.
     var leftTarget: ViewerTarget?
@@ -336,6 +345,8 @@ public struct ViewerPrompt: Equatable, Sendable {
         case search
         case filter
         case findTable
+        /// A SQL query, opened as a new sheet (`:`).
+        case query
     }
 
     public var kind: Kind
@@ -344,10 +355,12 @@ public struct ViewerPrompt: Equatable, Sendable {
 
     /// More than any filter needs, few enough that each key stays instant.
     static let maximumLength = 1_000
+    /// A query pasted from an editor can be long.
+    static let maximumQueryLength = 20_000
 
     init(kind: Kind, text: String = "") {
         self.kind = kind
-        self.field = TextField(text: text, maximumLength: Self.maximumLength)
+        self.field = TextField(text: text, maximumLength: kind == .query ? Self.maximumQueryLength : Self.maximumLength)
     }
 
     public var text: String { field.text }

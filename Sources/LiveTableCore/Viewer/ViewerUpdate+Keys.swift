@@ -44,7 +44,9 @@ extension ViewerState {
         case .suspend:
             return [.suspend]
         case .quit:
-            return [.quit]
+            return closeSheet()
+        case .query:
+            return openQueryPrompt()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -283,7 +285,7 @@ extension ViewerState {
             // The row stays as it is while read.
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter:
+             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

@@ -35,9 +35,15 @@ extension ViewerState {
                     return []
                 }
                 return openTarget(.table(entries[picker.selectedIndex].name))
+            case .query:
+                return openSheet(prompt.text)
             }
         case .up where prompt.kind == .filter, .down where prompt.kind == .filter:
             filterHistory.step(back: key == .up, walk: &prompt.walk, field: &prompt.field)
+            self.prompt = prompt
+            return []
+        case .up where prompt.kind == .query, .down where prompt.kind == .query:
+            queryHistory.step(back: key == .up, walk: &prompt.walk, field: &prompt.field)
             self.prompt = prompt
             return []
         case .up where prompt.kind == .findTable, .down where prompt.kind == .findTable:
@@ -45,7 +51,7 @@ extension ViewerState {
             return []
         default:
             if prompt.field.edit(key) == .full {
-                message = .error("a prompt takes at most \(grouped(ViewerPrompt.maximumLength)) characters")
+                message = .error("a prompt takes at most \(grouped(prompt.field.maximumLength)) characters")
             }
             self.prompt = prompt
             if prompt.kind == .findTable {

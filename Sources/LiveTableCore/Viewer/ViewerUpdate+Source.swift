@@ -11,9 +11,11 @@ extension ViewerState {
         if let table = self.table, table.viewed.target == viewed.target,
             let sort = table.pendingSort, !sort.isOpened
         {
+            pendingSheet = nil
             return sorted(viewed)
         }
         if var table = self.table, table.viewed.target == viewed.target {
+            pendingSheet = nil
             // Opened again after a failure: keep the selection, unless the
             // key changed shape with the schema.
             if table.selected?.key.count != viewed.ordering.keyColumns.count {
@@ -34,6 +36,7 @@ extension ViewerState {
             }
             self.table = table
         } else {
+            pushSheet(covering: self.table)
             var table = TableState(viewed: viewed)
             table.highlighter.isEnabled = highlightsChanges
             overlay = nil
@@ -68,6 +71,7 @@ extension ViewerState {
     mutating func openFailed(_ error: String, _ kind: ViewerFailureKind) -> [ViewerEffect] {
         guard let pendingOpenFailed = pendingOpen else { return [] }
         pendingOpen = nil
+        sheetFailed(error)
         message = .error(error)
         // A sort that can not be opened (its column was dropped meanwhile):
         // the order on screen stays, observed again.

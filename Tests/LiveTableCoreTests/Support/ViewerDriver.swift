@@ -178,7 +178,7 @@ func performViewerEffect(
         case let .filter(viewed, expression):
             let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
-        case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit:
+        case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery:
             return nil
         }
     } catch {
