@@ -160,7 +160,7 @@ extension RowSource {
     }
 
     /// `countRows(in:chunk:)`, each of its reads made by `read`: a read of
-    /// `ViewerDatabase` that can be interrupted (`ReadTicket`).
+    /// `SQLiteDataSource` that can be interrupted (`ReadTicket`).
     func countRows(
         chunk: Int, read: ((Database) throws -> Void) throws -> Void, betweenReads: () throws -> Void) throws -> RowCount
     {

@@ -144,7 +144,7 @@ public struct TableSchema: Equatable, Sendable {
         } catch {
             var reason = (error as? DatabaseError)?.message ?? "\(error)"
             if reason.hasPrefix("unsafe use of") {
-                // trusted_schema = OFF (ViewerDatabase.guardConnection): a
+                // trusted_schema = OFF (SQLiteDataSource.guardConnection): a
                 // view may not read a virtual table that SQLite does not
                 // call innocuous (FTS), nor call a function with effects.
                 reason += " in a view of the file, which livetable view does not trust: "

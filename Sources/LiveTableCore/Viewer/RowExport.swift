@@ -69,7 +69,7 @@ public enum RowExport {
     /// - returns: What was written.
     @discardableResult
     public static func export(
-        _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat,
+        _ database: SQLiteDataSource, _ source: RowSource, format: ExportFormat,
         pageSize: Int = pageSize, write: (UnsafeRawBufferPointer) throws -> Void) throws -> Summary
     {
         try withoutActuallyEscaping(write) { write in
@@ -79,7 +79,7 @@ public enum RowExport {
     }
 
     private static func export(
-        _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat, pageSize: Int,
+        _ database: SQLiteDataSource, _ source: RowSource, format: ExportFormat, pageSize: Int,
         into output: inout ExportOutput) throws -> Summary
     {
         let ordering = try RowOrdering(source)
@@ -195,7 +195,7 @@ public enum RowExport {
 }
 
 /// The export's output buffer, handed to its writer when full: SQLite's
-/// export and PostgreSQL's (`PostgresDatabase.export`) write through it.
+/// export and PostgreSQL's (`PostgresDataSource.export`) write through it.
 struct ExportOutput {
     var bytes: [UInt8] = []
     let write: (UnsafeRawBufferPointer) throws -> Void

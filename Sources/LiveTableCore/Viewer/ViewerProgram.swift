@@ -30,7 +30,7 @@ public struct ViewerProgram: AppProgram {
     /// Creates the viewer's program on a database opened read-only.
     ///
     /// - parameter dataSource: The database to read: a SQLite file
-    ///   (`ViewerDatabase`).
+    ///   (`SQLiteDataSource`).
     public init(dataSource: any ViewerDataSource) {
         self.dataSource = dataSource
     }

@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// virtual tables, row identities, indexes, row counts, odd names.
 final class ViewerTableTests: XCTestCase {
     private var file: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         file = try makeTemporaryDirectory().appendingPathComponent("schema.sqlite").path
@@ -29,7 +29,7 @@ final class ViewerTableTests: XCTestCase {
             INSERT INTO shadowed VALUES ('text rowid', 1);
             INSERT INTO eclipsed VALUES (1, 2, 3);
             """)
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
     }
 
     private func table(_ name: String) throws -> TableSchema {
@@ -58,7 +58,7 @@ final class ViewerTableTests: XCTestCase {
             CREATE TABLE Zebra(x); CREATE TABLE apple(x); CREATE VIEW Banana AS SELECT 1;
             CREATE TABLE "Cherry.Pie"(x); CREATE TABLE cherry(x);
             """)
-        let names = try ViewerDatabase.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
+        let names = try SQLiteDataSource.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
         XCTAssertEqual(names, ["apple", "Banana", "cherry", "Cherry.Pie", "Zebra"])
         XCTAssertEqual(["b", "B", "a", "\"A\"", "A"].sorted(by: TableSchema.listsBefore), ["\"A\"", "A", "a", "B", "b"])
         XCTAssertEqual(TableSchema.listed(["b", "B", "a", "\"A\"", "A"], name: { $0 }), ["\"A\"", "A", "a", "B", "b"])
@@ -148,7 +148,7 @@ final class ViewerTableTests: XCTestCase {
             PRAGMA writable_schema = ON;
             INSERT INTO sqlite_schema VALUES ('table', 'ghost', 'ghost', 0, 'CREATE VIRTUAL TABLE ghost USING nosuchmodule()');
             """)
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         let names = try database.read { db in try TableSchema.all(db).map(\.name) }
         XCTAssertFalse(names.contains("ghost"))
         XCTAssertTrue(names.contains("item"))

@@ -73,7 +73,7 @@ final class ViewerDeletedRowsTests: XCTestCase {
     }
 
     func testIdentityLookupFindsMissingRowsByRowidAndPrimaryKey() throws {
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try database.read { db in
             let item = try XCTUnwrap(RowSource.table(try TableSchema.named("item", in: db)).identityLookup)
             XCTAssertEqual(try item.missing(db, among: [[1.databaseValue], [31.databaseValue], [2.databaseValue]]),

@@ -65,7 +65,7 @@ final class ViewerExportTests: XCTestCase {
             INSERT INTO t(v) SELECT i * 10 FROM n;
             CREATE VIEW same AS SELECT 1 AS one FROM t;
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db)) }
 
         // Between two writes, a writer that does not wait commits: no read
@@ -94,7 +94,7 @@ final class ViewerExportTests: XCTestCase {
             INSERT INTO pair SELECT char(65 + i % 7), i, CASE WHEN i % 5 = 0 THEN NULL ELSE 'v' || i END, i * 1.5 FROM n;
             INSERT INTO pair VALUES ('Z', -9223372036854775808, 'min', 0.25);
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let table = try database.read { db in RowSource.table(try TableSchema.named("pair", in: db)) }
         var output = ""
         try RowExport.export(database, table, format: .csv, pageSize: 4) { output += String(decoding: $0, as: UTF8.self) }
@@ -109,7 +109,7 @@ final class ViewerExportTests: XCTestCase {
             CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
             INSERT INTO t VALUES (1, CAST(X'61FF62' AS TEXT)), (2, 'é,"');
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db)) }
         var bytes: [UInt8] = []
         try RowExport.export(database, table, format: .json) { bytes += $0 }

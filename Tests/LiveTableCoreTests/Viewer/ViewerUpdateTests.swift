@@ -10,7 +10,7 @@ import LiveTableTestSupport
 /// new value of the observed window.
 final class ViewerUpdateTests: XCTestCase {
     var path: String!
-    var database: ViewerDatabase!
+    var database: SQLiteDataSource!
     /// The one viewer driver, counting in reads of 7 rows.
     var driver: ViewerDriver!
 
@@ -18,7 +18,7 @@ final class ViewerUpdateTests: XCTestCase {
         path = try makeItemsFile(count: 100, extra: """
                 CREATE TABLE other(x);
                 """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     // MARK: - Driving

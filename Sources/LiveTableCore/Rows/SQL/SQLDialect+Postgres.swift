@@ -11,7 +11,7 @@ extension SQLDialect {
     /// table's rows.
     ///
     /// The PostgreSQL implementation of the viewer's data layer
-    /// (`PostgresDatabase`) makes its sources with it
+    /// (`PostgresDataSource`) makes its sources with it
     /// (`RowSource.table(_:dialect:)`) and runs the statements on a
     /// connection that conforms to `RowReading`.
     ///

@@ -49,7 +49,7 @@ extension RowSource {
     }
 
     /// What the authorizer refused in the statement that failed with
-    /// `error` (see `ViewerDatabase.guardConnection(_:)`), or nil.
+    /// `error` (see `SQLiteDataSource.guardConnection(_:)`), or nil.
     private static func denial(_ error: DatabaseError, in db: Database) -> SourceAuthorizer.Denial? {
         // SQLite says "not authorized" (SQLITE_AUTH), or "not authorized to
         // use function: …" (SQLITE_ERROR).

@@ -8,7 +8,7 @@ import OpenCombine
 ///
 /// `ViewerProgram` holds one, and never asks which database it is: each
 /// implementation owns its dialect, its connections and its errors.
-/// `ViewerDatabase` (a SQLite file, through GRDB) is the first one. A
+/// `SQLiteDataSource` (a SQLite file, through GRDB) is the first one. A
 /// "data source" in the sense of a table view's: not to be confused with
 /// the *source* on screen (`ViewedSource`: a table, a view or a query of
 /// it).
@@ -24,7 +24,7 @@ import OpenCombine
 /// For example:
 ///
 /// ```swift
-/// let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: "app.sqlite")
+/// let dataSource: any ViewerDataSource = try SQLiteDataSource.open(path: "app.sqlite")
 /// let ticket = ReadTicket(timeLimit: 1)
 /// let viewed = try dataSource.open(.table("orders"), sortColumn: nil, descending: false, ticket: ticket)
 /// let count = try dataSource.countRows(of: viewed.source, ticket: ReadTicket())

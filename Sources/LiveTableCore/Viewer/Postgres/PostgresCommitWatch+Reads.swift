@@ -8,7 +8,7 @@ import ReactiveGRDB
 extension PostgresCommitWatch {
     /// A read, run off the main thread at subscription and again at each
     /// signal of the watch, paced during a burst of commits; its values
-    /// on the main queue. The engine of `PostgresDatabase.windows(of:_:)`.
+    /// on the main queue. The engine of `PostgresDataSource.windows(of:_:)`.
     ///
     /// For example:
     ///

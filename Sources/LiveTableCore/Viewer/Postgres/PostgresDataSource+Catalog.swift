@@ -43,7 +43,7 @@ struct PostgresRelation: Equatable, Sendable {
     }
 }
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// The relations that `listTables` shows: tables (partitioned ones,
     /// not their partitions), views, materialized views and foreign tables
     /// of every schema but PostgreSQL's own, that the role may read (some

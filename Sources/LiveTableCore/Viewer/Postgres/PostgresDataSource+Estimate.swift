@@ -1,6 +1,6 @@
 import Foundation
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// The planner's estimate of a table's rows (`pg_class.reltuples`, as
     /// of its last `ANALYZE` or `VACUUM`), on the background connection:
     /// the title shows it (`~N`) while the exact `count(*)`, which scans

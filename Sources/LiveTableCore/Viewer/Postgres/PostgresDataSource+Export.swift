@@ -3,7 +3,7 @@ import PostgresClient
 
 // MARK: - Export
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// Writes every row of `source` in `format`, in constant memory: one
     /// statement whose rows come one at a time (libpq's single-row mode),
     /// each value's bytes encoded in place by the encoder of SQLite's

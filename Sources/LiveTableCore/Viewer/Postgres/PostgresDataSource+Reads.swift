@@ -4,7 +4,7 @@ import PostgresClient
 
 // MARK: - Reads
 
-extension PostgresDatabase: ViewerDataSource {
+extension PostgresDataSource: ViewerDataSource {
     /// The tables, views, materialized views and foreign tables the role
     /// may read, on the background connection (`PostgresRelation` says
     /// how they are named).
@@ -170,7 +170,7 @@ extension PostgresDatabase: ViewerDataSource {
     }
 
     /// The row at `position` with its long values whole (the windows read
-    /// them cut: `PostgresDatabase.cut`), on the screen's connection; nil
+    /// them cut: `PostgresDataSource.cut`), on the screen's connection; nil
     /// when nothing is cut, or the row is gone.
     public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
         guard viewed.source.shownExpressions != nil else { return nil }
@@ -251,7 +251,7 @@ extension PostgresDatabase: ViewerDataSource {
 
 // MARK: - Opening
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// The viewed source of `target`, in the read of `reader`; `known`,
     /// the schema version of a relation (`"schema"."name"`) this read
     /// already has (`current(_:_:)`), is not read again when the table is

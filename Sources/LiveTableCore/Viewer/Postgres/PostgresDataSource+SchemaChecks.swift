@@ -6,9 +6,9 @@ import Synchronization
 
 // MARK: - The schema check of the live windows, paced
 
-/// What the live windows of a `PostgresDatabase` know of the schema of
+/// What the live windows of a `PostgresDataSource` know of the schema of
 /// the source on screen: the source as the catalog last described it
-/// (`PostgresDatabase.current(_:_:)`), when, and the columns (names and
+/// (`PostgresDataSource.current(_:_:)`), when, and the columns (names and
 /// type OIDs) its window statements returned then.
 ///
 /// PostgreSQL has no cheap schema version: the check is a query of the
@@ -28,7 +28,7 @@ import Synchronization
 ///
 /// And a window read without the check is followed, at most `interval`
 /// later, by one with it, unless a checked read came first
-/// (`PostgresDatabase.windows(of:_:)`): what no window statement shows (a
+/// (`PostgresDataSource.windows(of:_:)`): what no window statement shows (a
 /// column added, an index or the identity changed, the table replaced by
 /// one of the same columns) is seen within that time of the last commit,
 /// even when no other commit follows. One such check waits a source: the
@@ -150,7 +150,7 @@ final class PostgresSchemaChecks: Sendable {
     }
 }
 
-/// A later check (`PostgresDatabase.laterCheck`): the window read again
+/// A later check (`PostgresDataSource.laterCheck`): the window read again
 /// when the schema changed since a read without the check showed
 /// `shown`, and its result, for the subscriber.
 // @unchecked Sendable: its constants are set before it is shared, and
@@ -183,7 +183,7 @@ final class PostgresShownColumns {
     var seen: Set<[PostgresColumn]> = []
 }
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// A window read by `windows(of:_:)`, and whether its source was
     /// checked against the catalog in that read.
     struct PacedWindow: Sendable {
@@ -237,7 +237,7 @@ extension PostgresDatabase {
 
     /// The window `request` of `viewed` (the source as the catalog
     /// describes it), read by `reader`, and the shown columns of its
-    /// statements: every window of a `PostgresDatabase` is read here,
+    /// statements: every window of a `PostgresDataSource` is read here,
     /// checked or not.
     private static func window(
         _ viewed: ViewedSource, _ request: RowWindowRequest, _ reader: PostgresReader

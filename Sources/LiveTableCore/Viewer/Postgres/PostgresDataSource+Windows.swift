@@ -4,7 +4,7 @@ import ReactiveGRDB
 
 // MARK: - Live windows
 
-extension PostgresDatabase {
+extension PostgresDataSource {
     /// The windows' pacing during a burst: 4% of the time (a slow sort's
     /// window waits 24 times its read), up to 0.1 s between reads. With
     /// its counts (`PostgresCountPacing`), a viewer then stays within 5%

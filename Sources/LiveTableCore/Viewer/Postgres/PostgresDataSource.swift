@@ -23,11 +23,11 @@ import Synchronization
 /// For example:
 ///
 /// ```swift
-/// let database = try PostgresDatabase("postgres://viewer@db.example.com/shop")
+/// let database = try PostgresDataSource("postgres://viewer@db.example.com/shop")
 /// print(database.name) // shop on db.example.com:5432
 /// let viewed = try database.open(.table("orders"), sortColumn: nil, descending: false, ticket: ReadTicket())
 /// ```
-public final class PostgresDatabase: Sendable {
+public final class PostgresDataSource: Sendable {
     /// The settings of every session.
     public struct Settings: Equatable, Sendable {
         /// The server's `statement_timeout` of each statement, in seconds:
@@ -69,7 +69,7 @@ public final class PostgresDatabase: Sendable {
         /// For example:
         ///
         /// ```swift
-        /// let settings = PostgresDatabase.Settings(statementTimeout: 30)
+        /// let settings = PostgresDataSource.Settings(statementTimeout: 30)
         /// ```
         public init(
             statementTimeout: TimeInterval = 5, idleInTransactionTimeout: TimeInterval = 60,
@@ -164,9 +164,9 @@ public final class PostgresDatabase: Sendable {
     /// the database and where it is, never a password.
     public let name: String
     /// The connection of the screen's reads.
-    let screen: PostgresChannel
+    let screen: PostgresReadSession
     /// The connection of the background reads.
-    let background: PostgresChannel
+    let background: PostgresReadSession
     /// The watch of the cluster's commits, on a connection of its own,
     /// shared by the live windows (`windows(of:_:)`).
     let commits: PostgresCommitWatch
@@ -184,7 +184,7 @@ public final class PostgresDatabase: Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let database = try PostgresDatabase("host=/var/run/postgresql dbname=shop", settings: .init(statementTimeout: 30))
+    /// let database = try PostgresDataSource("host=/var/run/postgresql dbname=shop", settings: .init(statementTimeout: 30))
     /// ```
     ///
     /// - throws: A `PostgresError` (`describe(_:)` says it in one line,
@@ -198,8 +198,8 @@ public final class PostgresDatabase: Sendable {
         }
         let first = try open(nil, nil)
         name = first.displayName
-        screen = PostgresChannel(open: open, connection: first, statementTimeout: settings.statementTimeout)
-        background = PostgresChannel(open: open, connection: nil, statementTimeout: settings.statementTimeout)
+        screen = PostgresReadSession(open: open, connection: first, statementTimeout: settings.statementTimeout)
+        background = PostgresReadSession(open: open, connection: nil, statementTimeout: settings.statementTimeout)
         schemaChecks = PostgresSchemaChecks(interval: settings.schemaCheckInterval)
         countPacing = PostgresCountPacing(share: settings.countShare, minimumPause: settings.countMinimumPause)
         commits = PostgresCommitWatch(
@@ -213,7 +213,7 @@ public final class PostgresDatabase: Sendable {
 /// One connection and the reads it serves, one at a time: each a
 /// read-only transaction, reconnecting first when the connection broke,
 /// canceled on the server when its ticket is abandoned.
-final class PostgresChannel: Sendable {
+final class PostgresReadSession: Sendable {
     /// Locked for a whole read: the channel serves one at a time.
     private let connection: Mutex<PostgresConnection?>
     /// Connects, within a time (nil: `connect_timeout` per host only), or
@@ -334,7 +334,7 @@ final class PostgresChannel: Sendable {
             if timeout != self.statementTimeout {
                 // SET takes no parameter; the number is ours.
                 _ = try connection.execute(
-                    "SET LOCAL statement_timeout = \(PostgresDatabase.Settings.milliseconds(timeout))",
+                    "SET LOCAL statement_timeout = \(PostgresDataSource.Settings.milliseconds(timeout))",
                     timeout: answerTimeout)
             }
             let value = try body(PostgresReader(connection, answerTimeout: answerTimeout))

@@ -14,14 +14,14 @@ import PostgresClient
 /// let window = try RowWindow.fetch(reader, source, request)
 /// ```
 struct PostgresReader: RowReading {
-    /// The connection, used by one read at a time (`PostgresChannel`).
+    /// The connection, used by one read at a time (`PostgresReadSession`).
     let connection: PostgresConnection
     /// Where the shown columns of each statement are noted, when given:
     /// the names and types the result describes, for the schema check
     /// (`PostgresSchemaChecks`).
     let shownColumns: PostgresShownColumns?
     /// Seconds to wait for each answer of the server on our side, nil for
-    /// as long as the connection lasts (`PostgresChannel.answerTimeout`):
+    /// as long as the connection lasts (`PostgresReadSession.answerTimeout`):
     /// pass it to any statement run on `connection` directly.
     let answerTimeout: TimeInterval?
 

@@ -6,7 +6,7 @@ import ReactiveGRDB
 
 // MARK: - Reads
 
-extension ViewerDatabase: ViewerDataSource {
+extension SQLiteDataSource: ViewerDataSource {
     /// The file's name: "app.sqlite".
     public var name: String {
         (path as NSString).lastPathComponent
@@ -118,7 +118,7 @@ extension ViewerDatabase: ViewerDataSource {
         return error.oneLineDescription
     }
 
-    /// The kind of `error` (`ViewerDatabase.failureKind(of:)`).
+    /// The kind of `error` (`SQLiteDataSource.failureKind(of:)`).
     public func failureKind(of error: any Error) -> ViewerFailureKind {
         Self.failureKind(of: error)
     }
@@ -130,7 +130,7 @@ extension ViewerDatabase: ViewerDataSource {
     /// For example:
     ///
     /// ```swift
-    /// ViewerDatabase.failureKind(of: SourceError.locked(path: "app.sqlite")) // .transient
+    /// SQLiteDataSource.failureKind(of: SourceError.locked(path: "app.sqlite")) // .transient
     /// ```
     public static func failureKind(of error: any Error) -> ViewerFailureKind {
         if error is DatabaseFileChangedError {

@@ -4,7 +4,7 @@ import GRDB
 
 // MARK: - Untrusted SQL
 
-extension ViewerDatabase {
+extension SQLiteDataSource {
     /// Makes a connection safe for SQL that the viewer did not write: the
     /// filters and queries a user types, and the views and triggers that
     /// the file holds.

@@ -5,7 +5,7 @@ import Synchronization
 
 // MARK: - A file replaced
 
-extension ViewerDatabase {
+extension SQLiteDataSource {
     /// Opens the file now at `path` again when it is another file than the
     /// one the connections read: one renamed over it (`litestream restore
     /// -o`, a deploy script), or the same path after a remount. SQLite keeps
@@ -27,7 +27,7 @@ extension ViewerDatabase {
     }
 }
 
-/// The two connections of a `ViewerDatabase`, and the file they opened.
+/// The two connections of a `SQLiteDataSource`, and the file they opened.
 struct ViewerConnection: Sendable {
     let reader: DatabaseQueue
     let backgroundReader: DatabaseQueue
@@ -55,7 +55,7 @@ extension ViewerConnection {
     }
 }
 
-/// The connections of a `ViewerDatabase` and its copies, replaced together.
+/// The connections of a `SQLiteDataSource` and its copies, replaced together.
 final class ViewerConnections: Sendable {
     private let state: Mutex<ViewerConnection>
 

@@ -6,7 +6,7 @@ import ReactiveGRDB
 
 // MARK: - Live windows
 
-extension ViewerDatabase {
+extension SQLiteDataSource {
     /// The windows of `request` on `viewed`, as they change: a
     /// `ValueObservation` of `ViewerWindow.fetch` on the screen's reader,
     /// which also sees other processes' commits (`includingOtherProcesses`),
@@ -116,7 +116,7 @@ extension ViewerDatabase {
     /// The observation of `windows(of:_:)`, started again after the next
     /// commit when it could not start.
     private static func observe(
-        _ viewed: ViewedSource, _ request: RowWindowRequest, in database: ViewerDatabase,
+        _ viewed: ViewedSource, _ request: RowWindowRequest, in database: SQLiteDataSource,
         commits: OtherProcessCommits) -> AnyPublisher<ViewerWindowRead, any Error>
     {
         Deferred { () -> AnyPublisher<ViewerWindowRead, any Error> in

@@ -32,11 +32,11 @@ import ReactiveGRDB
 /// For example:
 ///
 /// ```swift
-/// let database = try ViewerDatabase.open(path: "app.sqlite")
+/// let database = try SQLiteDataSource.open(path: "app.sqlite")
 /// let tables = try database.read { db in try TableSchema.all(db) }
 /// let program = ViewerProgram(dataSource: database)
 /// ```
-public struct ViewerDatabase: Sendable {
+public struct SQLiteDataSource: Sendable {
     /// How long a read waits for another process that locks the file
     /// (a rollback-journal writer that commits), before it fails.
     public static let busyTimeout: TimeInterval = 1
@@ -83,7 +83,7 @@ public struct ViewerDatabase: Sendable {
     ///
     /// ```swift
     /// do {
-    ///     let database = try ViewerDatabase.open(path: "missing.sqlite")
+    ///     let database = try SQLiteDataSource.open(path: "missing.sqlite")
     /// } catch let error as SourceError {
     ///     print(error) // cannot open "missing.sqlite": no such file
     /// }
@@ -93,8 +93,8 @@ public struct ViewerDatabase: Sendable {
     /// - parameter polling: The checks at an interval asked for (`--poll`),
     ///   if any.
     /// - throws: A `SourceError`, which describes itself in one line.
-    public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> ViewerDatabase {
-        ViewerDatabase(path: path, connections: ViewerConnections(try connect(path: path)), polling: polling)
+    public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> SQLiteDataSource {
+        SQLiteDataSource(path: path, connections: ViewerConnections(try connect(path: path)), polling: polling)
     }
 
     /// Opens the two connections to the file now at `path`.
@@ -171,7 +171,7 @@ public struct ViewerDatabase: Sendable {
     /// ```swift
     /// let program = ViewerProgram(dataSource: database.withPolling(CommitPolling(interval: 0.5)))
     /// ```
-    public func withPolling(_ polling: CommitPolling) -> ViewerDatabase {
+    public func withPolling(_ polling: CommitPolling) -> SQLiteDataSource {
         var database = self
         database.polling = polling
         return database

@@ -5,7 +5,7 @@ import XCTest
 import LiveTableTestSupport
 
 /// The count of the rows before the selection on SQLite
-/// (`ViewerDatabase.countRows(of:before:ticket:)`), in short reads where
+/// (`SQLiteDataSource.countRows(of:before:ticket:)`), in short reads where
 /// an index gives the order, as the count of all rows is made: exact when
 /// nothing commits meanwhile, an estimate when something does, and a
 /// writer of a rollback-journal file commits between two reads rather
@@ -22,7 +22,7 @@ final class RowsBeforeCountTests: XCTestCase {
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
             INSERT INTO item SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 5 END, 'n' || i FROM n;
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         for (column, descending) in [(nil, false), (nil, true), ("score", false), ("score", true)] as [(String?, Bool)] {
             let viewed = try database.open(.table("item"), sortColumn: column, descending: descending, ticket: ReadTicket())
             XCTAssertEqual(viewed.cost, .indexSearch)
@@ -60,7 +60,7 @@ final class RowsBeforeCountTests: XCTestCase {
             CREATE INDEX item_score ON item(score);
             """)
         XCTAssertEqual(try ForeignFile.sqlite3(path, "PRAGMA journal_mode;"), "delete\n")
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let viewed = try database.open(.table("item"), sortColumn: "score", descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .last, before: 1, after: 0)
         let last = try database.read { db in try RowWindow.fetch(db, viewed.source, request) }

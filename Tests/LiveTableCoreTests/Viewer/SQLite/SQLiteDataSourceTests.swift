@@ -5,7 +5,7 @@ import XCTest
 @testable import LiveTableCore
 import LiveTableTestSupport
 
-/// `ViewerDataSourceContract`, kept by `ViewerDatabase` on files made by
+/// `ViewerDataSourceContract`, kept by `SQLiteDataSource` on files made by
 /// the sqlite3 CLI, which is also the other session that writes; and what
 /// only SQLite does.
 final class SQLiteDataSourceTests: XCTestCase {
@@ -15,7 +15,7 @@ final class SQLiteDataSourceTests: XCTestCase {
             try ForeignFile.sqlite3(path, database.sql)
             let polling = CommitPolling(interval: database.pollInterval)
             return DataSourceFixture(
-                dataSource: try ViewerDatabase.open(path: path, polling: polling),
+                dataSource: try SQLiteDataSource.open(path: path, polling: polling),
                 name: .exactly("\(database.name).sqlite"),
                 anotherSession: { sql in
                     // The viewer's reads are short: wait for their lock.
@@ -45,7 +45,7 @@ final class SQLiteDataSourceTests: XCTestCase {
     /// the title has no note.
     func testLivenessIsSilentWithoutPolling() throws {
         let path = try makeItemsFile(count: 1)
-        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let dataSource: any ViewerDataSource = try SQLiteDataSource.open(path: path)
         var silent: [ViewerLiveness] = []
         let quiet = dataSource.liveness().sink { silent.append($0) }
         quiet.cancel()
@@ -57,7 +57,7 @@ final class SQLiteDataSourceTests: XCTestCase {
     /// the next open opens the file again, though it is the same one.
     func testAFileMovedAwayAndBackIsOpenedAgainAfterItsWatchStopped() throws {
         let path = try makeItemsFile(count: 3)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let viewed = try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3)
         let recorder = ReadRecorder<ViewerWindowRead>()

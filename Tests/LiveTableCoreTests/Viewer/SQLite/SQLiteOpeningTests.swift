@@ -6,7 +6,7 @@ import LiveTableTestSupport
 
 /// Opening any SQLite file for reading only: files made by the sqlite3 CLI
 /// are never changed, and bad files get one-line errors.
-final class ViewerDatabaseTests: XCTestCase {
+final class SQLiteOpeningTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
@@ -19,7 +19,7 @@ final class ViewerDatabaseTests: XCTestCase {
 
     /// Reads everything the viewer reads: the schema, counts, windows both
     /// ways, a query.
-    private func readEverything(_ database: ViewerDatabase) throws {
+    private func readEverything(_ database: SQLiteDataSource) throws {
         try database.read { db in
             for table in try TableSchema.all(db) {
                 let source = RowSource.table(table)
@@ -50,7 +50,7 @@ final class ViewerDatabaseTests: XCTestCase {
         let before = try FileSnapshot(file)
         XCTAssertEqual(before.listing, ["app.sqlite"])
 
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         try readEverything(database)
         XCTAssertEqual(try FileSnapshot(file), before, "while open")
         try database.reader.close()
@@ -69,7 +69,7 @@ final class ViewerDatabaseTests: XCTestCase {
             """)
         let sha256 = try ForeignFile.sha256(file)
 
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         try readEverything(database)
         try database.reader.close()
         try database.backgroundReader.close()
@@ -92,7 +92,7 @@ final class ViewerDatabaseTests: XCTestCase {
         XCTAssertEqual(chmod(directory.path, 0o555), 0)
         let before = try FileSnapshot(file)
 
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         try readEverything(database)
         XCTAssertEqual(try database.read { try RowSource.table(TableSchema.named("t", in: $0)).exactRowCount($0) }, 100)
         try database.reader.close()
@@ -104,7 +104,7 @@ final class ViewerDatabaseTests: XCTestCase {
         let file = path("app.sqlite")
         try ForeignFile.sqlite3(file, "CREATE TABLE t(a);")
         let before = try FileSnapshot(file)
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         for reader in [database.reader, database.backgroundReader] {
             // The authorizer refuses a write before it runs; the
             // connection is read-only besides.
@@ -127,7 +127,7 @@ final class ViewerDatabaseTests: XCTestCase {
         // rollback-journal file after each read: no lock is kept.
         let file = path("app.sqlite")
         try ForeignFile.sqlite3(file, "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3);")
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         for value in 4...6 {
             try readEverything(database)
             try ForeignFile.sqlite3(file, ".timeout 0\nINSERT INTO t VALUES (\(value));")
@@ -139,7 +139,7 @@ final class ViewerDatabaseTests: XCTestCase {
 
     func testMissingFile() throws {
         let file = path("missing.sqlite")
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             XCTAssertEqual(error as? SourceError, .missingFile(path: file))
             XCTAssertEqual("\(error)", "cannot open \"\(file)\": no such file")
         }
@@ -148,13 +148,13 @@ final class ViewerDatabaseTests: XCTestCase {
 
     func testMissingDirectory() throws {
         let file = path("nowhere/app.sqlite")
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             XCTAssertEqual(error as? SourceError, .missingFile(path: file))
         }
     }
 
     func testDirectory() throws {
-        XCTAssertThrowsError(try ViewerDatabase.open(path: directory.path)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: directory.path)) { error in
             XCTAssertEqual("\(error)", "cannot open \"\(directory.path)\": it is a directory")
         }
     }
@@ -164,7 +164,7 @@ final class ViewerDatabaseTests: XCTestCase {
         try "Not a database,\nbut it has more than a hundred bytes of text in it, which SQLite reads as a header.\n"
             .write(toFile: file, atomically: false, encoding: .utf8)
         let before = try FileSnapshot(file)
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             XCTAssertEqual(error as? SourceError, .notADatabase(path: file))
             XCTAssertEqual("\(error)", "cannot open \"\(file)\": not a SQLite database (or encrypted)")
         }
@@ -176,7 +176,7 @@ final class ViewerDatabaseTests: XCTestCase {
         let file = path("secret.db")
         try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: file))
         let before = try FileSnapshot(file)
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             XCTAssertEqual(error as? SourceError, .notADatabase(path: file))
         }
         XCTAssertEqual(try FileSnapshot(file), before)
@@ -185,7 +185,7 @@ final class ViewerDatabaseTests: XCTestCase {
     func testEmptyFileIsAnEmptyDatabase() throws {
         let file = path("empty.sqlite")
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data()))
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         XCTAssertEqual(try database.read { try TableSchema.all($0) }, [])
         XCTAssertEqual(ForeignFile.size(file), 0)
     }
@@ -211,7 +211,7 @@ final class ViewerDatabaseTests: XCTestCase {
         let line = output.fileHandleForReading.availableDataOrLine()
         XCTAssertEqual(line, "locked\n")
 
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             XCTAssertEqual(error as? SourceError, .locked(path: file))
             XCTAssertEqual("\(error)", "cannot read \"\(file)\": the database is locked by another process")
         }
@@ -243,7 +243,7 @@ final class ViewerDatabaseTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: file + "-journal"))
         let before = try FileSnapshot(file)
 
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file).read { db in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file).read { db in
             try TableSchema.all(db)
         }) { error in
             XCTAssertEqual(error as? SourceError, .needsRecovery(path: file))
@@ -255,7 +255,7 @@ final class ViewerDatabaseTests: XCTestCase {
 
     func testErrorsStayOnOneLine() throws {
         let file = path("a\nb\u{1b}[2J.sqlite")
-        XCTAssertThrowsError(try ViewerDatabase.open(path: file)) { error in
+        XCTAssertThrowsError(try SQLiteDataSource.open(path: file)) { error in
             let text = "\(error)"
             XCTAssertFalse(text.contains("\n"))
             XCTAssertFalse(text.contains("\u{1b}"))

@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// statement that returns rows.
 final class ViewerQueryTests: XCTestCase {
     private var file: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         file = try makeTemporaryDirectory().appendingPathComponent("query.sqlite").path
@@ -16,7 +16,7 @@ final class ViewerQueryTests: XCTestCase {
             CREATE TABLE t(a INTEGER, b TEXT);
             INSERT INTO t VALUES (1, 'one'), (2, 'two'), (2, 'deux'), (NULL, 'none');
             """)
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
     }
 
     private func query(_ sql: String) throws -> RowSource {

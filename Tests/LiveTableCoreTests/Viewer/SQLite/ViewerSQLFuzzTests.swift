@@ -65,7 +65,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
         // found none of the rows just read (a negative position, a trap).
         let path = try makeTemporaryDirectory().appendingPathComponent("random.sqlite").path
         try ForeignFile.sqlite3(path, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3), (4), (5), (6);")
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let source = try database.read { db in try RowSource.query("SELECT random() AS r FROM t", in: db) }
         let ordering = try RowOrdering(source)
         for _ in 0..<20 {
@@ -96,7 +96,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
             CREATE VIEW v AS SELECT name, price FROM item;
             """)
         let before = try FileSnapshot(path)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let tables = try database.read { db in
             try ["item", "pair", "v", "ft"].map { RowSource.table(try TableSchema.named($0, in: db)) }
         }
@@ -131,7 +131,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
 
     /// Gives `sql` as a query, and as a filter of each table; reads what
     /// is accepted.
-    private func check(_ sql: String, _ database: ViewerDatabase, _ tables: [RowSource]) throws {
+    private func check(_ sql: String, _ database: SQLiteDataSource, _ tables: [RowSource]) throws {
         do {
             let source = try database.read { db in try RowSource.query(sql, in: db) }
             accepted += 1
@@ -152,7 +152,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
 
     /// Reads a window and counts, as the screen does: SQLite may fail (a
     /// division by zero, malformed JSON), never crash nor write.
-    private func read(_ source: RowSource, _ database: ViewerDatabase) throws {
+    private func read(_ source: RowSource, _ database: SQLiteDataSource) throws {
         let ordering = try RowOrdering(source)
         do {
             let window = try database.read { db in

@@ -9,7 +9,7 @@ import LiveTableTestSupport
 /// and nothing else, whatever `sqlite3_stmt_readonly` says.
 final class ViewerUntrustedSQLTests: XCTestCase {
     private var path: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         path = try makeTemporaryDirectory().appendingPathComponent("tok.sqlite").path
@@ -21,7 +21,7 @@ final class ViewerUntrustedSQLTests: XCTestCase {
             CREATE VIEW tokenizer AS SELECT hex(fts3_tokenizer('simple')) AS p;
             CREATE VIEW hello AS SELECT body FROM ft WHERE ft MATCH 'hello';
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     private func query(_ sql: String) throws -> RowSource {

@@ -9,7 +9,7 @@ import LiveTableTestSupport
 final class ViewerWindowPacingTests: XCTestCase {
     func testWALFileIsPacedByTheCPUAndARollbackJournalFileByTheWriter() throws {
         let path = try makeItemsFile(count: 10)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         // A slow query's read of 0.2 s: nine times as long after it, as
         // ever, for a rollback-journal writer.
         XCTAssertEqual(database.windowPacing.pause(afterReadingFor: 0.2), 1.8, accuracy: 1e-9)
