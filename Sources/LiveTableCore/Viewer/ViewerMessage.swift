@@ -71,7 +71,7 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     /// Other processes' commits are polled: the title's note ("polled
     /// every 0.1 s: fuse"), and ReactiveGRDB's reason, nil when the
     /// polling was asked for (`--poll`).
-    case commitsPolled(note: String, reason: String?)
+    case liveness(note: String, reason: String?)
     /// Other machines' commits can not be seen (a WAL file on a network or
     /// FUSE file system): the title's note ("WAL on fuse") and why.
     case commitsUnseen(note: String, reason: String)

@@ -40,10 +40,10 @@ public struct ViewerProgram: AppProgram {
     /// Listens to the data source's notes of how it sees commits ("polled
     /// every 0.1 s: fuse"); the first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
-        [.observe(slot: .pollingReports, dataSource.liveness()
+        [.observe(slot: .liveness, dataSource.liveness()
             .map { liveness in
                 guard !liveness.seesOtherMachines, let reason = liveness.reason else {
-                    return ViewerMessage.commitsPolled(note: liveness.note, reason: liveness.reason)
+                    return ViewerMessage.liveness(note: liveness.note, reason: liveness.reason)
                 }
                 return ViewerMessage.commitsUnseen(note: liveness.note, reason: reason)
             }
@@ -340,7 +340,7 @@ private struct SendablePromise<T>: @unchecked Sendable {
 /// slot: one read of each kind (`ViewerRead`) at a time.
 public enum ViewerSlot: Hashable, Sendable {
     /// The polling fallback's reports of the window observations.
-    case pollingReports
+    case liveness
     /// The list of tables, or the wait before it is listed again.
     case tables
     /// A read of the view: the window, the count, a search…

@@ -40,7 +40,7 @@ public struct ViewerState: Equatable, Sendable {
     /// The title's note when other processes' commits are polled, and
     /// why: "polled every 0.1 s: fuse" (`CommitPolling`); nil while
     /// inotify's file events are enough.
-    public var polling: String?
+    public var liveness: String?
     /// False when other machines' commits can not be seen (a WAL file on a
     /// network or FUSE file system): the title never says `live`.
     public var seesOtherMachines = true
@@ -73,7 +73,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             databaseName: databaseName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: opened.flatMap(openingNotice), isStarted: false, polling: nil, pendingOpen: nil,
+            overlay: nil, message: opened.flatMap(openingNotice), isStarted: false, liveness: nil, pendingOpen: nil,
             highlightsChanges: true, highlightTimer: nil, prompt: nil)
     }
 

@@ -66,7 +66,7 @@ final class ViewerProgramTests: XCTestCase {
             defer { loop.stop() }
             loop.send(.resize(width: 60, height: 10))
             XCTAssertTrue(waitUntil("the first window") { loop.state.table?.window?.rows.count == 1 })
-            XCTAssertEqual(loop.state.polling, "polled every 0.5 s")
+            XCTAssertEqual(loop.state.liveness, "polled every 0.5 s")
             XCTAssertNil(loop.state.message, "asked for: no notice")
             let title = loop.program.render(loop.state).lines[0]
             XCTAssertTrue(title.hasSuffix(" · live · polled every 0.5 s "), title)

@@ -305,14 +305,14 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testPollingFallbackIsSaidOnceAndStaysInTheTitle() throws {
         try start(.table("item"))
-        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left")), [])
+        XCTAssertEqual(try send(.liveness(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left")), [])
         XCTAssertEqual(state.message, .notice("other processes' commits are polled: no inotify watch left"))
-        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
+        XCTAssertEqual(state.liveness, "polled every 0.1 s: no inotify")
         try send(.key(.down))
         XCTAssertNil(state.message)
-        try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left"))
+        try send(.liveness(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left"))
         XCTAssertNil(state.message)
-        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
+        XCTAssertEqual(state.liveness, "polled every 0.1 s: no inotify")
     }
 
     func testFileGoneIsLookedForEverySecondAndReopenedOnTheSameRow() throws {
@@ -343,7 +343,7 @@ final class ViewerUpdateTests: XCTestCase {
         let reason = "WAL on a FUSE file system (fuse): other machines' commits can't be seen"
         XCTAssertEqual(try send(.commitsUnseen(note: "WAL on fuse", reason: reason)), [])
         XCTAssertEqual(state.message, .error(reason))
-        XCTAssertEqual(state.polling, "WAL on fuse")
+        XCTAssertEqual(state.liveness, "WAL on fuse")
         XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row 1 of 100 · not live · WAL on fuse "), viewerRender(state).lines[0])
         // Said once; the title all along.
         try send(.key(.down))
@@ -354,9 +354,9 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testPollingAskedForIsInTheTitleWithoutANotice() throws {
         try start(.table("item"))
-        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.5 s", reason: nil)), [])
+        XCTAssertEqual(try send(.liveness(note: "polled every 0.5 s", reason: nil)), [])
         XCTAssertNil(state.message)
-        XCTAssertEqual(state.polling, "polled every 0.5 s")
+        XCTAssertEqual(state.liveness, "polled every 0.5 s")
     }
 
     func testControlKeysActEverywhere() throws {

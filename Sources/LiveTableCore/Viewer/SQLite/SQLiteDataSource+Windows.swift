@@ -30,7 +30,7 @@ extension SQLiteDataSource {
     ///     receiveValue: { read in print(read) })
     /// ```
     public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
-        let reports = pollingReports
+        let reports = livenessReports
         let path = self.path
         let commits = (self.commits ?? polling.commits(path: path, onPolled: { note, reason in
             let liveness = Self.unseenCommits(path: path, reason: reason) ?? ViewerLiveness(note: note, reason: reason)
@@ -57,7 +57,7 @@ extension SQLiteDataSource {
     public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         // Both, merged (OpenCombine has no `merge`).
         let reports = Publishers.Sequence<[AnyPublisher<ViewerLiveness, Never>], Never>(
-            sequence: [pollingReports.subject.eraseToAnyPublisher(), walChecks()]
+            sequence: [livenessReports.subject.eraseToAnyPublisher(), walChecks()]
         ).flatMap { $0 }.eraseToAnyPublisher()
         // Said before the first window: the title never says `live`.
         if let unseen = Self.unseenCommits(path: path, reason: nil) {
@@ -166,6 +166,6 @@ extension SQLiteDataSource {
 /// The reports of the window observations that poll the file because
 /// inotify is not available.
 // @unchecked Sendable: its subject is sent to and subscribed on the main queue only.
-final class PollingReports: @unchecked Sendable {
+final class LivenessReports: @unchecked Sendable {
     let subject = PassthroughSubject<ViewerLiveness, Never>()
 }

@@ -75,7 +75,7 @@ public struct SQLiteDataSource: Sendable {
 
     /// Where the window observations report that they poll; shared by the
     /// copies of this value.
-    let pollingReports = PollingReports()
+    let livenessReports = LivenessReports()
 
     /// Opens the file at `path` for reading only.
     ///
