@@ -31,7 +31,7 @@ struct RowIdentityLookup: Equatable, Sendable {
     /// - parameter from: What the lookup reads from: a table name, quoted
     ///   where needed.
     /// - parameter dialect: The SQL of the table's database.
-    init(from: String, identity: [String], dialect: SQLDialect = .sqlite) {
+    init(from: String, identity: [String], dialect: SQLDialect) {
         self.source = RowSource(
             name: from, columns: [], identity: .none, isQuery: false, prefix: "", querySQL: nil, from: from,
             columnExpressions: [], dialect: dialect)

@@ -89,7 +89,7 @@ public struct RowOrdering: Equatable, Sendable {
     /// ```
     ///
     /// - parameter dialect: The dialect of the sources it orders.
-    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect = .sqlite) {
+    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect) {
         self.keyColumns = keyColumns
         self.isUnique = isUnique
         self.sortColumn = nil
@@ -110,7 +110,7 @@ public struct RowOrdering: Equatable, Sendable {
     /// ], isUnique: true, indexName: "player_on_score")
     /// ```
     public init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
-        self.init(keyColumns: keyColumns, isUnique: isUnique)
+        self.init(keyColumns: keyColumns, isUnique: isUnique, dialect: .sqlite)
         self.indexName = indexName
     }
 

@@ -81,7 +81,7 @@ public struct RowSource: Equatable, Sendable {
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
         descendingIdentityColumns: Set<String> = [], prefix: String, querySQL: String?, from: String,
-        columnExpressions: [String], dialect: SQLDialect = .sqlite)
+        columnExpressions: [String], dialect: SQLDialect)
     {
         self.name = name
         self.columns = columns
@@ -110,7 +110,7 @@ public struct RowSource: Equatable, Sendable {
     /// - parameter table: The table, its name qualified by its schema
     ///   when it has one (`"sales"."order"`).
     /// - parameter dialect: The SQL of the table's database.
-    public static func table(_ table: TableSchema, dialect: SQLDialect = .sqlite) -> RowSource {
+    public static func table(_ table: TableSchema, dialect: SQLDialect) -> RowSource {
         var source = RowSource(
             name: table.name,
             columns: table.columns,

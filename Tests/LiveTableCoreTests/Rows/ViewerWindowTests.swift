@@ -31,7 +31,7 @@ final class ViewerWindowTests: XCTestCase {
     }
 
     private func source(_ table: String) throws -> RowSource {
-        try database.read { db in RowSource.table(try TableSchema.named(table, in: db)) }
+        try database.read { db in RowSource.table(try TableSchema.named(table, in: db), dialect: .sqlite) }
     }
 
     /// All rows, by SQLite's ORDER BY (the reference).

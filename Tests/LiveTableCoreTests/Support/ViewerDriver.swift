@@ -144,7 +144,7 @@ func performViewerEffect(
             // As the program counts: each within its time limit.
             return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
                 try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
-                    try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
+                    try RowSource.table(TableSchema.named(name, kind: kind, in: db), dialect: .sqlite).quickRowCount(db)
                 }
             })
         case let .open(target, sortColumn, descending):

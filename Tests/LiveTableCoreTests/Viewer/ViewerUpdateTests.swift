@@ -205,7 +205,7 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testCountInShortReadsIsExactWhenQuiet() throws {
         _ = try ForeignFile.sqlite3(path, "DELETE FROM item WHERE id % 3 = 0; INSERT INTO item(id, name) VALUES (-5, 'low'), (9000, 'high')")
-        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db)) }
+        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db), dialect: .sqlite) }
         let expected = try database.read { db in try source.exactRowCount(db) }
         XCTAssertEqual(expected, 69)
         for chunk in [1, 7, 69, 70, 1000] {
@@ -214,12 +214,12 @@ final class ViewerUpdateTests: XCTestCase {
             XCTAssertEqual(count, .exact(expected), "chunk \(chunk)")
             XCTAssertEqual(reads, expected / chunk + 1, "one read per chunk, and one that finds the end")
         }
-        let empty = try database.read { db in RowSource.table(try TableSchema.named("other", in: db)) }
+        let empty = try database.read { db in RowSource.table(try TableSchema.named("other", in: db), dialect: .sqlite) }
         XCTAssertEqual(try empty.countRows(in: database.backgroundReader, chunk: 7), .exact(0))
     }
 
     func testCountInShortReadsIsAnEstimateWhenAnotherProcessCommitsMeanwhile() throws {
-        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db)) }
+        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db), dialect: .sqlite) }
         var committed = false
         let count = try source.countRows(in: database.backgroundReader, chunk: 30, betweenReads: {
             guard !committed else { return }

@@ -109,7 +109,7 @@ public struct SQLDialect: Equatable, Sendable {
     /// var dialect = SQLDialect.postgres
     /// dialect.sortsNullsFirst = true // a database whose NULLs sort first
     /// ```
-    public init(
+    init(
         placeholders: Placeholders, keyEquality: KeyEquality, sortsNullsFirst: Bool,
         supportsIndexedBy: Bool, containment: Containment, trueCondition: String, subqueryAlias: String)
     {

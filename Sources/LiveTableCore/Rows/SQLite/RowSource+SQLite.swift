@@ -136,7 +136,7 @@ extension RowSource {
             source = try RowSource.query(querySQL, in: db)
             source.name = name
         } else {
-            source = .table(try TableSchema.named(name, in: db))
+            source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         }
         return try source.filtered(filter, in: db)
     }

@@ -23,7 +23,7 @@ extension SQLiteDataSource: ViewerDataSource {
     /// background reader.
     public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
         try read(background: true, ticket: ticket) { db in
-            try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
+            try RowSource.table(TableSchema.named(name, kind: kind, in: db), dialect: .sqlite).quickRowCount(db)
         }
     }
 

@@ -14,7 +14,7 @@ extension ViewedSource {
         let version = try RowSource.schemaVersion(db)
         let source: RowSource
         switch target {
-        case let .table(name): source = .table(try TableSchema.named(name, in: db))
+        case let .table(name): source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         case let .query(sql): source = try RowSource.query(sql, in: db)
         }
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)

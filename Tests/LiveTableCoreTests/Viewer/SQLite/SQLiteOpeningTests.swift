@@ -22,7 +22,7 @@ final class SQLiteOpeningTests: XCTestCase {
     private func readEverything(_ database: SQLiteDataSource) throws {
         try database.read { db in
             for table in try TableSchema.all(db) {
-                let source = RowSource.table(table)
+                let source = RowSource.table(table, dialect: .sqlite)
                 _ = try source.quickRowCount(db)
                 _ = try source.exactRowCount(db)
                 let ordering = try RowOrdering(source, sortColumn: table.columns.first?.name, descending: true)
@@ -94,7 +94,7 @@ final class SQLiteOpeningTests: XCTestCase {
 
         let database = try SQLiteDataSource.open(path: file)
         try readEverything(database)
-        XCTAssertEqual(try database.read { try RowSource.table(TableSchema.named("t", in: $0)).exactRowCount($0) }, 100)
+        XCTAssertEqual(try database.read { try RowSource.table(TableSchema.named("t", in: $0), dialect: .sqlite).exactRowCount($0) }, 100)
         try database.reader.close()
         try database.backgroundReader.close()
         XCTAssertEqual(try FileSnapshot(file), before)

@@ -98,7 +98,7 @@ final class ViewerSQLFuzzTests: XCTestCase {
         let before = try FileSnapshot(path)
         let database = try SQLiteDataSource.open(path: path)
         let tables = try database.read { db in
-            try ["item", "pair", "v", "ft"].map { RowSource.table(try TableSchema.named($0, in: db)) }
+            try ["item", "pair", "v", "ft"].map { RowSource.table(try TableSchema.named($0, in: db), dialect: .sqlite) }
         }
 
         accepted = 0

@@ -29,7 +29,7 @@ final class ViewerUntrustedSQLTests: XCTestCase {
     }
 
     private func filter(_ expression: String, table: String = "item") throws -> RowSource {
-        try database.read { db in try RowSource.table(TableSchema.named(table, in: db)).filtered(expression, in: db) }
+        try database.read { db in try RowSource.table(TableSchema.named(table, in: db), dialect: .sqlite).filtered(expression, in: db) }
     }
 
     private func assertRefused(
