@@ -158,37 +158,11 @@ extension ViewerState {
         }
 
         let page = max(1, pageRows)
-        var index: Int?
-        var reanchor = false
-        if let jump = table.pendingJump {
-            table.pendingJump = nil
-            reanchor = true
-            if !window.rows.isEmpty {
-                index = jump == .first ? 0 : window.rows.count - 1
-                table.selectedRow = jump == .first ? 0 : page - 1
-            }
-        } else if table.isFollowing {
-            // The end of the ordering, the list full.
-            if !window.rows.isEmpty {
-                index = window.rows.count - 1
-                table.selectedRow = page - 1
-            }
-        } else if table.selectedIndex == nil, let selected = table.selected {
-            if table.observedRequest?.anchor == .position(selected) {
-                // The window was anchored on the selection: the fetch followed
-                // it by identity, or found the row that took its place.
-                table.selected = value.selection
-                index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
-            } else {
-                // The selected row left a window anchored elsewhere (its sort
-                // value changed, or it was deleted): look for it.
-                table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
-                self.table = table
-                return effects + (recounts ? recount() : []) + observeWindow()
-            }
-        } else {
-            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+        guard let placement = Self.placeSelection(of: &table, in: window, selection: value.selection, page: page) else {
+            self.table = table
+            return effects + (recounts ? recount() : []) + observeWindow()
         }
+        let (index, reanchor) = placement
         if let index {
             table.place(at: index, page: page)
             if table.pendingMove != 0 {
@@ -208,6 +182,46 @@ extension ViewerState {
             effects += observeWindow()
         }
         return effects + countRowsBefore()
+    }
+
+    /// Where the selection goes in a new window: the row of a pending jump,
+    /// the last row when following, the selected row where the window holds
+    /// it. Returns nil when the selected row left a window anchored elsewhere:
+    /// the window is then observed again around it.
+    private static func placeSelection(
+        of table: inout TableState, in window: RowWindow, selection: RowPosition?, page: Int) -> (index: Int?, reanchor: Bool)?
+    {
+        var index: Int?
+        var reanchor = false
+        if let jump = table.pendingJump {
+            table.pendingJump = nil
+            reanchor = true
+            if !window.rows.isEmpty {
+                index = jump == .first ? 0 : window.rows.count - 1
+                table.selectedRow = jump == .first ? 0 : page - 1
+            }
+        } else if table.isFollowing {
+            // The end of the ordering, the list full.
+            if !window.rows.isEmpty {
+                index = window.rows.count - 1
+                table.selectedRow = page - 1
+            }
+        } else if table.selectedIndex == nil, let selected = table.selected {
+            if table.observedRequest?.anchor == .position(selected) {
+                // The window was anchored on the selection: the fetch followed
+                // it by identity, or found the row that took its place.
+                table.selected = selection
+                index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+            } else {
+                // The selected row left a window anchored elsewhere (its sort
+                // value changed, or it was deleted): look for it.
+                table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
+                return nil
+            }
+        } else {
+            index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
+        }
+        return (index, reanchor)
     }
 
     /// The observation of the sorted order replaced the previous one: this
