@@ -36,13 +36,13 @@ public final class PostgresDataSource: Sendable {
         /// The server's `idle_in_transaction_session_timeout`, in
         /// seconds: a session left inside a transaction (the process
         /// stopped with ^Z mid-read) releases its snapshot after it.
-        public var idleInTransactionTimeout: TimeInterval
+        public let idleInTransactionTimeout: TimeInterval = 60
         /// The `application_name` of the sessions, unless the connection
         /// string or `PGAPPNAME` gives one (`pg_stat_activity` shows it).
-        public var applicationName: String
+        public let applicationName = "livetable"
         /// How long a connection attempt waits for the server, in seconds,
         /// unless the connection string or `PGCONNECT_TIMEOUT` says.
-        public var connectTimeout: Int
+        public let connectTimeout = 10
         /// Seconds between two reads of the commit token (`--poll`):
         /// 50 ms by default (`PostgresCommitWatch`).
         public var pollInterval: TimeInterval = PostgresCommitWatch.defaultInterval
@@ -58,7 +58,7 @@ public final class PostgresDataSource: Sendable {
         /// How the exact counts are spaced (`PostgresCountPacing`): each
         /// kind (the rows, those before the selection) takes at most this
         /// share of one server core while commits come.
-        public var countShare: Double = 0.01
+        public let countShare = 0.01
         /// The shortest time, in seconds, between two exact counts of the
         /// same rows; an estimate is given in between.
         public var countMinimumPause: TimeInterval = 0.25
@@ -71,14 +71,8 @@ public final class PostgresDataSource: Sendable {
         /// ```swift
         /// let settings = PostgresDataSource.Settings(statementTimeout: 30)
         /// ```
-        public init(
-            statementTimeout: TimeInterval = 5, idleInTransactionTimeout: TimeInterval = 60,
-            applicationName: String = "livetable", connectTimeout: Int = 10)
-        {
+        public init(statementTimeout: TimeInterval = 5) {
             self.statementTimeout = statementTimeout
-            self.idleInTransactionTimeout = idleInTransactionTimeout
-            self.applicationName = applicationName
-            self.connectTimeout = connectTimeout
         }
 
         /// The libpq options of a session of `connectionString`
