@@ -6,7 +6,6 @@ let package = Package(
     name: "LiveTable",
     products: [
         .library(name: "ReactiveGRDB", targets: ["ReactiveGRDB"]),
-        .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .executable(name: "livetable", targets: ["livetable"]),
     ],
     dependencies: [

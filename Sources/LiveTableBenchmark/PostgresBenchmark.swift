@@ -4,7 +4,7 @@ import PostgresServer
 
 /// Measures the viewer on PostgreSQL (`livetable view postgres://… tracks`,
 /// issue 19) on the app's own loop: `AppLoop` runs the real
-/// `ViewerProgram` on a `PostgresDatabase`, opened as the command opens it,
+/// `ViewerProgram` on a `PostgresDataSource`, opened as the command opens it,
 /// with the benchmarks' host, which draws nothing. The server is a
 /// throwaway cluster of its own (`PostgresServer`, with
 /// `pg_stat_statements` loaded), reached on TCP at 127.0.0.1; its `tracks`
@@ -282,7 +282,7 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// the interval of its poll, in seconds.
     private static func openDataSource(_ url: String) throws -> (any ViewerDataSource, Double) {
         // The settings of `livetable view` without options.
-        let database = try PostgresDatabase(url)
+        let database = try PostgresDataSource(url)
         return (database, database.settings.pollInterval)
     }
 

@@ -205,7 +205,7 @@ public struct RemoteFileBenchmark: Sendable {
     /// that shows it, in seconds.
     @MainActor
     private func screenLatencies(path: String, other: SQLiteCommand) throws -> [Double] {
-        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let dataSource: any ViewerDataSource = try SQLiteDataSource.open(path: path)
         let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
         var shownPrices: [Int64: UInt64] = [:]
         let host = BenchmarkHost(

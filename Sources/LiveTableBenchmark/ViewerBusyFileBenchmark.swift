@@ -97,7 +97,7 @@ public final class ViewerBusyFileBenchmark: Sendable {
         other: SQLiteCommand, _ sql: @escaping (Int) -> String) throws -> ViewerBusyFileFigures.CPUCase
     {
         let counting = CountingCPU()
-        let dataSource: any ViewerDataSource = MeteredDataSource(base: try ViewerDatabase.open(path: path), cpu: counting)
+        let dataSource: any ViewerDataSource = MeteredDataSource(base: try SQLiteDataSource.open(path: path), cpu: counting)
         let viewed = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let meter = CPUMeter()
         let loop = onMain { () -> BenchmarkHost<MeteredViewerProgram> in
@@ -162,7 +162,7 @@ public final class ViewerBusyFileBenchmark: Sendable {
         }
         log(String(format: "viewer of a busy file: the WAL query runs in %.3f s", runTime))
 
-        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let dataSource: any ViewerDataSource = try SQLiteDataSource.open(path: path)
         let viewed = try dataSource.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
         let lastColumn = viewed.source.columnNames.firstIndex(of: "last") ?? 2
         let shown = ShownLog()

@@ -106,7 +106,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
         // item` does, start the loop, draw.
         let start = now()
         // Through the data source's protocol, as the command does.
-        let dataSource: any ViewerDataSource = try ViewerDatabase.open(path: path)
+        let dataSource: any ViewerDataSource = try SQLiteDataSource.open(path: path)
         // On error too: the loop of a failed measurement stops.
         defer { screen.close() }
         let firstRows = try screen.openTable(Self.table, of: dataSource, since: start)

@@ -68,12 +68,12 @@ struct Demo: ParsableCommand {
         // The viewer's file is made, and opened, before the app takes the
         // screen: what can fail fails here, in one line.
         let shop: DemoShop
-        let viewer: ViewerDatabase
+        let viewer: SQLiteDataSource
         let viewed: ViewedSource
         do {
             shop = try DemoShop.make(in: FileManager.default.temporaryDirectory
                 .appendingPathComponent("livetable-demo-\(getpid())"))
-            viewer = try ViewerDatabase.open(path: shop.path)
+            viewer = try SQLiteDataSource.open(path: shop.path)
             viewed = try viewer.read { db in
                 try ViewedSource.open(.table(DemoScript.viewerTable), sortColumn: nil, descending: false, in: db)
             }
@@ -107,7 +107,7 @@ struct Demo: ParsableCommand {
     @MainActor
     private static func playViewer(
         after runtime: Runtime<CaptionedProgram<HallOfFameProgram>>, shop: DemoShop,
-        database: ViewerDatabase, viewed: ViewedSource, stepDuration: TimeInterval) -> AnyObject
+        database: SQLiteDataSource, viewed: ViewedSource, stepDuration: TimeInterval) -> AnyObject
     {
         shop.startWriting(every: 0.3)
         let demo = DemoPlayer(part: .viewer(steps: DemoScript.viewerSteps), stepDuration: stepDuration)

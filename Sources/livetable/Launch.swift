@@ -76,12 +76,12 @@ struct Launch {
         switch ViewerDataSourceKind(argument) {
         case .sqliteFile:
             do {
-                return try ViewerDatabase.open(path: argument, polling: polling)
+                return try SQLiteDataSource.open(path: argument, polling: polling)
             } catch {
                 throw CommandFailure(error.oneLineDescription, status: 1)
             }
         case .postgres:
-            var settings = PostgresDatabase.Settings()
+            var settings = PostgresDataSource.Settings()
             if let timeout = postgres.statementTimeout {
                 settings.statementTimeout = timeout
             }
@@ -92,7 +92,7 @@ struct Launch {
             do {
                 // Connects at once: a wrong password or an unreachable
                 // server fails here, before the screen is taken.
-                return try PostgresDatabase(argument, settings: settings)
+                return try PostgresDataSource(argument, settings: settings)
             } catch {
                 // PostgresClient's errors hold no password.
                 throw CommandFailure(error.oneLineDescription.escapingControlCharacters, status: 1)

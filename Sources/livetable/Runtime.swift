@@ -69,7 +69,7 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
                     exit(status: 128 + SIGHUP)
                 }
                 #if DEBUG
-                Self.stallForTests()
+                TestStall.stallIfAsked()
                 #endif
                 let keys = terminal.readKeys()
                 if let keyHandler {
@@ -103,18 +103,6 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         // The first resize starts the observation.
         loop.send(.resize(width: terminal.width, height: terminal.height))
     }
-
-    #if DEBUG
-    /// A long job on the main thread, for the tests of what must act
-    /// meanwhile (the signals that end the app): with
-    /// `LIVETABLE_TEST_STALL_MARKER` set, the first key creates the file
-    /// it names, then holds the main thread for ten minutes.
-    private static func stallForTests() {
-        guard let marker = ProcessInfo.processInfo.environment["LIVETABLE_TEST_STALL_MARKER"] else { return }
-        _ = FileManager.default.createFile(atPath: marker, contents: Data())
-        sleep(600)
-    }
-    #endif
 
     /// Stops this runtime's loop, and runs `next` on the same terminal
     /// from now on: its keys, resizes, signals and screens. At exit, this

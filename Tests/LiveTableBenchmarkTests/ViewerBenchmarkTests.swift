@@ -14,7 +14,7 @@ final class ViewerBenchmarkTests: XCTestCase {
         let sha256 = try ForeignFile.sha256(path)
 
         // Opened as the viewer opens it: an index on score, none on name.
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         let byScore = try database.read { db in
             try ViewedSource.open(.table("item"), sortColumn: "score", descending: false, in: db)
         }

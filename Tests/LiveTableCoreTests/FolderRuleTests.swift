@@ -54,6 +54,144 @@ final class FolderRuleTests: XCTestCase {
         ])
     }
 
+    // MARK: - A database kind is a folder
+
+    /// SQLite's C library, PostgreSQL's client, GRDB's connection types and
+    /// the types of each database's folder stay in their folders; the
+    /// viewer's folder holds the screen and the folders `DataSource`,
+    /// `SQLite` and `Postgres`. The one factory (`livetable/Launch.swift`)
+    /// and the demo (`livetable/Demo.swift`, which opens its own SQLite
+    /// shop) may name both databases' types.
+    func testEachDatabaseStaysInItsFolder() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let core = root.appendingPathComponent("Sources/LiveTableCore")
+        var sources = try Self.sources(in: core)
+        for (path, text) in try Self.sources(in: root.appendingPathComponent("Sources/livetable")) {
+            sources["../livetable/" + path] = text
+        }
+        XCTAssertFalse(Self.declaredTypes(under: "Viewer/SQLite/", sources).isEmpty)
+        XCTAssertFalse(Self.declaredTypes(under: "Viewer/Postgres/", sources).isEmpty)
+        let violations = Self.databaseViolations(sources)
+        XCTAssertEqual(violations, [], "\n" + violations.joined(separator: "\n"))
+
+        let viewer = try FileManager.default.contentsOfDirectory(atPath: core.appendingPathComponent("Viewer").path)
+        XCTAssertEqual(Self.viewerFolderViolations(viewer), [])
+    }
+
+    /// Each rule of `testEachDatabaseStaysInItsFolder` finds a made-up
+    /// violation, and lets a comment, a string and the allowed folders through.
+    func testTheDatabaseCheckFindsEachViolation() {
+        let sources = [
+            "Viewer/SQLite/SQLiteDataSource.swift": "import CSQLite\npublic struct SQLiteDataSource {\n    let db: Database\n}\n",
+            "Viewer/Postgres/PostgresDataSource.swift": "import PostgresClient\nfinal class PostgresReadSession { }\n",
+            "Rows/RowSource.swift": "import CSQLite\n// sqlite3_prepare, DatabaseQueue, SQLiteDataSource\nlet a = sqlite3_open\nlet s = \"Row\"\n",
+            "Rows/RowWindow.swift": "func fetch(_ db: Database, _ r: any DatabaseReader) { }\n",
+            "Viewer/ViewerProgram.swift": "import PostgresClient\nlet source: SQLiteDataSource\nlet session: PostgresReadSession\n",
+            "Changes/WindowSnapshot.swift": "struct WindowSnapshot {\n    struct Row { }\n    var rows: [Row]\n}\n",
+            "HallOfFame/Database/AppDatabase.swift": "let queue: DatabaseQueue\n",
+            "Rows/SQLite/StoredText.swift": "import CSQLite\nlet n = sqlite3_column_bytes\nlet d: Database\n",
+            "../livetable/Launch.swift": "let a: SQLiteDataSource\nlet b: PostgresDataSource\n",
+            "../livetable/ViewCommand.swift": "let a: SQLiteDataSource\n",
+            "../livetable/PostgresOptions.swift": "import PostgresClient\n",
+            "../livetable/CommandLinePasswords.swift": "import PostgresClient\n",
+        ]
+        XCTAssertEqual(Self.databaseViolations(sources), [
+            "../livetable/PostgresOptions.swift:1: import PostgresClient",
+            "../livetable/ViewCommand.swift:1: SQLiteDataSource (Viewer/SQLite/)",
+            "Rows/RowSource.swift:1: SQLite's C library",
+            "Rows/RowSource.swift:3: SQLite's C library",
+            "Rows/RowWindow.swift:1: GRDB's Database",
+            "Rows/RowWindow.swift:1: GRDB's DatabaseReader",
+            "Viewer/ViewerProgram.swift:1: import PostgresClient",
+            "Viewer/ViewerProgram.swift:2: SQLiteDataSource (Viewer/SQLite/)",
+            "Viewer/ViewerProgram.swift:3: PostgresReadSession (Viewer/Postgres/)",
+        ])
+        XCTAssertEqual(
+            Self.viewerFolderViolations(["ViewerState.swift", "DataSource", "SQLite", "Postgres", "Database"]),
+            ["Viewer/Database"])
+    }
+
+    /// Where SQLite's C library may be named.
+    private static let sqliteFolders = ["Rows/SQLite/", "Viewer/SQLite/"]
+    /// Where GRDB's connection types may be named: the SQLite folders, the
+    /// Hall of Fame's database and the demo's.
+    private static let grdbFolders = sqliteFolders + ["HallOfFame/Database/", "Demo/"]
+    private static let grdbConnectionTypes: Set = [
+        "Database", "DatabaseReader", "DatabaseQueue", "DatabasePool", "Statement", "Row"]
+    /// The files that may name the types of both database folders: the
+    /// factory, and the demo's host.
+    private static let factories = ["../livetable/Launch.swift", "../livetable/Demo.swift"]
+
+    /// The executable's one other user of PostgreSQL's client: the
+    /// password of a connection string cut out with libpq's own parse.
+    private static let postgresClientUsers = ["../livetable/CommandLinePasswords.swift"]
+
+    /// "file:line: what" for each database word out of its folder, sorted.
+    /// The rules on SQLite's C library and GRDB hold in the core; those on
+    /// PostgreSQL's client and the folders' types, in the executable too.
+    private static func databaseViolations(_ sources: [String: String]) -> [String] {
+        let folderTypes = ["Viewer/SQLite/", "Viewer/Postgres/"].map { ($0, declaredTypes(under: $0, sources)) }
+        var found: [String] = []
+        for (path, text) in sources {
+            let inCore = !path.hasPrefix("../")
+            let inSQLite = sqliteFolders.contains { path.hasPrefix($0) }
+            let mayUseGRDB = grdbFolders.contains { path.hasPrefix($0) }
+            // A file's own types (`WindowSnapshot.Row`) are not GRDB's.
+            let ownTypes = declaredTypes(under: path, [path: text], nested: true)
+            for (index, line) in code(text).enumerated() {
+                let at = "\(path):\(index + 1)"
+                let words = identifiers(in: line)
+                if inCore, !inSQLite, line.contains("CSQLite") || line.contains("sqlite3_") {
+                    found.append("\(at): SQLite's C library")
+                }
+                if !path.hasPrefix("Viewer/Postgres/"), !postgresClientUsers.contains(path),
+                   line.contains("import PostgresClient") {
+                    found.append("\(at): import PostgresClient")
+                }
+                if inCore, !mayUseGRDB {
+                    for name in grdbConnectionTypes.subtracting(ownTypes).intersection(words).sorted() {
+                        found.append("\(at): GRDB's \(name)")
+                    }
+                }
+                for (folder, types) in folderTypes where !path.hasPrefix(folder) && !factories.contains(path) {
+                    for name in types.intersection(words).sorted() {
+                        found.append("\(at): \(name) (\(folder))")
+                    }
+                }
+            }
+        }
+        return found.sorted()
+    }
+
+    /// The types declared at the top level of the files under `prefix`
+    /// (or at any level, with `nested`).
+    private static func declaredTypes(under prefix: String, _ sources: [String: String], nested: Bool = false) -> Set<String> {
+        let declaration = try! NSRegularExpression(pattern: """
+            ^\(nested ? "\\s*" : "")(?:@\\w+(?:\\([^)]*\\))?\\s+)*\
+            (?:(?:public|internal|package|final|indirect|nonisolated)\\s+)*\
+            (?:struct|enum|class|protocol|typealias|actor)\\s+([A-Za-z_]\\w*)
+            """)
+        var names: Set<String> = []
+        for (path, text) in sources where path.hasPrefix(prefix) {
+            for line in code(text) {
+                let range = NSRange(line.startIndex..., in: line)
+                if let match = declaration.firstMatch(in: line, range: range),
+                   let name = Range(match.range(at: 1), in: line) {
+                    names.insert(String(line[name]))
+                }
+            }
+        }
+        return names
+    }
+
+    /// The folders of `Viewer/` (given its listing) that are not the
+    /// screen's own: `DataSource`, `SQLite` and `Postgres`.
+    private static func viewerFolderViolations(_ listing: [String]) -> [String] {
+        listing.filter { !$0.hasSuffix(".swift") && !["DataSource", "SQLite", "Postgres"].contains($0) }
+            .map { "Viewer/" + $0 }.sorted()
+    }
+
     // MARK: - The check
 
     /// The folders whose names `folder`'s files may not use.

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import CSQLite
 import Synchronization
 
 /// A read that can be left before it ends: abandoned (the user moved on) or
@@ -58,60 +57,6 @@ public final class ReadTicket: Sendable {
         state.withLock { state in
             state.interrupt = interrupt
             return !state.isAbandoned
-        }
-    }
-}
-
-/// The reads of one connection that can be left: which ticket runs now,
-/// for the progress handler and for `ReadTicket.abandon()`.
-// @unchecked Sendable: `interruptConnection` is set once, before any read.
-final class ReadInterrupter: @unchecked Sendable {
-    private let running = Mutex<ReadTicket?>(nil)
-    var interruptConnection: @Sendable () -> Void = { }
-
-    /// A few microseconds between two checks of the ticket.
-    static let progressSteps: Int32 = 1000
-
-    /// Called as the connection opens (`Configuration.prepareDatabase`);
-    /// the connection keeps its configuration, and so this interrupter.
-    func prepare(_ db: Database) {
-        sqlite3_progress_handler(db.sqliteConnection, Self.progressSteps, { context in
-            guard let context else { return 0 }
-            let interrupter = Unmanaged<ReadInterrupter>.fromOpaque(context).takeUnretainedValue()
-            return interrupter.shouldStop ? 1 : 0
-        }, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    var runningTicket: ReadTicket? {
-        running.withLock { $0 }
-    }
-
-    private var shouldStop: Bool {
-        running.withLock { $0 }?.shouldStop ?? false
-    }
-
-    func run<T>(_ ticket: ReadTicket, _ body: () throws -> T) throws -> T {
-        guard ticket.setRunning(interrupt: { [weak self, weak ticket] in
-            if let self, let ticket { self.interrupt(for: ticket) }
-        }) else {
-            throw DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "interrupted")
-        }
-        running.withLock { $0 = ticket }
-        defer {
-            running.withLock { $0 = nil }
-            _ = ticket.setRunning(interrupt: nil)
-        }
-        // Abandoned between the two locks: the progress handler stops it.
-        return try body()
-    }
-
-    private func interrupt(for ticket: ReadTicket) {
-        running.withLock { running in
-            // Under the lock, `running` can not end: the statement that
-            // SQLite interrupts is the ticket's.
-            if running === ticket {
-                interruptConnection()
-            }
         }
     }
 }

@@ -9,7 +9,7 @@ struct RowIdentityLookup: Equatable, Sendable {
     let identity: [String]
 
     /// `from`: a table name, quoted where needed.
-    init(from: String, identity: [String], dialect: SQLDialect = .sqlite) {
+    init(from: String, identity: [String], dialect: SQLDialect) {
         self.source = RowSource(
             name: from, columns: [], identity: .none, isQuery: false, prefix: "", querySQL: nil, from: from,
             columnExpressions: [], dialect: dialect)

@@ -36,7 +36,7 @@ public struct RowOrdering: Equatable, Sendable {
 
     /// For orderings that are not a sort column plus an identity (mixed
     /// directions, several sort columns).
-    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect = .sqlite) {
+    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect) {
         self.keyColumns = keyColumns
         self.isUnique = isUnique
         self.sortColumn = nil
@@ -45,7 +45,7 @@ public struct RowOrdering: Equatable, Sendable {
     }
 
     public init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
-        self.init(keyColumns: keyColumns, isUnique: isUnique)
+        self.init(keyColumns: keyColumns, isUnique: isUnique, dialect: .sqlite)
         self.indexName = indexName
     }
 
@@ -205,48 +205,6 @@ public struct RowOrdering: Equatable, Sendable {
             }
         }
         return result
-    }
-
-    // MARK: - Cost (SQLite only)
-
-    /// Index search or scan, from SQLite's `EXPLAIN QUERY PLAN` of the
-    /// statements a window runs. Another database tells it by its own means.
-    public func cost(of source: RowSource, in db: Database) throws -> WindowCost {
-        // The plan does not depend on the values, only on the shapes.
-        let key = keyColumns.map { _ in DatabaseValue(value: 0 as Int64)! }
-        for range in after(key) + before(key) {
-            let sql = source.selectSQL(
-                extra: keyColumns.map(\.expression), indexedBy: indexName, where: range.condition,
-                orderBy: orderBy(forward: range.forward), limit: true)
-            let details = try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + sql,
-                arguments: StatementArguments(range.arguments + [DatabaseValue(value: 1 as Int64)!]))
-                .map { (($0["detail"] as String?) ?? "").uppercased() }
-            if Self.isScan(plan: details) {
-                return .scan
-            }
-        }
-        return .indexSearch
-    }
-
-    /// A plan that reads rows growing with the table under a `LIMIT`: a
-    /// scan, or a temporary B-tree sorting all rows a range search found.
-    /// Not when it sorts the right part of the order along an index walk
-    /// (`RIGHT PART OF`/`LAST TERM OF ORDER BY`), nor after equality-only
-    /// searches `(x=?)`, which sort the rows of one key.
-    static func isScan(plan: [String]) -> Bool {
-        let searches = plan.filter { $0.hasPrefix("SEARCH") }
-        let searchesByEquality = !searches.isEmpty && searches.allSatisfy { line in
-            guard let open = line.lastIndex(of: "(") else { return false }
-            let constraints = line[open...]
-            return !constraints.contains(">") && !constraints.contains("<")
-        }
-        return plan.contains { line in
-            if line.hasPrefix("SCAN") { return true }
-            guard line.contains("TEMP B-TREE") else { return false }
-            if line.contains("RIGHT PART OF ORDER BY") || line.contains("LAST TERM OF ORDER BY") { return false }
-            return !searchesByEquality
-        }
     }
 }
 

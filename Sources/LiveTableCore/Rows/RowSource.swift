@@ -45,7 +45,7 @@ public struct RowSource: Equatable, Sendable {
     init(
         name: String, columns: [SourceColumn], identity: RowIdentity, isQuery: Bool,
         descendingIdentityColumns: Set<String> = [], prefix: String, querySQL: String?, from: String,
-        columnExpressions: [String], dialect: SQLDialect = .sqlite)
+        columnExpressions: [String], dialect: SQLDialect)
     {
         self.name = name
         self.columns = columns
@@ -62,7 +62,7 @@ public struct RowSource: Equatable, Sendable {
     public var columnNames: [String] { columns.map(\.name) }
 
     /// `table`'s name is qualified by its schema when it has one.
-    public static func table(_ table: TableSchema, dialect: SQLDialect = .sqlite) -> RowSource {
+    public static func table(_ table: TableSchema, dialect: SQLDialect) -> RowSource {
         var source = RowSource(
             name: table.name,
             columns: table.columns,

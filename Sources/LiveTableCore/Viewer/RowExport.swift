@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import CSQLite
 
 /// The formats `livetable view FILE TABLE --format` prints.
 public enum ExportFormat: String, CaseIterable, Sendable {
@@ -23,82 +22,7 @@ public enum RowExport {
 
     public static let bufferSize = 1 << 20
 
-    /// A table or view goes in its identity order, a query in its own. With
-    /// an index, each page is its own short read, so that an export of
-    /// millions of rows never keeps a writer waiting longer than one page
-    /// (each row is seen as of its page's read). A scan (a view) or a query is
-    /// read once, so that the scan runs once.
-    ///
-    /// Bytes that are not UTF-8 become U+FFFD (every format is UTF-8) and are
-    /// counted, for the command to say so. `write`'s bytes are valid only
-    /// during the call.
-    @discardableResult
-    public static func export(
-        _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat,
-        pageSize: Int = pageSize, write: (UnsafeRawBufferPointer) throws -> Void) throws -> Summary
-    {
-        try withoutActuallyEscaping(write) { write in
-            var output = ExportOutput(write: write)
-            return try export(database, source, format: format, pageSize: pageSize, into: &output)
-        }
-    }
-
-    private static func export(
-        _ database: ViewerDatabase, _ source: RowSource, format: ExportFormat, pageSize: Int,
-        into output: inout ExportOutput) throws -> Summary
-    {
-        let ordering = try RowOrdering(source)
-        var encoder = RowEncoder(format: format, columnNames: source.columnNames)
-        try output.flush(encoder.header().utf8)
-        let pageSize = max(1, pageSize)
-
-        if try source.isQuery || !ordering.isUnique
-            || database.read({ db in try ordering.cost(of: source, in: db) }) == .scan
-        {
-            let sql = source.querySQL
-                ?? source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false)
-            try database.read { db in
-                let statement = try db.makeStatement(sql: sql)
-                _ = try encodeRows(of: statement, arguments: [], limit: nil, columnCount: source.columnNames.count,
-                                   keyIndices: [], encoder: &encoder, output: &output)
-            }
-            try output.flush()
-        } else {
-            // Key columns that the source does not select are selected after its
-            // columns, to page from the last row.
-            let columnCount = source.columnExpressions.count
-            var extra: [String] = []
-            let keyIndices = ordering.keyColumns.map { column -> Int in
-                if let index = source.columnExpressions.firstIndex(of: column.expression) { return index }
-                extra.append(column.expression)
-                return columnCount + extra.count - 1
-            }
-            var lastKey: [DatabaseValue]?
-            var isDone = false
-            while !isDone {
-                try database.read { db in
-                    var remaining = pageSize
-                    for range in lastKey.map(ordering.after) ?? ordering.all(forward: true) where remaining > 0 {
-                        let statement = try db.cachedStatement(sql: source.selectSQL(
-                            extra: extra, indexedBy: ordering.indexName, where: range.condition,
-                            orderBy: ordering.orderBy(forward: true), limit: true))
-                        let arguments = StatementArguments(range.arguments + [Int64(remaining).databaseValue])
-                        let (count, key) = try encodeRows(
-                            of: statement, arguments: arguments, limit: remaining, columnCount: columnCount,
-                            keyIndices: keyIndices, encoder: &encoder, output: &output)
-                        remaining -= count
-                        if let key { lastKey = key }
-                    }
-                    isDone = remaining > 0
-                }
-                // Out of the read: a writer waits for no output.
-                try output.flush()
-            }
-        }
-        try output.flush(encoder.footer().utf8)
-        return Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
-    }
-
+    /// What an export wrote.
     public struct Summary: Equatable, Sendable {
         public var rowCount: Int
         public var invalidTextCount: Int
@@ -110,36 +34,6 @@ public enum RowExport {
             default: return "\(invalidTextCount) text values are not valid UTF-8: their invalid bytes are written as U+FFFD"
             }
         }
-    }
-
-    /// Returns the rows encoded and, when they reach `limit`, the last row's
-    /// key: where the next page starts.
-    private static func encodeRows(
-        of statement: Statement, arguments: StatementArguments, limit: Int?, columnCount: Int, keyIndices: [Int],
-        encoder: inout RowEncoder, output: inout ExportOutput) throws -> (Int, [DatabaseValue]?)
-    {
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        let sqliteStatement = statement.sqliteStatement
-        var count = 0
-        var key: [DatabaseValue]?
-        while try cursor.next() != nil {
-            encoder.beginRecord(into: &output.bytes)
-            for column in 0..<columnCount {
-                StoredValue.read(sqliteStatement, column) { value in
-                    encoder.appendField(value, column: column, into: &output.bytes)
-                }
-            }
-            encoder.endRecord(into: &output.bytes)
-            count += 1
-            if count == limit, !keyIndices.isEmpty {
-                // The last row of the page: its key only, not every row's.
-                key = keyIndices.map { DatabaseValue(sqliteStatement: sqliteStatement, index: CInt($0)) }
-            }
-            if output.bytes.count >= RowExport.bufferSize {
-                try output.flush()
-            }
-        }
-        return (count, key)
     }
 }
 
@@ -173,24 +67,7 @@ enum StoredValue {
     /// numbers, json and jsonb).
     case json(UnsafeRawBufferPointer)
 
-    static func read(_ statement: SQLiteStatement, _ column: Int, _ body: (StoredValue) -> Void) {
-        let index = CInt(column)
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_NULL:
-            body(.null)
-        case SQLITE_INTEGER:
-            body(.integer(sqlite3_column_int64(statement, index)))
-        case SQLITE_FLOAT:
-            body(.real(sqlite3_column_double(statement, index)))
-        case SQLITE_TEXT:
-            let start = sqlite3_column_text(statement, index)
-            body(.text(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index)))))
-        default:
-            let start = sqlite3_column_blob(statement, index)
-            body(.blob(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index)))))
-        }
-    }
-
+    /// Calls `body` with `value`.
     static func read(_ value: DatabaseValue, _ body: (StoredValue) -> Void) {
         switch value.storage {
         case .null: body(.null)

@@ -23,55 +23,18 @@ public struct ViewedSource: Equatable, Sendable {
         self.schemaVersion = schemaVersion
     }
 
-    /// SQLite's reading of a source; other databases read theirs in their folder.
-    public static func open(
-        _ target: ViewerTarget, sortColumn: String?, descending: Bool, in db: Database) throws -> ViewedSource
-    {
-        let version = try RowSource.schemaVersion(db)
-        let source: RowSource
-        switch target {
-        case let .table(name): source = .table(try TableSchema.named(name, in: db))
-        case let .query(sql): source = try RowSource.query(sql, in: db)
-        }
-        let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
-        return ViewedSource(
-            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
-    }
-
-    /// The source filtered and validated, with its window's cost; and, when
-    /// SQLite reads the filter with a scan, the rows each update scans (for
-    /// the status line's warning).
-    public func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
-        let filtered = try source.filtered(expression, in: db)
-        let viewed = ViewedSource(
-            source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
-            schemaVersion: schemaVersion)
-        guard filtered.filter != nil else { return (viewed, nil) }
-        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + filtered.selectSQL(columns: ["1"], where: nil))
-            .map { (($0["detail"] as String?) ?? "").uppercased() }
-        guard plan.contains(where: { $0.hasPrefix("SCAN") }) else { return (viewed, nil) }
-        return (viewed, try source.filtered(nil, in: db).quickRowCount(db))
-    }
-
-    public var target: ViewerTarget {
-        source.isQuery ? .query(source.name) : .table(source.name)
-    }
-
-    /// Itself, or the source read again when another process changed the
-    /// schema since (SQLite's `PRAGMA schema_version`).
-    func current(_ db: Database) throws -> ViewedSource {
-        let version = try RowSource.schemaVersion(db)
-        guard version != schemaVersion else { return self }
-        let source = try self.source.reloaded(db)
-        let ordering = try RowOrdering(source, sortColumn: ordering.sortColumn, descending: ordering.descending)
-        return ViewedSource(
-            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
-    }
-
-    /// True when the rows before a row are counted (by a window's fetch up to
-    /// `ViewerWindow.rankLimit`, beyond it in the background): only where an
-    /// index reads them, never a scan. A window away from the start whose
-    /// `rowsBefore` is nil then has at least `rankLimit` rows before it.
+    /// True when the rows before a row are counted (by a window's fetch,
+    /// up to `ViewerWindow.rankLimit`, and beyond it in the background):
+    /// only where an index reads them, never a scan (an unindexed order, a
+    /// view, a filter that the database may scan for, a query). A window
+    /// away from the start whose `rowsBefore` is nil then has at least
+    /// `ViewerWindow.rankLimit` rows before it.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// viewed.countsRowsBefore // false for a view, a filter, a query, an unindexed order
+    /// ```
     public var countsRowsBefore: Bool {
         cost == .indexSearch && source.filter == nil && !source.isQuery
     }
@@ -101,14 +64,25 @@ public struct ViewerWindow: Equatable, Sendable {
         self.rowsBefore = rowsBefore ?? (window.reachesStart ? 0 : nil)
     }
 
-    public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
-        try fetch(db, viewed, request, current: { try $0.current(db) })
-    }
-
-    /// Fetches a window in one read of any database, with the source as it is
-    /// now (`current`, read in the same read): follows an anchored row by its
-    /// identity to its current place, or, when it is gone, anchors on the row
-    /// that took its place.
+    /// Fetches a window in one read of any database: `fetch(_:_:_:)`, with
+    /// the source as its database now describes it given by `current`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// // A database that reads its catalog again when its schema changed:
+    /// let value = try ViewerWindow.fetch(connection, viewed, request) { viewed in
+    ///     try catalog.current(viewed, on: connection)
+    /// }
+    /// ```
+    ///
+    /// - parameter db: A database connection.
+    /// - parameter viewed: The source as last read.
+    /// - parameter request: The window; its ordering is replaced by the
+    ///   ordering of the source as currently read.
+    /// - parameter current: The source as the schema now describes it
+    ///   (itself when the schema did not change), read in the same read
+    ///   as the window; it throws when the source is gone.
     public static func fetch<Reader: RowReading>(
         _ db: Reader, _ viewed: ViewedSource, _ request: RowWindowRequest,
         current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow

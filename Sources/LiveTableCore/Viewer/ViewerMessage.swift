@@ -42,7 +42,7 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case filterFailed(String)
     /// The title's note ("polled every 0.1 s: fuse") and why; nil reason when
     /// asked for (`--poll`).
-    case commitsPolled(note: String, reason: String?)
+    case liveness(note: String, reason: String?)
     /// Other machines' commits can not be seen (a database on a network file
     /// system): the title's note and why.
     case commitsUnseen(note: String, reason: String)
@@ -61,22 +61,6 @@ public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
     case open
     case tableCounts
     case wholeRow
-}
-
-/// What a failed read means for the view; each data source sorts its errors.
-public enum ViewerFailureKind: Equatable, Sendable {
-    /// It may work later (a lock held too long, a hot journal): the view stays,
-    /// `not live`, and reads again on the next commit or key.
-    case transient
-    /// The table, a column or what a query reads is gone: back to the picker.
-    case missingSource
-    /// A corrupt page, a query that writes…: the view stays, with the error
-    /// (on the command line, one line and status 1).
-    case other
-    /// Another file is at the path (renamed over it, a remount), or none yet:
-    /// it is opened again when there is one, in the same table, sort, filter
-    /// and selection.
-    case fileReplaced
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.

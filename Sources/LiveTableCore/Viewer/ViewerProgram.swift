@@ -26,10 +26,10 @@ public struct ViewerProgram: AppProgram {
 
     /// The first resize starts the reads.
     public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
-        [.observe(slot: .pollingReports, dataSource.liveness()
+        [.observe(slot: .liveness, dataSource.liveness()
             .map { liveness in
                 guard !liveness.seesOtherMachines, let reason = liveness.reason else {
-                    return ViewerMessage.commitsPolled(note: liveness.note, reason: liveness.reason)
+                    return ViewerMessage.liveness(note: liveness.note, reason: liveness.reason)
                 }
                 return ViewerMessage.commitsUnseen(note: liveness.note, reason: reason)
             }
@@ -302,7 +302,7 @@ private struct SendablePromise<T>: @unchecked Sendable {
 /// Each subscription is replaced by the next in its slot: one read of each
 /// kind at a time.
 public enum ViewerSlot: Hashable, Sendable {
-    case pollingReports
+    case liveness
     /// The list of tables, or the wait before it is listed again.
     case tables
     case read(ViewerRead)

@@ -272,11 +272,11 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     var trailing: [String] = []
     // Polled, and why, when it fits: it tells how soon another machine's
     // commits show.
-    if let polling = state.polling {
+    if let liveness = state.liveness {
         if let row = selectedRowText(table) {
-            trailing.append("row \(row) of \(count) · \(live) · \(oneLine(polling)) ")
+            trailing.append("row \(row) of \(count) · \(live) · \(oneLine(liveness)) ")
         }
-        trailing += ["\(count) rows · \(live) · \(oneLine(polling)) ", "\(count) · \(live) · \(oneLine(polling)) "]
+        trailing += ["\(count) rows · \(live) · \(oneLine(liveness)) ", "\(count) · \(live) · \(oneLine(liveness)) "]
     }
     if let row = selectedRowText(table) {
         trailing.append("row \(row) of \(count) · \(live) ")

@@ -20,7 +20,7 @@ public struct ViewerState: Equatable, Sendable {
     public var isStarted: Bool
     /// The title's note when commits are polled, and why ("polled every
     /// 0.1 s: fuse"); nil while file events are enough.
-    public var polling: String?
+    public var liveness: String?
     /// False when other machines' commits can not be seen (a database on a
     /// network file system): the title never says `live`.
     public var seesOtherMachines = true
@@ -53,7 +53,7 @@ public struct ViewerState: Equatable, Sendable {
         ViewerState(
             databaseName: databaseName, width: max(0, width), height: max(0, height), useColor: useColor,
             picker: PickerState(), table: opened.map(TableState.init(viewed:)),
-            overlay: nil, message: opened.flatMap(openingNotice), isStarted: false, polling: nil, pendingOpen: nil,
+            overlay: nil, message: opened.flatMap(openingNotice), isStarted: false, liveness: nil, pendingOpen: nil,
             highlightsChanges: true, highlightTimer: nil, prompt: nil)
     }
 

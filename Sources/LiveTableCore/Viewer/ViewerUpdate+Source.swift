@@ -220,13 +220,13 @@ extension ViewerState {
     }
 
     /// Says once that other processes' commits are polled, and why.
-    mutating func commitsPolled(note: String, reason: String?) -> [ViewerEffect] {
+    mutating func noteLiveness(note: String, reason: String?) -> [ViewerEffect] {
         // Each window's observation reports it: the status line says it
         // once, the title all along.
-        guard polling != note || !seesOtherMachines else { return [] }
+        guard liveness != note || !seesOtherMachines else { return [] }
         // A file no longer in WAL (turned back, or replaced): live again.
         seesOtherMachines = true
-        polling = note
+        liveness = note
         if let reason {
             message = .notice("other processes' commits are polled: \(reason)")
         }
@@ -236,9 +236,9 @@ extension ViewerState {
     /// Says that other machines' commits can not be seen: the title says
     /// `not live` from now on, and the status line why.
     mutating func commitsUnseen(note: String, reason: String) -> [ViewerEffect] {
-        guard seesOtherMachines || polling != note else { return [] }
+        guard seesOtherMachines || liveness != note else { return [] }
         seesOtherMachines = false
-        polling = note
+        liveness = note
         message = .error(reason)
         return []
     }

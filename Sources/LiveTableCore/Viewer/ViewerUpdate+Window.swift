@@ -144,6 +144,39 @@ extension ViewerState {
         }
 
         let page = max(1, pageRows)
+        guard let placement = Self.placeSelection(of: &table, in: window, selection: value.selection, page: page) else {
+            self.table = table
+            return effects + (recounts ? recount() : []) + observeWindow()
+        }
+        let (index, reanchor) = placement
+        if let index {
+            table.place(at: index, page: page)
+            if table.pendingMove != 0 {
+                // The moves made while the window was read.
+                table.move(by: table.pendingMove, page: page)
+            }
+        } else {
+            table.selected = nil
+            table.scrollTop = 0
+            table.selectedRow = 0
+        }
+        self.table = table
+        if recounts {
+            effects += recount()
+        }
+        if reanchor || table.needsWindow(page: page) {
+            effects += observeWindow()
+        }
+        return effects + countRowsBefore()
+    }
+
+    /// Where the selection goes in a new window: the row of a pending jump,
+    /// the last row when following, the selected row where the window holds
+    /// it. Returns nil when the selected row left a window anchored elsewhere:
+    /// the window is then observed again around it.
+    private static func placeSelection(
+        of table: inout TableState, in window: RowWindow, selection: RowPosition?, page: Int) -> (index: Int?, reanchor: Bool)?
+    {
         var index: Int?
         var reanchor = false
         if let jump = table.pendingJump {
@@ -162,36 +195,18 @@ extension ViewerState {
             if table.observedRequest?.anchor == .position(selected) {
                 // Anchored on the selection: the fetch followed it by identity, or found
                 // the row that took its place.
-                table.selected = value.selection
+                table.selected = selection
                 index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
             } else {
                 // The selected row left a window anchored elsewhere (its sort value
                 // changed, or it was deleted): look for it.
                 table.scrollTop = max(0, min(table.scrollTop, window.rows.count - page))
-                self.table = table
-                return effects + (recounts ? recount() : []) + observeWindow()
+                return nil
             }
         } else {
             index = table.selectedIndex ?? (window.rows.isEmpty ? nil : 0)
         }
-        if let index {
-            table.place(at: index, page: page)
-            if table.pendingMove != 0 {
-                table.move(by: table.pendingMove, page: page)
-            }
-        } else {
-            table.selected = nil
-            table.scrollTop = 0
-            table.selectedRow = 0
-        }
-        self.table = table
-        if recounts {
-            effects += recount()
-        }
-        if reanchor || table.needsWindow(page: page) {
-            effects += observeWindow()
-        }
-        return effects + countRowsBefore()
+        return (index, reanchor)
     }
 
     private mutating func endPendingSort(of table: inout TableState) {
@@ -256,35 +271,6 @@ extension TableState {
     }
 }
 
-/// How often the viewer reads while another process commits.
-///
-/// Every read holds SQLite's shared lock for a moment, and a rollback-journal
-/// writer that finds it held backs off (1 ms, then longer): reading after
-/// every commit of a busy writer would halve its speed. So each read is
-/// followed by a pause: reading takes at most a share of the time, with a
-/// minimum pause. The first commit after a quiet spell is read at once, the
-/// last of a burst after one pause: the title shows `~` while the count is
-/// out of date, and the window is never left stale.
-enum ViewerPacing {
-    /// During a burst the pause doubles up to 1 s: each of the count's short
-    /// reads is one more that a writer may run into.
-    static let count = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
-    /// 2 ms at least, so that a script's lone commits show at once; a long burst
-    /// is shown 20 times a second, since each fetch costs a writer that runs
-    /// into it a sleep of 1 ms or more.
-    static let window = RefreshPacing.dutyCycle(0.1, minimumPause: 0.002, burstPause: 0.05)
-    /// WAL readers never block the writer: paced by the CPU alone (half a
-    /// core), so that a slow query is not left seconds stale.
-    static let walWindow = RefreshPacing.dutyCycle(0.5, minimumPause: 0.002, burstPause: 0.05)
-
-    static func window(isWAL: Bool) -> RefreshPacing {
-        isWAL ? walWindow : window
-    }
-    /// Up to 1 s during a burst of commits or windows (PgDn held, `n n n`), so
-    /// that no count starts per frame.
-    static let rowsBefore = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
-}
-
 extension ViewerState {
     /// One count at a time, and one more after it when commits came meanwhile.
     mutating func recount() -> [ViewerEffect] {
@@ -324,109 +310,5 @@ extension ViewerState {
     /// connection, and the picker's reads and the next source would wait.
     func leaveSource() -> [ViewerEffect] {
         ViewerRead.allCases.map(ViewerEffect.stop)
-    }
-}
-
-// MARK: - Messages
-
-extension ViewerState {
-    mutating func resize(width: Int, height: Int) -> [ViewerEffect] {
-        self.width = max(0, width)
-        self.height = max(0, height)
-        if !isStarted {
-            isStarted = true
-            guard self.table != nil else { return [.listTables] }
-            return observeWindow() + recount()
-        }
-        clampPicker()
-        guard var table = self.table, let index = table.selectedIndex else { return [] }
-        if table.isFollowing {
-            table.selectedRow = pageRows - 1
-        }
-        table.place(at: index, page: pageRows)
-        self.table = table
-        // A paused screen keeps its window; a followed one refits from the end.
-        guard table.paused == nil else { return [] }
-        return table.isFollowing || table.needsWindow(page: pageRows) ? observeWindow() : []
-    }
-
-    mutating func deletedRowsFound(_ source: RowSource, _ ids: [StoredKey]) -> [ViewerEffect] {
-        // A lookup for a table left since, or altered: its ids mean other rows.
-        guard table?.viewed.source == source else { return [] }
-        table?.highlighter.noteDeletions(ids)
-        return []
-    }
-
-    mutating func highlightTick(at now: ContinuousClock.Instant) -> [ViewerEffect] {
-        highlightTimer = nil
-        table?.highlighter.advance(to: now)
-        return []
-    }
-}
-
-extension ViewerState {
-    /// Home and End; on a paused screen, within the frozen window.
-    mutating func jump(_ action: ViewerAction) -> [ViewerEffect] {
-        guard var table = self.table else { return [] }
-        let page = max(1, pageRows)
-        if action == .jumpToFirst {
-            table.stopFollowing()
-        }
-        if table.paused != nil {
-            guard let window = table.window, !window.rows.isEmpty else { return [] }
-            table.selectedRow = action == .jumpToFirst ? 0 : page - 1
-            table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
-            self.table = table
-            return []
-        }
-        table.pendingJump = action == .jumpToFirst ? .first : .last
-        table.pendingMove = 0
-        self.table = table
-        if let sort = table.pendingSort, !sort.isOpened {
-            // After `[` or `]`, the jump waits for the new order (`sorted(_:)`)
-            // rather than read the order that the sort left.
-            return []
-        }
-        let effects = observeWindow()
-        if effects.isEmpty, !table.awaitsFirstWindow, let window = table.window, !window.rows.isEmpty {
-            // That end's window is on screen already (a sort from the first row opened
-            // there): no other comes, the jump lands now.
-            table.pendingJump = nil
-            table.selectedRow = action == .jumpToFirst ? 0 : page - 1
-            table.place(at: action == .jumpToFirst ? 0 : window.rows.count - 1, page: page)
-            self.table = table
-        }
-        return effects
-    }
-
-    mutating func moveSelection(_ action: ViewerAction) -> [ViewerEffect] {
-        guard var table = self.table else { return [] }
-        let page = max(1, pageRows)
-        let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
-        if table.pendingJump != nil, table.paused == nil {
-            table.pendingMove += delta
-            self.table = table
-            return []
-        }
-        guard table.selectedIndex != nil else {
-            if table.selected != nil, table.awaitsFirstWindow, table.observedRequest != nil, table.paused == nil {
-                // The selection is in the window being read: the move applies there.
-                table.pendingMove += delta
-                self.table = table
-            }
-            return []
-        }
-        let stopsFollowing = table.isFollowing && delta < 0
-        if stopsFollowing {
-            table.stopFollowing()
-        }
-        table.move(by: table.pendingMove + delta, page: page)
-        self.table = table
-        guard table.paused == nil else { return [] }
-        if table.isReadingWindow, !stopsFollowing {
-            // One read at a time: the moves made meanwhile apply when it ends.
-            return []
-        }
-        return stopsFollowing || table.needsWindow(page: page) ? observeWindow() : []
     }
 }

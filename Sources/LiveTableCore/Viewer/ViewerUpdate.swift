@@ -70,8 +70,8 @@ extension ViewerState {
             return filtered(viewed, scannedRows: scannedRows)
         case let .filterFailed(error):
             return filterFailed(error)
-        case let .commitsPolled(note, reason):
-            return commitsPolled(note: note, reason: reason)
+        case let .liveness(note, reason):
+            return noteLiveness(note: note, reason: reason)
         case let .commitsUnseen(note, reason):
             return commitsUnseen(note: note, reason: reason)
         case let .countFailed(error):

@@ -8,7 +8,7 @@ final class CaptionedProgramTests: XCTestCase {
     private func makeProgram() throws -> CaptionedProgram<ViewerProgram> {
         let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
         _ = try ForeignFile.sqlite3(path, "CREATE TABLE t(a); INSERT INTO t VALUES (1);")
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         return MainActor.assumeIsolated { CaptionedProgram(ViewerProgram(dataSource: database)) }
     }
 

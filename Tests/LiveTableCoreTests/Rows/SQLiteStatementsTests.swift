@@ -29,7 +29,7 @@ final class SQLiteStatementsTests: XCTestCase {
                 CREATE INDEX item_price ON item(price);
                 INSERT INTO item("na?me", price) VALUES ('a', 1), ('b', NULL), ('c', 3), ('d', 3), ('e', 5);
                 """)
-            let source = try RowSource.table(TableSchema.named("item", in: db)).filtered("\"na?me\" <> '?'", in: db)
+            let source = try RowSource.table(TableSchema.named("item", in: db), dialect: .sqlite).filtered("\"na?me\" <> '?'", in: db)
             let ordering = try RowOrdering(source, sortColumn: "price")
             let position = RowPosition(key: [3.databaseValue, 3.databaseValue])
             return try statements(db) {
@@ -69,7 +69,7 @@ final class SQLiteStatementsTests: XCTestCase {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, price); INSERT INTO item(price) VALUES (1), (2)")
-            let lookup = try XCTUnwrap(RowSource.table(TableSchema.named("item", in: db)).identityLookup)
+            let lookup = try XCTUnwrap(RowSource.table(TableSchema.named("item", in: db), dialect: .sqlite).identityLookup)
             var missing: [[DatabaseValue]] = []
             let sqls = try statements(db) {
                 missing = try lookup.missing(db, among: [[1.databaseValue], [7.databaseValue]])

@@ -12,7 +12,7 @@ import LiveTableTestSupport
 /// backwards, for filters that hold OR, and random data.
 final class ViewerFilterPagingTests: XCTestCase {
     private var path: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
     /// Every row of `item`: id, name, price.
     private var rows: [[DatabaseValue]] = []
 
@@ -30,7 +30,7 @@ final class ViewerFilterPagingTests: XCTestCase {
             CREATE VIEW v AS SELECT id, name, price FROM item;
             CREATE VIEW w AS SELECT name, price FROM item;
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
         rows = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, price FROM item").map { Array($0.databaseValues) }
         }

@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// which is no rowid alias, and a WITHOUT ROWID table whose key is
 /// declared `PRIMARY KEY(b DESC, a)`.
 final class ViewerKeyOrderTests: XCTestCase {
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("keys.sqlite").path
@@ -21,7 +21,7 @@ final class ViewerKeyOrderTests: XCTestCase {
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
             INSERT INTO pairs SELECT i % 7, i / 7, printf('c%03d', (i * 37) % 300) FROM n;
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     private func viewed(_ table: String, sort: String? = nil, descending: Bool = false) throws -> ViewedSource {

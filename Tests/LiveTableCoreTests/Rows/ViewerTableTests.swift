@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// virtual tables, row identities, indexes, row counts, odd names.
 final class ViewerTableTests: XCTestCase {
     private var file: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         file = try makeTemporaryDirectory().appendingPathComponent("schema.sqlite").path
@@ -29,7 +29,7 @@ final class ViewerTableTests: XCTestCase {
             INSERT INTO shadowed VALUES ('text rowid', 1);
             INSERT INTO eclipsed VALUES (1, 2, 3);
             """)
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
     }
 
     private func table(_ name: String) throws -> TableSchema {
@@ -58,7 +58,7 @@ final class ViewerTableTests: XCTestCase {
             CREATE TABLE Zebra(x); CREATE TABLE apple(x); CREATE VIEW Banana AS SELECT 1;
             CREATE TABLE "Cherry.Pie"(x); CREATE TABLE cherry(x);
             """)
-        let names = try ViewerDatabase.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
+        let names = try SQLiteDataSource.open(path: path).listTables(ticket: ReadTicket()).map(\.name)
         XCTAssertEqual(names, ["apple", "Banana", "cherry", "Cherry.Pie", "Zebra"])
         XCTAssertEqual(["b", "B", "a", "\"A\"", "A"].sorted(by: TableSchema.listsBefore), ["\"A\"", "A", "a", "B", "b"])
         XCTAssertEqual(TableSchema.listed(["b", "B", "a", "\"A\"", "A"], name: { $0 }), ["\"A\"", "A", "a", "B", "b"])
@@ -89,7 +89,7 @@ final class ViewerTableTests: XCTestCase {
     }
 
     func testTableWhoseColumnIsNamedRowidPagesByItsRealRowid() throws {
-        let source = RowSource.table(try table("shadowed"))
+        let source = RowSource.table(try table("shadowed"), dialect: .sqlite)
         let window = try database.read { db in
             try RowWindow.fetch(db, source, RowWindowRequest(
                 ordering: try RowOrdering(source), anchor: .first, before: 0, after: 5))
@@ -101,7 +101,7 @@ final class ViewerTableTests: XCTestCase {
     func testOddNamesAreQuoted() throws {
         let table = try table("we\"ird ta ble")
         XCTAssertEqual(table.columnNames, ["na\"me é", "中文"])
-        let source = RowSource.table(table)
+        let source = RowSource.table(table, dialect: .sqlite)
         let window = try database.read { db in
             try RowWindow.fetch(db, source, RowWindowRequest(
                 ordering: try RowOrdering(source, sortColumn: "na\"me é", descending: true),
@@ -112,7 +112,7 @@ final class ViewerTableTests: XCTestCase {
     }
 
     func testVirtualTableRows() throws {
-        let source = RowSource.table(try table("doc"))
+        let source = RowSource.table(try table("doc"), dialect: .sqlite)
         let window = try database.read { db in
             try RowWindow.fetch(db, source, RowWindowRequest(
                 ordering: try RowOrdering(source, sortColumn: "title", descending: true),
@@ -148,7 +148,7 @@ final class ViewerTableTests: XCTestCase {
             PRAGMA writable_schema = ON;
             INSERT INTO sqlite_schema VALUES ('table', 'ghost', 'ghost', 0, 'CREATE VIRTUAL TABLE ghost USING nosuchmodule()');
             """)
-        let database = try ViewerDatabase.open(path: file)
+        let database = try SQLiteDataSource.open(path: file)
         let names = try database.read { db in try TableSchema.all(db).map(\.name) }
         XCTAssertFalse(names.contains("ghost"))
         XCTAssertTrue(names.contains("item"))
@@ -159,7 +159,7 @@ final class ViewerTableTests: XCTestCase {
     }
 
     func testSourceReloadsAfterAnotherProcessChangesTheSchema() throws {
-        let item = RowSource.table(try table("item"))
+        let item = RowSource.table(try table("item"), dialect: .sqlite)
         let query = try database.read { db in try RowSource.query("SELECT * FROM item", in: db) }
         let version = try database.read { db in try RowSource.schemaVersion(db) }
 
@@ -185,7 +185,7 @@ final class ViewerTableTests: XCTestCase {
     // MARK: - Row counts
 
     func testQuickRowCountIsExactBelowTheLimit() throws {
-        let item = RowSource.table(try table("item"))
+        let item = RowSource.table(try table("item"), dialect: .sqlite)
         XCTAssertEqual(try database.read { db in try item.quickRowCount(db) }, .exact(3))
     }
 
@@ -195,8 +195,8 @@ final class ViewerTableTests: XCTestCase {
             INSERT INTO item(name, price) SELECT 'p' || i, i FROM n;
             DELETE FROM item WHERE id % 2 = 0;
             """)
-        let item = RowSource.table(try table("item"))
-        let cheap = RowSource.table(try table("cheap"))
+        let item = RowSource.table(try table("item"), dialect: .sqlite)
+        let cheap = RowSource.table(try table("cheap"), dialect: .sqlite)
         let exact = try database.read { db in try item.exactRowCount(db) }
         XCTAssertEqual(exact, 252)
         // Without statistics: the span of the rowids (deleted rows included).

@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// files made by the sqlite3 CLI: every window, from every row, both ways,
 /// with NULLs, mixed types and duplicate rows.
 final class ViewerWindowTests: XCTestCase {
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("mixed.sqlite").path
@@ -27,11 +27,11 @@ final class ViewerWindowTests: XCTestCase {
             CREATE VIEW accents AS SELECT column1 AS x FROM (VALUES ('é'), ('e' || char(769)), ('f'), ('e' || char(769)));
             CREATE VIEW grouped AS SELECT typeof(v) AS type, count(*) AS count FROM mixed GROUP BY 1;
             """)
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
     }
 
     private func source(_ table: String) throws -> RowSource {
-        try database.read { db in RowSource.table(try TableSchema.named(table, in: db)) }
+        try database.read { db in RowSource.table(try TableSchema.named(table, in: db), dialect: .sqlite) }
     }
 
     /// All rows, by SQLite's ORDER BY (the reference).
@@ -240,7 +240,7 @@ final class ViewerWindowTests: XCTestCase {
             INSERT INTO w SELECT * FROM r;
             CREATE VIEW v AS SELECT x, y FROM r;
             """)
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
         for (table, columns, identity) in [("r", "k, x, y", "rowid"), ("w", "k, x, y", "k"), ("v", "x, y", nil)] as [(String, String, String?)] {
             let source = try source(table)
             for column in ["x", "y"] {
@@ -313,7 +313,7 @@ final class ViewerWindowTests: XCTestCase {
         let file = try makeTemporaryDirectory().appendingPathComponent("players.sqlite").path
         let appDatabase = try AppDatabase(try DatabaseQueue(path: file), seed: 7)
         try appDatabase.writer.write { db in try appDatabase.insertRandomPlayers(db, count: 300) }
-        database = try ViewerDatabase.open(path: file)
+        database = try SQLiteDataSource.open(path: file)
         let schemaSource = try source("player")
         XCTAssertEqual(HallOfFame.source.columnNames, schemaSource.columnNames)
         XCTAssertEqual(HallOfFame.source.columns.map(\.declaredType), schemaSource.columns.map(\.declaredType))

@@ -11,7 +11,7 @@ import LiveTableTestSupport
 /// injected: messages are stamped with `start + clock`.
 final class ViewerDriver {
     let path: String
-    let database: ViewerDatabase
+    let database: SQLiteDataSource
     var state: ViewerState
     /// The start of the injected time.
     let start = ContinuousClock.now
@@ -40,7 +40,7 @@ final class ViewerDriver {
     {
         self.path = path
         self.countChunk = countChunk
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         self.database = database
         let opened = try target.map { target in
             try database.read { db in
@@ -86,7 +86,7 @@ final class ViewerDriver {
         do {
             window = try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }
         } catch {
-            return try send(.windowFailed("\(error)", ViewerDatabase.failureKind(of: error)))
+            return try send(.windowFailed("\(error)", SQLiteDataSource.failureKind(of: error)))
         }
         return try send(.window(window, now: now))
     }
@@ -132,7 +132,7 @@ func driveViewer(
 /// windows and resumes stamped `now`, counts in reads of `countChunk` rows;
 /// the host's effects and timers return nil.
 func performViewerEffect(
-    _ effect: ViewerEffect, on database: ViewerDatabase, now: ContinuousClock.Instant, countChunk: Int? = nil
+    _ effect: ViewerEffect, on database: SQLiteDataSource, now: ContinuousClock.Instant, countChunk: Int? = nil
 ) throws -> ViewerMessage? {
     do {
         switch effect {
@@ -144,7 +144,7 @@ func performViewerEffect(
             // As the program counts: each within its time limit.
             return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
                 try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
-                    try RowSource.table(TableSchema.named(name, kind: kind, in: db)).quickRowCount(db)
+                    try RowSource.table(TableSchema.named(name, kind: kind, in: db), dialect: .sqlite).quickRowCount(db)
                 }
             })
         case let .open(target, sortColumn, descending):
@@ -183,8 +183,8 @@ func performViewerEffect(
         }
     } catch {
         switch effect {
-        case .open: return .openFailed("\(error)", ViewerDatabase.failureKind(of: error))
-        case .observe: return .windowFailed("\(error)", ViewerDatabase.failureKind(of: error))
+        case .open: return .openFailed("\(error)", SQLiteDataSource.failureKind(of: error))
+        case .observe: return .windowFailed("\(error)", SQLiteDataSource.failureKind(of: error))
         case .filter: return .filterFailed("\(error)")
         case .search: return .searchFailed("\(error)")
         default: throw error

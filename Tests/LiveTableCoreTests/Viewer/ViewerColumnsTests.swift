@@ -12,7 +12,7 @@ import LiveTableTestSupport
 /// screens compared as text.
 final class ViewerColumnsTests: XCTestCase {
     private var path: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
     /// The one viewer driver: time is injected, from its start.
     private var driver: ViewerDriver!
 
@@ -28,7 +28,7 @@ final class ViewerColumnsTests: XCTestCase {
             CREATE TABLE plain(x, y);
             CREATE VIEW some AS SELECT id, label FROM wide;
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     // MARK: - Driving

@@ -67,21 +67,21 @@ final class ViewerDeletedRowsTests: XCTestCase {
 
     func testLookupOfAnotherTableIsDropped() throws {
         driver = try ViewerDriver(path: path, table: "item")
-        let other = try driver.database.read { db in RowSource.table(try TableSchema.named("pair", in: db)) }
+        let other = try driver.database.read { db in RowSource.table(try TableSchema.named("pair", in: db), dialect: .sqlite) }
         try driver.send(.deletedRowsFound(other, [StoredKey([1.databaseValue])]))
         XCTAssertEqual(statusLine, "")
     }
 
     func testIdentityLookupFindsMissingRowsByRowidAndPrimaryKey() throws {
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try database.read { db in
-            let item = try XCTUnwrap(RowSource.table(try TableSchema.named("item", in: db)).identityLookup)
+            let item = try XCTUnwrap(RowSource.table(try TableSchema.named("item", in: db), dialect: .sqlite).identityLookup)
             XCTAssertEqual(try item.missing(db, among: [[1.databaseValue], [31.databaseValue], [2.databaseValue]]),
                            [[31.databaseValue]])
-            let pair = try XCTUnwrap(RowSource.table(try TableSchema.named("pair", in: db)).identityLookup)
+            let pair = try XCTUnwrap(RowSource.table(try TableSchema.named("pair", in: db), dialect: .sqlite).identityLookup)
             XCTAssertEqual(try pair.missing(db, among: [["x".databaseValue, 2.databaseValue], ["y".databaseValue, 2.databaseValue]]),
                            [["y".databaseValue, 2.databaseValue]])
-            XCTAssertNil(RowSource.table(try TableSchema.named("cheap", in: db)).identityLookup)
+            XCTAssertNil(RowSource.table(try TableSchema.named("cheap", in: db), dialect: .sqlite).identityLookup)
         }
     }
 

@@ -65,8 +65,8 @@ final class ViewerExportTests: XCTestCase {
             INSERT INTO t(v) SELECT i * 10 FROM n;
             CREATE VIEW same AS SELECT 1 AS one FROM t;
             """)
-        let database = try ViewerDatabase.open(path: path)
-        let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db)) }
+        let database = try SQLiteDataSource.open(path: path)
+        let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db), dialect: .sqlite) }
 
         // Between two writes, a writer that does not wait commits: no read
         // lasts longer than one page.
@@ -80,7 +80,7 @@ final class ViewerExportTests: XCTestCase {
         XCTAssertEqual(pieces.count, 5, "header, three pages, footer")
 
         // A view of equal rows: all of them, none skipped.
-        let view = try database.read { db in RowSource.table(try TableSchema.named("same", in: db)) }
+        let view = try database.read { db in RowSource.table(try TableSchema.named("same", in: db), dialect: .sqlite) }
         var output = ""
         try RowExport.export(database, view, format: .csv, pageSize: 10) { output += String(decoding: $0, as: UTF8.self) }
         XCTAssertEqual(output, "one\r\n" + String(repeating: "1\r\n", count: 25))
@@ -94,8 +94,8 @@ final class ViewerExportTests: XCTestCase {
             INSERT INTO pair SELECT char(65 + i % 7), i, CASE WHEN i % 5 = 0 THEN NULL ELSE 'v' || i END, i * 1.5 FROM n;
             INSERT INTO pair VALUES ('Z', -9223372036854775808, 'min', 0.25);
             """)
-        let database = try ViewerDatabase.open(path: path)
-        let table = try database.read { db in RowSource.table(try TableSchema.named("pair", in: db)) }
+        let database = try SQLiteDataSource.open(path: path)
+        let table = try database.read { db in RowSource.table(try TableSchema.named("pair", in: db), dialect: .sqlite) }
         var output = ""
         try RowExport.export(database, table, format: .csv, pageSize: 4) { output += String(decoding: $0, as: UTF8.self) }
         let expected = try ForeignFile.sqlite3(path, ".headers on\n.mode csv\nSELECT * FROM pair ORDER BY a, b;")
@@ -109,8 +109,8 @@ final class ViewerExportTests: XCTestCase {
             CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
             INSERT INTO t VALUES (1, CAST(X'61FF62' AS TEXT)), (2, 'é,"');
             """)
-        let database = try ViewerDatabase.open(path: path)
-        let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db)) }
+        let database = try SQLiteDataSource.open(path: path)
+        let table = try database.read { db in RowSource.table(try TableSchema.named("t", in: db), dialect: .sqlite) }
         var bytes: [UInt8] = []
         try RowExport.export(database, table, format: .json) { bytes += $0 }
         XCTAssertEqual(String(decoding: bytes, as: UTF8.self), """

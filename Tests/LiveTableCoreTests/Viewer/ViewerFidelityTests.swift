@@ -8,7 +8,7 @@ import LiveTableTestSupport
 /// NUL byte whole, invalid UTF-8 escaped on screen and said in exports, an
 /// empty BLOB apart from NULL, and no JSON key lost to a duplicate name.
 final class ViewerFidelityTests: XCTestCase {
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("odd.sqlite").path
@@ -21,7 +21,7 @@ final class ViewerFidelityTests: XCTestCase {
                 (4, NULL),
                 (5, '');
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     private func source(_ target: ViewerTarget) throws -> RowSource {

@@ -99,7 +99,7 @@ final class ViewerInteractionTests: XCTestCase {
         let ordering = RowOrdering(keyColumns: [
             RowOrdering.KeyColumn(expression: "price", descending: true),
             RowOrdering.KeyColumn(expression: "rowid", descending: false),
-        ], isUnique: true)
+        ], isUnique: true, dialect: .sqlite)
         // A position of the natural order (its key is the rowid alone).
         for ranges in [ordering.after([1.databaseValue]), ordering.before([1.databaseValue])] {
             XCTAssertEqual(ranges.count, 1)

@@ -30,7 +30,7 @@ final class ViewerInterruptionTests: XCTestCase {
     private let failures = FailureLog()
 
     @MainActor
-    private func makeLoop(_ database: ViewerDatabase, opening target: ViewerTarget?) throws -> AppLoop<LoggingProgram> {
+    private func makeLoop(_ database: SQLiteDataSource, opening target: ViewerTarget?) throws -> AppLoop<LoggingProgram> {
         let viewed = try target.map { target in
             try database.read { db in try ViewedSource.open(target, sortColumn: nil, descending: false, in: db) }
         }
@@ -45,7 +45,7 @@ final class ViewerInterruptionTests: XCTestCase {
     // MARK: - Abandoned reads
 
     func testLeavingAViewWhoseReadNeverEndsOpensTheNextTablePromptly() throws {
-        let database = try ViewerDatabase.open(path: try makeFile())
+        let database = try SQLiteDataSource.open(path: try makeFile())
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("forever"))
             defer { loop.stop() }
@@ -68,7 +68,7 @@ final class ViewerInterruptionTests: XCTestCase {
     }
 
     func testASortLeavesTheWindowOfTheOrderOnScreen() throws {
-        let database = try ViewerDatabase.open(path: try makeFile())
+        let database = try SQLiteDataSource.open(path: try makeFile())
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("forever"))
             defer { loop.stop() }
@@ -80,7 +80,7 @@ final class ViewerInterruptionTests: XCTestCase {
     }
 
     func testEscapeInterruptsTheCheckOfAFilter() throws {
-        let database = try ViewerDatabase.open(path: try makeFile())
+        let database = try SQLiteDataSource.open(path: try makeFile())
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("forever"))
             defer { loop.stop() }
@@ -104,7 +104,7 @@ final class ViewerInterruptionTests: XCTestCase {
     }
 
     func testConnectionsCloseWithTheirDatabase() throws {
-        var database: ViewerDatabase? = try ViewerDatabase.open(path: try makeFile())
+        var database: SQLiteDataSource? = try SQLiteDataSource.open(path: try makeFile())
         weak let reader = database?.reader
         weak let background = database?.backgroundReader
         XCTAssertNotNil(reader)
@@ -116,7 +116,7 @@ final class ViewerInterruptionTests: XCTestCase {
     // MARK: - The picker
 
     func testPickerListsTheNamesAtOnceAndCountsEachWithinItsTimeLimit() throws {
-        let database = try ViewerDatabase.open(path: try makeFile())
+        let database = try SQLiteDataSource.open(path: try makeFile())
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: nil)
             defer { loop.stop() }
@@ -148,7 +148,7 @@ final class ViewerInterruptionTests: XCTestCase {
 
     func testALockHeldLongerThanTheBusyTimeoutKeepsTheViewUntilTheNextCommit() throws {
         let path = try makeFile()
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("item"))
             defer { loop.stop() }
@@ -178,7 +178,7 @@ final class ViewerInterruptionTests: XCTestCase {
 
     func testAHotJournalKeepsTheViewUntilTheNextWriterRollsItBack() throws {
         let path = try makeFile()
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("item"))
             defer { loop.stop() }
@@ -215,7 +215,7 @@ final class ViewerInterruptionTests: XCTestCase {
 
     func testARollbackJournalWriterIsNotHeldByTheIdleViewer() throws {
         let path = try makeFile()
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("item"))
             defer { loop.stop() }
@@ -244,7 +244,7 @@ final class ViewerInterruptionTests: XCTestCase {
         try handle.seek(toOffset: UInt64((pages - 5) * 4096))
         handle.write(Data(count: 4096))
         try handle.close()
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("item"))
             defer { loop.stop() }
@@ -259,7 +259,7 @@ final class ViewerInterruptionTests: XCTestCase {
 
     func testAFailedListOfTablesIsTriedAgain() throws {
         let path = try makeFile()
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let holder = try LockHolder(path: path)
             defer { holder.stop() }
@@ -282,7 +282,7 @@ final class ViewerInterruptionTests: XCTestCase {
             INSERT INTO doc(data) SELECT '{"a": 1}' FROM n;
             INSERT INTO doc(data) VALUES ('not json');
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let loop = try makeLoop(database, opening: .table("doc"))
             defer { loop.stop() }

@@ -12,7 +12,7 @@ import LiveTableTestSupport
 final class ViewerNavigationDuringReadTests: XCTestCase {
     private static let rowCount = 200_000
     private var path: String!
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         path = try makeTemporaryDirectory().appendingPathComponent("tracks.sqlite").path
@@ -22,7 +22,7 @@ final class ViewerNavigationDuringReadTests: XCTestCase {
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rowCount))
             INSERT INTO tracks(title) SELECT printf('%08x', (i * 2654435761) % 4294967296) FROM n;
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     /// The id of row `number` (from 1) in title order, as the sqlite3 CLI reads it.

@@ -16,7 +16,7 @@ final class ViewerProgramTests: XCTestCase {
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
             INSERT INTO item(name) SELECT printf('item %02d', i) FROM n;
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let viewed = try database.read { db in
                 try ViewedSource.open(.table("item"), sortColumn: "name", descending: false, in: db)
@@ -54,7 +54,7 @@ final class ViewerProgramTests: XCTestCase {
     func testPollingAskedForIsInTheTitle() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("polled.sqlite").path
         try ForeignFile.sqlite3(path, "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item(name) VALUES ('a');")
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let viewed = try database.read { db in
                 try ViewedSource.open(.table("item"), sortColumn: nil, descending: false, in: db)
@@ -66,7 +66,7 @@ final class ViewerProgramTests: XCTestCase {
             defer { loop.stop() }
             loop.send(.resize(width: 60, height: 10))
             XCTAssertTrue(waitUntil("the first window") { loop.state.table?.window?.rows.count == 1 })
-            XCTAssertEqual(loop.state.polling, "polled every 0.5 s")
+            XCTAssertEqual(loop.state.liveness, "polled every 0.5 s")
             XCTAssertNil(loop.state.message, "asked for: no notice")
             let title = loop.program.render(loop.state).lines[0]
             XCTAssertTrue(title.hasSuffix(" · live · polled every 0.5 s "), title)
@@ -85,7 +85,7 @@ final class ViewerProgramTests: XCTestCase {
             CREATE TABLE two(id INTEGER PRIMARY KEY); INSERT INTO two VALUES (1), (2);
             CREATE TABLE three(id INTEGER PRIMARY KEY); INSERT INTO three VALUES (1), (2), (3);
             """)
-        let database = CountRecordingSource(try ViewerDatabase.open(path: path))
+        let database = CountRecordingSource(try SQLiteDataSource.open(path: path))
         MainActor.assumeIsolated {
             let command = ViewerProgram(dataSource: database).command(
                 for: .countTables(from: 0, names: ["forever", "two", "three"], kinds: [.view, .table, .table]))
@@ -135,11 +135,11 @@ private final class SilentHost: AppHost {
 /// made, rather than hoping a pause was long enough.
 // @unchecked Sendable: `finished` is guarded by `lock`.
 private final class CountRecordingSource: ViewerDataSource, @unchecked Sendable {
-    private let database: ViewerDatabase
+    private let database: SQLiteDataSource
     private let lock = NSLock()
     private var finished: [String] = []
 
-    init(_ database: ViewerDatabase) {
+    init(_ database: SQLiteDataSource) {
         self.database = database
     }
 

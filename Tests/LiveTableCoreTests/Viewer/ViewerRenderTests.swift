@@ -7,7 +7,7 @@ import LiveTableTestSupport
 /// `viewerRender`, screens compared with expected multi-line strings: cells
 /// formatted by type, columns cut, the picker, the whole row, tiny sizes.
 final class ViewerRenderTests: XCTestCase {
-    private var database: ViewerDatabase!
+    private var database: SQLiteDataSource!
 
     override func setUpWithError() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("odd.sqlite").path
@@ -20,7 +20,7 @@ final class ViewerRenderTests: XCTestCase {
                 ('x', 'text', X'FF', NULL);
             CREATE VIEW few AS SELECT name FROM odd WHERE id < 3;
             """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     /// The state after the first window of `target`, on a `width` x `height` screen.

@@ -10,7 +10,7 @@ import LiveTableTestSupport
 /// new value of the observed window.
 final class ViewerUpdateTests: XCTestCase {
     var path: String!
-    var database: ViewerDatabase!
+    var database: SQLiteDataSource!
     /// The one viewer driver, counting in reads of 7 rows.
     var driver: ViewerDriver!
 
@@ -18,7 +18,7 @@ final class ViewerUpdateTests: XCTestCase {
         path = try makeItemsFile(count: 100, extra: """
                 CREATE TABLE other(x);
                 """)
-        database = try ViewerDatabase.open(path: path)
+        database = try SQLiteDataSource.open(path: path)
     }
 
     // MARK: - Driving
@@ -205,7 +205,7 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testCountInShortReadsIsExactWhenQuiet() throws {
         _ = try ForeignFile.sqlite3(path, "DELETE FROM item WHERE id % 3 = 0; INSERT INTO item(id, name) VALUES (-5, 'low'), (9000, 'high')")
-        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db)) }
+        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db), dialect: .sqlite) }
         let expected = try database.read { db in try source.exactRowCount(db) }
         XCTAssertEqual(expected, 69)
         for chunk in [1, 7, 69, 70, 1000] {
@@ -214,12 +214,12 @@ final class ViewerUpdateTests: XCTestCase {
             XCTAssertEqual(count, .exact(expected), "chunk \(chunk)")
             XCTAssertEqual(reads, expected / chunk + 1, "one read per chunk, and one that finds the end")
         }
-        let empty = try database.read { db in RowSource.table(try TableSchema.named("other", in: db)) }
+        let empty = try database.read { db in RowSource.table(try TableSchema.named("other", in: db), dialect: .sqlite) }
         XCTAssertEqual(try empty.countRows(in: database.backgroundReader, chunk: 7), .exact(0))
     }
 
     func testCountInShortReadsIsAnEstimateWhenAnotherProcessCommitsMeanwhile() throws {
-        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db)) }
+        let source = try database.read { db in RowSource.table(try TableSchema.named("item", in: db), dialect: .sqlite) }
         var committed = false
         let count = try source.countRows(in: database.backgroundReader, chunk: 30, betweenReads: {
             guard !committed else { return }
@@ -305,14 +305,14 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testPollingFallbackIsSaidOnceAndStaysInTheTitle() throws {
         try start(.table("item"))
-        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left")), [])
+        XCTAssertEqual(try send(.liveness(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left")), [])
         XCTAssertEqual(state.message, .notice("other processes' commits are polled: no inotify watch left"))
-        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
+        XCTAssertEqual(state.liveness, "polled every 0.1 s: no inotify")
         try send(.key(.down))
         XCTAssertNil(state.message)
-        try send(.commitsPolled(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left"))
+        try send(.liveness(note: "polled every 0.1 s: no inotify", reason: "no inotify watch left"))
         XCTAssertNil(state.message)
-        XCTAssertEqual(state.polling, "polled every 0.1 s: no inotify")
+        XCTAssertEqual(state.liveness, "polled every 0.1 s: no inotify")
     }
 
     func testFileGoneIsLookedForEverySecondAndReopenedOnTheSameRow() throws {
@@ -343,7 +343,7 @@ final class ViewerUpdateTests: XCTestCase {
         let reason = "WAL on a FUSE file system (fuse): other machines' commits can't be seen"
         XCTAssertEqual(try send(.commitsUnseen(note: "WAL on fuse", reason: reason)), [])
         XCTAssertEqual(state.message, .error(reason))
-        XCTAssertEqual(state.polling, "WAL on fuse")
+        XCTAssertEqual(state.liveness, "WAL on fuse")
         XCTAssertTrue(viewerRender(state).lines[0].hasSuffix("row 1 of 100 · not live · WAL on fuse "), viewerRender(state).lines[0])
         // Said once; the title all along.
         try send(.key(.down))
@@ -354,9 +354,9 @@ final class ViewerUpdateTests: XCTestCase {
 
     func testPollingAskedForIsInTheTitleWithoutANotice() throws {
         try start(.table("item"))
-        XCTAssertEqual(try send(.commitsPolled(note: "polled every 0.5 s", reason: nil)), [])
+        XCTAssertEqual(try send(.liveness(note: "polled every 0.5 s", reason: nil)), [])
         XCTAssertNil(state.message)
-        XCTAssertEqual(state.polling, "polled every 0.5 s")
+        XCTAssertEqual(state.liveness, "polled every 0.5 s")
     }
 
     func testControlKeysActEverywhere() throws {

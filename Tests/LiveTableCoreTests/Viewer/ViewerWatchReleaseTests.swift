@@ -19,7 +19,7 @@ final class ViewerWatchReleaseTests: XCTestCase {
             INSERT INTO a_item(name) VALUES ('a1'), ('a2');
             INSERT INTO b_item(name) VALUES ('b1'), ('b2'), ('b3');
             """)
-        let database = try ViewerDatabase.open(path: path)
+        let database = try SQLiteDataSource.open(path: path)
         try MainActor.assumeIsolated {
             let viewed = try database.read { db in
                 try ViewedSource.open(.table("a_item"), sortColumn: nil, descending: false, in: db)

@@ -25,7 +25,7 @@ extension HallOfFame {
         prefix: "",
         querySQL: nil,
         from: "player",
-        columnExpressions: ["id", "name", "score"])
+        columnExpressions: ["id", "name", "score"], dialect: .sqlite)
 
     /// Fetches the Hall of Fame for a window of players in one read, so that the count, the max score and
     /// the players agree. Every statement reads an index (the count in `playerStats`, the max score's,

@@ -2,7 +2,7 @@ import Foundation
 import ReactiveGRDB
 import Synchronization
 
-/// When a `PostgresDatabase` may count exactly again: after a count that
+/// When a `PostgresDataSource` may count exactly again: after a count that
 /// took T seconds, not for T·(1 − share)/share (at least `minimumPause`),
 /// so that the counts of a viewer take at most `share` of one server core
 /// however often commits come. The viewer's own pacing (`ViewerPacing`)

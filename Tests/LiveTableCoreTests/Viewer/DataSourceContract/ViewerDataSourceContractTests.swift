@@ -20,7 +20,7 @@ final class ViewerDataSourceContractTests: XCTestCase {
         let classes = try Self.classFiles()
         XCTAssertEqual(
             Set(classes.keys),
-            ["Viewer/Database/SQLiteDataSourceTests.swift", "Viewer/Postgres/PostgresDataSourceTests.swift"],
+            ["Viewer/SQLite/SQLiteDataSourceTests.swift", "Viewer/Postgres/PostgresDataSourceTests.swift"],
             "each database has its class")
         for (file, source) in classes {
             XCTAssertEqual(Self.problems(runningCases: cases, in: source), [], file)

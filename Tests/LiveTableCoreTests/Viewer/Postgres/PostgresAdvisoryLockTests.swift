@@ -24,7 +24,7 @@ final class PostgresAdvisoryLockTests: XCTestCase {
     /// Reads a window of `viewed` and counts its rows (`count`): neither
     /// leaves an advisory lock.
     private func assertAWindowAndACountLeaveNoLock(
-        _ database: PostgresDatabase, _ viewed: ViewedSource, count: Int, file: StaticString = #filePath, line: UInt = #line
+        _ database: PostgresDataSource, _ viewed: ViewedSource, count: Int, file: StaticString = #filePath, line: UInt = #line
     ) throws {
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 5)
         _ = try database.fetchWindow(viewed, request, ticket: ReadTicket())

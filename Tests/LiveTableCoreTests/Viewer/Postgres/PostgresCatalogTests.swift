@@ -23,7 +23,7 @@ final class PostgresCatalogTests: XCTestCase {
         INSERT INTO "Mixed.Case" VALUES (1), (2);
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         let server = try PostgresServer.shared
         let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
         // A schema of the superuser's, readable by the viewer.

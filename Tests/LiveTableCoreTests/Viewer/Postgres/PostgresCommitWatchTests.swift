@@ -11,7 +11,7 @@ import PostgresServer
 /// tokens and the fallback without token, LISTEN, a restart, the connection
 /// closed with the last observer, and the idle cost of the poll.
 final class PostgresCommitWatchTests: XCTestCase {
-    /// The viewer's session settings, as `PostgresDatabase` gives them.
+    /// The viewer's session settings, as `PostgresDataSource` gives them.
     static let settings = [
         "application_name": "livetable",
         "options": "-c default_transaction_read_only=on",

@@ -18,8 +18,8 @@ final class PostgresCountPacingTests: XCTestCase {
         INSERT INTO pacing_track SELECT i, 't' || i, i FROM generate_series(1, 100) i;
         """
 
-    private func open(minimumPause: TimeInterval) throws -> PostgresDatabase {
-        var settings = PostgresDatabase.Settings()
+    private func open(minimumPause: TimeInterval) throws -> PostgresDataSource {
+        var settings = PostgresDataSource.Settings()
         settings.countMinimumPause = minimumPause
         _ = try PostgresTestDatabase.open(Self.name, sql: Self.sql, settings: settings)
         try PostgresTestDatabase.once("countPacingTests.log") {
@@ -29,7 +29,7 @@ final class PostgresCountPacingTests: XCTestCase {
         return try PostgresTestDatabase.open(Self.name, sql: Self.sql, settings: settings)
     }
 
-    private func viewed(_ database: PostgresDatabase) throws -> ViewedSource {
+    private func viewed(_ database: PostgresDataSource) throws -> ViewedSource {
         try database.open(.table("pacing_track"), sortColumn: nil, descending: false, ticket: ReadTicket())
     }
 
@@ -81,10 +81,10 @@ final class PostgresCountPacingTests: XCTestCase {
     /// after 24 times as long: 4% of a core (it was 10%, as for SQLite).
     /// The pause itself: a measure of it would be a timed assertion.
     func testASlowWindowIsReadAgainAfterTwentyFourTimesItsTime() {
-        XCTAssertGreaterThanOrEqual(PostgresDatabase.windowPacing.pause(afterReadingFor: 0.2), 4.8 - 1e-9)
-        XCTAssertGreaterThanOrEqual(PostgresDatabase.windowPacing.pause(afterReadingFor: 0.001, burstReads: 10), 0.1)
+        XCTAssertGreaterThanOrEqual(PostgresDataSource.windowPacing.pause(afterReadingFor: 0.2), 4.8 - 1e-9)
+        XCTAssertGreaterThanOrEqual(PostgresDataSource.windowPacing.pause(afterReadingFor: 0.001, burstReads: 10), 0.1)
         // A lone commit after a quiet spell is still read at once.
-        var pacer = RefreshPacer(pacing: PostgresDatabase.windowPacing)
+        var pacer = RefreshPacer(pacing: PostgresDataSource.windowPacing)
         XCTAssertTrue(pacer.change())
     }
 

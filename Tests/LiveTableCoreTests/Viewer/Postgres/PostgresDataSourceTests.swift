@@ -6,13 +6,13 @@ import XCTest
 @testable import LiveTableCore
 import LiveTableTestSupport
 
-/// `ViewerDataSourceContract`, kept by `PostgresDatabase` on the shared
+/// `ViewerDataSourceContract`, kept by `PostgresDataSource` on the shared
 /// test server, a psql session as the writer being the other session; and
 /// what another session's ALTER or DROP does to the source on screen.
 final class PostgresDataSourceTests: XCTestCase {
     private var contract: ViewerDataSourceContract {
         ViewerDataSourceContract(testCase: self) { [unowned self] database in
-            var settings = PostgresDatabase.Settings()
+            var settings = PostgresDataSource.Settings()
             if let interval = database.pollInterval { settings.pollInterval = interval }
             let dataSource = try PostgresTestDatabase.open(database.name, sql: database.sql, settings: settings)
             let server = try PostgresServer.shared

@@ -3,7 +3,7 @@ import PostgresClient
 import XCTest
 @testable import LiveTableCore
 
-/// How `PostgresDatabase` reads its errors, names and settings, from
+/// How `PostgresDataSource` reads its errors, names and settings, from
 /// values rather than a server's refusals: the kinds the screen acts on,
 /// parameters refused up front, SQL names, the session's options beside
 /// the user's own.
@@ -26,32 +26,32 @@ final class PostgresErrorKindTests: XCTestCase {
     }
 
     func testParametersAreFoundOutsideStringsNamesAndComments() {
-        XCTAssertTrue(PostgresDatabase.hasParameter("id = $1"))
-        XCTAssertTrue(PostgresDatabase.hasParameter("x IN ($12)"))
-        XCTAssertFalse(PostgresDatabase.hasParameter("name = '$1'"))
-        XCTAssertFalse(PostgresDatabase.hasParameter("\"price$1\" > 0 -- $1"))
-        XCTAssertFalse(PostgresDatabase.hasParameter("a$1 > 0 /* $2 */"))
-        XCTAssertFalse(PostgresDatabase.hasParameter("price > 10"))
+        XCTAssertTrue(PostgresDataSource.hasParameter("id = $1"))
+        XCTAssertTrue(PostgresDataSource.hasParameter("x IN ($12)"))
+        XCTAssertFalse(PostgresDataSource.hasParameter("name = '$1'"))
+        XCTAssertFalse(PostgresDataSource.hasParameter("\"price$1\" > 0 -- $1"))
+        XCTAssertFalse(PostgresDataSource.hasParameter("a$1 > 0 /* $2 */"))
+        XCTAssertFalse(PostgresDataSource.hasParameter("price > 10"))
         // A `$1` in a dollar-quoted string is text: it was taken for one.
-        XCTAssertFalse(PostgresDatabase.hasParameter("note = $$ $1 $$ OR note = $t$ $2 $t$"))
+        XCTAssertFalse(PostgresDataSource.hasParameter("note = $$ $1 $$ OR note = $t$ $2 $t$"))
     }
 
     func testSessionSettingsFollowTheUsersOwnOptions() {
-        let settings = PostgresDatabase.Settings(statementTimeout: 2.5)
+        let settings = PostgresDataSource.Settings(statementTimeout: 2.5)
         let options = settings.connectionSettings(for: "host=/tmp dbname=shop options='-c search_path=sales' connect_timeout=3")
         XCTAssertEqual(
             options["options"],
             "-c search_path=sales -c default_transaction_read_only=on -c standard_conforming_strings=on -c statement_timeout=2500 -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3 -c bytea_output=hex -c lc_monetary=C -c idle_in_transaction_session_timeout=60000")
         XCTAssertEqual(options["fallback_application_name"], "livetable")
         XCTAssertNil(options["connect_timeout"])
-        XCTAssertEqual(PostgresDatabase.Settings().connectionSettings(for: "dbname=shop")["connect_timeout"], "10")
+        XCTAssertEqual(PostgresDataSource.Settings().connectionSettings(for: "dbname=shop")["connect_timeout"], "10")
     }
 
     func testSQLNamesAreReadAsSQLReadsThem() {
-        XCTAssertEqual(PostgresDatabase.sqlName("Sales.Orders").map { [$0.0, $0.1] }, ["sales", "orders"])
-        XCTAssertEqual(PostgresDatabase.sqlName("\"Mixed.Case\"").map { [$0.0, $0.1] }, ["public", "Mixed.Case"])
-        XCTAssertEqual(PostgresDatabase.sqlName("s.\"a \"\"b\"\"\"").map { [$0.0, $0.1] }, ["s", "a \"b\""])
-        XCTAssertNil(PostgresDatabase.sqlName("a.b.c"))
-        XCTAssertNil(PostgresDatabase.sqlName("\"open"))
+        XCTAssertEqual(PostgresDataSource.sqlName("Sales.Orders").map { [$0.0, $0.1] }, ["sales", "orders"])
+        XCTAssertEqual(PostgresDataSource.sqlName("\"Mixed.Case\"").map { [$0.0, $0.1] }, ["public", "Mixed.Case"])
+        XCTAssertEqual(PostgresDataSource.sqlName("s.\"a \"\"b\"\"\"").map { [$0.0, $0.1] }, ["s", "a \"b\""])
+        XCTAssertNil(PostgresDataSource.sqlName("a.b.c"))
+        XCTAssertNil(PostgresDataSource.sqlName("\"open"))
     }
 }

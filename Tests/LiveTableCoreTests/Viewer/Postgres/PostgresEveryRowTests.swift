@@ -36,7 +36,7 @@ final class PostgresEveryRowTests: XCTestCase {
         INSERT INTO child SELECT i, 'child ' || i FROM generate_series(1, 60, 7) i;
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 
@@ -140,7 +140,7 @@ final class PostgresEveryRowTests: XCTestCase {
     }
 
     /// The rows (columns joined by `|`) read 7 at a time from one end.
-    private func walk(_ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
+    private func walk(_ database: PostgresDataSource, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
         try pagedRows(database, viewed, forward: forward, maxPages: 400) { $0.joined(separator: "|") }
     }
 }

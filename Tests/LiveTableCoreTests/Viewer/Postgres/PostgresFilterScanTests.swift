@@ -15,11 +15,11 @@ final class PostgresFilterScanTests: XCTestCase {
         ALTER DATABASE "\(name)" SET standard_conforming_strings = off;
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 
-    private func item(_ database: PostgresDatabase) throws -> ViewedSource {
+    private func item(_ database: PostgresDataSource) throws -> ViewedSource {
         try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
     }
 

@@ -131,7 +131,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// the next reads, once the path moves, open new ones.
     func testReadsThroughAFrozenPathFailByTheirDeadlineThenReadAgainOnceItMoves() throws {
         let (writer, proxy, url) = try trackBehindProxy("testReadsFrozen", rows: "(1, 'One'), (2, 'Two')")
-        let database = try PostgresDatabase(url, settings: .init(statementTimeout: 1))
+        let database = try PostgresDataSource(url, settings: .init(statementTimeout: 1))
         let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let request = RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 10)
         func titles() throws -> [String] {
@@ -174,7 +174,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     /// (`connect_timeout` would take 10 s, and the read tried it twice),
     /// and an abandoned ticket ends it at once.
     private func assertReconnectionsAreBounded(
-        _ database: PostgresDatabase, _ viewed: ViewedSource, proxy: FreezableProxy,
+        _ database: PostgresDataSource, _ viewed: ViewedSource, proxy: FreezableProxy,
         window: () throws -> [String]) throws
     {
         let started = Date()
@@ -201,7 +201,7 @@ final class PostgresFrozenPathTests: XCTestCase {
     }
 
     func testNetworkSettingsUnlessTheStringSetsThem() {
-        let settings = PostgresDatabase.Settings()
+        let settings = PostgresDataSource.Settings()
         let plain = settings.connectionSettings(for: "host=db dbname=shop")
         XCTAssertEqual(plain["keepalives"], "1")
         XCTAssertEqual(plain["keepalives_idle"], "5")
@@ -216,7 +216,7 @@ final class PostgresFrozenPathTests: XCTestCase {
         let server = try PostgresServer.shared
         let url = server.url(role: server.viewer, host: .tcp)
         let connection = try PostgresConnection(
-            url, settings: PostgresDatabase.Settings().connectionSettings(for: url))
+            url, settings: PostgresDataSource.Settings().connectionSettings(for: url))
         XCTAssertEqual(try connection.execute("SELECT 1").rows.first?.first, "1")
     }
 }

@@ -7,7 +7,7 @@ import XCTest
 import LiveTableTestSupport
 @testable import LiveTableCore
 
-/// `PostgresDatabase.windows(of:_:)` and `liveness()` against the real
+/// `PostgresDataSource.windows(of:_:)` and `liveness()` against the real
 /// server and a real writer (psql): another session's commits reach the
 /// windows, in a burst too, on a standby, without token functions, with
 /// LISTEN; a restart is a transient failure, then the same selected row;
@@ -20,13 +20,13 @@ final class PostgresLiveWindowTests: XCTestCase {
         """
 
     private func open(
-        _ name: String, settings: PostgresDatabase.Settings = .init(), setUp: String? = nil) throws -> PostgresDatabase
+        _ name: String, settings: PostgresDataSource.Settings = .init(), setUp: String? = nil) throws -> PostgresDataSource
     {
         let server = try PostgresServer.shared
         try server.createDatabase(name)
         try server.psql(Self.sql, database: name, as: server.writer)
         if let setUp { try server.psql(setUp, database: name) }
-        return try PostgresDatabase(server.url(role: server.viewer, database: name), settings: settings)
+        return try PostgresDataSource(server.url(role: server.viewer, database: name), settings: settings)
     }
 
     /// The window of 5 rows from the row of `id`, as `ViewerState` asks.
@@ -37,7 +37,7 @@ final class PostgresLiveWindowTests: XCTestCase {
     }
 
     private func observe(
-        _ database: PostgresDatabase, table: String = "track", from id: Int = 10) throws -> (ReadRecorder<ViewerWindowRead>, AnyCancellable)
+        _ database: PostgresDataSource, table: String = "track", from id: Int = 10) throws -> (ReadRecorder<ViewerWindowRead>, AnyCancellable)
     {
         let viewed = try database.open(.table(table), sortColumn: nil, descending: false, ticket: ReadTicket())
         let recorder = ReadRecorder<ViewerWindowRead>()
@@ -108,7 +108,7 @@ final class PostgresLiveWindowTests: XCTestCase {
         let server = try PostgresServer.shared
         let standby = try server.makeStandby()
         defer { standby.remove() }
-        let database = try PostgresDatabase(standby.url(role: standby.viewer, database: "testLiveStandby"))
+        let database = try PostgresDataSource(standby.url(role: standby.viewer, database: "testLiveStandby"))
         let notes = ReadRecorder<ViewerLiveness>()
         let noting = database.liveness().sink(receiveCompletion: notes.complete, receiveValue: notes.receive)
         defer { noting.cancel() }
@@ -142,7 +142,7 @@ final class PostgresLiveWindowTests: XCTestCase {
     }
 
     func testListenShowsANotifyingWritersChangeWithoutPollDelay() throws {
-        var settings = PostgresDatabase.Settings()
+        var settings = PostgresDataSource.Settings()
         settings.pollInterval = 10
         settings.listenChannel = "tracks"
         let database = try open("testLiveListen", settings: settings)

@@ -18,7 +18,7 @@ final class PostgresLongValuesTests: XCTestCase {
             (3, repeat('é', 999999) || 'z', '\\x02', '[]', NULL, NULL);
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 

@@ -26,11 +26,11 @@ final class PostgresOpeningTests: XCTestCase {
         GRANT SELECT (id, public_) ON people, people_nokey TO viewer;
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 
-    private func csv(_ database: PostgresDatabase, _ viewed: ViewedSource) throws -> String {
+    private func csv(_ database: PostgresDataSource, _ viewed: ViewedSource) throws -> String {
         var data = Data()
         _ = try database.export(viewed.source, format: .csv) { data.append(contentsOf: $0) }
         return String(decoding: data, as: UTF8.self)
@@ -38,7 +38,7 @@ final class PostgresOpeningTests: XCTestCase {
 
     /// Every row read, and found again from its position, in each sort.
     private func assertEveryRowFoundAgain(
-        _ database: PostgresDatabase, _ table: String, columns: [String?], count: Int,
+        _ database: PostgresDataSource, _ table: String, columns: [String?], count: Int,
         file: StaticString = #filePath, line: UInt = #line) throws
     {
         for column in columns {

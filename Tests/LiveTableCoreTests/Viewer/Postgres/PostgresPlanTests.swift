@@ -39,13 +39,13 @@ final class PostgresPlanTests: XCTestCase {
                     extra: ordering.keyColumns.map(\.expression), where: range.condition,
                     orderBy: ordering.orderBy(forward: range.forward), limit: true)
                 let plan = try database.screen.read(ticket: ReadTicket()) { reader in
-                    try PostgresDatabase.plan(
+                    try PostgresDataSource.plan(
                         of: sql, arguments: (range.arguments + [51.databaseValue]).map(PostgresValues.parameter), reader)
                 }
                 let label = "\(sortColumn ?? "-") \(descending): \(sql)\n" + plan.joined(separator: "\n")
                 XCTAssertTrue(plan.contains { $0.contains("Index Scan") || $0.contains("Index Only Scan") }, label)
                 XCTAssertFalse(plan.contains { $0.contains("Seq Scan") }, label)
-                XCTAssertFalse(PostgresDatabase.isScan(plan: plan, filtered: false), label)
+                XCTAssertFalse(PostgresDataSource.isScan(plan: plan, filtered: false), label)
             }
         }
     }
@@ -54,11 +54,11 @@ final class PostgresPlanTests: XCTestCase {
     func testIsNotDistinctFromWouldScan() throws {
         let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
         let plan = try database.screen.read(ticket: ReadTicket()) { reader in
-            try PostgresDatabase.plan(
+            try PostgresDataSource.plan(
                 of: "SELECT * FROM track WHERE album IS NOT DISTINCT FROM $1 AND id > $2 ORDER BY album, id LIMIT 51",
                 arguments: ["500", "100000"], reader)
         }
-        XCTAssertTrue(PostgresDatabase.isScan(plan: plan, filtered: false) || plan.contains { $0.contains("Filter:") },
+        XCTAssertTrue(PostgresDataSource.isScan(plan: plan, filtered: false) || plan.contains { $0.contains("Filter:") },
                       plan.joined(separator: "\n"))
     }
 

@@ -5,7 +5,7 @@ import PostgresServer
 import XCTest
 @testable import LiveTableCore
 
-/// The reads of `PostgresDatabase` beside the windows: search, filter,
+/// The reads of `PostgresDataSource` beside the windows: search, filter,
 /// count, deleted rows, queries, and what the server refuses.
 final class PostgresReadsTests: XCTestCase {
     private static let name = "readsTests"
@@ -16,11 +16,11 @@ final class PostgresReadsTests: XCTestCase {
         GRANT SELECT, USAGE ON counter TO viewer;
         """
 
-    private func database(_ settings: PostgresDatabase.Settings = .init()) throws -> PostgresDatabase {
+    private func database(_ settings: PostgresDataSource.Settings = .init()) throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql, settings: settings)
     }
 
-    private func item(_ database: PostgresDatabase) throws -> ViewedSource {
+    private func item(_ database: PostgresDataSource) throws -> ViewedSource {
         try database.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
     }
 
@@ -148,10 +148,10 @@ final class PostgresReadsTests: XCTestCase {
             .query("SELECT '--;' AS \"a;--\", '/*' AS b;"), sortColumn: nil, descending: false, ticket: ReadTicket())
         XCTAssertEqual(quoted.source.columnNames, ["a;--", "b"])
         XCTAssertEqual(
-            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
+            PostgresDataSource.trimmingTrailingSemicolonsAndComments("SELECT 'it''s' -- c\n;  "), "SELECT 'it''s'")
         // A `--` or `;` in a dollar-quoted string is text: it was cut there.
         XCTAssertEqual(
-            PostgresDatabase.trimmingTrailingSemicolonsAndComments("SELECT $$--;$$ AS a; /* b */ ;"), "SELECT $$--;$$ AS a")
+            PostgresDataSource.trimmingTrailingSemicolonsAndComments("SELECT $$--;$$ AS a; /* b */ ;"), "SELECT $$--;$$ AS a")
         let dollars = try database.open(
             .query("SELECT $$--;$$ AS a, $q$/*$q$ AS \"b;\"; -- done"), sortColumn: nil, descending: false, ticket: ReadTicket())
         XCTAssertEqual(dollars.source.columnNames, ["a", "b;"])
@@ -202,7 +202,7 @@ final class PostgresReadsTests: XCTestCase {
         }
         // Even outside the viewer's transactions: the session's default.
         let server = try PostgresServer.shared
-        let settings = PostgresDatabase.Settings().connectionSettings(for: server.url(role: server.viewer, database: Self.name))
+        let settings = PostgresDataSource.Settings().connectionSettings(for: server.url(role: server.viewer, database: Self.name))
         let connection = try PostgresConnection(server.url(role: server.viewer, database: Self.name), settings: settings)
         XCTAssertThrowsError(try connection.execute("CREATE TEMPORARY TABLE t(x int)"))
         XCTAssertEqual(try connection.execute("SHOW statement_timeout").rows, [["5s"]])
@@ -290,7 +290,7 @@ final class PostgresReadsTests: XCTestCase {
     func testAWrongPasswordIsOneLineWithoutThePassword() throws {
         let server = try PostgresServer.shared
         let url = server.url(role: PostgresServer.Role(name: "viewer", password: "Wrong-Secret-42"), database: Self.name)
-        XCTAssertThrowsError(try PostgresDatabase(url)) { error in
+        XCTAssertThrowsError(try PostgresDataSource(url)) { error in
             let database = try? self.database()
             let text = database?.describe(error) ?? "\(error)"
             XCTAssertFalse(text.contains("Wrong-Secret-42"))

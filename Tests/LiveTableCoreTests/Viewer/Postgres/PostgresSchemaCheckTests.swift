@@ -18,14 +18,14 @@ final class PostgresSchemaCheckTests: XCTestCase {
         INSERT INTO track SELECT i, 't' || i, i FROM generate_series(1, 100) i;
         """
 
-    private func open(_ name: String, interval: TimeInterval, keyed: Bool = true) throws -> PostgresDatabase {
-        var settings = PostgresDatabase.Settings()
+    private func open(_ name: String, interval: TimeInterval, keyed: Bool = true) throws -> PostgresDataSource {
+        var settings = PostgresDataSource.Settings()
         settings.schemaCheckInterval = interval
         return try PostgresTestDatabase.open(
             name, sql: Self.sql + (keyed ? "ALTER TABLE track ADD PRIMARY KEY (id);" : ""), settings: settings)
     }
 
-    private func observe(_ database: PostgresDatabase) throws -> (ReadRecorder<ViewerWindowRead>, AnyCancellable) {
+    private func observe(_ database: PostgresDataSource) throws -> (ReadRecorder<ViewerWindowRead>, AnyCancellable) {
         let viewed = try database.open(.table("track"), sortColumn: nil, descending: false, ticket: ReadTicket())
         let recorder = ReadRecorder<ViewerWindowRead>()
         let request = RowWindowRequest(
@@ -143,7 +143,7 @@ final class PostgresSchemaCheckTests: XCTestCase {
     /// window of what it found, in one read (it used to read the catalog,
     /// then all of it again with the window). Counted in the server's log
     /// of this database's statements: the statement of a table's columns
-    /// (`PostgresDatabase.columnsSQL`) runs once per source read again.
+    /// (`PostgresDataSource.columnsSQL`) runs once per source read again.
     func testEachSchemaChangeIsReadFromTheCatalogOnce() throws {
         let name = "schemaCheckReadOnce"
         let database = try openLogged(name, interval: 2)
@@ -158,7 +158,7 @@ final class PostgresSchemaCheckTests: XCTestCase {
         XCTAssertNil(recorder.completion)
 
         let logged = try serverLog(since: logStart)
-        let columnReads = Self.count(PostgresDatabase.columnsSQL, in: logged)
+        let columnReads = Self.count(PostgresDataSource.columnsSQL, in: logged)
         // A read cancelled midway by a newer one (a commit elsewhere in
         // the cluster, autovacuum's) delivers nothing: its successor may
         // read the columns again.
@@ -189,15 +189,15 @@ final class PostgresSchemaCheckTests: XCTestCase {
         }
 
         let logged = try serverLog(since: logStart)
-        XCTAssertEqual(Self.count(PostgresDatabase.columnsSQL, in: logged), 1, "the source read again once for one change")
-        XCTAssertEqual(Self.count(PostgresDatabase.schemaVersionSQL, in: logged), 3, "the schema version read once a check")
+        XCTAssertEqual(Self.count(PostgresDataSource.columnsSQL, in: logged), 1, "the source read again once for one change")
+        XCTAssertEqual(Self.count(PostgresDataSource.schemaVersionSQL, in: logged), 3, "the schema version read once a check")
     }
 
     // MARK: - The server's log
 
     /// The database `name`, opened after it was set to log every statement
     /// (sessions take the setting when they connect).
-    private func openLogged(_ name: String, interval: TimeInterval) throws -> PostgresDatabase {
+    private func openLogged(_ name: String, interval: TimeInterval) throws -> PostgresDataSource {
         _ = try open(name, interval: interval, keyed: false)
         try PostgresServer.shared.psql("ALTER DATABASE \"\(name)\" SET log_statement = 'all';")
         return try open(name, interval: interval, keyed: false)

@@ -10,7 +10,7 @@ import XCTest
 final class PostgresSessionSettingsTests: XCTestCase {
     private static let name = "sessionSettingsTests"
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         _ = try PostgresTestDatabase.open(Self.name, sql: """
             CREATE TABLE moments(
                 id int PRIMARY KEY, atz timestamptz, at timestamp, d date, span interval, f float8, r real, m money);
@@ -33,7 +33,7 @@ final class PostgresSessionSettingsTests: XCTestCase {
         }
         // Connected after the settings are made.
         let server = try PostgresServer.shared
-        return try PostgresDatabase(server.url(role: server.viewer, database: Self.name))
+        return try PostgresDataSource(server.url(role: server.viewer, database: Self.name))
     }
 
     /// From the position of every row, in a sort on every column: the row
@@ -55,7 +55,7 @@ final class PostgresSessionSettingsTests: XCTestCase {
         setenv("PGOPTIONS", "-c DateStyle=German -c IntervalStyle=iso_8601 -c extra_float_digits=-2 -c TimeZone=America/St_Johns", 1)
         defer { unsetenv("PGOPTIONS") }
         let server = try PostgresServer.shared
-        let database = try PostgresDatabase(server.url(role: server.viewer, database: Self.name))
+        let database = try PostgresDataSource(server.url(role: server.viewer, database: Self.name))
         let query = try database.open(
             .query("SELECT current_setting('TimeZone') AS zone, current_setting('DateStyle') AS style"),
             sortColumn: nil, descending: false, ticket: ReadTicket())

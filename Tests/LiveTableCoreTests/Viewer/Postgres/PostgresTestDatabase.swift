@@ -5,7 +5,7 @@ import XCTest
 @testable import LiveTableCore
 
 /// A database of the shared test server, made once per name by the
-/// writer, with `sql`, and the viewer's `PostgresDatabase` on it.
+/// writer, with `sql`, and the viewer's `PostgresDataSource` on it.
 enum PostgresTestDatabase {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var made: Set<String> = []
@@ -13,7 +13,7 @@ enum PostgresTestDatabase {
     /// Creates the database `name` (once per process) with `sql` run by
     /// the writer, and opens it as the viewer role.
     static func open(
-        _ name: String, sql: String, settings: PostgresDatabase.Settings = .init()) throws -> PostgresDatabase
+        _ name: String, sql: String, settings: PostgresDataSource.Settings = .init()) throws -> PostgresDataSource
     {
         let server = try PostgresServer.shared
         try lock.withLock {
@@ -22,7 +22,7 @@ enum PostgresTestDatabase {
             try server.psql(sql, database: name, as: server.writer)
             made.insert(name)
         }
-        return try PostgresDatabase(server.url(role: server.viewer, database: name), settings: settings)
+        return try PostgresDataSource(server.url(role: server.viewer, database: name), settings: settings)
     }
 
     /// Runs `body` once per process for `key`: a fixture's setup that
@@ -67,7 +67,7 @@ func texts(_ window: ViewerWindow) -> [[String]] {
 /// The rows of `viewed`, each made one string by `row`, read 7 at a time
 /// from one end, as PgDn and PgUp anchor each page on the last row of the one before.
 func pagedRows(
-    _ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool, maxPages: Int,
+    _ database: PostgresDataSource, _ viewed: ViewedSource, forward: Bool, maxPages: Int,
     _ row: ([String]) -> String) throws -> [String]
 {
     var rows: [String] = []
@@ -97,7 +97,7 @@ func pagedRows(
 /// then `after` rows from each one's position: its key, bound back, finds
 /// that row first and the ones after it next.
 func assertEachRowIsFoundFromItsPosition(
-    _ database: PostgresDatabase, _ viewed: ViewedSource, limit: Int, after: Int? = nil, count: Int? = nil,
+    _ database: PostgresDataSource, _ viewed: ViewedSource, limit: Int, after: Int? = nil, count: Int? = nil,
     _ label: String, file: StaticString = #filePath, line: UInt = #line) throws
 {
     let all = try database.fetchWindow(

@@ -27,7 +27,7 @@ final class PostgresValuesTests: XCTestCase {
             (4, true, 1e20, 1e300, 'NaN', 'true', '{}', 0);
         """#
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 

@@ -4,7 +4,7 @@ import PostgresServer
 import XCTest
 @testable import LiveTableCore
 
-/// Windows of PostgreSQL sources through `PostgresDatabase`: first, last,
+/// Windows of PostgreSQL sources through `PostgresDataSource`: first, last,
 /// and from each row both ways, with NULLs and duplicates, in the order of
 /// the server's own `ORDER BY`.
 final class PostgresWindowTests: XCTestCase {
@@ -20,7 +20,7 @@ final class PostgresWindowTests: XCTestCase {
         CREATE VIEW cheap AS SELECT id, price FROM item WHERE price < 30;
         """
 
-    private func database() throws -> PostgresDatabase {
+    private func database() throws -> PostgresDataSource {
         try PostgresTestDatabase.open(Self.name, sql: Self.sql)
     }
 
@@ -100,7 +100,7 @@ final class PostgresWindowTests: XCTestCase {
     }
 
     /// The ids of all rows, read 7 at a time from one end.
-    private func walk(_ database: PostgresDatabase, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
+    private func walk(_ database: PostgresDataSource, _ viewed: ViewedSource, forward: Bool) throws -> [String] {
         try pagedRows(database, viewed, forward: forward, maxPages: 100) { $0[0] }
     }
 }

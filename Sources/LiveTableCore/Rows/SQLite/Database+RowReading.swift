@@ -1,0 +1,36 @@
+import GRDB
+
+extension Database: RowReading {
+    /// Runs a cached statement: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
+    /// The shown values are read as stored (`DatabaseValue.stored`).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try db.forEachRow("SELECT name FROM player LIMIT ?", arguments: [10.databaseValue], shownColumns: 1) { shown, _ in
+    ///     print(shown[0])
+    /// }
+    /// ```
+    public func forEachRow(
+        _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
+        _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
+    {
+        let statement = try cachedStatement(sql: sql)
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        while let row = try cursor.next() {
+            let values = Array(row.databaseValues)
+            try body((0..<shownColumns).map { DatabaseValue.stored(statement, column: $0) }, values)
+        }
+    }
+
+    /// Runs a cached statement: see `RowReading.fetchInt(_:arguments:)`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = try db.fetchInt("SELECT COUNT(*) FROM player", arguments: [])
+    /// ```
+    public func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
+        try Int.fetchOne(cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    }
+}
