@@ -6,16 +6,16 @@
 /// ```swift
 /// let session = try LineSession(executable: sqlite3, arguments: ["-batch", path], dialect: .sqlite3)
 /// ```
-public struct LineDialect: Sendable {
+package struct LineDialect: Sendable {
     /// The tool's name, as errors say it: "psql".
-    public var name: String
+    package var name: String
     /// The tool's command that prints the rest of its line: `\echo`.
-    public var echo: String
+    package var echo: String
     /// How the tool's own commands start (`\` for psql, `.` for sqlite3):
     /// they take no semicolon.
-    public var commandPrefix: String
+    package var commandPrefix: String
     /// Whether a line that the tool printed is an error.
-    public var isError: @Sendable (String) -> Bool
+    package var isError: @Sendable (String) -> Bool
 
     /// Creates a dialect.
     ///
@@ -24,7 +24,7 @@ public struct LineDialect: Sendable {
     /// ```swift
     /// let bash = LineDialect(name: "bash", echo: "echo", commandPrefix: "#") { $0.hasPrefix("bash:") }
     /// ```
-    public init(name: String, echo: String, commandPrefix: String, isError: @escaping @Sendable (String) -> Bool) {
+    package init(name: String, echo: String, commandPrefix: String, isError: @escaping @Sendable (String) -> Bool) {
         self.name = name
         self.echo = echo
         self.commandPrefix = commandPrefix
@@ -35,7 +35,7 @@ public struct LineDialect: Sendable {
     /// `|`. Its errors are the server's (`ERROR:`, `FATAL:`), read from
     /// standard input (`psql:<stdin>:1: ERROR:`), or psql's own
     /// (`psql: error:`, `invalid command`, a lost connection).
-    public static let psql = LineDialect(name: "psql", echo: "\\echo", commandPrefix: "\\") { line in
+    package static let psql = LineDialect(name: "psql", echo: "\\echo", commandPrefix: "\\") { line in
         ["ERROR:", "FATAL:", "PANIC:", "psql:", "invalid command", "connection to server"]
             .contains { line.hasPrefix($0) }
     }
@@ -43,7 +43,7 @@ public struct LineDialect: Sendable {
     /// The `sqlite3` command, run with `-batch`: a row per line, values
     /// separated by `|`. Its errors start with `Error`, `Parse error` or
     /// `Runtime error`.
-    public static let sqlite3 = LineDialect(name: "sqlite3", echo: ".print", commandPrefix: ".") { line in
+    package static let sqlite3 = LineDialect(name: "sqlite3", echo: ".print", commandPrefix: ".") { line in
         ["Error", "Parse error", "Runtime error"].contains { line.hasPrefix($0) }
     }
 }

@@ -41,9 +41,9 @@ import Glibc
 open class LineSession: @unchecked Sendable {
     /// What the tool printed as an error, or that it did not answer, or
     /// has exited. It never holds a secret given to the session.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The error, in one line.
-        public var description: String
+        package var description: String
 
         /// Creates a failure.
         ///
@@ -52,13 +52,13 @@ open class LineSession: @unchecked Sendable {
         /// ```swift
         /// throw LineSession.Failure(description: "bindfs is not installed")
         /// ```
-        public init(description: String) {
+        package init(description: String) {
             self.description = description
         }
     }
 
     /// The tool's process identifier: for a test that kills it.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    package var processIdentifier: Int32 { process.processIdentifier }
 
     private let process = Process()
     private let input: FileHandle
@@ -85,7 +85,7 @@ open class LineSession: @unchecked Sendable {
     /// - parameter secrets: strings (passwords) replaced by "…" in every
     ///   error that the session throws.
     /// - throws: `Failure` when the tool can not run.
-    public init(
+    package init(
         executable: URL, arguments: [String], environment: [String: String]? = nil, directory: URL? = nil,
         dialect: LineDialect, secrets: [String] = []) throws
     {
@@ -144,7 +144,7 @@ open class LineSession: @unchecked Sendable {
     ///   tool goes on, so does the session), or when the tool did not
     ///   finish in `timeout` seconds or has exited.
     @discardableResult
-    public func execute(_ sql: String, timeout: TimeInterval = 20) throws -> [String] {
+    package func execute(_ sql: String, timeout: TimeInterval = 20) throws -> [String] {
         try perform(sql, timeout: timeout).lines
     }
 
@@ -157,7 +157,7 @@ open class LineSession: @unchecked Sendable {
     /// let committed = try session.run("UPDATE item SET price = 2 WHERE id = 1;")
     /// ```
     @discardableResult
-    public func run(_ sql: String, timeout: TimeInterval = 10) throws -> UInt64 {
+    package func run(_ sql: String, timeout: TimeInterval = 10) throws -> UInt64 {
         try perform(sql, timeout: timeout).time
     }
 
@@ -168,7 +168,7 @@ open class LineSession: @unchecked Sendable {
     /// ```swift
     /// let count = try session.output("SELECT count(*) FROM item;") // "2"
     /// ```
-    public func output(_ sql: String, timeout: TimeInterval = 10) throws -> String {
+    package func output(_ sql: String, timeout: TimeInterval = 10) throws -> String {
         try execute(sql, timeout: timeout).joined(separator: "\n")
     }
 
@@ -180,7 +180,7 @@ open class LineSession: @unchecked Sendable {
     /// ```swift
     /// session.send("BEGIN; LOCK item; SELECT pg_sleep(5); COMMIT;")
     /// ```
-    public func send(_ sql: String) {
+    package func send(_ sql: String) {
         try? input.write(contentsOf: Data("\(sql)\n".utf8))
     }
 
@@ -192,7 +192,7 @@ open class LineSession: @unchecked Sendable {
     /// ```swift
     /// defer { session.close() }
     /// ```
-    public func close(timeout: TimeInterval = 10) {
+    package func close(timeout: TimeInterval = 10) {
         calls.withLock { calls in
             guard !calls.isClosed else { return }
             calls.isClosed = true

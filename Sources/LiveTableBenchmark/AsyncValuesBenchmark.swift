@@ -7,26 +7,26 @@ import SQLiteCommandLine
 
 /// The figures of one journal mode: the async form of an observation that
 /// includes other processes (`DatabaseValues`), beside its publisher.
-public struct AsyncValuesFigures: Codable, Equatable, Sendable {
+package struct AsyncValuesFigures: Codable, Equatable, Sendable {
     /// The journal mode of the file: "wal" or "delete".
-    public var journal_mode: String
+    package var journal_mode: String
     /// The median latency from the other process's commit to the value, at
     /// a subscriber of the publisher.
-    public var publisher_p50_ms: Double
+    package var publisher_p50_ms: Double
     /// The 99th percentile of the publisher's latency.
-    public var publisher_p99_ms: Double
+    package var publisher_p99_ms: Double
     /// The median latency from the commit to the value, at a `for try
     /// await` loop over the async sequence.
-    public var async_p50_ms: Double
+    package var async_p50_ms: Double
     /// The 99th percentile of the async sequence's latency.
-    public var async_p99_ms: Double
+    package var async_p99_ms: Double
     /// The CPU the app's process used per commit with the publisher, in
     /// milliseconds: the watch, the fetch and the delivery.
-    public var publisher_cpu_ms: Double
+    package var publisher_cpu_ms: Double
     /// The same with the async sequence.
-    public var async_cpu_ms: Double
+    package var async_cpu_ms: Double
     /// The number of commits measured with each form.
-    public var samples: Int
+    package var samples: Int
 
     /// Creates figures.
     ///
@@ -37,7 +37,7 @@ public struct AsyncValuesFigures: Codable, Equatable, Sendable {
     ///     journal_mode: "wal", publisher_p50_ms: 0.8, publisher_p99_ms: 2, async_p50_ms: 0.85,
     ///     async_p99_ms: 2.1, publisher_cpu_ms: 0.2, async_cpu_ms: 0.21, samples: 300)
     /// ```
-    public init(
+    package init(
         journal_mode: String, publisher_p50_ms: Double, publisher_p99_ms: Double,
         async_p50_ms: Double, async_p99_ms: Double, publisher_cpu_ms: Double, async_cpu_ms: Double,
         samples: Int)
@@ -54,7 +54,7 @@ public struct AsyncValuesFigures: Codable, Equatable, Sendable {
 
     /// The target of these figures: the async form's p50 within 1.1 times
     /// the publisher's.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         let ratio = publisher_p50_ms > 0 ? async_p50_ms / publisher_p50_ms : .infinity
         return [
             BenchmarkTarget(
@@ -71,7 +71,7 @@ public struct AsyncValuesFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(AsyncValuesFigures.table([figures]).joined(separator: "\n"))
     /// ```
-    public static func table(_ figures: [AsyncValuesFigures]) -> [String] {
+    package static func table(_ figures: [AsyncValuesFigures]) -> [String] {
         func pad(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }
@@ -111,16 +111,16 @@ public struct AsyncValuesFigures: Codable, Equatable, Sendable {
 /// ```swift
 /// let figures = try AsyncValuesBenchmark(directory: directory).run()
 /// ```
-public struct AsyncValuesBenchmark: Sendable {
+package struct AsyncValuesBenchmark: Sendable {
     /// Where the databases are made. It is removed at the end.
-    public var directory: URL
+    package var directory: URL
     /// The number of commits measured with each form, per journal mode.
-    public var samples: Int
+    package var samples: Int
     /// The number of commits of one turn of a form.
-    public var block: Int
+    package var block: Int
 
     /// Creates a benchmark.
-    public init(directory: URL, samples: Int = 300, block: Int = 25) {
+    package init(directory: URL, samples: Int = 300, block: Int = 25) {
         self.directory = directory
         self.samples = samples
         self.block = block
@@ -131,7 +131,7 @@ public struct AsyncValuesBenchmark: Sendable {
     /// - parameter log: Where to report progress.
     /// - throws: An error if the `sqlite3` command can not run, or a
     ///   commit does not reach the subscriber within 5 seconds.
-    public func run(log: (String) -> Void = { _ in }) throws -> [AsyncValuesFigures] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [AsyncValuesFigures] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try ["wal", "delete"].map { journalMode in

@@ -3,23 +3,23 @@ import GRDB
 import LiveTableCore
 
 /// The figures of both modes on one database size.
-public struct BenchmarkSizeReport: Codable, Equatable, Sendable {
+package struct BenchmarkSizeReport: Codable, Equatable, Sendable {
     /// The number of players.
-    public var rows: Int
+    package var rows: Int
     /// The app's path.
-    public var pipeline: BenchmarkFigures
+    package var pipeline: BenchmarkFigures
     /// The demo apps' observation, nil when skipped.
-    public var naive: BenchmarkFigures?
+    package var naive: BenchmarkFigures?
 }
 
 /// A performance target of the app, and whether a run met it.
-public struct BenchmarkTarget: Codable, Equatable, Sendable {
+package struct BenchmarkTarget: Codable, Equatable, Sendable {
     /// What is measured, and the limit: "pipeline p99 ≤ 5 ms at 1,000,000 rows".
-    public var name: String
+    package var name: String
     /// The measured figure.
-    public var measured: String
+    package var measured: String
     /// Whether the figure is within the limit.
-    public var met: Bool
+    package var met: Bool
 }
 
 extension BenchmarkTarget {
@@ -34,7 +34,7 @@ extension BenchmarkTarget {
     /// ```
     ///
     /// - parameter unit: written right after the figure: " ms", "x".
-    public init(_ name: String, _ value: Double, _ unit: String, atMost limit: Double) {
+    package init(_ name: String, _ value: Double, _ unit: String, atMost limit: Double) {
         self.init(name: name, measured: Self.figure(value, unit), met: value <= limit)
     }
 
@@ -49,7 +49,7 @@ extension BenchmarkTarget {
     /// ```
     ///
     /// - parameter unit: written right after the figure: " ms", "x".
-    public init(_ name: String, _ value: Double, _ unit: String, atLeast limit: Double) {
+    package init(_ name: String, _ value: Double, _ unit: String, atLeast limit: Double) {
         self.init(name: name, measured: Self.figure(value, unit), met: value >= limit)
     }
 
@@ -59,39 +59,39 @@ extension BenchmarkTarget {
 }
 
 /// The result of `livetable bench`.
-public struct BenchmarkReport: Codable, Equatable, Sendable {
+package struct BenchmarkReport: Codable, Equatable, Sendable {
     /// One entry per database size.
-    public var sizes: [BenchmarkSizeReport]
+    package var sizes: [BenchmarkSizeReport]
     /// The highest peak resident memory of the app's path, over all sizes.
-    public var peak_rss_mb: Double
+    package var peak_rss_mb: Double
     /// The targets that the measured sizes can check.
-    public var targets: [BenchmarkTarget]
+    package var targets: [BenchmarkTarget]
     /// How fast the commits of another process reach the app, per journal
     /// mode (see `OtherProcessBenchmark`), nil when not measured.
-    public var other_processes: [OtherProcessFigures]?
+    package var other_processes: [OtherProcessFigures]?
     /// The async form of an observation of other processes' commits beside
     /// its publisher, per journal mode (see `AsyncValuesBenchmark`), nil
     /// when not measured.
-    public var async_values: [AsyncValuesFigures]?
+    package var async_values: [AsyncValuesFigures]?
     /// How fast the writes of another machine (behind a FUSE mount) reach
     /// the subscriber and the viewer's screen, and what polling costs (see
     /// `RemoteFileBenchmark`), nil when not measured.
-    public var remote_files: RemoteFileFigures?
+    package var remote_files: RemoteFileFigures?
     /// A rollback-journal writer committing back to back, watched (see
     /// `RollbackJournalBenchmark`), nil when not measured.
-    public var rollback_journal: RollbackJournalFigures?
+    package var rollback_journal: RollbackJournalFigures?
     /// The viewer's screen on generated tables, one entry per size (see
     /// `ViewerScreenBenchmark`), nil when not measured.
-    public var viewer: [ViewerScreenFigures]?
+    package var viewer: [ViewerScreenFigures]?
     /// The viewer on a table of a local PostgreSQL server (see
     /// `PostgresBenchmark`), nil when not measured.
-    public var postgres: PostgresFigures?
+    package var postgres: PostgresFigures?
     /// The viewer of a busy file (see `ViewerBusyFileBenchmark`), nil when
     /// not measured.
-    public var viewer_busy_file: ViewerBusyFileFigures?
+    package var viewer_busy_file: ViewerBusyFileFigures?
     /// Many subscriptions to other processes' commits on one database (see
     /// `ScaleBenchmark`), nil when not measured.
-    public var scale: ScaleFigures?
+    package var scale: ScaleFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -101,7 +101,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// let report = BenchmarkReport(sizes: sizes)
     /// let allMet = report.targets.allSatisfy(\.met)
     /// ```
-    public init(sizes: [BenchmarkSizeReport]) {
+    package init(sizes: [BenchmarkSizeReport]) {
         self.sizes = sizes
         self.peak_rss_mb = sizes.map(\.pipeline.peak_rss_mb).max() ?? 0
         self.targets = Self.targets(sizes)
@@ -141,7 +141,7 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
     /// ```swift
     /// print(report.table)
     /// ```
-    public var table: String {
+    package var table: String {
         func format(_ value: Double?, _ decimals: Int = 2) -> String {
             guard let value else { return "—" }
             return String(format: "%.\(decimals)f", value)
@@ -246,17 +246,17 @@ public struct BenchmarkReport: Codable, Equatable, Sendable {
 /// let report = try suite.run { mode, path in try measureInChildProcess(mode, path) }
 /// print(report.table)
 /// ```
-public struct BenchmarkSuite: Sendable {
+package struct BenchmarkSuite: Sendable {
     /// The numbers of players to measure.
-    public var sizes: [Int]
+    package var sizes: [Int]
     /// Above this many players, the naive observation is skipped: it would
     /// hold every player in memory and take minutes per write.
-    public var naiveMaxRows: Int
+    package var naiveMaxRows: Int
     /// Where databases are generated.
-    public var directory: URL
+    package var directory: URL
 
     /// Creates a suite.
-    public init(sizes: [Int], naiveMaxRows: Int = 1_000_000, directory: URL? = nil) {
+    package init(sizes: [Int], naiveMaxRows: Int = 1_000_000, directory: URL? = nil) {
         self.sizes = sizes
         self.naiveMaxRows = naiveMaxRows
         self.directory = directory ?? FileManager.default.temporaryDirectory
@@ -269,7 +269,7 @@ public struct BenchmarkSuite: Sendable {
     /// - parameter log: Where to report progress.
     /// - parameter measure: Measures a mode on a database file.
     /// - returns: The report.
-    public func run(
+    package func run(
         log: (String) -> Void = { _ in },
         measure: (BenchmarkMode, String) throws -> BenchmarkFigures) throws -> BenchmarkReport
     {
@@ -299,7 +299,7 @@ public struct BenchmarkSuite: Sendable {
     ///
     /// - parameter path: A path where no file exists.
     /// - parameter rows: The number of players.
-    public static func generateDatabase(at path: String, rows: Int) throws {
+    package static func generateDatabase(at path: String, rows: Int) throws {
         let appDatabase = try AppDatabase.open(path: path, seed: UInt64(rows))
         let writer = appDatabase.writer
         // A large page cache for the bulk insert only: the two indexes are

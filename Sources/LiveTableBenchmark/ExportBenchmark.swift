@@ -11,35 +11,35 @@ import Foundation
 /// let figures = try ExportBenchmark(path: "/tmp/items.sqlite", executable: "/usr/bin/livetable").run()
 /// print(figures.livetable_csv_s, figures.sqlite3_csv_s)
 /// ```
-public struct ExportBenchmark: Sendable {
+package struct ExportBenchmark: Sendable {
     /// The database file of `ViewerBenchmark.makeTable`.
-    public var path: String
+    package var path: String
     /// The `livetable` executable.
-    public var executable: String
+    package var executable: String
     /// The number of runs of each command.
-    public var runs: Int
+    package var runs: Int
 
     /// Creates a benchmark.
-    public init(path: String, executable: String, runs: Int = 3) {
+    package init(path: String, executable: String, runs: Int = 3) {
         self.path = path
         self.executable = executable
         self.runs = runs
     }
 
     /// The figures of the two exports.
-    public struct Figures: Codable, Equatable, Sendable {
+    package struct Figures: Codable, Equatable, Sendable {
         /// `livetable view FILE item --format csv`, median seconds.
-        public var livetable_csv_s: Double
+        package var livetable_csv_s: Double
         /// `sqlite3 -csv -header FILE 'SELECT * FROM item ORDER BY id'`, median seconds.
-        public var sqlite3_csv_s: Double
+        package var sqlite3_csv_s: Double
         /// The peak resident memory of the `livetable` export.
-        public var livetable_peak_rss_mb: Double
+        package var livetable_peak_rss_mb: Double
     }
 
     /// Runs each command `runs` times, in turn.
     ///
     /// - throws: An error when a command fails.
-    public func run(log: (String) -> Void = { _ in }) throws -> Figures {
+    package func run(log: (String) -> Void = { _ in }) throws -> Figures {
         var livetable: [Double] = []
         var sqlite3: [Double] = []
         var peak = 0.0
@@ -94,7 +94,7 @@ public struct ExportBenchmark: Sendable {
 }
 
 /// Why the export benchmark failed.
-public struct ExportBenchmarkError: Error, CustomStringConvertible {
-    public var description: String
+package struct ExportBenchmarkError: Error, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }

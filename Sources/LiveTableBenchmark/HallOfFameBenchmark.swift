@@ -6,7 +6,7 @@ import ReactiveGRDB
 
 /// The two observations that the benchmark compares on the same database
 /// and the same writes.
-public enum BenchmarkMode: String, CaseIterable, Codable, Sendable {
+package enum BenchmarkMode: String, CaseIterable, Codable, Sendable {
     /// The app's own path: a window of rows paged by keyset, the
     /// trigger-maintained count, the max read from the index.
     case pipeline
@@ -15,27 +15,27 @@ public enum BenchmarkMode: String, CaseIterable, Codable, Sendable {
 }
 
 /// What one measurement of one mode found.
-public struct BenchmarkFigures: Codable, Equatable, Sendable {
+package struct BenchmarkFigures: Codable, Equatable, Sendable {
     /// Commit-to-screen latency of sequential single-row inserts (the
     /// app's `n` key), median.
-    public var p50_ms: Double
+    package var p50_ms: Double
     /// Commit-to-screen latency of sequential single-row inserts, 99th
     /// percentile.
-    public var p99_ms: Double
+    package var p99_ms: Double
     /// The number of latency samples.
-    public var samples: Int
+    package var samples: Int
     /// Screens with a new value drawn per second during a burst of
     /// inserts.
-    public var updates_per_s: Double
+    package var updates_per_s: Double
     /// From opening the database to the first drawn screen.
-    public var first_frame_ms: Double
+    package var first_frame_ms: Double
     /// From a navigation key (End, Home, PgDn, ordering toggle) to the
     /// drawn screen of the new window, median.
-    public var navigation_p50_ms: Double?
+    package var navigation_p50_ms: Double?
     /// CPU time used per second while the database does not change.
-    public var idle_cpu_ms: Double
+    package var idle_cpu_ms: Double
     /// The peak resident memory of the measuring process.
-    public var peak_rss_mb: Double
+    package var peak_rss_mb: Double
 }
 
 /// Measures the app's live-update path, from the commit of a write to the
@@ -61,7 +61,7 @@ public struct BenchmarkFigures: Codable, Equatable, Sendable {
 ///
 /// `run()` must be called off the main thread, while the main thread runs
 /// its run loop: the loop runs there.
-public final class HallOfFameBenchmark: @unchecked Sendable {
+package final class HallOfFameBenchmark: @unchecked Sendable {
     // @unchecked Sendable: the frame and commit logs protect themselves; the
     // loop and its host are only touched on the main queue.
 
@@ -108,7 +108,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// - parameter frameTimeout: How long to wait for an expected screen
     ///   before failing.
     /// - parameter log: Where to report progress.
-    public init(
+    package init(
         path: String,
         mode: BenchmarkMode,
         latencySamples: Int = 1000,
@@ -132,7 +132,7 @@ public final class HallOfFameBenchmark: @unchecked Sendable {
     /// Runs the measurement. Call it off the main thread.
     ///
     /// - returns: The figures of the mode.
-    public func run() throws -> BenchmarkFigures {
+    package func run() throws -> BenchmarkFigures {
         precondition(!Thread.isMainThread, "The app loop runs on the main queue")
 
         // First frame: open, start the loop (which watches the writes of
@@ -397,14 +397,14 @@ private final class CommitClock: TransactionObserver, @unchecked Sendable {
 }
 
 /// A benchmark that could not complete.
-public enum BenchmarkError: Error, CustomStringConvertible {
+package enum BenchmarkError: Error, CustomStringConvertible {
     /// The observation did not deliver an expected value in time.
     case timeout(BenchmarkMode, stage: String)
     /// The app showed an error: a failed observation or write.
     case appError(BenchmarkMode, message: String)
 
     /// A one-line description of the error.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .timeout(mode, stage):
             return "the \(mode.rawValue) observation did not deliver the expected value in time (\(stage))"

@@ -8,28 +8,28 @@ import SQLiteCommandLine
 
 /// The figures of one journal mode: how fast the commits of another
 /// process reach the app's Hall of Fame observation.
-public struct OtherProcessFigures: Codable, Equatable, Sendable {
+package struct OtherProcessFigures: Codable, Equatable, Sendable {
     /// The journal mode of the file: "wal" or "delete".
-    public var journal_mode: String
+    package var journal_mode: String
     /// The number of players in the database.
-    public var rows: Int
+    package var rows: Int
     /// The median latency from the other process's commit to the value
     /// that holds it, at the subscriber.
-    public var p50_ms: Double
+    package var p50_ms: Double
     /// The 99th percentile of the same latency.
-    public var p99_ms: Double
+    package var p99_ms: Double
     /// The number of commits measured.
-    public var samples: Int
+    package var samples: Int
     /// The CPU used in one second while nothing is written, with the watch
     /// running.
-    public var idle_cpu_ms: Double
+    package var idle_cpu_ms: Double
     /// The number of commits of the burst, one transaction each.
-    public var burst_commits: Int
+    package var burst_commits: Int
     /// The values the subscriber received during the burst: fewer than the
     /// commits, since fetches are coalesced.
-    public var burst_values: Int
+    package var burst_values: Int
     /// The time from the burst's last commit to the value that holds it.
-    public var burst_final_ms: Double
+    package var burst_final_ms: Double
 
     /// Creates figures.
     ///
@@ -40,7 +40,7 @@ public struct OtherProcessFigures: Codable, Equatable, Sendable {
     ///     journal_mode: "wal", rows: 100_000, p50_ms: 0.8, p99_ms: 2.1, samples: 300,
     ///     idle_cpu_ms: 0.1, burst_commits: 10_000, burst_values: 420, burst_final_ms: 1.2)
     /// ```
-    public init(
+    package init(
         journal_mode: String, rows: Int, p50_ms: Double, p99_ms: Double, samples: Int,
         idle_cpu_ms: Double, burst_commits: Int, burst_values: Int, burst_final_ms: Double)
     {
@@ -57,7 +57,7 @@ public struct OtherProcessFigures: Codable, Equatable, Sendable {
 
     /// The targets of these figures: p50 ≤ 2 ms, p99 ≤ 10 ms, no CPU while
     /// nothing is written, and the burst ends with its last commit.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         let mode = journal_mode.uppercased()
         return [
             BenchmarkTarget("another process's commit p50 ≤ 2 ms (\(mode))", p50_ms, " ms", atMost: 2),
@@ -78,7 +78,7 @@ public struct OtherProcessFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(OtherProcessFigures.table([figures]))
     /// ```
-    public static func table(_ figures: [OtherProcessFigures]) -> [String] {
+    package static func table(_ figures: [OtherProcessFigures]) -> [String] {
         func pad(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }
@@ -115,18 +115,18 @@ public struct OtherProcessFigures: Codable, Equatable, Sendable {
 /// ```swift
 /// let figures = try OtherProcessBenchmark(directory: directory).run()
 /// ```
-public struct OtherProcessBenchmark: Sendable {
+package struct OtherProcessBenchmark: Sendable {
     /// Where the databases are generated. It is removed at the end.
-    public var directory: URL
+    package var directory: URL
     /// The number of players.
-    public var rows: Int
+    package var rows: Int
     /// The number of commits whose latency is measured, per journal mode.
-    public var samples: Int
+    package var samples: Int
     /// The number of commits of the burst.
-    public var burstCommits: Int
+    package var burstCommits: Int
 
     /// Creates a benchmark.
-    public init(directory: URL, rows: Int = 100_000, samples: Int = 300, burstCommits: Int = 10_000) {
+    package init(directory: URL, rows: Int = 100_000, samples: Int = 300, burstCommits: Int = 10_000) {
         self.directory = directory
         self.rows = rows
         self.samples = samples
@@ -138,7 +138,7 @@ public struct OtherProcessBenchmark: Sendable {
     /// - parameter log: Where to report progress.
     /// - throws: An error if the `sqlite3` command can not run, or a
     ///   commit does not reach the subscriber within 5 seconds.
-    public func run(log: (String) -> Void = { _ in }) throws -> [OtherProcessFigures] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [OtherProcessFigures] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let template = directory.appendingPathComponent("other-processes-template.sqlite").path

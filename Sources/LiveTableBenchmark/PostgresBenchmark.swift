@@ -37,34 +37,34 @@ import PostgresServer
 ///
 /// `run()` must be called off the main thread, while the main thread runs
 /// its run loop: the loop runs there.
-public final class PostgresBenchmark: @unchecked Sendable {
+package final class PostgresBenchmark: @unchecked Sendable {
     /// Why the section can not run on this machine (no PostgreSQL server
     /// installed), nil when it can.
-    public static var unavailableReason: String? { PostgresServer.unavailableReason }
+    package static var unavailableReason: String? { PostgresServer.unavailableReason }
 
     // @unchecked Sendable: the screen protects itself; the other
     // properties are constants.
 
     /// How much a run measures.
-    public struct Samples: Sendable {
+    package struct Samples: Sendable {
         /// The number of rows of the table.
-        public var rows = 2_000_000
+        package var rows = 2_000_000
         /// The number of End and of Home presses.
-        public var jumps = 10
+        package var jumps = 10
         /// The number of commits of the other session.
-        public var commits = 100
+        package var commits = 100
         /// How long the idle figures are measured, in seconds.
-        public var idleSeconds: Double = 5
+        package var idleSeconds: Double = 5
         /// How long the server must have written nothing before the idle
         /// figures are measured, in seconds: 30 covers what it writes on
         /// its own after the last commits (see `waitUntilTheServerIsQuiet`).
-        public var quietSeconds: Double = 30
+        package var quietSeconds: Double = 30
         /// How long the busy writer writes at each rate, alone and with
         /// three viewers, in seconds (0: not measured).
-        public var busySeconds: Double = 20
+        package var busySeconds: Double = 20
 
         /// The default samples of `livetable bench`.
-        public init() {}
+        package init() {}
     }
 
     /// The database and table that the benchmark makes.
@@ -82,7 +82,7 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// - parameter frameTimeout: How long to wait for an expected screen
     ///   before failing.
     /// - parameter log: Where to report progress.
-    public init(samples: Samples = Samples(), frameTimeout: Double = 60, log: @escaping (String) -> Void = { _ in }) {
+    package init(samples: Samples = Samples(), frameTimeout: Double = 60, log: @escaping (String) -> Void = { _ in }) {
         self.samples = samples
         self.log = log
         screen = ViewerScreenRecorder(frameTimeout: frameTimeout)
@@ -94,7 +94,7 @@ public final class PostgresBenchmark: @unchecked Sendable {
     /// - returns: The figures.
     /// - throws: The server's error (PostgreSQL missing, for example), or
     ///   a screen that did not come in time.
-    public func run() throws -> PostgresFigures {
+    package func run() throws -> PostgresFigures {
         precondition(!Thread.isMainThread, "The app loop runs on the main queue")
         log("postgres: starting a server…")
         let server = try PostgresServer(settings: ["shared_preload_libraries": "pg_stat_statements"])

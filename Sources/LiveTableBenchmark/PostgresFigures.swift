@@ -2,66 +2,66 @@ import Foundation
 
 /// What one measurement of the viewer on PostgreSQL found (see
 /// `PostgresBenchmark`), on one generated table.
-public struct PostgresFigures: Codable, Equatable, Sendable {
+package struct PostgresFigures: Codable, Equatable, Sendable {
     /// The number of rows of the table.
-    public var rows: Int
+    package var rows: Int
     /// From opening the connection (`postgres://…`) to the first drawn
     /// screen that shows rows: connect, catalog, first window.
-    public var first_rows_ms: Double
+    package var first_rows_ms: Double
     /// From the End key to the drawn screen of the last rows, median.
-    public var end_ms: Double
+    package var end_ms: Double
     /// From the Home key to the drawn screen of the first rows, median.
-    public var home_ms: Double
+    package var home_ms: Double
     /// The number of End and of Home presses.
-    public var jumps: Int
+    package var jumps: Int
     /// The interval of the viewer's poll of the commit token.
-    public var poll_interval_ms: Double
+    package var poll_interval_ms: Double
     /// From another session's commit of an update of a visible row (as its
     /// psql reports it) to the drawn screen that shows it, median.
-    public var commit_p50_ms: Double
+    package var commit_p50_ms: Double
     /// The same latency, 99th percentile.
-    public var commit_p99_ms: Double
+    package var commit_p99_ms: Double
     /// The number of commits measured.
-    public var commit_samples: Int
+    package var commit_samples: Int
     /// The viewer's CPU time per second while nothing is written, its poll
     /// running (user + system, from /proc).
-    public var idle_cpu_ms_per_s: Double
+    package var idle_cpu_ms_per_s: Double
     /// How long the idle figures were measured.
-    public var idle_seconds: Double
+    package var idle_seconds: Double
     /// The screens the viewer drew while nothing was written.
-    public var idle_screens: Int
+    package var idle_screens: Int
     /// The CPU time per second of the viewer's server processes (the
     /// backends of its connections, `application_name = 'livetable'`),
     /// while nothing is written: the server's cost of the poll.
-    public var server_cpu_ms_per_s: Double
+    package var server_cpu_ms_per_s: Double
     /// The number of those backends.
-    public var server_backends: Int
+    package var server_backends: Int
     /// The statements the viewer ran per second while nothing was written
     /// (`pg_stat_statements` calls): the polls.
-    public var server_statements_per_s: Double
+    package var server_statements_per_s: Double
     /// Their execution time per second on the server (`pg_stat_statements`
     /// total_exec_time).
-    public var server_exec_ms_per_s: Double
+    package var server_exec_ms_per_s: Double
     /// The statement the viewer ran most while nothing was written: its
     /// poll, as `pg_stat_statements` normalises it.
-    public var poll_statement: String?
+    package var poll_statement: String?
     /// The peak resident memory of the viewer's process.
-    public var peak_rss_mb: Double
+    package var peak_rss_mb: Double
     /// Under a busy writer (issue 25, item 10), one entry per rate.
-    public var busy: [BusyWriterFigures]?
+    package var busy: [BusyWriterFigures]?
 
     /// A `pgbench` writer of `commits_per_s` updates, alone, then with
     /// three `livetable view` processes (following, sorted by an unindexed
     /// column, a filtering query).
-    public struct BusyWriterFigures: Codable, Equatable, Sendable {
-        public var commits_per_s: Int
+    package struct BusyWriterFigures: Codable, Equatable, Sendable {
+        package var commits_per_s: Int
         /// The writer's average latency alone, and with the viewers.
-        public var writer_ms_alone: Double
-        public var writer_ms_with_viewers: Double
+        package var writer_ms_alone: Double
+        package var writer_ms_with_viewers: Double
         /// The server CPU of each viewer's backends, in % of one core.
-        public var viewer_server_cpu_percent: [Double]
+        package var viewer_server_cpu_percent: [Double]
 
-        public init(commits_per_s: Int, writer_ms_alone: Double, writer_ms_with_viewers: Double,
+        package init(commits_per_s: Int, writer_ms_alone: Double, writer_ms_with_viewers: Double,
                     viewer_server_cpu_percent: [Double])
         {
             self.commits_per_s = commits_per_s
@@ -84,7 +84,7 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
     ///     server_exec_ms_per_s: 0.2, poll_statement: "SELECT pg_current_snapshot()",
     ///     peak_rss_mb: 30)
     /// ```
-    public init(
+    package init(
         rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int, poll_interval_ms: Double,
         commit_p50_ms: Double, commit_p99_ms: Double, commit_samples: Int,
         idle_cpu_ms_per_s: Double, idle_seconds: Double, idle_screens: Int,
@@ -115,7 +115,7 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
     /// End ≤ 30 ms, another session's commit on screen p50 ≤ 45 ms, peak
     /// memory ≤ 64 MB; at every size, the viewer's idle CPU with its poll
     /// ≤ 5 ms a second.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         let size = rows.formatted()
         var targets: [BenchmarkTarget] = []
         if rows == 2_000_000 {
@@ -155,7 +155,7 @@ public struct PostgresFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(PostgresFigures.table([figures]).joined(separator: "\n"))
     /// ```
-    public static func table(_ figures: [PostgresFigures]) -> [String] {
+    package static func table(_ figures: [PostgresFigures]) -> [String] {
         func pad(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Resource figures of the current process, read from the kernel.
-public enum ProcessMetrics {
+package enum ProcessMetrics {
     /// The peak resident set size of the process, in bytes (`VmHWM` on
     /// Linux, `ru_maxrss` elsewhere).
     ///
@@ -10,7 +10,7 @@ public enum ProcessMetrics {
     /// ```swift
     /// let megabytes = Double(ProcessMetrics.peakResidentBytes()) / 1_048_576
     /// ```
-    public static func peakResidentBytes() -> Int {
+    package static func peakResidentBytes() -> Int {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
@@ -31,7 +31,7 @@ public enum ProcessMetrics {
     /// // ... wait while nothing happens ...
     /// let idleCPU = ProcessMetrics.cpuSeconds() - before
     /// ```
-    public static func cpuSeconds() -> Double {
+    package static func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
@@ -56,7 +56,7 @@ public enum ProcessMetrics {
     ///   backend); for this process, whose dispatch threads come and go,
     ///   use `cpuSeconds()`.
     /// - returns: nil when the process does not exist (or not on Linux).
-    public static func cpuSeconds(ofProcess pid: Int32) -> Double? {
+    package static func cpuSeconds(ofProcess pid: Int32) -> Double? {
         let tasks = "/proc/\(pid)/task"
         if let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) {
             let times = threads.compactMap { thread -> Double? in

@@ -11,28 +11,28 @@ import SQLiteCommandLine
 /// screen, polled every `OtherProcessCommits.fallbackPollingInterval`
 /// without any option, and what the polling costs while nothing is
 /// written, beside a local file, which costs nothing.
-public struct RemoteFileFigures: Codable, Equatable, Sendable {
+package struct RemoteFileFigures: Codable, Equatable, Sendable {
     /// Why the FUSE part was not measured (no bindfs, no /dev/fuse), or
     /// nil when it was.
-    public var fuse_skipped: String?
+    package var fuse_skipped: String?
     /// The interval of the checks, in milliseconds.
-    public var interval_ms: Double
+    package var interval_ms: Double
     /// From the commit behind the mount to the value at the subscriber.
-    public var subscriber_p50_ms: Double?
+    package var subscriber_p50_ms: Double?
     /// The 90th percentile of the same latency.
-    public var subscriber_p90_ms: Double?
+    package var subscriber_p90_ms: Double?
     /// From the commit behind the mount to the viewer's screen that shows it.
-    public var screen_p50_ms: Double?
+    package var screen_p50_ms: Double?
     /// The 90th percentile of the same latency.
-    public var screen_p90_ms: Double?
+    package var screen_p90_ms: Double?
     /// The number of commits measured, for each latency.
-    public var samples: Int
+    package var samples: Int
     /// The CPU used in one second while nothing is written, with the watch
     /// polling the file on the FUSE mount.
-    public var fuse_idle_cpu_ms: Double?
+    package var fuse_idle_cpu_ms: Double?
     /// The CPU used in one second while nothing is written, with the watch
     /// on a local file.
-    public var local_idle_cpu_ms: Double
+    package var local_idle_cpu_ms: Double
 
     /// Creates figures; the FUSE ones are nil when the FUSE part is skipped.
     ///
@@ -43,7 +43,7 @@ public struct RemoteFileFigures: Codable, Equatable, Sendable {
     ///     fuse_skipped: nil, interval_ms: 100, subscriber_p50_ms: 50, subscriber_p90_ms: 90,
     ///     screen_p50_ms: 55, screen_p90_ms: 95, samples: 40, fuse_idle_cpu_ms: 3, local_idle_cpu_ms: 0.01)
     /// ```
-    public init(
+    package init(
         fuse_skipped: String?, interval_ms: Double,
         subscriber_p50_ms: Double? = nil, subscriber_p90_ms: Double? = nil,
         screen_p50_ms: Double? = nil, screen_p90_ms: Double? = nil,
@@ -62,7 +62,7 @@ public struct RemoteFileFigures: Codable, Equatable, Sendable {
 
     /// The targets: the screen within the interval + 20 ms (p90), polling
     /// costs at most 5 ms of CPU a second, a local file nothing.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         var targets: [BenchmarkTarget] = []
         let interval = String(format: "%g", interval_ms / 1000)
         if let screen_p90_ms {
@@ -87,7 +87,7 @@ public struct RemoteFileFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(figures.table.joined(separator: "\n"))
     /// ```
-    public var table: [String] {
+    package var table: [String] {
         func format(_ value: Double?) -> String {
             value.map { String(format: "%.2f", $0) } ?? "-"
         }
@@ -119,14 +119,14 @@ public struct RemoteFileFigures: Codable, Equatable, Sendable {
 /// ```swift
 /// let figures = try RemoteFileBenchmark(directory: directory).run()
 /// ```
-public struct RemoteFileBenchmark: Sendable {
+package struct RemoteFileBenchmark: Sendable {
     /// Where the files are made. It is removed at the end.
-    public var directory: URL
+    package var directory: URL
     /// The number of commits measured, for each latency.
-    public var samples: Int
+    package var samples: Int
 
     /// Creates a benchmark.
-    public init(directory: URL, samples: Int = 40) {
+    package init(directory: URL, samples: Int = 40) {
         self.directory = directory
         self.samples = samples
     }
@@ -138,7 +138,7 @@ public struct RemoteFileBenchmark: Sendable {
     /// - throws: An error if the `sqlite3` command can not run, or a
     ///   commit does not show within 5 seconds.
     @MainActor
-    public func run(log: (String) -> Void = { _ in }) throws -> RemoteFileFigures {
+    package func run(log: (String) -> Void = { _ in }) throws -> RemoteFileFigures {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let interval = OtherProcessCommits.fallbackPollingInterval

@@ -7,45 +7,45 @@ import SQLiteCommandLine
 
 /// The figures of a rollback-journal (DELETE) writer that commits back to
 /// back, watched by a subscriber of `includingOtherProcesses()`.
-public struct RollbackJournalFigures: Codable, Equatable, Sendable {
+package struct RollbackJournalFigures: Codable, Equatable, Sendable {
     /// The commits of the burst, one transaction each.
-    public var commits: Int
+    package var commits: Int
     /// The writer's commits per second with nobody watching.
-    public var alone_commits_per_s: Double
+    package var alone_commits_per_s: Double
     /// The writer's commits per second while the subscriber watches.
-    public var watched_commits_per_s: Double
+    package var watched_commits_per_s: Double
     /// How long the watched burst lasted.
-    public var burst_s: Double
+    package var burst_s: Double
     /// The values the subscriber received during the burst, and the one
     /// that holds its last commit.
-    public var values: Int
+    package var values: Int
     /// The median time from a commit to the first value that holds it.
-    public var late_p50_ms: Double
+    package var late_p50_ms: Double
     /// The 99th percentile of the same.
-    public var late_p99_ms: Double
+    package var late_p99_ms: Double
     /// The time from the last commit to the value that holds it.
-    public var final_ms: Double
+    package var final_ms: Double
     /// Whether the last value holds the last commit.
-    public var ends_with_last_commit: Bool
+    package var ends_with_last_commit: Bool
     /// Of `uri_commits` commits, a few milliseconds apart, how many a
     /// subscriber on the same file opened from a `file:` URI saw.
-    public var uri_commits_seen: Int
+    package var uri_commits_seen: Int
     /// The commits made for the `file:` URI subscriber.
-    public var uri_commits: Int
+    package var uri_commits: Int
 
     /// The mean time between two values during the burst.
-    public var mean_interval_ms: Double {
+    package var mean_interval_ms: Double {
         burst_s * 1000 / Double(max(values, 1))
     }
 
     /// The writer's rate while watched, as a share of its rate alone.
-    public var writer_share: Double {
+    package var writer_share: Double {
         alone_commits_per_s > 0 ? watched_commits_per_s / alone_commits_per_s : 0
     }
 
     /// The targets: a value at least every 300 ms on average, the last one
     /// holding the last commit, and the writer at 85% of its rate alone.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         [
             BenchmarkTarget(
                 "a value every ≤ 300 ms on average while a DELETE-journal writer commits back to back",
@@ -70,7 +70,7 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(RollbackJournalFigures.table(figures).joined(separator: "\n"))
     /// ```
-    public static func table(_ figures: RollbackJournalFigures) -> [String] {
+    package static func table(_ figures: RollbackJournalFigures) -> [String] {
         func pad(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }
@@ -109,14 +109,14 @@ public struct RollbackJournalFigures: Codable, Equatable, Sendable {
 /// ```swift
 /// let figures = try RollbackJournalBenchmark(directory: directory).run()
 /// ```
-public struct RollbackJournalBenchmark: Sendable {
+package struct RollbackJournalBenchmark: Sendable {
     /// Where the database is made. It is removed at the end.
-    public var directory: URL
+    package var directory: URL
     /// How long each burst lasts, at least, in seconds.
-    public var seconds: Double
+    package var seconds: Double
 
     /// Creates a benchmark.
-    public init(directory: URL, seconds: Double = 2.5) {
+    package init(directory: URL, seconds: Double = 2.5) {
         self.directory = directory
         self.seconds = seconds
     }
@@ -126,7 +126,7 @@ public struct RollbackJournalBenchmark: Sendable {
     /// - parameter log: Where to report progress.
     /// - throws: An error if the `sqlite3` command can not run, or the
     ///   first value does not come within 10 seconds.
-    public func run(log: (String) -> Void = { _ in }) throws -> RollbackJournalFigures {
+    package func run(log: (String) -> Void = { _ in }) throws -> RollbackJournalFigures {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("rollback-journal.sqlite").path

@@ -9,37 +9,37 @@ import Synchronization
 /// Many subscriptions to the commits of another process on one database
 /// (issue 25): what one commit costs, whatever their number, and whether
 /// they disturb each other.
-public struct ScaleFigures: Codable, Equatable, Sendable {
+package struct ScaleFigures: Codable, Equatable, Sendable {
     /// The fetches of one shared observation for `commits` commits, with
     /// `consumers` consumers of `values(includingOtherProcessesIn:)`.
-    public struct SharedFetches: Codable, Equatable, Sendable {
-        public var consumers: Int
-        public var fetches: Int
+    package struct SharedFetches: Codable, Equatable, Sendable {
+        package var consumers: Int
+        package var fetches: Int
     }
 
     /// The commits of each measure of fetches.
-    public var commits: Int
-    public var shared: [SharedFetches]
+    package var commits: Int
+    package var shared: [SharedFetches]
     /// One publisher of the shared observation subscribed 50 times.
-    public var publisher_50_fetches: Int
+    package var publisher_50_fetches: Int
     /// `notifyChanges` runs on the writer, with 50 consumers.
-    public var notifications_50: Int
+    package var notifications_50: Int
     /// The values of an observation that did not ask for other processes,
     /// beside a shared one that asked, for `crosstalk_commits` commits: a
     /// pool publishes its first value twice, so 2 is none from them.
-    public var crosstalk_commits: Int
-    public var bystander_values: Int
+    package var crosstalk_commits: Int
+    package var bystander_values: Int
     /// A plain observation of a writable pool, after its first values.
-    public var pool_values: Int
-    public var pool_fetches: Int
+    package var pool_values: Int
+    package var pool_fetches: Int
     /// An async feed beside a sink that takes 1 s per value.
-    public var feed_commits: Int
-    public var feed_states: Int
-    public var feed_p50_ms: Double
-    public var feed_max_ms: Double
+    package var feed_commits: Int
+    package var feed_states: Int
+    package var feed_p50_ms: Double
+    package var feed_max_ms: Double
 
     /// Issue 25's targets.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         var targets = shared.map { figure in
             BenchmarkTarget(
                 name: "shared observation, \(figure.consumers) consumers: ≤ 1 fetch per commit",
@@ -68,7 +68,7 @@ public struct ScaleFigures: Codable, Equatable, Sendable {
     }
 
     /// The figures as lines of a table; `targets` tells which are met.
-    public var table: [String] {
+    package var table: [String] {
         var lines = ["observations at scale: \(commits) commits of another process (sqlite3), one writable DatabasePool"]
         lines.append("  shared observation, fetches: " + shared.map { "\($0.fetches) with \($0.consumers) consumers" }
             .joined(separator: ", "))
@@ -84,19 +84,19 @@ public struct ScaleFigures: Codable, Equatable, Sendable {
 
 /// Measures `ScaleFigures` on a small WAL database that the `sqlite3`
 /// command writes, one row per commit, each commit waited for.
-public struct ScaleBenchmark: Sendable {
+package struct ScaleBenchmark: Sendable {
     /// Where the databases are made. It is removed at the end.
-    public var directory: URL
-    public var commits: Int
-    public var consumerCounts: [Int]
+    package var directory: URL
+    package var commits: Int
+    package var consumerCounts: [Int]
 
-    public init(directory: URL, commits: Int = 100, consumerCounts: [Int] = [1, 10, 50, 200]) {
+    package init(directory: URL, commits: Int = 100, consumerCounts: [Int] = [1, 10, 50, 200]) {
         self.directory = directory
         self.commits = commits
         self.consumerCounts = consumerCounts
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> ScaleFigures {
+    package func run(log: (String) -> Void = { _ in }) throws -> ScaleFigures {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var shared: [ScaleFigures.SharedFetches] = []

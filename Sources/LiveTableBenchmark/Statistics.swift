@@ -1,11 +1,11 @@
 /// Summary statistics of measured durations.
-public struct LatencySummary: Equatable, Sendable {
+package struct LatencySummary: Equatable, Sendable {
     /// The number of samples.
-    public var count: Int
+    package var count: Int
     /// The median, in milliseconds.
-    public var p50: Double
+    package var p50: Double
     /// The 99th percentile, in milliseconds.
-    public var p99: Double
+    package var p99: Double
 
     /// Summarizes samples given in seconds, with nearest-rank percentiles.
     ///
@@ -17,7 +17,7 @@ public struct LatencySummary: Equatable, Sendable {
     /// ```
     ///
     /// - returns: nil when there is no sample.
-    public init?(seconds samples: [Double]) {
+    package init?(seconds samples: [Double]) {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()
         func percentile(_ p: Double) -> Double {

@@ -8,7 +8,7 @@ import GRDB
 /// ```swift
 /// try ViewerBenchmark.makeTable(atPath: "/tmp/big.sqlite", rows: 2_000_000)
 /// ```
-public enum ViewerBenchmark {
+package enum ViewerBenchmark {
     /// Creates (or replaces) the table `item(id INTEGER PRIMARY KEY, name
     /// TEXT, score INTEGER, note TEXT)` with `rows` rows and an index on
     /// `score` (not on `name`), in a rollback-journal file, as another
@@ -16,7 +16,7 @@ public enum ViewerBenchmark {
     ///
     /// - parameter path: The database file (created if missing).
     /// - parameter rows: The number of rows.
-    public static func makeTable(atPath path: String, rows: Int) throws {
+    package static func makeTable(atPath path: String, rows: Int) throws {
         let dbQueue = try DatabaseQueue(path: path)
         defer { try? dbQueue.close() }
         try dbQueue.write { db in

@@ -19,7 +19,7 @@ import Synchronization
 /// ```
 ///
 /// - important: The other process writes to the files: benchmark files only.
-public final class ViewerBusyFileBenchmark: Sendable {
+package final class ViewerBusyFileBenchmark: Sendable {
     /// The commits per second of the other process, for the CPU figures.
     static let commitsPerSecond = 30.0
     /// How long each CPU case writes.
@@ -28,13 +28,13 @@ public final class ViewerBusyFileBenchmark: Sendable {
     private let directory: URL
     private let log: @Sendable (String) -> Void
 
-    public init(directory: URL, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(directory: URL, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.directory = directory
         self.log = log
     }
 
     /// Runs the measurement. Call it off the main thread.
-    public func run() throws -> ViewerBusyFileFigures {
+    package func run() throws -> ViewerBusyFileFigures {
         precondition(!Thread.isMainThread, "The app loop runs on the main queue")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -298,45 +298,45 @@ struct MeteredViewerProgram: AppProgram {
 }
 
 /// The figures of `ViewerBusyFileBenchmark`.
-public struct ViewerBusyFileFigures: Codable, Equatable, Sendable {
+package struct ViewerBusyFileFigures: Codable, Equatable, Sendable {
     /// The viewer's CPU while another process commits `commits_per_s`.
-    public struct CPUCase: Codable, Equatable, Sendable {
-        public var rows: Int
+    package struct CPUCase: Codable, Equatable, Sendable {
+        package var rows: Int
         /// What each commit changes: "another table", "outside the window", "a visible row".
-        public var commits: String
-        public var commits_per_s: Double
+        package var commits: String
+        package var commits_per_s: Double
         /// The viewer's CPU, in % of a core.
-        public var cpu_percent: Double
+        package var cpu_percent: Double
         /// The figure of issue 25, measured on the main branch before.
-        public var today_percent: Double?
-        public var target_percent: Double
-        public var cpu_per_commit_ms: Double
+        package var today_percent: Double?
+        package var target_percent: Double
+        package var cpu_per_commit_ms: Double
         /// The parts of a commit's CPU: the update (the diff), the draw (the
         /// render), the count, and the rest (the window's fetch and the watch).
-        public var update_ms: Double
-        public var draw_ms: Double
-        public var count_ms: Double
-        public var fetch_ms: Double
-        public var windows_per_commit: Double
-        public var counts_per_commit: Double
-        public var draws_per_commit: Double
+        package var update_ms: Double
+        package var draw_ms: Double
+        package var count_ms: Double
+        package var fetch_ms: Double
+        package var windows_per_commit: Double
+        package var counts_per_commit: Double
+        package var draws_per_commit: Double
     }
 
     /// A live `GROUP BY` of a WAL file while another process commits.
-    public struct QueryFigures: Codable, Equatable, Sendable {
-        public var run_s: Double
-        public var commits_per_s: Double
-        public var samples: Int
+    package struct QueryFigures: Codable, Equatable, Sendable {
+        package var run_s: Double
+        package var commits_per_s: Double
+        package var samples: Int
         /// The share of the samples where the screen showed the last commit.
-        public var matching_share: Double
-        public var stale_p50_s: Double
-        public var stale_max_s: Double
+        package var matching_share: Double
+        package var stale_p50_s: Double
+        package var stale_max_s: Double
     }
 
-    public var cpu: [CPUCase]
-    public var wal_query: QueryFigures
+    package var cpu: [CPUCase]
+    package var wal_query: QueryFigures
 
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         cpu.map { item in
             BenchmarkTarget(
                 "viewer of \(item.rows.formatted()) rows, 30 commits/s to \(item.commits) ≤ "
@@ -350,7 +350,7 @@ public struct ViewerBusyFileFigures: Codable, Equatable, Sendable {
         ]
     }
 
-    public var table: [String] {
+    package var table: [String] {
         var lines = ["viewer of a busy file (CPU per commit, in ms: update/diff, draw, count, fetch and watch)"]
         lines.append("        rows  commits to            % core  today  ms/commit  update   draw  count  fetch"
             + "  windows counts draws /commit")

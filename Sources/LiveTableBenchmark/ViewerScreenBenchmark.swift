@@ -37,7 +37,7 @@ import SQLiteCommandLine
 ///
 /// - important: The other process writes to the file: use it on benchmark
 ///   tables only.
-public final class ViewerScreenBenchmark: @unchecked Sendable {
+package final class ViewerScreenBenchmark: @unchecked Sendable {
     // @unchecked Sendable: the screen protects itself; the other
     // properties are constants.
 
@@ -45,21 +45,21 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     private static let table = "item"
 
     /// How much a run measures: the number of each kind of sample.
-    public struct Samples: Sendable {
+    package struct Samples: Sendable {
         /// The number of End and of Home presses.
-        public var jumps = 10
+        package var jumps = 10
         /// The number of updates of the other process.
-        public var updates = 200
+        package var updates = 200
         /// The number of `]` presses on each column.
-        public var sorts = 3
+        package var sorts = 3
         /// The number of updates of the other process while sorted by the
         /// unindexed column (each one a scan).
-        public var sortedUpdates = 10
+        package var sortedUpdates = 10
         /// How long the writer writes, alone, then with the viewer open.
-        public var writerSeconds: Double = 2
+        package var writerSeconds: Double = 2
 
         /// The default samples of `livetable bench`.
-        public init() {}
+        package init() {}
     }
 
     private let path: String
@@ -78,7 +78,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// - parameter frameTimeout: How long to wait for an expected screen
     ///   before failing.
     /// - parameter log: Where to report progress.
-    public init(
+    package init(
         path: String, samples: Samples = Samples(), frameTimeout: Double = 60,
         log: @escaping (String) -> Void = { _ in })
     {
@@ -92,7 +92,7 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
     /// Runs the measurement. Call it off the main thread.
     ///
     /// - returns: The figures.
-    public func run() throws -> ViewerScreenFigures {
+    package func run() throws -> ViewerScreenFigures {
         precondition(!Thread.isMainThread, "The app loop runs on the main queue")
         let other = try SQLiteCommand(path: path)
         defer { other.close() }
@@ -302,9 +302,9 @@ public final class ViewerScreenBenchmark: @unchecked Sendable {
 }
 
 /// An error of the viewer's benchmark, in one line.
-public struct ViewerScreenBenchmarkError: Error, CustomStringConvertible {
+package struct ViewerScreenBenchmarkError: Error, CustomStringConvertible {
     /// What went wrong.
-    public var description: String
+    package var description: String
 
     init(_ description: String) {
         self.description = description
@@ -324,14 +324,14 @@ public struct ViewerScreenBenchmarkError: Error, CustomStringConvertible {
 /// let suite = ViewerScreenSuite(sizes: [2_000_000], directory: directory)
 /// let figures = try suite.run { path in try measureInChildProcess(path) }
 /// ```
-public struct ViewerScreenSuite: Sendable {
+package struct ViewerScreenSuite: Sendable {
     /// The numbers of rows of the tables.
-    public var sizes: [Int]
+    package var sizes: [Int]
     /// Where the tables are generated. It is removed at the end.
-    public var directory: URL
+    package var directory: URL
 
     /// Creates a suite.
-    public init(sizes: [Int], directory: URL) {
+    package init(sizes: [Int], directory: URL) {
         self.sizes = sizes
         self.directory = directory
     }
@@ -342,7 +342,7 @@ public struct ViewerScreenSuite: Sendable {
     /// - parameter log: Where to report progress.
     /// - parameter measure: Measures the viewer on a database file.
     /// - returns: The figures, one per size.
-    public func run(
+    package func run(
         log: (String) -> Void = { _ in },
         measure: (String) throws -> ViewerScreenFigures) throws -> [ViewerScreenFigures]
     {

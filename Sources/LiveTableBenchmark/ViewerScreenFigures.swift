@@ -1,65 +1,65 @@
 import Foundation
 
 /// What one measurement of the viewer's screen found, on one table.
-public struct ViewerScreenFigures: Codable, Equatable, Sendable {
+package struct ViewerScreenFigures: Codable, Equatable, Sendable {
     /// The number of rows of the table.
-    public var rows: Int
+    package var rows: Int
     /// From opening the file to the first drawn screen that shows rows.
-    public var first_rows_ms: Double
+    package var first_rows_ms: Double
     /// From the End key to the drawn screen of the last rows, median.
-    public var end_ms: Double
+    package var end_ms: Double
     /// From the Home key to the drawn screen of the first rows, median.
-    public var home_ms: Double
+    package var home_ms: Double
     /// The number of End and of Home presses.
-    public var jumps: Int
+    package var jumps: Int
     /// From another process's commit of an update of a visible row to the
     /// drawn screen that shows it, median.
-    public var update_p50_ms: Double
+    package var update_p50_ms: Double
     /// The same latency, 99th percentile.
-    public var update_p99_ms: Double
+    package var update_p99_ms: Double
     /// The number of updates measured.
-    public var update_samples: Int
+    package var update_samples: Int
     /// Commits per second of another process that updates rows one
     /// transaction at a time, while no viewer is open: the mean of a run
     /// before the viewer opens and one after it closes.
-    public var writer_commits_per_s: Double
+    package var writer_commits_per_s: Double
     /// The same writer's commits per second while the viewer is open.
-    public var writer_commits_per_s_viewing: Double
+    package var writer_commits_per_s_viewing: Double
     /// The screens the viewer drew while that writer wrote.
-    public var viewer_screens_while_writing: Int
+    package var viewer_screens_while_writing: Int
     /// The peak resident memory of the viewer's process.
-    public var peak_rss_mb: Double
+    package var peak_rss_mb: Double
     /// From `]` on a column with an index (from the natural order, the
     /// selection kept) to the drawn screen of the sorted window, median.
-    public var sort_indexed_ms: Double
+    package var sort_indexed_ms: Double
     /// The same, on a column without an index: a scan of the table.
-    public var sort_unindexed_ms: Double
+    package var sort_unindexed_ms: Double
     /// The number of `]` presses on each column.
-    public var sort_samples: Int
+    package var sort_samples: Int
     /// From another process's commit of an update of a visible row to the
     /// drawn screen that shows it, while sorted by a column without an
     /// index (each update scans the table), median.
-    public var update_sorted_unindexed_p50_ms: Double
+    package var update_sorted_unindexed_p50_ms: Double
     /// The same latency, 99th percentile.
-    public var update_sorted_unindexed_p99_ms: Double
+    package var update_sorted_unindexed_p99_ms: Double
     /// The number of those updates measured.
-    public var update_sorted_unindexed_samples: Int
+    package var update_sorted_unindexed_samples: Int
     /// From Enter in the search prompt (`/`) to the drawn screen of a
     /// match near the end of the table, in the unindexed note column.
-    public var search_ms: Double
+    package var search_ms: Double
     /// From `n` to the drawn screen that says the search wrapped: the next
     /// match is the same row, after a walk of the whole table.
-    public var search_next_ms: Double
+    package var search_next_ms: Double
     /// From Enter in the filter prompt (`f`) to the drawn screen of the
     /// first rows of a filter that scans (`note LIKE '%77777%'`).
-    public var filter_first_rows_ms: Double
+    package var filter_first_rows_ms: Double
     /// From the same Enter to the drawn screen of the filter's exact count.
-    public var filter_count_ms: Double
+    package var filter_count_ms: Double
     /// The number of rows that the filter keeps.
-    public var filter_rows: Int
+    package var filter_rows: Int
     /// `livetable view FILE item --format csv` beside `sqlite3 -csv`, nil
     /// when not measured (see `ExportBenchmark`).
-    public var export: ExportBenchmark.Figures?
+    package var export: ExportBenchmark.Figures?
 
     /// Creates figures.
     ///
@@ -75,7 +75,7 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     ///     update_sorted_unindexed_p50_ms: 900, update_sorted_unindexed_p99_ms: 950,
     ///     update_sorted_unindexed_samples: 10)
     /// ```
-    public init(
+    package init(
         rows: Int, first_rows_ms: Double, end_ms: Double, home_ms: Double, jumps: Int,
         update_p50_ms: Double, update_p99_ms: Double, update_samples: Int,
         writer_commits_per_s: Double, writer_commits_per_s_viewing: Double,
@@ -114,7 +114,7 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
 
     /// The share of its commits per second that the writer keeps while the
     /// viewer is open.
-    public var writerShareViewing: Double {
+    package var writerShareViewing: Double {
         writer_commits_per_s > 0 ? writer_commits_per_s_viewing / writer_commits_per_s : 0
     }
 
@@ -123,7 +123,7 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     /// update on screen p50 ≤ 5 ms; at 10,000,000 rows, peak memory ≤ 64
     /// MB; at every size, a writer keeps at least half its commits per
     /// second while the viewer is open.
-    public var targets: [BenchmarkTarget] {
+    package var targets: [BenchmarkTarget] {
         let size = rows.formatted()
         var targets: [BenchmarkTarget] = []
         if rows == 2_000_000 {
@@ -161,7 +161,7 @@ public struct ViewerScreenFigures: Codable, Equatable, Sendable {
     /// ```swift
     /// print(ViewerScreenFigures.table([figures]).joined(separator: "\n"))
     /// ```
-    public static func table(_ figures: [ViewerScreenFigures]) -> [String] {
+    package static func table(_ figures: [ViewerScreenFigures]) -> [String] {
         func pad(_ text: String, _ width: Int) -> String {
             String(repeating: " ", count: max(0, width - text.count)) + text
         }

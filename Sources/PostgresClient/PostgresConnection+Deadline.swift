@@ -3,18 +3,18 @@ import Foundation
 extension PostgresConnection {
     /// A time by which something must have happened (the server's answer,
     /// a connection), as the timeout of the poll(2) that waits for it.
-    public struct Deadline: Sendable, Equatable {
+    package struct Deadline: Sendable, Equatable {
         /// The seconds it was set for, from when it was made: for a
         /// message ("no answer from the server for 1.5 s").
-        public let seconds: TimeInterval
-        public let time: DispatchTime
+        package let seconds: TimeInterval
+        package let time: DispatchTime
 
-        public init(seconds: TimeInterval) {
+        package init(seconds: TimeInterval) {
             self.seconds = seconds
             time = .now() + seconds
         }
 
-        public init(_ time: DispatchTime) {
+        package init(_ time: DispatchTime) {
             let now = DispatchTime.now().uptimeNanoseconds
             seconds = time.uptimeNanoseconds > now
                 ? TimeInterval(time.uptimeNanoseconds - now) / 1_000_000_000 : 0
@@ -23,13 +23,13 @@ extension PostgresConnection {
 
         /// The milliseconds left, rounded up, for poll(2): 0 once passed
         /// (and only then), so that a poll never returns before the time.
-        public var milliseconds: Int32 {
+        package var milliseconds: Int32 {
             let now = DispatchTime.now().uptimeNanoseconds
             guard time.uptimeNanoseconds > now else { return 0 }
             return Int32(clamping: (time.uptimeNanoseconds - now + 999_999) / 1_000_000)
         }
 
-        public var hasPassed: Bool {
+        package var hasPassed: Bool {
             DispatchTime.now() >= time
         }
 

@@ -8,7 +8,7 @@ import Glibc
 
 extension PostgresConnection {
     /// Runs one statement and returns its whole result.
-    public func execute(
+    package func execute(
         _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil) throws -> PostgresResult
     {
         try withServer { connection in
@@ -45,7 +45,7 @@ extension PostgresConnection {
     /// Runs one statement and calls `body` with each row as it arrives, in
     /// constant memory (libpq's single-row mode): for an export or a count
     /// of a big table.
-    public func forEachRow(
+    package func forEachRow(
         _ sql: String, _ parameters: [String?] = [], timeout: TimeInterval? = nil,
         columns: ([PostgresColumn]) throws -> Void = { _ in },
         _ body: (PostgresRow) throws -> Bool) throws

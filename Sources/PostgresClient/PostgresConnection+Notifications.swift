@@ -3,14 +3,14 @@ import CLibPQ
 /// A notification sent by `NOTIFY channel, 'payload'` (or
 /// `pg_notify(channel, payload)`) to a connection that runs
 /// `LISTEN channel`.
-public struct PostgresNotification: Sendable, Equatable {
-    public var channel: String
-    public var payload: String
+package struct PostgresNotification: Sendable, Equatable {
+    package var channel: String
+    package var payload: String
     /// The server process of the sending session (its `pg_backend_pid()`):
     /// equal to ``PostgresConnection/processID`` for a connection's own.
-    public var processID: Int32
+    package var processID: Int32
 
-    public init(channel: String, payload: String, processID: Int32) {
+    package init(channel: String, payload: String, processID: Int32) {
         self.channel = channel
         self.payload = payload
         self.processID = processID
@@ -22,7 +22,7 @@ public struct PostgresNotification: Sendable, Equatable {
 extension PostgresConnection {
     /// The notifications that arrived since the last call, oldest first;
     /// reads what is waiting on the socket without blocking.
-    public func notifications() throws -> [PostgresNotification] {
+    package func notifications() throws -> [PostgresNotification] {
         try withServer { connection in
             guard PQconsumeInput(connection) != 0 else {
                 throw PostgresError.connectionFailure(connection, secrets: secrets)

@@ -7,8 +7,8 @@ import Synchronization
 /// several threads are serialised. ``cancel()`` is the exception, from any thread.
 // @unchecked: libpq's PGconn is not thread-safe; every use of it holds
 // `lock`. The cancel object, made for use from any thread, has its own.
-public final class PostgresConnection: @unchecked Sendable {
-    public enum Status: Sendable, Equatable {
+package final class PostgresConnection: @unchecked Sendable {
+    package enum Status: Sendable, Equatable {
         case ok
         /// The connection broke (server restarted, network down): calls
         /// fail until ``PostgresConnection/reset()`` succeeds.
@@ -42,7 +42,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// messages (one that did not parse).
     private let unparsedConnectionString: String?
 
-    public init(
+    package init(
         _ connectionString: String, settings: [String: String] = [:],
         timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws
     {
@@ -133,19 +133,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Whether the connection is usable: `.bad` once broken, or left
     /// mid-statement by a timeout. Waits for a running statement.
-    public var status: Status {
+    package var status: Status {
         withConnection { PQstatus($0) == CONNECTION_OK && !abandoned ? .ok : .bad }
     }
 
     /// Whether a statement's answer did not come by its deadline: the connection is left mid-statement,
     /// ``Status/bad`` until ``reset()``. Unlike a broken one, its path may still be frozen: reconnecting
     /// at once would wait out the connect timeout.
-    public var isAbandoned: Bool {
+    package var isAbandoned: Bool {
         withConnection { _ in abandoned }
     }
 
     /// Closes the connection and opens it again with the same options (libpq tries every host again).
-    public func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
+    package func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
         var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
         let started = withConnection { _ in generation }
         // Out of `lock`: the attempt touches no state of this object, and
@@ -190,29 +190,29 @@ public final class PostgresConnection: @unchecked Sendable {
     // MARK: - Connection facts
 
     /// The host the connection reached: a name, an address, or a Unix socket directory.
-    public var host: String { fact(PQhost) }
-    public var port: String { fact(PQport) }
-    public var databaseName: String { fact(PQdb) }
-    public var user: String { fact(PQuser) }
+    package var host: String { fact(PQhost) }
+    package var port: String { fact(PQport) }
+    package var databaseName: String { fact(PQdb) }
+    package var user: String { fact(PQuser) }
     /// The server's version as a number: 150004 for 15.4.
-    public var serverVersion: Int { withConnection { Int(PQserverVersion($0)) } }
+    package var serverVersion: Int { withConnection { Int(PQserverVersion($0)) } }
     /// The server process serving this connection (`pg_backend_pid()`), as
     /// ``PostgresNotification/processID`` reports a notifier.
-    public var processID: Int32 { withConnection { PQbackendPID($0) } }
+    package var processID: Int32 { withConnection { PQbackendPID($0) } }
 
     /// A setting the server reports to every client on its own (`server_version`, `in_hot_standby`,
     /// `TimeZone`…), or nil.
-    public func parameterStatus(_ name: String) -> String? {
+    package func parameterStatus(_ name: String) -> String? {
         withConnection { PQparameterStatus($0, name).map { String(cString: $0) } }
     }
 
     /// Whether the server is a hot standby, which accepts only reads; nil
     /// before PostgreSQL 14, which does not report it.
-    public var isInHotStandby: Bool? {
+    package var isInHotStandby: Bool? {
         parameterStatus("in_hot_standby").map { $0 == "on" }
     }
 
-    public var displayName: String {
+    package var displayName: String {
         PostgresConnectionString(host: host, port: port, databaseName: databaseName, user: user)
             .displayName
     }
@@ -225,14 +225,14 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Asks the server, from any thread, to stop the running statement, which then throws `.canceled`.
     /// Returns at once: the request is sent from the library's queue (see `SideState`).
-    public func cancel() {
+    package func cancel() {
         side.cancel(markingCanceled: true)
     }
 
     /// The connection's socket, to wait on for notifications (a
     /// `DispatchSource.makeReadSource`) without a statement. Changes after
     /// ``reset()``.
-    public var socket: Int32 { side.socket }
+    package var socket: Int32 { side.socket }
 
     // MARK: - The lock
 

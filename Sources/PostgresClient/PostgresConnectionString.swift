@@ -3,17 +3,17 @@ import CLibPQ
 /// A PostgreSQL connection string, read without connecting: the host,
 /// port, database and user it names, for a title; and its redacted form,
 /// for display.
-public struct PostgresConnectionString: Sendable, Equatable {
+package struct PostgresConnectionString: Sendable, Equatable {
     /// The host or hosts (`"db1,db2"`), or a Unix socket directory; nil when the string names none.
-    public var host: String?
-    public var port: String?
-    public var databaseName: String?
-    public var user: String?
+    package var host: String?
+    package var port: String?
+    package var databaseName: String?
+    package var user: String?
     /// Every option the string sets, by libpq's keyword (`"sslmode"`…), except the password, which is
     /// never kept.
-    public var options: [String: String]
+    package var options: [String: String]
 
-    public init(_ string: String) throws {
+    package init(_ string: String) throws {
         var options = try Self.parse(string)
         options["password"] = nil
         self.options = options
@@ -23,7 +23,7 @@ public struct PostgresConnectionString: Sendable, Equatable {
         user = options["user"]
     }
 
-    public var displayName: String {
+    package var displayName: String {
         let place = Self.place(host: host, port: port)
         switch (databaseName, place) {
         case let (name?, place?): return "\(name) on \(place)"
@@ -48,7 +48,7 @@ public struct PostgresConnectionString: Sendable, Equatable {
 
     /// `string` with any password replaced by `***` (URL user info and query, key/value `password=`),
     /// even in strings libpq would refuse, so that whatever a user typed can be shown.
-    public static func redacted(_ string: String) -> String {
+    package static func redacted(_ string: String) -> String {
         if isURI(string) {
             return redactingQueryPasswords(in: redactingUserInfo(in: string))
         }

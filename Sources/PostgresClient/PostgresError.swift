@@ -2,9 +2,9 @@ import CLibPQ
 
 /// An error from PostgreSQL or from libpq: one line, with the server's
 /// SQLSTATE when there is one, and never a password.
-public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What went wrong, in the terms a caller acts on.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The server could not be reached, refused the connection, or the
         /// connection broke (server restarted, network down, session killed).
         case connection
@@ -26,18 +26,18 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         case usage
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The five-character SQLSTATE code the server sent ("42P01"), or nil
     /// when the error comes from libpq itself (a refused connection).
-    public var sqlState: String?
+    package var sqlState: String?
     /// The primary message, on one line, without any password.
-    public var message: String
-    public var detail: String?
-    public var hint: String?
+    package var message: String
+    package var detail: String?
+    package var hint: String?
 
     /// Makes an error. The message must already be free of passwords: the
     /// library's own errors go through its scrubbing.
-    public init(
+    package init(
         kind: Kind, message: String, sqlState: String? = nil,
         detail: String? = nil, hint: String? = nil)
     {
@@ -48,7 +48,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         self.hint = hint
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 // MARK: - Making errors from libpq

@@ -1,12 +1,12 @@
 import CLibPQ
 
 /// A column of a result: its name and the OID of its type in `pg_type`.
-public struct PostgresColumn: Sendable, Equatable, Hashable {
-    public var name: String
+package struct PostgresColumn: Sendable, Equatable, Hashable {
+    package var name: String
     /// The OID of the column's type (`pg_type.oid`): 23 for `int4`, 25 for `text`…
-    public var typeOID: UInt32
+    package var typeOID: UInt32
 
-    public init(name: String, typeOID: UInt32) {
+    package init(name: String, typeOID: UInt32) {
         self.name = name
         self.typeOID = typeOID
     }
@@ -14,17 +14,17 @@ public struct PostgresColumn: Sendable, Equatable, Hashable {
 
 /// The whole result of a statement: its columns, and its rows as
 /// PostgreSQL prints them (text), NULL as nil.
-public struct PostgresResult: Sendable, Equatable {
+package struct PostgresResult: Sendable, Equatable {
     /// The columns; empty for a statement that returns no rows (`UPDATE`).
-    public var columns: [PostgresColumn]
-    public var rows: [[String?]]
+    package var columns: [PostgresColumn]
+    package var rows: [[String?]]
     /// The command tag the server sent (`"SELECT 3"`); empty for an empty statement.
-    public var commandTag: String
+    package var commandTag: String
     /// The rows an `INSERT`, `UPDATE`, `DELETE`, `MERGE`, `SELECT`, `MOVE`,
     /// `FETCH` or `COPY` touched; nil for other commands.
-    public var affectedRows: Int?
+    package var affectedRows: Int?
 
-    public init(columns: [PostgresColumn], rows: [[String?]], commandTag: String, affectedRows: Int?) {
+    package init(columns: [PostgresColumn], rows: [[String?]], commandTag: String, affectedRows: Int?) {
         self.columns = columns
         self.rows = rows
         self.commandTag = commandTag
@@ -47,7 +47,7 @@ public struct PostgresResult: Sendable, Equatable {
 /// One row of a streamed result (``PostgresConnection/forEachRow(_:_:timeout:columns:_:)``),
 /// read in place: its values stay in libpq's memory, so that an export can
 /// copy their bytes without making a `String` of each.
-public struct PostgresRow {
+package struct PostgresRow {
     private let result: OpaquePointer
     private let index: Int32
 
@@ -56,18 +56,18 @@ public struct PostgresRow {
         self.index = index
     }
 
-    public var count: Int { Int(PQnfields(result)) }
+    package var count: Int { Int(PQnfields(result)) }
 
     /// Whether the value of `column` (0-based) is NULL. A column out of
     /// range reads as NULL.
-    public func isNull(column: Int) -> Bool {
+    package func isNull(column: Int) -> Bool {
         guard (0..<count).contains(column) else { return true }
         return PQgetisnull(result, index, Int32(column)) != 0
     }
 
     /// Calls `body` with the UTF-8 bytes of the value of `column`, as PostgreSQL prints it; empty for
     /// NULL and a column out of range. The bytes are valid only during `body`.
-    public func withBytes<T>(column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    package func withBytes<T>(column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard !isNull(column: column), let value = PQgetvalue(result, index, Int32(column)) else {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
@@ -76,12 +76,12 @@ public struct PostgresRow {
     }
 
     /// The value of `column` as text; nil for NULL. Bytes that are not UTF-8 are replaced with U+FFFD.
-    public func string(column: Int) -> String? {
+    package func string(column: Int) -> String? {
         if isNull(column: column) { return nil }
         return withBytes(column: column) { String(decoding: $0, as: UTF8.self) }
     }
 
-    public var values: [String?] {
+    package var values: [String?] {
         (0..<count).map { string(column: $0) }
     }
 }

@@ -7,14 +7,14 @@ import Glibc
 /// interrupt of a connection attempt, and a poll's own stop.
 // @unchecked Sendable: descriptors, read and written with system calls
 // that are safe from any thread.
-public final class WakeUpDescriptor: @unchecked Sendable {
+package final class WakeUpDescriptor: @unchecked Sendable {
     /// The end to poll, readable once signalled until cleared; -1 when no descriptor was left: poll(2)
     /// ignores it, and the sleeper wakes only by its own timeout.
-    public let descriptor: Int32
+    package let descriptor: Int32
     /// The end ``signal()`` writes to (internal: a test checks its flags).
     let writer: Int32
 
-    public init() {
+    package init() {
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
         if socketpair(AF_UNIX, type, 0, &ends) != 0 {
@@ -30,14 +30,14 @@ public final class WakeUpDescriptor: @unchecked Sendable {
     }
 
     /// Wakes the sleeper: ``descriptor`` is readable until ``clear()``.
-    public func signal() {
+    package func signal() {
         guard writer >= 0 else { return }
         var byte: UInt8 = 1
         // Full (many signals unread), it needs no more: it is readable.
         _ = send(writer, &byte, 1, Int32(MSG_NOSIGNAL))
     }
 
-    public func clear() {
+    package func clear() {
         guard descriptor >= 0 else { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes in
             while read(descriptor, bytes.baseAddress, bytes.count) > 0 {}

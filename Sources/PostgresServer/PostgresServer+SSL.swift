@@ -16,7 +16,7 @@ extension PostgresServer {
     /// let string = "host=localhost port=\(server.port) dbname=postgres user=viewer "
     ///     + "sslmode=verify-full sslrootcert=\(authority.path)"
     /// ```
-    public var certificateAuthority: URL? {
+    package var certificateAuthority: URL? {
         let file = Self.certificateDirectory(of: directory).appendingPathComponent("ca.crt")
         return FileManager.default.fileExists(atPath: file.path) ? file : nil
     }

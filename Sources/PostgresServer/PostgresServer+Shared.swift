@@ -16,7 +16,7 @@ extension PostgresServer {
     /// ```
     ///
     /// - throws: The error of its start, to every test that asks for it.
-    public static var shared: PostgresServer {
+    package static var shared: PostgresServer {
         get throws { try sharedServer.get() }
     }
 
@@ -37,7 +37,7 @@ extension PostgresServer {
     /// ```swift
     /// if let reason = PostgresServer.unavailableReason { print("skipped: \(reason)") }
     /// ```
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         do {
             _ = try PostgresPrograms.find()
             return nil

@@ -15,7 +15,7 @@ extension PostgresServer {
     /// try standby.waitUntilReplayed()
     /// print(try standby.psql("SELECT count(*) FROM item;", database: "shop", as: standby.viewer))
     /// ```
-    public func makeStandby() throws -> PostgresServer {
+    package func makeStandby() throws -> PostgresServer {
         let standbyDirectory = try programs.makeDirectory()
         ServerRegistry.shared.register(standbyDirectory, programs: programs)
         let data = standbyDirectory.appendingPathComponent("data").path
@@ -48,7 +48,7 @@ extension PostgresServer {
     ///
     /// - throws: `Failure` when this server is no standby, or after
     ///   `timeout` seconds.
-    public func waitUntilReplayed(timeout: TimeInterval = 10) throws {
+    package func waitUntilReplayed(timeout: TimeInterval = 10) throws {
         guard let primary else { throw Failure("\(directory.path) is not a standby") }
         let target = try primary.psql("SELECT pg_current_wal_flush_lsn();")
         guard target.allSatisfy({ $0.isHexDigit || $0 == "/" }) else {

@@ -31,7 +31,7 @@ import Glibc
 /// print(server.url(role: server.viewer, database: "shop", host: .tcp))
 /// // postgres://viewer:…@127.0.0.1:43117/shop
 /// ```
-public final class PostgresServer: Sendable {
+package final class PostgresServer: Sendable {
     /// A role of the server: its name and password.
     ///
     /// Its description, debug description and mirror show the name only: a
@@ -41,30 +41,30 @@ public final class PostgresServer: Sendable {
     /// let intruder = PostgresServer.Role(name: "viewer", password: "wrong")
     /// XCTAssertThrowsError(try server.psql("SELECT 1;", as: intruder))
     /// ```
-    public struct Role: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    package struct Role: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
         /// The role's name.
-        public var name: String
+        package var name: String
         /// The role's password.
-        public var password: String
+        package var password: String
 
         /// A role, for a login with this name and password.
-        public init(name: String, password: String) {
+        package init(name: String, password: String) {
             self.name = name
             self.password = password
         }
 
         /// The role's name.
-        public var description: String { name }
+        package var description: String { name }
         /// The role's name.
-        public var debugDescription: String { "Role(\(name))" }
+        package var debugDescription: String { "Role(\(name))" }
         /// The role's name, without its password.
-        public var customMirror: Mirror { Mirror(self, children: ["name": name]) }
+        package var customMirror: Mirror { Mirror(self, children: ["name": name]) }
     }
 
     /// How a client reaches the server.
-    public enum Host: Sendable {
+    package enum Host: Sendable {
         /// The Unix socket in the server's directory.
         case socket
         /// TCP on 127.0.0.1.
@@ -72,7 +72,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// How `stop(mode:)` ends the server's sessions (`pg_ctl -m`).
-    public enum ShutdownMode: String, Sendable {
+    package enum ShutdownMode: String, Sendable {
         /// Waits for the sessions to end.
         case smart
         /// Ends the sessions, and shuts down cleanly.
@@ -82,9 +82,9 @@ public final class PostgresServer: Sendable {
     }
 
     /// An error of the server's programs, in one line, without any password.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The error, in one line.
-        public var description: String
+        package var description: String
 
         init(_ description: String, hiding secrets: [String] = []) {
             var text = description
@@ -97,18 +97,18 @@ public final class PostgresServer: Sendable {
 
     /// The server's directory: the data directory `data`, the Unix socket,
     /// the log `server.log`.
-    public let directory: URL
+    package let directory: URL
     /// The TCP port on 127.0.0.1, which is also the number of the socket's
     /// file in `directory`.
-    public let port: Int
+    package let port: Int
     /// The superuser, `postgres`.
-    public let superuser: Role
+    package let superuser: Role
     /// The role that owns the databases and writes their tables.
-    public let writer: Role
+    package let writer: Role
     /// The role that may only connect and read.
-    public let viewer: Role
+    package let viewer: Role
     /// The server that this one replays, when it is a hot standby.
-    public let primary: PostgresServer?
+    package let primary: PostgresServer?
 
     let programs: PostgresPrograms
     private let isRemoved = Mutex(false)
@@ -134,7 +134,7 @@ public final class PostgresServer: Sendable {
     ///   would change what the tests and the benchmark measure.
     /// - throws: `Failure` when PostgreSQL (or, with `ssl`, the `openssl`
     ///   program) is missing or does not start.
-    public convenience init(settings: [String: String] = [:], ssl: Bool = false) throws {
+    package convenience init(settings: [String: String] = [:], ssl: Bool = false) throws {
         let programs = try PostgresPrograms.find()
         let directory = try programs.makeDirectory()
         ServerRegistry.shared.register(directory, programs: programs)
@@ -185,13 +185,13 @@ public final class PostgresServer: Sendable {
 
     /// Starts the server, stopped by `stop(mode:)`, and waits until it
     /// accepts connections.
-    public func start() throws {
+    package func start() throws {
         try Self.start(directory: directory, programs: programs)
     }
 
     /// Stops the server, and waits until it has exited. Its data stays:
     /// `start()` serves it again.
-    public func stop(mode: ShutdownMode = .fast) throws {
+    package func stop(mode: ShutdownMode = .fast) throws {
         let running = processID
         let output = try programs.run(
             "pg_ctl", ["-D", dataDirectory.path, "-m", mode.rawValue, "-w", "-t", "60", "stop"],
@@ -210,14 +210,14 @@ public final class PostgresServer: Sendable {
 
     /// Stops the server and starts it again, on the same port and socket:
     /// its clients lose their connections.
-    public func restart(mode: ShutdownMode = .fast) throws {
+    package func restart(mode: ShutdownMode = .fast) throws {
         try stop(mode: mode)
         try start()
     }
 
     /// Stops the server at once, and deletes its directory. Done at exit
     /// for every server this process made and did not remove.
-    public func remove() {
+    package func remove() {
         isRemoved.withLock { isRemoved in
             guard !isRemoved else { return }
             isRemoved = true
@@ -226,7 +226,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// The process id of the server (the postmaster), when it runs.
-    public var processID: pid_t? {
+    package var processID: pid_t? {
         let file = dataDirectory.appendingPathComponent("postmaster.pid")
         guard let text = try? String(contentsOf: file, encoding: .utf8),
               let first = text.split(separator: "\n").first,
@@ -260,7 +260,7 @@ public final class PostgresServer: Sendable {
     /// ```
     ///
     /// - parameter name: letters, digits and underscores, at most 63.
-    public func createDatabase(_ name: String) throws {
+    package func createDatabase(_ name: String) throws {
         guard !name.isEmpty, name.count <= 63,
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) })
         else {
@@ -295,7 +295,7 @@ public final class PostgresServer: Sendable {
     ///   host part, as libpq reads it.
     /// - parameter withPassword: false for a URL whose password comes from
     ///   elsewhere (`PGPASSWORD`, `~/.pgpass`), or for none at all.
-    public func url(
+    package func url(
         role: Role, database: String = "postgres", host: Host = .socket, withPassword: Bool = true) -> String
     {
         let hostPart = switch host {
@@ -323,7 +323,7 @@ public final class PostgresServer: Sendable {
     ///   "permission denied for table item") when a statement fails: the
     ///   statements after it do not run.
     @discardableResult
-    public func psql(
+    package func psql(
         _ sql: String, database: String = "postgres", as role: Role? = nil,
         timeout: TimeInterval = 30) throws -> String
     {
@@ -351,7 +351,7 @@ public final class PostgresServer: Sendable {
     /// ```
     ///
     /// - parameter role: the superuser when nil.
-    public func session(database: String = "postgres", as role: Role? = nil) throws -> PostgresSession {
+    package func session(database: String = "postgres", as role: Role? = nil) throws -> PostgresSession {
         let role = role ?? superuser
         // Started by Foundation's `Process`, not through the wrapper of
         // `psql(_:)`: psql starts no process that would outlive it and keep

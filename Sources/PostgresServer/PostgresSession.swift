@@ -19,7 +19,7 @@ import LineSession
 /// - important: A lost connection (the server restarted) ends the session:
 ///   make another one. Its errors (`LineSession.Failure`) never hold the
 ///   server's passwords.
-public final class PostgresSession: LineSession, @unchecked Sendable {
+package final class PostgresSession: LineSession, @unchecked Sendable {
     /// Starts `psql` and waits for its connection.
     ///
     /// - throws: `LineSession.Failure` with psql's error when it can not

@@ -23,17 +23,17 @@ import Glibc
 /// // Write mount.source.appendingPathComponent("app.sqlite") with sqlite3,
 /// // watch mount.mountPoint.appendingPathComponent("app.sqlite").
 /// ```
-public final class FuseMount: Sendable {
+package final class FuseMount: Sendable {
     private let isMounted = Mutex(true)
 
     /// The directory that the mount shows: "the other machine's" side.
-    public let source: URL
+    package let source: URL
     /// Where the directory is mounted: this machine's side.
-    public let mountPoint: URL
+    package let mountPoint: URL
 
     /// Why no mount can be made here, or nil when one can: `bindfs`,
     /// `fusermount` and `/dev/fuse` are needed.
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         if executable("bindfs") == nil {
             return "bindfs is not installed (apt-get install bindfs)"
         }
@@ -51,7 +51,7 @@ public final class FuseMount: Sendable {
     /// - parameter directIO: False for a mount that caches pages, where
     ///   SQLite can open a WAL file (and never sees the other side's commits).
     /// - throws: `SQLiteCommand.Failure` with `bindfs`'s error.
-    public init(in directory: URL, directIO: Bool = true) throws {
+    package init(in directory: URL, directIO: Bool = true) throws {
         self.directIO = directIO
         source = directory.appendingPathComponent("source", isDirectory: true)
         mountPoint = directory.appendingPathComponent("mount", isDirectory: true)
@@ -76,7 +76,7 @@ public final class FuseMount: Sendable {
 
     /// Unmounts (lazily if a process has a file open there: it keeps the
     /// old mount) and mounts again, as a network share is remounted.
-    public func remount() throws {
+    package func remount() throws {
         unmount()
         try mount()
         isMounted.withLock { $0 = true }
@@ -88,7 +88,7 @@ public final class FuseMount: Sendable {
 
     /// Unmounts, once: lazily if a process still has a file open there, so
     /// that the mount goes with its last user.
-    public func unmount() {
+    package func unmount() {
         let wasMounted = isMounted.withLock { isMounted in
             defer { isMounted = false }
             return isMounted

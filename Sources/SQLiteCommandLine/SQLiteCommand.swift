@@ -14,9 +14,9 @@ import LineSession
 /// let committed = try other.run("INSERT INTO player(name) VALUES ('Arthur');")
 /// print(try other.output("SELECT COUNT(*) FROM player;")) // "1"
 /// ```
-public final class SQLiteCommand: LineSession, @unchecked Sendable {
+package final class SQLiteCommand: LineSession, @unchecked Sendable {
     /// What the command printed as an error, or that it did not answer.
-    public typealias Failure = LineSession.Failure
+    package typealias Failure = LineSession.Failure
 
     /// Starts `sqlite3 path`, which waits up to `busyTimeout` seconds for a
     /// lock held by another connection.
@@ -28,7 +28,7 @@ public final class SQLiteCommand: LineSession, @unchecked Sendable {
     /// ```
     ///
     /// - throws: `Failure` when the command can not run.
-    public init(path: String, busyTimeout: Double = 10) throws {
+    package init(path: String, busyTimeout: Double = 10) throws {
         try super.init(
             executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["sqlite3", "-batch", path],
             dialect: .sqlite3)

@@ -43,6 +43,17 @@ final class CommentDensityTests: XCTestCase {
         XCTAssertEqual(over, [], "over \(Self.maximumDensity) comment lines per code line:\n" + over.joined(separator: "\n"))
     }
 
+    /// Examples live in the documents, where `scripts/doc-examples.py`
+    /// compiles them (issue 26): none in the app's comments, which nothing
+    /// compiles.
+    func testTheAppsCommentsHoldNoExamples() throws {
+        let sources = try Self.sources()
+        let held = sources.filter { path, _ in Self.heldModules.contains { path.hasPrefix($0 + "/") } }
+        XCTAssertGreaterThan(held.count, 100)
+        let withExamples = held.filter { $0.value.contains("/// For example:") }.keys.sorted()
+        XCTAssertEqual(withExamples, [], "examples in comments, compiled by nothing")
+    }
+
     /// The count itself: doc, line and block comments, and not a string or
     /// a trailing comment.
     func testTheCountTellsCommentLinesFromCodeLines() {

@@ -1,8 +1,8 @@
 /// How a cell is highlighted because its row changed: what happened, and
 /// how far its highlight has faded. Renderers map it to attributes with
 /// `CellStyle.highlighted(_:)`, in colour and in monochrome alike.
-public struct CellHighlight: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable {
+package struct CellHighlight: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         case changed
         /// The row is new in the window: inserted, or moved there by an
         /// update of its sort values.
@@ -12,19 +12,19 @@ public struct CellHighlight: Equatable, Sendable {
     /// How strongly the cell is highlighted, fading with time: `.strong`
     /// just after the change, then `.faint`, then no highlight at all
     /// (see `ChangeHighlighter.strongDuration` and `fadeDuration`).
-    public enum Level: Int, Comparable, Sendable {
+    package enum Level: Int, Comparable, Sendable {
         case faint
         case strong
 
-        public static func < (lhs: Level, rhs: Level) -> Bool {
+        package static func < (lhs: Level, rhs: Level) -> Bool {
             lhs.rawValue < rhs.rawValue
         }
     }
 
-    public var kind: Kind
-    public var level: Level
+    package var kind: Kind
+    package var level: Level
 
-    public init(kind: Kind, level: Level) {
+    package init(kind: Kind, level: Level) {
         self.kind = kind
         self.level = level
     }
@@ -35,7 +35,7 @@ public struct CellHighlight: Equatable, Sendable {
 extension CellStyle {
     /// The style of a cell drawn highlighted: `.accent` for a changed cell, `.status` for an
     /// added row, bold; reversed while strong, underlined once faint.
-    public func highlighted(_ highlight: CellHighlight?) -> CellStyle {
+    package func highlighted(_ highlight: CellHighlight?) -> CellStyle {
         guard let highlight else { return self }
         let color: Color
         switch highlight.kind {

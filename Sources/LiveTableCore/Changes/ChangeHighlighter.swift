@@ -3,13 +3,13 @@
 /// `WindowDiff`), remembers when each cell changed and each row arrived,
 /// and derives from those times and the current time which cells are
 /// highlighted, and how strongly.
-public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable {
-    public typealias Instant = ContinuousClock.Instant
+package struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable {
+    package typealias Instant = ContinuousClock.Instant
 
     /// How long a highlight stays `.strong`.
-    public static var strongDuration: Duration { .milliseconds(600) }
+    package static var strongDuration: Duration { .milliseconds(600) }
     /// How long a highlight lasts in all: `.strong`, then `.faint` until then.
-    public static var fadeDuration: Duration { .seconds(2) }
+    package static var fadeDuration: Duration { .seconds(2) }
 
     private struct RowMarks: Equatable, Sendable {
         var addedAt: Instant?
@@ -26,7 +26,7 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     /// turning it on does not light up what changed meanwhile), but
     /// nothing is highlighted or counted. Turning it off clears what is
     /// highlighted; turning it on starts a new "last look".
-    public var isEnabled: Bool {
+    package var isEnabled: Bool {
         didSet {
             guard isEnabled != oldValue else { return }
             marks = [:]
@@ -37,23 +37,23 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
 
     /// The current time: the latest one given to `take(_:cause:at:)` or
     /// `advance(to:)`, nil before any. Highlights are derived from it.
-    public private(set) var now: Instant?
+    package private(set) var now: Instant?
 
-    public private(set) var window: WindowSnapshot<RowID>?
+    package private(set) var window: WindowSnapshot<RowID>?
 
-    public private(set) var rowCount: Int?
+    package private(set) var rowCount: Int?
 
     /// The row count at the last look (`markAsSeen()`), or at the first
     /// window that told it.
-    public private(set) var rowCountAtLastLook: Int?
+    package private(set) var rowCountAtLastLook: Int?
 
     /// The number of rows deleted since the last look, as the host
     /// confirmed them with `noteDeletions(_:)`.
-    public private(set) var deletionsSinceLastLook: Int
+    package private(set) var deletionsSinceLastLook: Int
 
     private var marks: [RowID: RowMarks]
 
-    public init(isEnabled: Bool = true) {
+    package init(isEnabled: Bool = true) {
         self.isEnabled = isEnabled
         self.now = nil
         self.window = nil
@@ -68,7 +68,7 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     /// Compares a delivered window with the previous one and highlights
     /// what changed: changed cells, and rows new in the window's range.
     @discardableResult
-    public mutating func take(
+    package mutating func take(
         _ window: WindowSnapshot<RowID>, cause: WindowChange, at now: Instant) -> WindowDiff<RowID>
     {
         let previous = self.window
@@ -96,7 +96,7 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     }
 
     /// Moves the current time on (never back): call it when the timer set for `nextDeadline` fires.
-    public mutating func advance(to now: Instant) {
+    package mutating func advance(to now: Instant) {
         if let current = self.now, current >= now {
             // The clock never goes back: keep the later time.
         } else {
@@ -116,20 +116,20 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     /// Records rows that the host confirmed deleted, among the
     /// `departedRows` of a window: they count in `deletionsSinceLastLook`.
     /// Ignored while disabled.
-    public mutating func noteDeletions(_ ids: some Collection<RowID>) {
+    package mutating func noteDeletions(_ ids: some Collection<RowID>) {
         guard isEnabled else { return }
         deletionsSinceLastLook += ids.count
     }
 
     /// Notes that the user looked (pressed a key): the counts restart here. The last look is a
     /// key, not a calm moment, so a user back after a minute still sees "+40".
-    public mutating func markAsSeen() {
+    package mutating func markAsSeen() {
         rowCountAtLastLook = rowCount
         deletionsSinceLastLook = 0
     }
 
     /// Forgets everything, for another table or query whose row ids mean other rows.
-    public mutating func reset() {
+    package mutating func reset() {
         window = nil
         rowCount = nil
         rowCountAtLastLook = nil
@@ -141,7 +141,7 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
 
     /// The highlight of a cell at the current time, or nil when it has
     /// none: the most recent of its row's arrival and its own change.
-    public func highlight(row id: RowID, cell: Int) -> CellHighlight? {
+    package func highlight(row id: RowID, cell: Int) -> CellHighlight? {
         guard let now, let row = marks[id] else { return nil }
         let changed = row.changedAt[cell].flatMap { at in Self.level(since: at, at: now).map { (at, $0) } }
         let added = row.addedAt.flatMap { at in Self.level(since: at, at: now).map { (at, $0) } }
@@ -162,21 +162,21 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     /// The highlight of a whole row at the current time, nil unless the
     /// row is new in the window: for what lies outside its cells (the
     /// gaps between columns, a row number), so that it reads as a band.
-    public func rowHighlight(row id: RowID) -> CellHighlight? {
+    package func rowHighlight(row id: RowID) -> CellHighlight? {
         guard let now, let addedAt = marks[id]?.addedAt,
             let level = Self.level(since: addedAt, at: now)
         else { return nil }
         return CellHighlight(kind: .added, level: level)
     }
 
-    public var isHighlighting: Bool {
+    package var isHighlighting: Bool {
         nextDeadline != nil
     }
 
     /// The next time a highlight changes level (strong to faint, or faint
     /// to none), or nil when nothing is highlighted. The host runs a
     /// one-shot timer to that time, then calls `advance(to:)`.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         guard let now else { return nil }
         var next: Instant?
         for row in marks.values {
@@ -196,19 +196,19 @@ public struct ChangeHighlighter<RowID: Hashable & Sendable>: Equatable, Sendable
     }
 
     /// The change of the row count since the last look (`+3`, `-1`), nil when off or unknown.
-    public var rowCountChange: Int? {
+    package var rowCountChange: Int? {
         guard isEnabled, let rowCount, let rowCountAtLastLook else { return nil }
         return rowCount - rowCountAtLastLook
     }
 
     // MARK: - Text
 
-    public var rowCountChangeText: String? {
+    package var rowCountChangeText: String? {
         guard let change = rowCountChange, change != 0 else { return nil }
         return change > 0 ? "+\(change)" : "\u{2212}\(-change)"
     }
 
-    public var deletionsText: String? {
+    package var deletionsText: String? {
         guard isEnabled, deletionsSinceLastLook > 0 else { return nil }
         return deletionsSinceLastLook == 1 ? "1 row deleted" : "\(deletionsSinceLastLook) rows deleted"
     }

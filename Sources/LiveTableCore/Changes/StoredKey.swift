@@ -3,21 +3,21 @@ import GRDB
 
 /// Database values as a dictionary key, equal only when stored identically. GRDB equates
 /// 1 and 1.0, and "é" with "e" + U+0301, which SQLite keys as two values.
-public struct StoredKey: Hashable, Sendable {
-    public var values: [DatabaseValue]
+package struct StoredKey: Hashable, Sendable {
+    package var values: [DatabaseValue]
 
-    public init(_ values: [DatabaseValue]) {
+    package init(_ values: [DatabaseValue]) {
         self.values = values
     }
 
     /// True when both keys hold the same number of values, each stored
     /// identically (see `DatabaseValue.isStoredIdentically(to:)`).
-    public static func == (lhs: StoredKey, rhs: StoredKey) -> Bool {
+    package static func == (lhs: StoredKey, rhs: StoredKey) -> Bool {
         lhs.values.count == rhs.values.count
             && zip(lhs.values, rhs.values).allSatisfy { $0.isStoredIdentically(to: $1) }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(values.count)
         for value in values {
             value.hashStorage(into: &hasher)
@@ -31,7 +31,7 @@ extension DatabaseValue {
     /// True when both values are stored identically, so that a screen
     /// shows them the same: the same storage class, integers and blobs
     /// equal, reals of the same bits, texts of the same bytes.
-    public func isStoredIdentically(to other: DatabaseValue) -> Bool {
+    package func isStoredIdentically(to other: DatabaseValue) -> Bool {
         switch (storage, other.storage) {
         case (.null, .null): return true
         case let (.int64(a), .int64(b)): return a == b

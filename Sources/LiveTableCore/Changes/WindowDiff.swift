@@ -3,27 +3,27 @@ import GRDB
 /// The differences between two windows of rows, by row identity, not by
 /// position: a row that moved is not changed; a row whose sort value
 /// changed (and moved) is changed in that cell only.
-public struct WindowDiff<RowID: Hashable & Sendable>: Equatable, Sendable {
+package struct WindowDiff<RowID: Hashable & Sendable>: Equatable, Sendable {
     /// For each row of both windows whose cells changed, the indices of
     /// the changed cells, in increasing order. A cell that one of the
     /// windows lacks (the columns changed) is changed.
-    public var changedCells: [RowID: [Int]]
+    package var changedCells: [RowID: [Int]]
     /// The rows of the new window that are new in its range (inserted,
     /// or moved there by an update), in window order. Always empty for a
     /// `.navigation`.
-    public var addedRows: [RowID]
+    package var addedRows: [RowID]
     /// The rows of the old window that left the range of the new one
     /// (deleted, or moved out by an update), in old window order. Always
     /// empty for a `.navigation`.
-    public var departedRows: [RowID]
+    package var departedRows: [RowID]
 
-    public init(changedCells: [RowID: [Int]] = [:], addedRows: [RowID] = [], departedRows: [RowID] = []) {
+    package init(changedCells: [RowID: [Int]] = [:], addedRows: [RowID] = [], departedRows: [RowID] = []) {
         self.changedCells = changedCells
         self.addedRows = addedRows
         self.departedRows = departedRows
     }
 
-    public init(from old: WindowSnapshot<RowID>, to new: WindowSnapshot<RowID>, cause: WindowChange) {
+    package init(from old: WindowSnapshot<RowID>, to new: WindowSnapshot<RowID>, cause: WindowChange) {
         let oldRows = Self.rowsByID(old)
         let newRows = Self.rowsByID(new)
 
@@ -60,11 +60,11 @@ public struct WindowDiff<RowID: Hashable & Sendable>: Equatable, Sendable {
             rangeEndIsKnown: new.reachesEnd, missingFrom: newRows, ids: oldRows)
     }
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         changedCells.isEmpty && addedRows.isEmpty && departedRows.isEmpty
     }
 
-    public var changeCount: Int {
+    package var changeCount: Int {
         changedCells.count + addedRows.count + departedRows.count
     }
 

@@ -3,24 +3,24 @@ import GRDB
 /// A delivered window of rows, as change highlighting compares them: each
 /// row's identity and cells, in the window's order, and whether the window
 /// reaches the start and the end of its ordering.
-public struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
-    public struct Row: Equatable, Sendable {
+package struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
+    package struct Row: Equatable, Sendable {
         /// The identity of the row: it does not change when its cells do.
-        public var id: RowID
-        public var cells: [DatabaseValue]
+        package var id: RowID
+        package var cells: [DatabaseValue]
         /// A value that changes whenever the row does (PostgreSQL's
         /// `xmin`), or nil: two rows of the same identity and the same
         /// token hold the same cells, which are then not compared.
-        public var changeToken: DatabaseValue?
+        package var changeToken: DatabaseValue?
 
-        public init(id: RowID, cells: [DatabaseValue], changeToken: DatabaseValue? = nil) {
+        package init(id: RowID, cells: [DatabaseValue], changeToken: DatabaseValue? = nil) {
             self.id = id
             self.cells = cells
             self.changeToken = changeToken
         }
 
         /// Equal by id and stored cells, or, for rows with change tokens, by token.
-        public static func == (lhs: Row, rhs: Row) -> Bool {
+        package static func == (lhs: Row, rhs: Row) -> Bool {
             lhs.id == rhs.id && lhs.cells.count == rhs.cells.count
                 && (lhs.hasSameChangeToken(as: rhs)
                     || zip(lhs.cells, rhs.cells).allSatisfy { $0.isStoredIdentically(to: $1) })
@@ -32,16 +32,16 @@ public struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
         }
     }
 
-    public var rows: [Row]
+    package var rows: [Row]
     /// True when no row sorts before `rows.first`.
-    public var reachesStart: Bool
+    package var reachesStart: Bool
     /// True when no row sorts after `rows.last`.
-    public var reachesEnd: Bool
+    package var reachesEnd: Bool
     /// The exact number of rows of the table or query, or nil when it is
     /// not known (being counted).
-    public var rowCount: Int?
+    package var rowCount: Int?
 
-    public init(rows: [Row], reachesStart: Bool, reachesEnd: Bool, rowCount: Int?) {
+    package init(rows: [Row], reachesStart: Bool, reachesEnd: Bool, rowCount: Int?) {
         self.rows = rows
         self.reachesStart = reachesStart
         self.reachesEnd = reachesEnd
@@ -50,7 +50,7 @@ public struct WindowSnapshot<RowID: Hashable & Sendable>: Equatable, Sendable {
 }
 
 /// Why a window differs from the previous one.
-public enum WindowChange: Equatable, Sendable {
+package enum WindowChange: Equatable, Sendable {
     /// The same query (same anchor, ordering and size), delivered again
     /// because the data changed: rows that arrive in it are new.
     case update

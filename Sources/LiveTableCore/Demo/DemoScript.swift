@@ -1,11 +1,11 @@
 /// One step of the demo walkthrough: a caption, and the messages that
 /// perform it, as if the user pressed the keys; messages of the Hall of
 /// Fame (`HallOfFameMessage`) or of the viewer (`ViewerMessage`).
-public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
+package struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
     /// What the step shows, for the status line.
-    public var caption: String
+    package var caption: String
     /// The messages the step sends, in order.
-    public var messages: [Message]
+    package var messages: [Message]
 
     /// Creates a step.
     init(caption: String, messages: [Message]) {
@@ -17,7 +17,7 @@ public struct DemoStep<Message: Equatable & Sendable>: Equatable, Sendable {
 /// The walkthrough of `livetable demo`.
 /// Steps only press keys, so they go through the same `update` as a user. The player waits while
 /// a stress test runs: its refreshes would populate the table again after "delete all".
-public enum DemoScript {
+package enum DemoScript {
     /// The name the edit step types.
     static let editedName = "Demo Player"
     /// The score the edit step types.
@@ -56,7 +56,7 @@ public enum DemoScript {
     ]
 
     /// The steps for a table of `playerCount` players.
-    public static func steps(playerCount: Int) -> [DemoStep<HallOfFameMessage>] {
+    package static func steps(playerCount: Int) -> [DemoStep<HallOfFameMessage>] {
         playerCount > 0 ? Array(steps.dropFirst()) : steps
     }
 
@@ -64,7 +64,7 @@ public enum DemoScript {
     /// database file that holds players, or nil for an empty table: the
     /// steps change the players and delete them all, so the user says yes
     /// first.
-    public static func confirmation(path: String, playerCount: Int) -> String? {
+    package static func confirmation(path: String, playerCount: Int) -> String? {
         switch playerCount {
         case ...0: return nil
         case 1: return "\(path) holds 1 player: the demo changes it, then deletes it. Play it? [y/N]"
@@ -76,12 +76,12 @@ public enum DemoScript {
 
     /// The name of the table of the viewer's part, in the file that the
     /// demo makes and writes as another program would.
-    public static let viewerTable = "orders"
+    package static let viewerTable = "orders"
 
     /// The steps of the viewer's part, which follows the Hall of Fame's:
     /// `livetable view` on a file that another connection writes meanwhile
     /// (new orders, and orders of the first rows that change status).
-    public static let viewerSteps: [DemoStep<ViewerMessage>] = [
+    package static let viewerSteps: [DemoStep<ViewerMessage>] = [
         DemoStep(
             caption: "livetable view: any SQLite file, read-only; another program writes this one, live",
             messages: []),

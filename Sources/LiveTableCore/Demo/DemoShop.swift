@@ -5,14 +5,14 @@ import GRDB
 /// The file of the demo's viewer part: a shop's orders, in a temporary
 /// directory, made and then written by a connection of its own, as
 /// another program would (livetable never writes the files it views).
-public final class DemoShop: @unchecked Sendable {
+package final class DemoShop: @unchecked Sendable {
     // @unchecked Sendable: `timer`, `tick` and `isClosed` are only touched
     // on `queue`.
 
     /// The temporary directory that holds the file.
-    public let directory: URL
+    package let directory: URL
     /// The database file.
-    public let path: String
+    package let path: String
 
     private let writer: DatabaseQueue
     private let queue = DispatchQueue(label: "livetable.demo.shop")
@@ -37,7 +37,7 @@ public final class DemoShop: @unchecked Sendable {
     }
 
     /// Creates `directory` and, in it, `shop.sqlite` with `orders` orders.
-    public static func make(in directory: URL, orders: Int = 120) throws -> DemoShop {
+    package static func make(in directory: URL, orders: Int = 120) throws -> DemoShop {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("shop.sqlite").path
         do {
@@ -64,7 +64,7 @@ public final class DemoShop: @unchecked Sendable {
     /// Commits one change every `interval` seconds, on a queue of its own,
     /// until `close()`. A write that fails (the file locked for longer than
     /// 5 seconds) is skipped.
-    public func startWriting(every interval: TimeInterval) {
+    package func startWriting(every interval: TimeInterval) {
         queue.async { [self] in
             guard !isClosed, timer == nil else { return }
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -77,7 +77,7 @@ public final class DemoShop: @unchecked Sendable {
 
     /// Stops writing, closes the connection and removes the directory.
     /// Safe to call more than once.
-    public func close() {
+    package func close() {
         queue.sync {
             guard !isClosed else { return }
             isClosed = true

@@ -1,5 +1,5 @@
 /// What a key does on the main screen.
-public enum HallOfFameAction: Hashable, Sendable {
+package enum HallOfFameAction: Hashable, Sendable {
     case moveUp
     case moveDown
     case pageUp
@@ -30,13 +30,13 @@ public enum HallOfFameAction: Hashable, Sendable {
 extension HallOfFameAction: ScreenAction { }
 
 extension KeyBinding where Action == HallOfFameAction {
-    public static func action(for key: Key) -> HallOfFameAction? {
+    package static func action(for key: Key) -> HallOfFameAction? {
         action(for: key, in: keyBindings)
     }
 }
 
 /// The keys of the main screen, in the order the help overlay lists them.
-public let keyBindings: [KeyBinding<HallOfFameAction>] = KeyBinding.moving + [
+package let keyBindings: [KeyBinding<HallOfFameAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "n or +", description: "insert a random player", hint: "n new",
         actions: [.character("n"): .insert, .character("+"): .insert]),

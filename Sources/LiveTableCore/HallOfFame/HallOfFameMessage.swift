@@ -1,7 +1,7 @@
 /// Everything that can happen to the app: key presses, terminal resizes, and
 /// values and results that come back from the database. `update` turns each
 /// message into a new state and effects.
-public enum HallOfFameMessage: Equatable, Sendable {
+package enum HallOfFameMessage: Equatable, Sendable {
     case key(Key)
     case resize(width: Int, height: Int)
     /// The Hall of Fame observation delivered a value, at `now`: change
@@ -38,7 +38,7 @@ extension HallOfFameMessage: TerminalMessage { }
 /// Work that `update` asks the app loop to do. Results come back as messages,
 /// and database changes come back through the observation: nothing is
 /// applied to the state optimistically.
-public enum HallOfFameEffect: Equatable, Sendable {
+package enum HallOfFameEffect: Equatable, Sendable {
     /// (Re)start the Hall of Fame observation for this window of rows,
     /// cancelling the previous one.
     case observe(WindowRequest)

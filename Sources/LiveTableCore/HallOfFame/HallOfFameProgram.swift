@@ -10,16 +10,16 @@ import ReactiveGRDB
 /// through the observation. Nothing is applied to the state optimistically.
 ///
 /// `Launch.swift` (Sources/livetable) starts one, in code that is compiled.
-public struct HallOfFameProgram: AppProgram {
+package struct HallOfFameProgram: AppProgram {
     let database: AppDatabase
     let polling: CommitPolling
 
     /// The observation of a window of players: by default the app's own,
     /// `AppDatabase.observeHallOfFame(_:scheduling:)`. The benchmark puts
     /// the demo apps' observation here, to compare it on the same path.
-    public var observation: (WindowRequest) -> DatabasePublishers.Value<HallOfFame>
+    package var observation: (WindowRequest) -> DatabasePublishers.Value<HallOfFame>
 
-    public init(database: AppDatabase, polling: CommitPolling = CommitPolling()) {
+    package init(database: AppDatabase, polling: CommitPolling = CommitPolling()) {
         self.database = database
         self.polling = polling
         self.observation = { request in database.observeHallOfFame(request) }
@@ -30,22 +30,22 @@ public struct HallOfFameProgram: AppProgram {
     /// Watches the changes of other processes, before the first
     /// observation starts so that it misses none. When they are polled,
     /// says so with `.externalChangesPolled`.
-    public func start() -> [AppCommand<HallOfFameMessage, HallOfFameSlot>] {
+    package func start() -> [AppCommand<HallOfFameMessage, HallOfFameSlot>] {
         [.observe(slot: .externalChanges, watchExternalChanges())]
     }
 
-    public func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
+    package func update(_ state: inout HallOfFameState, _ message: HallOfFameMessage) -> [HallOfFameEffect] {
         hallOfFameUpdate(&state, message)
     }
 
-    public func render(_ state: HallOfFameState) -> Screen {
+    package func render(_ state: HallOfFameState) -> Screen {
         hallOfFameRender(state)
     }
 
     /// Draws the state with `caption` on the left of its status line, as
     /// `hallOfFameRender(_:)` draws it: an error comes first, and the
     /// stress test's progress keeps its place on the right.
-    public func render(_ state: HallOfFameState, caption: String) -> Screen {
+    package func render(_ state: HallOfFameState, caption: String) -> Screen {
         var state = state
         state.status.caption = caption
         return hallOfFameRender(state)
@@ -53,7 +53,7 @@ public struct HallOfFameProgram: AppProgram {
 
     /// The publisher that performs `effect` against the database, or the
     /// host's part (suspend, quit).
-    public func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
+    package func command(for effect: HallOfFameEffect) -> AppCommand<HallOfFameMessage, HallOfFameSlot> {
         switch effect {
         case let .observe(request):
             // One observation at a time: a new window replaces the old one.
@@ -166,7 +166,7 @@ public struct HallOfFameProgram: AppProgram {
 
 /// The Hall of Fame's long-lived subscriptions, each replaced by the next
 /// in its slot.
-public enum HallOfFameSlot: Hashable, Sendable {
+package enum HallOfFameSlot: Hashable, Sendable {
     case externalChanges
     case hallOfFame
     case highlightTimer

@@ -1,17 +1,17 @@
 /// Everything the app shows, as a plain value: `update` changes it, and
 /// `render` draws it.
-public struct HallOfFameState: Equatable, Sendable {
+package struct HallOfFameState: Equatable, Sendable {
     // MARK: - Database values
 
     /// The latest value of the Hall of Fame observation, nil until the first
     /// one arrives. When the table holds the selected player, so does this
     /// window: `update` sets aside a value without it, and observes the
     /// window around the player instead.
-    public var hallOfFame: HallOfFame?
+    package var hallOfFame: HallOfFame?
 
     /// The window of rows the app last asked to observe, or nil when no
     /// observation runs (before the first resize, or after a failure).
-    public var observedRequest: WindowRequest?
+    package var observedRequest: WindowRequest?
 
     // MARK: - Terminal
 
@@ -39,7 +39,7 @@ public struct HallOfFameState: Equatable, Sendable {
 
     var ordering: Ordering
     var mode: Mode
-    public var status: StatusLine
+    package var status: StatusLine
     var isQuitting: Bool
 
     // MARK: - Change highlighting
@@ -57,7 +57,7 @@ public struct HallOfFameState: Equatable, Sendable {
     var playersDeleted = 0
 
     /// The state at launch, before any size or database value is known.
-    public static func initial(
+    package static func initial(
         width: Int, height: Int, ordering: Ordering = .byScore, useColor: Bool = true) -> HallOfFameState
     {
         HallOfFameState(
@@ -82,7 +82,7 @@ public struct HallOfFameState: Equatable, Sendable {
     }
 
     /// True while a stress test runs: `s` is ignored until it ends.
-    public var isStressTestRunning: Bool {
+    package var isStressTestRunning: Bool {
         if case .running = status.stressTest { return true }
         return false
     }
@@ -99,19 +99,19 @@ enum Mode: Equatable, Sendable {
 
 /// The bottom line of the screen: the error or the demo caption on the
 /// left, the stress test on the right.
-public struct StatusLine: Equatable, Sendable {
+package struct StatusLine: Equatable, Sendable {
     /// The caption of the current demo step, set as it is drawn by
     /// `HallOfFameProgram.render(_:caption:)`.
     var caption: String?
     /// The last error, cleared by the next key on the main screen.
-    public var error: String?
+    package var error: String?
     var stressTest: StressTestStatus?
     /// The writes asked for that have not ended yet: the status line says
     /// "writing…" while one waits, for example for another process's lock.
     var pendingWrites: Int
     /// "polled every 0.1 s: fuse" while other processes' commits are
     /// polled (`CommitPolling`), on the right of the line.
-    public var polling: String?
+    package var polling: String?
 
     init(
         caption: String? = nil, error: String? = nil, stressTest: StressTestStatus? = nil, pendingWrites: Int = 0)

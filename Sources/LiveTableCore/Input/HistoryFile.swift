@@ -6,18 +6,18 @@ import Foundation
 /// (mode 0600, its folder 0700): a query can hold values. One query a line,
 /// oldest first, `\` and line ends escaped; rewritten whole beside itself
 /// and renamed, so that two runs never leave half a file.
-public struct HistoryFile: Sendable {
-    public let url: URL
+package struct HistoryFile: Sendable {
+    package let url: URL
     /// The most queries kept: the oldest go first.
-    public var limit = 500
+    package var limit = 500
 
-    public init(url: URL) {
+    package init(url: URL) {
         self.url = url
     }
 
     /// The file under `XDG_STATE_HOME`, else under `HOME/.local/state`;
     /// nil without either.
-    public static func standard(environment: [String: String]) -> HistoryFile? {
+    package static func standard(environment: [String: String]) -> HistoryFile? {
         let base: URL
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = URL(fileURLWithPath: state)
@@ -30,7 +30,7 @@ public struct HistoryFile: Sendable {
     }
 
     /// The queries, oldest first; none when the file is missing or unreadable.
-    public func load() -> PromptHistory {
+    package func load() -> PromptHistory {
         var history = PromptHistory()
         history.limit = limit
         guard let data = FileManager.default.contents(atPath: url.path) else { return history }
@@ -41,7 +41,7 @@ public struct HistoryFile: Sendable {
     }
 
     /// Adds `query` at the end (once: an older copy goes) and writes the file.
-    public func record(_ query: String) throws {
+    package func record(_ query: String) throws {
         var history = load()
         history.add(query)
         let folder = url.deletingLastPathComponent()

@@ -1,7 +1,7 @@
 /// What the terminal library reads from standard input: a character, or a
 /// function key that it has already recognised from the terminal's
 /// description (terminfo).
-public enum TerminalInput: Equatable, Sendable {
+package enum TerminalInput: Equatable, Sendable {
     /// A character, as a Unicode scalar value: a byte of an escape sequence
     /// that terminfo does not describe arrives this way too.
     case character(UInt32)
@@ -12,7 +12,7 @@ public enum TerminalInput: Equatable, Sendable {
 
 extension Key {
     /// The keys of one read, for a caller that keeps no state between reads.
-    public static func decoding(_ inputs: [TerminalInput]) -> [Key] {
+    package static func decoding(_ inputs: [TerminalInput]) -> [Key] {
         var decoder = KeyDecoder()
         return decoder.decode(inputs)
     }

@@ -1,5 +1,5 @@
 /// A key press, decoded by the runtime from the terminal.
-public enum Key: Hashable, Sendable {
+package enum Key: Hashable, Sendable {
     /// A printable character, including space.
     case character(Character)
     /// A control key: `.control("c")` is Ctrl-C.

@@ -1,10 +1,10 @@
 /// A row of a screen's key table: some keys, what they do, and the actions
 /// they trigger on that screen.
-public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
+package struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
     /// The keys as people read them: "↑ ↓ / k j".
-    public var keys: String
+    package var keys: String
     /// What the keys do: "move the selection".
-    public var description: String
+    package var description: String
     /// A short hint for the footer ("n new"), or nil to leave the row out.
     var hint: String?
     /// Each key and the action it triggers.
@@ -19,7 +19,7 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
 
     /// The action of `key` in the key table `bindings`, or nil when the
     /// key does nothing there.
-    public static func action(for key: Key, in bindings: [KeyBinding]) -> Action? {
+    package static func action(for key: Key, in bindings: [KeyBinding]) -> Action? {
         for binding in bindings {
             if let action = binding.actions[key] {
                 return action
@@ -33,7 +33,7 @@ public struct KeyBinding<Action: Hashable & Sendable>: Equatable, Sendable {
 
 /// The actions that every screen has, on the same keys: moving the
 /// selection, the help overlay, suspend and quit.
-public protocol ScreenAction: Hashable, Sendable {
+package protocol ScreenAction: Hashable, Sendable {
     static var moveUp: Self { get }
     static var moveDown: Self { get }
     static var pageUp: Self { get }

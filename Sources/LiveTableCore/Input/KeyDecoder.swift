@@ -2,16 +2,16 @@
 /// (bracketed: `ESC [ 200 ~` … `ESC [ 201 ~`) can span several reads: its
 /// text is kept until its end, then comes as one `.paste` key, so that a
 /// pasted line end never runs a prompt.
-public struct KeyDecoder: Sendable {
+package struct KeyDecoder: Sendable {
     /// The text of a paste whose end has not come yet.
     private var paste: [Unicode.Scalar]?
 
     /// The longest paste kept: the rest is dropped.
     static let maximumPaste = 100_000
 
-    public init() {}
+    package init() {}
 
-    public mutating func decode(_ inputs: [TerminalInput]) -> [Key] {
+    package mutating func decode(_ inputs: [TerminalInput]) -> [Key] {
         var keys: [Key] = []
         var index = 0
         while index < inputs.count {

@@ -1,19 +1,19 @@
 /// The lines entered at a prompt, oldest first, and a walk through them
 /// with ↑ ↓ that comes back to the line being typed.
-public struct PromptHistory: Equatable, Sendable {
+package struct PromptHistory: Equatable, Sendable {
     /// Where a walk stands: nil on the line being typed, else an index of `lines`.
-    public struct Walk: Equatable, Sendable {
+    package struct Walk: Equatable, Sendable {
         var index: Int?
         /// The line being typed when the walk left it, given back at its end.
         var draft = ""
     }
 
     /// The lines, oldest first, each once.
-    public private(set) var lines: [String] = []
+    package private(set) var lines: [String] = []
     /// The most lines kept: the oldest go first.
     var limit = 100
 
-    public init() {}
+    package init() {}
 
     /// Adds a line entered (empty ones are not kept); entered again, it moves to the end.
     mutating func add(_ line: String) {

@@ -7,7 +7,7 @@ import OpenCombineDispatch
 /// A screen as the app loop runs it: its state, messages, `update`, `render`, and what each
 /// effect of `update` does.
 @MainActor
-public protocol AppProgram {
+package protocol AppProgram {
     associatedtype State
     associatedtype Message
     associatedtype Effect
@@ -45,16 +45,16 @@ public protocol AppProgram {
 }
 
 extension AppProgram {
-    public func drawsSameScreen(_ state: State, as drawn: State) -> Bool {
+    package func drawsSameScreen(_ state: State, as drawn: State) -> Bool {
         false
     }
 
-    public var comparesDrawnStates: Bool { false }
+    package var comparesDrawnStates: Bool { false }
 }
 
 /// What the app loop does to perform an effect: subscribe to a publisher
 /// whose output comes back as messages, or hand the app to its host.
-public enum AppCommand<Message, Slot: Hashable> {
+package enum AppCommand<Message, Slot: Hashable> {
     /// Subscribes to a long-lived publisher in place of the one that runs
     /// in `slot`, if any, which is cancelled. Only the latest of its
     /// messages that wait to be handled is kept: an observation delivers
@@ -95,7 +95,7 @@ extension AppCommand {
 /// What runs an app loop: the terminal, a test, the benchmark. The loop
 /// hands it each screen to draw, and the suspend and quit requests.
 @MainActor
-public protocol AppHost: AnyObject {
+package protocol AppHost: AnyObject {
     /// Shows `screen`: called once after each burst of messages.
     func draw(_ screen: Screen)
     /// Gives the terminal back and stops until continued; the host sends
@@ -107,7 +107,7 @@ public protocol AppHost: AnyObject {
 
 /// The messages that a terminal host sends to any program: the keys it
 /// reads, and the size of the terminal.
-public protocol TerminalMessage {
+package protocol TerminalMessage {
     static func key(_ key: Key) -> Self
     /// The terminal has this size, at start, after a resize, and after the
     /// app continues from a suspension.
@@ -121,9 +121,9 @@ public protocol TerminalMessage {
 /// database, through `AppProgram.command(for:)`), and asks its host to draw
 /// the state once per burst of messages.
 @MainActor
-public final class AppLoop<Program: AppProgram> {
+package final class AppLoop<Program: AppProgram> {
     let program: Program
-    public private(set) var state: Program.State
+    package private(set) var state: Program.State
 
     private weak var host: (any AppHost)?
     private var isStarted = false
@@ -158,7 +158,7 @@ public final class AppLoop<Program: AppProgram> {
 
     private var waiters: [(condition: (Program.State) -> Bool, action: @MainActor () -> Void)] = []
 
-    public init(program: Program, state: Program.State) {
+    package init(program: Program, state: Program.State) {
         self.program = program
         self.state = state
     }
@@ -172,7 +172,7 @@ public final class AppLoop<Program: AppProgram> {
     /// Starts the program's own commands, and draws on `host` from then
     /// on. The host then sends the first message (for a terminal program,
     /// `.resize` with the terminal size).
-    public func start(host: any AppHost) {
+    package func start(host: any AppHost) {
         precondition(!isStarted, "An app loop starts once")
         isStarted = true
         self.host = host
@@ -181,12 +181,12 @@ public final class AppLoop<Program: AppProgram> {
         }
     }
 
-    public func send(_ message: Program.Message) {
+    package func send(_ message: Program.Message) {
         send(contentsOf: [message])
     }
 
     /// Handles the messages in order, after those that wait, then draws once: a burst of keys draws once.
-    public func send(contentsOf messages: [Program.Message]) {
+    package func send(contentsOf messages: [Program.Message]) {
         guard !isStopped else { return }
         // The host's messages (keys, a resize, a redraw after a stop) draw.
         mustDraw = true
@@ -196,7 +196,7 @@ public final class AppLoop<Program: AppProgram> {
 
     /// Runs `action` once the state meets `condition`: now if it does,
     /// otherwise after the first burst of messages that leads to it.
-    public func when(
+    package func when(
         _ condition: @escaping (Program.State) -> Bool,
         perform action: @escaping @MainActor () -> Void)
     {
@@ -210,7 +210,7 @@ public final class AppLoop<Program: AppProgram> {
     /// Cancels every subscription and handles no more messages. The writes
     /// that have started end, and the stress test's refreshes that have not
     /// are skipped. Safe to call more than once.
-    public func stop() {
+    package func stop() {
         guard !isStopped else { return }
         isStopped = true
         queue = []

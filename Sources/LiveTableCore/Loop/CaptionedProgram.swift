@@ -2,18 +2,18 @@ import OpenCombine
 
 /// Any screen with a caption over its status line: the demo's captions,
 /// on the Hall of Fame and on the viewer alike.
-public struct CaptionedProgram<Base: AppProgram>: AppProgram {
-    public let base: Base
+package struct CaptionedProgram<Base: AppProgram>: AppProgram {
+    package let base: Base
 
-    public init(_ base: Base) {
+    package init(_ base: Base) {
         self.base = base
     }
 
-    public func start() -> [AppCommand<CaptionedMessage<Base.Message>, Base.Slot>] {
+    package func start() -> [AppCommand<CaptionedMessage<Base.Message>, Base.Slot>] {
         base.start().map(Self.lift)
     }
 
-    public func update(_ state: inout Captioned<Base.State>, _ message: CaptionedMessage<Base.Message>) -> [Base.Effect] {
+    package func update(_ state: inout Captioned<Base.State>, _ message: CaptionedMessage<Base.Message>) -> [Base.Effect] {
         switch message {
         case let .caption(caption):
             state.caption = caption
@@ -23,12 +23,12 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
         }
     }
 
-    public func render(_ state: Captioned<Base.State>) -> Screen {
+    package func render(_ state: Captioned<Base.State>) -> Screen {
         guard let caption = state.caption else { return base.render(state.base) }
         return base.render(state.base, caption: caption)
     }
 
-    public func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot> {
+    package func command(for effect: Base.Effect) -> AppCommand<CaptionedMessage<Base.Message>, Base.Slot> {
         Self.lift(base.command(for: effect))
     }
 
@@ -51,7 +51,7 @@ public struct CaptionedProgram<Base: AppProgram>: AppProgram {
 extension AppProgram {
     /// The screen of `render(_:)`, its bottom line covered with `caption`:
     /// the caption of a screen that has no place for one of its own.
-    public func render(_ state: State, caption: String) -> Screen {
+    package func render(_ state: State, caption: String) -> Screen {
         var screen = render(state)
         if screen.width > 2, screen.height > 0 {
             let y = screen.height - 1
@@ -66,11 +66,11 @@ extension AppProgram {
 
 /// The state of a `CaptionedProgram`: the base program's state, and the
 /// caption.
-public struct Captioned<Base> {
-    public var base: Base
-    public var caption: String?
+package struct Captioned<Base> {
+    package var base: Base
+    package var caption: String?
 
-    public init(_ base: Base, caption: String? = nil) {
+    package init(_ base: Base, caption: String? = nil) {
         self.base = base
         self.caption = caption
     }
@@ -79,7 +79,7 @@ public struct Captioned<Base> {
 extension Captioned: Equatable where Base: Equatable { }
 extension Captioned: Sendable where Base: Sendable { }
 
-public enum CaptionedMessage<Base> {
+package enum CaptionedMessage<Base> {
     /// Shows this caption over the status line; nil removes it.
     case caption(String?)
     case base(Base)
@@ -89,11 +89,11 @@ extension CaptionedMessage: Equatable where Base: Equatable { }
 extension CaptionedMessage: Sendable where Base: Sendable { }
 
 extension CaptionedMessage: TerminalMessage where Base: TerminalMessage {
-    public static func key(_ key: Key) -> CaptionedMessage {
+    package static func key(_ key: Key) -> CaptionedMessage {
         .base(.key(key))
     }
 
-    public static func resize(width: Int, height: Int) -> CaptionedMessage {
+    package static func resize(width: Int, height: Int) -> CaptionedMessage {
         .base(.resize(width: width, height: height))
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// read with `setRunning(interrupt:)`) or fails it before it starts.
 /// Between two statements, where SQLite forgets an interrupt, the progress
 /// handler stops the next statement within a thousand steps.
-public final class ReadTicket: Sendable {
+package final class ReadTicket: Sendable {
     private struct State {
         var isAbandoned = false
         var interrupt: (@Sendable () -> Void)?
@@ -22,12 +22,12 @@ public final class ReadTicket: Sendable {
     private let deadline: ContinuousClock.Instant?
 
     /// Nil `timeLimit`: the read never stops by itself.
-    public init(timeLimit: TimeInterval? = nil) {
+    package init(timeLimit: TimeInterval? = nil) {
         deadline = timeLimit.map { .now + .nanoseconds(Int64(max(0, $0) * 1e9)) }
     }
 
     /// Its statements fail with `SQLITE_INTERRUPT`.
-    public func abandon() {
+    package func abandon() {
         let interrupt = state.withLock { state in
             state.isAbandoned = true
             return state.interrupt

@@ -12,32 +12,32 @@ import Foundation
 /// a window (`OVER (ORDER BY …)`) or an aggregate from being taken for the
 /// query's. `LIMIT`, `OFFSET`, `FETCH` or `FOR` end the clause; the query
 /// keeps them, so a `LIMIT` still picks rows in the query's own order.
-public struct QueryOrder: Equatable, Sendable {
-    public struct Term: Equatable, Sendable {
-        public var column: Int
-        public var descending: Bool
+package struct QueryOrder: Equatable, Sendable {
+    package struct Term: Equatable, Sendable {
+        package var column: Int
+        package var descending: Bool
         /// Nil where the database puts NULLs by default in that direction
         /// (also when the query says so in words).
-        public var nullsFirst: Bool?
+        package var nullsFirst: Bool?
 
-        public init(column: Int, descending: Bool, nullsFirst: Bool? = nil) {
+        package init(column: Int, descending: Bool, nullsFirst: Bool? = nil) {
             self.column = column
             self.descending = descending
             self.nullsFirst = nullsFirst
         }
     }
 
-    public struct UnkeptTerm: Equatable, Sendable {
-        public var text: String
-        public var reason: String
+    package struct UnkeptTerm: Equatable, Sendable {
+        package var text: String
+        package var reason: String
     }
 
     /// All terms, or those before the first not kept.
-    public var terms: [Term]
-    public var unkept: UnkeptTerm?
+    package var terms: [Term]
+    package var unkept: UnkeptTerm?
 
     /// Nil when the query has no top-level `ORDER BY`.
-    public init?(query sql: String, columnNames: [String], dialect: SQLDialect) {
+    package init?(query sql: String, columnNames: [String], dialect: SQLDialect) {
         let tokens = Self.unparenthesized(SQLToken.tokens(of: sql, dialect.lexicon))
         guard let clause = Self.orderByTerms(in: tokens) else { return nil }
         let scalars = Array(sql.unicodeScalars)
@@ -59,7 +59,7 @@ public struct QueryOrder: Equatable, Sendable {
     }
 
     /// For the status line; nil when every term is kept.
-    public var unkeptNotice: String? {
+    package var unkeptNotice: String? {
         guard let unkept else { return nil }
         let text = unkept.text.split(whereSeparator: \.isNewline).joined(separator: " ")
         if terms.isEmpty {

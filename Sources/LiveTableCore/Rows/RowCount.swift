@@ -1,5 +1,5 @@
 /// A number of rows, and how sure it is.
-public enum RowCount: Equatable, Sendable {
+package enum RowCount: Equatable, Sendable {
     /// Counted.
     case exact(Int)
     /// Estimated without counting: from `sqlite_stat1` (as of the last
@@ -9,20 +9,14 @@ public enum RowCount: Equatable, Sendable {
     case atLeast(Int)
 
     /// The number, exact or not.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// RowCount.estimated(2_000_000).value // 2000000
-    /// ```
-    public var value: Int {
+    package var value: Int {
         switch self {
         case let .exact(count), let .estimated(count), let .atLeast(count): return count
         }
     }
 
     /// True for `.exact`.
-    public var isExact: Bool {
+    package var isExact: Bool {
         if case .exact = self { return true }
         return false
     }

@@ -7,7 +7,7 @@ extension RowOrdering {
     /// with the statements a window reads, wrapped in `COUNT(*)`: counting
     /// costs what reading costs. SQLite's B-trees do not count a subtree's
     /// entries, so an exact rank far from both ends is a scan: the limit.
-    public func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition, limit: Int) throws -> Int {
+    package func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition, limit: Int) throws -> Int {
         guard limit > 0 else { return 0 }
         var count = 0
         if position.occurrence > 0 {
@@ -20,7 +20,7 @@ extension RowOrdering {
     /// `ORDER BY` or `LIMIT`, so that the database counts it the cheapest
     /// way (an index-only count). Its cost grows with the rows before the
     /// position: call it off the main thread.
-    public func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition) throws -> Int {
+    package func countRows(_ db: some RowReading, in source: RowSource, before position: RowPosition) throws -> Int {
         var count = 0
         if position.occurrence > 0 {
             count = try countRows(db, in: source, equal(to: position.key, forward: true), limit: position.occurrence)
@@ -29,7 +29,7 @@ extension RowOrdering {
     }
 
     /// The rows from `position` on, its row included, counted up to `limit`.
-    public func countRows(_ db: some RowReading, in source: RowSource, from position: RowPosition, limit: Int) throws -> Int {
+    package func countRows(_ db: some RowReading, in source: RowSource, from position: RowPosition, limit: Int) throws -> Int {
         guard limit > 0 else { return 0 }
         let equalCount = try countRows(
             db, in: source, equal(to: position.key, forward: true), limit: position.occurrence + limit)
@@ -88,7 +88,7 @@ extension RowOrdering {
     /// whatever its sort value became (so a selection follows its row when
     /// another process changes it); without identity, the same position
     /// while a row is there. Nil when the row is gone.
-    public func currentPosition(of position: RowPosition, in source: RowSource, _ db: some RowReading) throws -> RowPosition? {
+    package func currentPosition(of position: RowPosition, in source: RowSource, _ db: some RowReading) throws -> RowPosition? {
         let keyExpressions = keyColumns.map(\.expression)
         guard source.identity != .none else {
             // A row without identity is its values: it is there or not.

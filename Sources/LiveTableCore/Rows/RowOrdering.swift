@@ -6,17 +6,17 @@ import GRDB
 /// equals (`RowPosition.occurrence`). The tiebreaker follows the sort
 /// column's direction, so that one walk of an index on the sort column
 /// (which SQLite extends with the identity) reads rows in key order.
-public struct RowOrdering: Equatable, Sendable {
-    public struct KeyColumn: Equatable, Sendable {
-        public var expression: String
-        public var descending: Bool
+package struct RowOrdering: Equatable, Sendable {
+    package struct KeyColumn: Equatable, Sendable {
+        package var expression: String
+        package var descending: Bool
         /// Never NULL (rowid, primary key of a `WITHOUT ROWID` table): no
         /// range looks for NULLs, which the rowid can not search.
-        public var isNotNull: Bool
+        package var isNotNull: Bool
         /// Set only by a query's own `NULLS FIRST`/`LAST` (`QueryOrder`);
         /// nil leaves NULL where the dialect puts it.
-        public var nullsFirst: Bool?
-        public init(expression: String, descending: Bool, isNotNull: Bool = false, nullsFirst: Bool? = nil) {
+        package var nullsFirst: Bool?
+        package init(expression: String, descending: Bool, isNotNull: Bool = false, nullsFirst: Bool? = nil) {
             self.expression = expression
             self.descending = descending
             self.isNotNull = isNotNull
@@ -24,19 +24,19 @@ public struct RowOrdering: Equatable, Sendable {
         }
     }
 
-    public var keyColumns: [KeyColumn]
-    public var isUnique: Bool
-    public var sortColumn: String?
-    public var descending: Bool
+    package var keyColumns: [KeyColumn]
+    package var isUnique: Bool
+    package var sortColumn: String?
+    package var descending: Bool
     /// Named by every statement of a window with `INDEXED BY`, so that the
     /// plan never depends on the planner's guesses. A test holds the Hall of
     /// Fame's key columns against its indexes.
-    public var indexName: String? = nil
-    public var dialect: SQLDialect = .sqlite
+    package var indexName: String? = nil
+    package var dialect: SQLDialect = .sqlite
 
     /// For orderings that are not a sort column plus an identity (mixed
     /// directions, several sort columns).
-    public init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect) {
+    package init(keyColumns: [KeyColumn], isUnique: Bool, dialect: SQLDialect) {
         self.keyColumns = keyColumns
         self.isUnique = isUnique
         self.sortColumn = nil
@@ -44,13 +44,13 @@ public struct RowOrdering: Equatable, Sendable {
         self.dialect = dialect
     }
 
-    public init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
+    package init(keyColumns: [KeyColumn], isUnique: Bool, indexName: String) {
         self.init(keyColumns: keyColumns, isUnique: isUnique, dialect: .sqlite)
         self.indexName = indexName
     }
 
     /// Orders on `sortColumn` (nil: the identity alone), then the identity.
-    public init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
+    package init(_ source: RowSource, sortColumn: String? = nil, descending: Bool = false) throws {
         var expressions: [String] = []
         var notNull: Set<String> = []
         // The column's own spelling: `--sort PRICE` sorts by "price".
@@ -208,7 +208,7 @@ public struct RowOrdering: Equatable, Sendable {
     }
 }
 
-public enum WindowCost: Equatable, Sendable {
+package enum WindowCost: Equatable, Sendable {
     case indexSearch
     /// An unindexed sort column, a view with a GROUP BY…: grows with the table.
     case scan

@@ -4,7 +4,7 @@ import GRDB
 /// its SQL in its source's dialect. GRDB's `Database` conforms with cached
 /// statements (compiling a window's statements would cost more than running
 /// them); PostgreSQL converts its text values to `DatabaseValue`s.
-public protocol RowReading {
+package protocol RowReading {
     /// `shown`: the first `shownColumns` values as the screen shows them
     /// (SQLite: as stored, a NUL or invalid UTF-8 kept); `values`: all of
     /// them as they bind back as arguments (keys of a later statement).

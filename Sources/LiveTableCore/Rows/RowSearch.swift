@@ -5,15 +5,15 @@ import GRDB
 /// ASCII with `instr(lower(x), lower(?))` (PostgreSQL's `strpos`), not
 /// `LIKE`, so that `%` and `_` are plain characters; walked with the
 /// ordering's keyset ranges and `LIMIT 1`, so it stops at the first match.
-public struct RowSearch: Equatable, Sendable {
-    public var text: String
-    public var column: Int
+package struct RowSearch: Equatable, Sendable {
+    package var text: String
+    package var column: Int
     /// True for `n`, false for `N`.
-    public var forward: Bool
+    package var forward: Bool
     /// Not included; nil: the start of the ordering (the end, backwards).
-    public var from: RowPosition?
+    package var from: RowPosition?
 
-    public init(text: String, column: Int, forward: Bool, from: RowPosition?) {
+    package init(text: String, column: Int, forward: Bool, from: RowPosition?) {
         self.text = text
         self.column = column
         self.forward = forward
@@ -22,7 +22,7 @@ public struct RowSearch: Equatable, Sendable {
 
     /// Off the main thread: without an index on the text, it reads rows
     /// until one matches.
-    public func run(_ db: some RowReading, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
+    package func run(_ db: some RowReading, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
         guard source.columnExpressions.indices.contains(column) else {
             throw SourceError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
         }
@@ -60,13 +60,13 @@ extension RowSearch {
     }
 }
 
-public struct RowSearchResult: Equatable, Sendable {
-    public var search: RowSearch
-    public var match: RowPosition?
+package struct RowSearchResult: Equatable, Sendable {
+    package var search: RowSearch
+    package var match: RowPosition?
     /// Found from the other end of the ordering.
-    public var wrapped: Bool
+    package var wrapped: Bool
 
-    public init(search: RowSearch, match: RowPosition?, wrapped: Bool) {
+    package init(search: RowSearch, match: RowPosition?, wrapped: Bool) {
         self.search = search
         self.match = match
         self.wrapped = wrapped

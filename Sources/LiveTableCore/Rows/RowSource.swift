@@ -3,34 +3,34 @@ import GRDB
 
 /// What the viewer pages through: a table, a view, or a read-only query,
 /// with the SQL of its columns and identity in its database's dialect.
-public struct RowSource: Equatable, Sendable {
-    public var name: String
-    public var columns: [SourceColumn]
-    public var identity: RowIdentity
-    public var isQuery: Bool
+package struct RowSource: Equatable, Sendable {
+    package var name: String
+    package var columns: [SourceColumn]
+    package var identity: RowIdentity
+    package var isQuery: Bool
     /// The identity columns the table's own order sorts descending.
-    public var descendingIdentityColumns: Set<String> = []
+    package var descendingIdentityColumns: Set<String> = []
 
     /// Set by `filtered(_:in:)`, which SQLite validates, or by
     /// `applyingFilter(_:)` for another database.
-    public private(set) var filter: String?
+    package private(set) var filter: String?
 
     /// Selected with each row; a row whose token did not change is not
     /// compared cell by cell. PostgreSQL's `xmin` (the transaction that
     /// wrote the row's version); nil for SQLite, whose statements stay as
     /// they are, and for views and queries, whose rows have none.
-    public var changeToken: String?
+    package var changeToken: String?
 
     /// A query's own top-level `ORDER BY`, as far as the engine keeps it.
-    public var queryOrder: QueryOrder?
+    package var queryOrder: QueryOrder?
 
     /// `WITH … ` before the SELECT, for a query.
     private(set) var prefix: String
     /// Without its final semicolon.
     let querySQL: String?
     let from: String
-    public let columnExpressions: [String]
-    public let dialect: SQLDialect
+    package let columnExpressions: [String]
+    package let dialect: SQLDialect
     /// Where they differ from `columnExpressions`: PostgreSQL orders no
     /// `json`, `xml` or `point` value, ordered by their text instead.
     var orderExpressions: [String]?
@@ -59,10 +59,10 @@ public struct RowSource: Equatable, Sendable {
         self.dialect = dialect
     }
 
-    public var columnNames: [String] { columns.map(\.name) }
+    package var columnNames: [String] { columns.map(\.name) }
 
     /// `table`'s name is qualified by its schema when it has one.
-    public static func table(_ table: TableSchema, dialect: SQLDialect) -> RowSource {
+    package static func table(_ table: TableSchema, dialect: SQLDialect) -> RowSource {
         var source = RowSource(
             name: table.name,
             columns: table.columns,
@@ -84,7 +84,7 @@ public struct RowSource: Equatable, Sendable {
     /// A query its database validated (SQLite: `query(_:in:)`), paged as a
     /// common table expression whose columns are renamed by position, so
     /// that duplicate or computed names (`SELECT a, a`) are no obstacle.
-    public static func query(_ sql: String, columnNames: [String], dialect: SQLDialect) -> RowSource {
+    package static func query(_ sql: String, columnNames: [String], dialect: SQLDialect) -> RowSource {
         // A line break before the closing parenthesis, in case the query
         // ends with a `--` comment.
         let body = String(sql.trimmingTrailingSemicolons())
@@ -129,7 +129,7 @@ public struct RowSource: Equatable, Sendable {
     /// compile a filtered statement and refuse it unless it is read-only and
     /// has no parameters of its own (`$1` in a PostgreSQL filter would take
     /// the engine's first argument). SQLite's `filtered(_:in:)` does both.
-    public func applyingFilter(_ expression: String?) throws -> RowSource {
+    package func applyingFilter(_ expression: String?) throws -> RowSource {
         var source = self
         if let querySQL {
             source.prefix = Self.queryPrefix(querySQL, columns: columnExpressions, filter: nil, dialect: dialect)

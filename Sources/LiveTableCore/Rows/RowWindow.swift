@@ -5,17 +5,17 @@ import GRDB
 /// Without one (views, queries), rows equal in every column can not be told
 /// apart, so a position is "the `occurrence`-th row of this key", which
 /// pages through duplicates without skipping or repeating any.
-public struct RowPosition: Equatable, Sendable {
-    public var key: [DatabaseValue]
-    public var occurrence: Int
-    public init(key: [DatabaseValue], occurrence: Int = 0) {
+package struct RowPosition: Equatable, Sendable {
+    package var key: [DatabaseValue]
+    package var occurrence: Int
+    package init(key: [DatabaseValue], occurrence: Int = 0) {
         self.key = key
         self.occurrence = occurrence
     }
 }
 
 /// Where a window of rows starts.
-public enum RowAnchor: Equatable, Sendable {
+package enum RowAnchor: Equatable, Sendable {
     case first
     case last
     /// The row at this position, or, when it is gone, the place it would have.
@@ -23,18 +23,18 @@ public enum RowAnchor: Equatable, Sendable {
 }
 
 /// Up to `before` rows before the anchor and up to `after` rows from it on.
-public struct RowWindowRequest: Equatable, Sendable {
-    public var ordering: RowOrdering
-    public var anchor: RowAnchor
+package struct RowWindowRequest: Equatable, Sendable {
+    package var ordering: RowOrdering
+    package var anchor: RowAnchor
     /// With `.last`, the window has `before + after` rows, all before the end.
-    public var before: Int
-    public var after: Int
+    package var before: Int
+    package var after: Int
     /// The last window held every row: read them all in one statement
     /// rather than a statement per side, which matters when each runs a
     /// whole query (a `GROUP BY`). When they no longer fit, or the anchor
     /// is gone, the window is read by ranges after all.
-    public var readsWhole: Bool
-    public init(ordering: RowOrdering, anchor: RowAnchor, before: Int, after: Int, readsWhole: Bool = false) {
+    package var readsWhole: Bool
+    package init(ordering: RowOrdering, anchor: RowAnchor, before: Int, after: Int, readsWhole: Bool = false) {
         self.ordering = ordering
         self.anchor = anchor
         self.before = before
@@ -47,17 +47,17 @@ public struct RowWindowRequest: Equatable, Sendable {
 /// with `OFFSET`): the cost of a window does not depend on its place in
 /// the table, and, when the ordering can use an index (see
 /// `RowOrdering.cost(of:in:)`), not on the number of rows either.
-public struct RowWindow: Equatable, Sendable {
-    public var request: RowWindowRequest
-    public var rows: [[DatabaseValue]]
+package struct RowWindow: Equatable, Sendable {
+    package var request: RowWindowRequest
+    package var rows: [[DatabaseValue]]
     /// `.position(positions[i])` anchors a window on row `i`, and tells a
     /// row from another across updates.
-    public var positions: [RowPosition]
-    public var reachesStart: Bool
-    public var reachesEnd: Bool
+    package var positions: [RowPosition]
+    package var reachesStart: Bool
+    package var reachesEnd: Bool
     /// The change token of each row (`RowSource.changeToken`), if any.
-    public var changeTokens: [DatabaseValue]?
-    public init(
+    package var changeTokens: [DatabaseValue]?
+    package init(
         request: RowWindowRequest, rows: [[DatabaseValue]], positions: [RowPosition],
         reachesStart: Bool, reachesEnd: Bool, changeTokens: [DatabaseValue]? = nil)
     {
@@ -75,7 +75,7 @@ public struct RowWindow: Equatable, Sendable {
     /// `scans` is true when no index serves the ordering: the ranges on each
     /// side of the anchor are then read with one statement, so that a window
     /// scans the table once per side rather than once per range.
-    public static func fetch(
+    package static func fetch(
         _ db: some RowReading, _ source: RowSource, _ request: RowWindowRequest, scans: Bool = false) throws -> RowWindow
     {
         let fetcher = Fetcher(db: db, source: source, ordering: request.ordering, combinesRanges: scans)

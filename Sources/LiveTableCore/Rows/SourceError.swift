@@ -2,7 +2,7 @@ import GRDB
 
 /// Why the viewer can not show what it was asked for, in one line whatever
 /// the names and messages it quotes hold (control characters escaped).
-public enum SourceError: Error, CustomStringConvertible, Equatable {
+package enum SourceError: Error, CustomStringConvertible, Equatable {
     case missingFile(path: String)
     case cannotOpen(path: String, reason: String)
     /// Garbage, or encrypted.
@@ -27,7 +27,7 @@ public enum SourceError: Error, CustomStringConvertible, Equatable {
     case invalidFilter(reason: String)
     case databaseError(path: String, message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .missingFile(path):
             return "cannot open \(quoted(path)): no such file"

@@ -2,8 +2,8 @@ import GRDB
 
 /// A table or view as the viewer shows it: its columns, how a row is
 /// identified, and which columns an index sorts.
-public struct TableSchema: Equatable, Sendable {
-    public enum Kind: String, Equatable, Sendable {
+package struct TableSchema: Equatable, Sendable {
+    package enum Kind: String, Equatable, Sendable {
         case table
         case withoutRowidTable
         case view
@@ -13,7 +13,7 @@ public struct TableSchema: Equatable, Sendable {
         case foreignTable
 
         /// As lists of tables show it (PostgreSQL's kinds as psql says them).
-        public var word: String {
+        package var word: String {
             switch self {
             case .table: return "table"
             case .withoutRowidTable: return "without-rowid"
@@ -26,18 +26,18 @@ public struct TableSchema: Equatable, Sendable {
         }
     }
 
-    public var name: String
-    public var kind: Kind
+    package var name: String
+    package var kind: Kind
     /// Hidden columns of virtual tables left out, generated columns kept.
-    public var columns: [SourceColumn]
-    public var identity: RowIdentity
+    package var columns: [SourceColumn]
+    package var identity: RowIdentity
     /// A `WITHOUT ROWID` key's columns declared descending
     /// (`PRIMARY KEY(b DESC, a)`): the viewer's natural order follows them.
-    public var descendingKeyColumns: Set<String>
+    package var descendingKeyColumns: Set<String>
     /// PostgreSQL's schema (statements name `"schema"."table"`); nil for SQLite.
-    public var schema: String?
+    package var schema: String?
 
-    public init(
+    package init(
         name: String, kind: Kind, columns: [SourceColumn], identity: RowIdentity,
         descendingKeyColumns: Set<String> = [], schema: String? = nil)
     {
@@ -49,21 +49,21 @@ public struct TableSchema: Equatable, Sendable {
         self.descendingKeyColumns = descendingKeyColumns
     }
 
-    public var columnNames: [String] { columns.map(\.name) }
+    package var columnNames: [String] { columns.map(\.name) }
 }
 
-public struct SourceColumn: Equatable, Sendable {
-    public var name: String
+package struct SourceColumn: Equatable, Sendable {
+    package var name: String
     /// SQLite stores any value whatever this says; empty when none.
-    public var declaredType: String
+    package var declaredType: String
     /// A complete index starts with it: sorting on it is an index search.
-    public var isIndexed: Bool
+    package var isIndexed: Bool
     /// Declared `NOT NULL`, an `INTEGER PRIMARY KEY`, or a `WITHOUT ROWID` key.
-    public var isNotNull: Bool
+    package var isNotNull: Bool
     /// The rowid under the column's own name.
-    public var isRowidAlias: Bool
+    package var isRowidAlias: Bool
 
-    public init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
+    package init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
         self.name = name
         self.declaredType = declaredType
         self.isIndexed = isIndexed
@@ -74,7 +74,7 @@ public struct SourceColumn: Equatable, Sendable {
 
 /// How rows are told apart. A row's identity, not its values, is what a
 /// selection follows and a window diff matches across commits.
-public enum RowIdentity: Equatable, Sendable {
+package enum RowIdentity: Equatable, Sendable {
     /// The first of `rowid`, `_rowid_`, `oid` that no column takes.
     case rowid(String)
     /// In key order.

@@ -1,5 +1,5 @@
 /// The colours of the app, mapped to terminal colour pairs by the runtime.
-public enum Color: UInt8, CaseIterable, Equatable, Sendable {
+package enum Color: UInt8, CaseIterable, Equatable, Sendable {
     case normal
     case title
     case border
@@ -12,13 +12,13 @@ public enum Color: UInt8, CaseIterable, Equatable, Sendable {
 }
 
 /// How a cell is drawn.
-public struct CellStyle: Equatable, Sendable {
-    public var color: Color
-    public var bold: Bool
-    public var reverse: Bool
+package struct CellStyle: Equatable, Sendable {
+    package var color: Color
+    package var bold: Bool
+    package var reverse: Bool
     /// Whether the text is underlined: the faint tail of a change
     /// highlight, which must show without colours too.
-    public var underline: Bool
+    package var underline: Bool
 
     init(color: Color = .normal, bold: Bool = false, reverse: Bool = false, underline: Bool = false) {
         self.color = color
@@ -32,11 +32,11 @@ public struct CellStyle: Equatable, Sendable {
 
 /// One terminal cell. A wide character occupies its cell and the next one,
 /// whose `isContinuation` is true and whose `text` is empty.
-public struct Cell: Equatable, Sendable {
+package struct Cell: Equatable, Sendable {
     /// One grapheme cluster, or "" for the right half of a wide character.
-    public var text: String
-    public var style: CellStyle
-    public var isContinuation: Bool
+    package var text: String
+    package var style: CellStyle
+    package var isContinuation: Bool
 
     init(text: String = " ", style: CellStyle = .plain, isContinuation: Bool = false) {
         self.text = text
@@ -47,13 +47,13 @@ public struct Cell: Equatable, Sendable {
 
 /// An in-memory grid of cells that `render` draws into. Only the runtime
 /// copies it to the terminal.
-public struct Screen: Equatable, Sendable {
-    public let width: Int
-    public let height: Int
+package struct Screen: Equatable, Sendable {
+    package let width: Int
+    package let height: Int
     /// Row-major cells, `width * height` of them.
     private(set) var cells: [Cell]
     /// Where the terminal cursor should stand, if visible (edit forms).
-    public var cursor: (x: Int, y: Int)? {
+    package var cursor: (x: Int, y: Int)? {
         get { cursorPosition.map { ($0.x, $0.y) } }
         set { cursorPosition = newValue.map { CursorPosition(x: $0.x, y: $0.y) } }
     }
@@ -68,7 +68,7 @@ public struct Screen: Equatable, Sendable {
         self.cells = Array(repeating: Cell(), count: self.width * self.height)
     }
 
-    public subscript(x: Int, y: Int) -> Cell {
+    package subscript(x: Int, y: Int) -> Cell {
         get { cells[y * width + x] }
         set { cells[y * width + x] = newValue }
     }

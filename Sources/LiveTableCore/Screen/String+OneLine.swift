@@ -2,7 +2,7 @@ extension String {
     /// The text with its control characters escaped (a newline becomes
     /// `\u{a}`), so that a message that quotes it stays on one line
     /// whatever it holds: a path, a terminal type.
-    public var escapingControlCharacters: String {
+    package var escapingControlCharacters: String {
         unicodeScalars.map { scalar in
             scalar.isNeutralized
                 ? "\\u{\(String(scalar.value, radix: 16))}"

@@ -4,21 +4,21 @@ import ReactiveGRDB
 /// How the live screens poll a file for other processes' commits besides inotify: when asked
 /// (`--poll SECONDS`), on a file system where other machines write unseen by inotify (NFS,
 /// SMB, FUSE...), or without inotify. The title says so: "polled every 0.1 s: fuse".
-public struct CommitPolling: Equatable, Sendable {
+package struct CommitPolling: Equatable, Sendable {
     /// The intervals `--poll` accepts, in seconds: from 20 ms, about the
     /// time of a screen refresh, to a minute.
-    public static let intervalRange: ClosedRange<TimeInterval> = 0.02...60
+    package static let intervalRange: ClosedRange<TimeInterval> = 0.02...60
 
     /// The interval asked for, or nil for inotify's file events only,
     /// polled at `OtherProcessCommits.fallbackPollingInterval` where they
     /// are not enough.
-    public var interval: TimeInterval?
+    package var interval: TimeInterval?
 
-    public init(interval: TimeInterval? = nil) {
+    package init(interval: TimeInterval? = nil) {
         self.interval = interval
     }
 
-    public static func interval(parsing text: String) throws -> TimeInterval {
+    package static func interval(parsing text: String) throws -> TimeInterval {
         guard let seconds = Double(decimal: text) else {
             throw CommitPollingError(text: text)
         }
@@ -31,7 +31,7 @@ public struct CommitPolling: Equatable, Sendable {
     /// How the screen's observations detect other processes' commits: the
     /// note for the title and the one-line reason come to `onPolled` when
     /// ReactiveGRDB polls the file by itself.
-    public func commits(
+    package func commits(
         path: String,
         onPolled: @escaping @Sendable (_ note: String, _ reason: String) -> Void) -> OtherProcessCommits
     {
@@ -46,7 +46,7 @@ public struct CommitPolling: Equatable, Sendable {
     }
 
     /// The title's note: "polled every 0.1 s: fuse", "polled every 0.5 s".
-    public func note(path: String, reason: String?) -> String {
+    package func note(path: String, reason: String?) -> String {
         let seconds = interval ?? OtherProcessCommits.fallbackPollingInterval
         let note = "polled every \(Self.format(seconds)) s"
         guard let reason else { return note }
@@ -66,12 +66,12 @@ public struct CommitPolling: Equatable, Sendable {
 
 /// The error of a `--poll` value that is not a number of seconds in
 /// `CommitPolling.intervalRange`.
-public struct CommitPollingError: Error, CustomStringConvertible {
-    public var text: String
+package struct CommitPollingError: Error, CustomStringConvertible {
+    package var text: String
 
     /// "the interval must be a number of seconds from 0.02 to 60": the
     /// command line names the value and the option.
-    public var description: String {
+    package var description: String {
         let range = CommitPolling.intervalRange
         return "the interval must be a number of seconds from \(String(format: "%g", range.lowerBound)) "
             + "to \(String(format: "%g", range.upperBound))"

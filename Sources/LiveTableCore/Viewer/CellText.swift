@@ -9,28 +9,28 @@ import GRDB
 /// a BLOB its size, text with its control characters escaped. Text is cut
 /// before it is escaped and measured: a 10 MB value costs no more than a
 /// short one.
-public struct CellText: Equatable, Sendable {
-    public enum Kind: Equatable, Sendable {
+package struct CellText: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         case null
         case number
         case text
         case blob
     }
 
-    public enum Alignment: Equatable, Sendable {
+    package enum Alignment: Equatable, Sendable {
         case leading
         case trailing
     }
 
-    public static let nullText = "NULL"
+    package static let nullText = "NULL"
 
     /// More than any terminal is wide; the rest is never escaped nor measured.
-    public static let maximumLength = 512
+    package static let maximumLength = 512
 
-    public var kind: Kind
-    public var text: String
+    package var kind: Kind
+    package var text: String
 
-    public init(_ value: DatabaseValue) {
+    package init(_ value: DatabaseValue) {
         switch value.storage {
         case .null:
             kind = .null
@@ -50,16 +50,16 @@ public struct CellText: Equatable, Sendable {
         }
     }
 
-    public var alignment: Alignment {
+    package var alignment: Alignment {
         kind == .number ? .trailing : .leading
     }
 
-    public var width: Int {
+    package var width: Int {
         TextWidth.width(of: text)
     }
 
     /// Cut (ending with "…") and padded to exactly `width` cells.
-    public func fitted(toWidth width: Int) -> String {
+    package func fitted(toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         let cut = TextWidth.truncated(text, toWidth: width)
         let padding = String(repeating: " ", count: max(0, width - TextWidth.width(of: cut)))

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The formats `livetable view FILE TABLE --format` prints.
-public enum ExportFormat: String, CaseIterable, Sendable {
+package enum ExportFormat: String, CaseIterable, Sendable {
     /// RFC 4180. NULL is an empty field, so empty text and an empty BLOB are
     /// `""`; a BLOB is lowercase hexadecimal.
     case csv
@@ -17,17 +17,17 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 /// Writes all the rows of a source in a format, in constant memory: values
 /// are read in place and encoded straight into a byte buffer (no `String`
 /// nor `DatabaseValue` per value), as fast as `sqlite3 -csv`.
-public enum RowExport {
-    public static let pageSize = 10_000
+package enum RowExport {
+    package static let pageSize = 10_000
 
-    public static let bufferSize = 1 << 20
+    package static let bufferSize = 1 << 20
 
     /// What an export wrote.
-    public struct Summary: Equatable, Sendable {
-        public var rowCount: Int
-        public var invalidTextCount: Int
+    package struct Summary: Equatable, Sendable {
+        package var rowCount: Int
+        package var invalidTextCount: Int
 
-        public var warning: String? {
+        package var warning: String? {
             switch invalidTextCount {
             case 0: return nil
             case 1: return "1 text value is not valid UTF-8: its invalid bytes are written as U+FFFD"
@@ -80,14 +80,14 @@ enum StoredValue {
 }
 
 /// Encodes rows in one of the export formats: pure functions of values.
-public struct RowEncoder: Sendable {
-    public let format: ExportFormat
-    public let columnNames: [String]
-    public private(set) var recordCount = 0
-    public private(set) var invalidTextCount = 0
+package struct RowEncoder: Sendable {
+    package let format: ExportFormat
+    package let columnNames: [String]
+    package private(set) var recordCount = 0
+    package private(set) var invalidTextCount = 0
     private let jsonKeys: [[UInt8]]
 
-    public init(format: ExportFormat, columnNames: [String]) {
+    package init(format: ExportFormat, columnNames: [String]) {
         self.format = format
         self.columnNames = columnNames
         jsonKeys = Self.uniqueKeys(columnNames).map { Array((Self.jsonString($0) + ": ").utf8) }
@@ -113,7 +113,7 @@ public struct RowEncoder: Sendable {
         return keys
     }
 
-    public func header() -> String {
+    package func header() -> String {
         switch format {
         case .csv: return columnNames.map(Self.csvField).joined(separator: ",") + "\r\n"
         case .tsv: return columnNames.map(Self.tsvField).joined(separator: "\t") + "\n"
@@ -121,7 +121,7 @@ public struct RowEncoder: Sendable {
         }
     }
 
-    public mutating func record(_ values: [DatabaseValue]) -> String {
+    package mutating func record(_ values: [DatabaseValue]) -> String {
         var values = values
         for index in values.indices {
             // A stand-in for a byte of invalid UTF-8 is U+10FF80 or above,
@@ -142,7 +142,7 @@ public struct RowEncoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public func footer() -> String {
+    package func footer() -> String {
         switch format {
         case .csv, .tsv: return ""
         case .json: return recordCount == 0 ? "]\n" : "\n]\n"

@@ -1,7 +1,7 @@
 import GRDB
 
 /// What the viewer asks to see: a table or view by name, or a query.
-public enum ViewerTarget: Hashable, Sendable {
+package enum ViewerTarget: Hashable, Sendable {
     case table(String)
     case query(String)
 }
@@ -9,14 +9,14 @@ public enum ViewerTarget: Hashable, Sendable {
 /// A source as the live screen shows it: its ordering, what a window costs
 /// in it, and the schema version they were read at (a schema change makes
 /// the viewer read them again).
-public struct ViewedSource: Equatable, Sendable {
-    public var source: RowSource
-    public var ordering: RowOrdering
-    public var cost: WindowCost
+package struct ViewedSource: Equatable, Sendable {
+    package var source: RowSource
+    package var ordering: RowOrdering
+    package var cost: WindowCost
     /// The database's schema version when the source was read.
-    public var schemaVersion: Int
+    package var schemaVersion: Int
 
-    public init(source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
+    package init(source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
         self.source = source
         self.ordering = ordering
         self.cost = cost
@@ -29,35 +29,29 @@ public struct ViewedSource: Equatable, Sendable {
     /// view, a filter that the database may scan for, a query). A window
     /// away from the start whose `rowsBefore` is nil then has at least
     /// `ViewerWindow.rankLimit` rows before it.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// viewed.countsRowsBefore // false for a view, a filter, a query, an unindexed order
-    /// ```
-    public var countsRowsBefore: Bool {
+    package var countsRowsBefore: Bool {
         cost == .indexSearch && source.filter == nil && !source.isQuery
     }
 }
 
 /// A window of rows as the live screen observes it: the source as read at
 /// this fetch, the rows, and where the selection is now.
-public struct ViewerWindow: Equatable, Sendable {
-    public var viewed: ViewedSource
-    public var window: RowWindow
+package struct ViewerWindow: Equatable, Sendable {
+    package var viewed: ViewedSource
+    package var window: RowWindow
     /// The anchored row's position now (its sort value may have changed), or
     /// the row that took its place when it is gone.
-    public var selection: RowPosition?
+    package var selection: RowPosition?
     /// 0 at the start; counted up to `rankLimit` on an index search; else nil.
-    public var rowsBefore: Int?
+    package var rowsBefore: Int?
 
     /// Enough for the title to say "row 5,210 of 20,000" after a search or a
     /// few pages, at the cost of reading that many index entries per window.
     /// Beyond, the rows before the selection are counted in the background.
-    public static let rankLimit = 10_000
+    package static let rankLimit = 10_000
 
 
-    public init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
+    package init(viewed: ViewedSource, window: RowWindow, selection: RowPosition?, rowsBefore: Int? = nil) {
         self.viewed = viewed
         self.window = window
         self.selection = selection
@@ -67,15 +61,6 @@ public struct ViewerWindow: Equatable, Sendable {
     /// Fetches a window in one read of any database: `fetch(_:_:_:)`, with
     /// the source as its database now describes it given by `current`.
     ///
-    /// For example:
-    ///
-    /// ```swift
-    /// // A database that reads its catalog again when its schema changed:
-    /// let value = try ViewerWindow.fetch(connection, viewed, request) { viewed in
-    ///     try catalog.current(viewed, on: connection)
-    /// }
-    /// ```
-    ///
     /// - parameter db: A database connection.
     /// - parameter viewed: The source as last read.
     /// - parameter request: The window; its ordering is replaced by the
@@ -83,7 +68,7 @@ public struct ViewerWindow: Equatable, Sendable {
     /// - parameter current: The source as the schema now describes it
     ///   (itself when the schema did not change), read in the same read
     ///   as the window; it throws when the source is gone.
-    public static func fetch<Reader: RowReading>(
+    package static func fetch<Reader: RowReading>(
         _ db: Reader, _ viewed: ViewedSource, _ request: RowWindowRequest,
         current: (ViewedSource) throws -> ViewedSource) throws -> ViewerWindow
     {

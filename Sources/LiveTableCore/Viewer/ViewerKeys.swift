@@ -1,7 +1,7 @@
 // MARK: - Keys
 
 /// What a key does in the viewer; `viewerKeyBindings` says which key.
-public enum ViewerAction: ScreenAction {
+package enum ViewerAction: ScreenAction {
     case moveUp
     case moveDown
     case pageUp
@@ -35,7 +35,7 @@ public enum ViewerAction: ScreenAction {
 }
 
 /// In the order the help overlay and the README list it.
-public let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
+package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + [
     KeyBinding(
         keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
         actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),

@@ -3,7 +3,7 @@ import GRDB
 // MARK: - Messages and effects
 
 /// Everything that can happen to the viewer: keys, sizes, and the reads' results.
-public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
+package enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case key(Key)
     case resize(width: Int, height: Int)
     case tablesListed([PickerEntry])
@@ -52,7 +52,7 @@ public enum ViewerMessage: Equatable, Sendable, TerminalMessage {
 
 /// A read that runs until it ends or is replaced, and that the viewer can
 /// leave (`ViewerEffect.stop(_:)`).
-public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
+package enum ViewerRead: String, CaseIterable, Equatable, Sendable {
     case window
     case count
     case rowsBefore
@@ -64,7 +64,7 @@ public enum ViewerRead: String, CaseIterable, Equatable, Sendable {
 }
 
 /// Work that `viewerUpdate` asks for; results come back as messages.
-public enum ViewerEffect: Equatable, Sendable {
+package enum ViewerEffect: Equatable, Sendable {
     case listTables
     /// Each entry in its own read, within `PickerEntry.countTimeLimit`.
     case countTables(from: Int, names: [String], kinds: [TableSchema.Kind])

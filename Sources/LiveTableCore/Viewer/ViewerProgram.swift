@@ -12,12 +12,12 @@ import OpenCombineDispatch
 /// `ReadTicket` that interrupts it when the screen leaves it. Counts run on
 /// a serial queue of their own, so that a long count never holds up a
 /// window, and are paced so that a writer is not kept waiting.
-public struct ViewerProgram: AppProgram {
-    public let dataSource: any ViewerDataSource
+package struct ViewerProgram: AppProgram {
+    package let dataSource: any ViewerDataSource
     /// Where the queries typed at `:` are kept; nil: nowhere.
-    public let history: HistoryFile?
+    package let history: HistoryFile?
 
-    public init(dataSource: any ViewerDataSource, history: HistoryFile? = nil) {
+    package init(dataSource: any ViewerDataSource, history: HistoryFile? = nil) {
         self.dataSource = dataSource
         self.history = history
     }
@@ -25,7 +25,7 @@ public struct ViewerProgram: AppProgram {
     // MARK: - AppProgram
 
     /// The first resize starts the reads.
-    public func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
+    package func start() -> [AppCommand<ViewerMessage, ViewerSlot>] {
         [.observe(slot: .liveness, dataSource.liveness()
             .map { liveness in
                 guard !liveness.seesOtherMachines, let reason = liveness.reason else {
@@ -36,22 +36,22 @@ public struct ViewerProgram: AppProgram {
             .eraseToAnyPublisher())]
     }
 
-    public func update(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
+    package func update(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
         viewerUpdate(&state, message)
     }
 
     /// A commit that changed nothing on screen draws nothing.
-    public func drawsSameScreen(_ state: ViewerState, as drawn: ViewerState) -> Bool {
+    package func drawsSameScreen(_ state: ViewerState, as drawn: ViewerState) -> Bool {
         state == drawn
     }
 
-    public var comparesDrawnStates: Bool { true }
+    package var comparesDrawnStates: Bool { true }
 
-    public func render(_ state: ViewerState) -> Screen {
+    package func render(_ state: ViewerState) -> Screen {
         viewerRender(state)
     }
 
-    public func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage, ViewerSlot> {
+    package func command(for effect: ViewerEffect) -> AppCommand<ViewerMessage, ViewerSlot> {
         let dataSource = self.dataSource
         switch effect {
         case .listTables:
@@ -301,7 +301,7 @@ private struct SendablePromise<T>: @unchecked Sendable {
 
 /// Each subscription is replaced by the next in its slot: one read of each
 /// kind at a time.
-public enum ViewerSlot: Hashable, Sendable {
+package enum ViewerSlot: Hashable, Sendable {
     case liveness
     /// The list of tables, or the wait before it is listed again.
     case tables

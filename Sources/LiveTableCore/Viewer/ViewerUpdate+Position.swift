@@ -13,7 +13,7 @@ import ReactiveGRDB
 extension TableState {
     /// From 1; nil when nothing is known (no selection, or a window away from
     /// both ends whose rows before are not counted).
-    public var selectedRowNumber: RowCount? {
+    package var selectedRowNumber: RowCount? {
         guard let index = selectedIndex else { return nil }
         return rowsBeforeShownWindow?.adding(index + 1)
     }

@@ -2,12 +2,12 @@ import GRDB
 
 /// The selected row read whole for the row view (`TableState.wholeRow`),
 /// where the windows read long values cut.
-public struct WholeRow: Equatable, Sendable {
+package struct WholeRow: Equatable, Sendable {
     /// The row's position, and its values in the window when it was asked for.
-    public var position: RowPosition
-    public var shown: [DatabaseValue]
+    package var position: RowPosition
+    package var shown: [DatabaseValue]
     /// Its values whole; nil while read, or when they could not be.
-    public var values: [DatabaseValue]?
+    package var values: [DatabaseValue]?
 }
 
 extension ViewerState {

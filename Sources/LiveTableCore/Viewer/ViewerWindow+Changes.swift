@@ -7,7 +7,7 @@ extension ViewerWindow {
     /// primary key. A view's or a query's row has no identity: it is its values
     /// and its rank among equal rows, so a changed row reads as another row,
     /// and departed rows must not be reported as deletions.
-    public func changeSnapshot(rowCount: Int?) -> WindowSnapshot<StoredKey> {
+    package func changeSnapshot(rowCount: Int?) -> WindowSnapshot<StoredKey> {
         let identityIndices = self.identityIndices
         let tokens = window.changeTokens
         let rows = zip(window.positions, window.rows).enumerated().map { index, element in
@@ -27,7 +27,7 @@ extension ViewerWindow {
 
     /// Departed rows can then be told deleted (a table with a rowid or a
     /// primary key, not a view or a query).
-    public var identifiesRows: Bool {
+    package var identifiesRows: Bool {
         identityIndices != nil && viewed.source.identityLookup != nil
     }
 

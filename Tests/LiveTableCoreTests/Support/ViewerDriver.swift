@@ -10,8 +10,12 @@ import LiveTableTestSupport
 /// result sent back as a message, until no effect is left. Time is
 /// injected: messages are stamped with `start + clock`.
 final class ViewerDriver {
-    let path: String
-    let database: SQLiteDataSource
+    /// The data source driven: a SQLite file or a PostgreSQL database.
+    let dataSource: any ViewerDataSource
+    /// The SQLite file's, for the tests that read it directly; nil on PostgreSQL.
+    let database: SQLiteDataSource!
+    /// Another process's (or session's) commit of its SQL.
+    private let anotherCommit: (String) throws -> Void
     var state: ViewerState
     /// The start of the injected time.
     let start = ContinuousClock.now
@@ -30,25 +34,33 @@ final class ViewerDriver {
                       width: width, height: height)
     }
 
-    /// Opens `target` of the file at `path` (nil: the table picker) as the
-    /// command line does, and sends the first resize.
-    ///
-    /// - parameter countChunk: The rows of each read of a count (nil: the
-    ///   program's own).
-    init(path: String, target: ViewerTarget?, sort: String? = nil, descending: Bool = false,
-         width: Int = 60, height: Int = 10, countChunk: Int? = nil) throws
+    /// Opens `target` of the file at `path` (nil: the table picker), whose
+    /// commits the sqlite3 CLI makes; `countChunk`: the rows of each read
+    /// of a count (nil: the program's own).
+    convenience init(path: String, target: ViewerTarget?, sort: String? = nil, descending: Bool = false,
+                     width: Int = 60, height: Int = 10, countChunk: Int? = nil) throws
     {
-        self.path = path
+        try self.init(
+            dataSource: try SQLiteDataSource.open(path: path), target: target, sort: sort, descending: descending,
+            width: width, height: height, countChunk: countChunk,
+            anotherCommit: { sql in _ = try ForeignFile.sqlite3(path, sql) })
+    }
+
+    /// Opens `target` of any data source as the command line does, and
+    /// sends the first resize; `anotherCommit` commits SQL as another
+    /// process would.
+    init(dataSource: any ViewerDataSource, target: ViewerTarget?, sort: String? = nil, descending: Bool = false,
+         width: Int = 60, height: Int = 10, countChunk: Int? = nil,
+         anotherCommit: @escaping (String) throws -> Void) throws
+    {
+        self.dataSource = dataSource
+        self.database = dataSource as? SQLiteDataSource
+        self.anotherCommit = anotherCommit
         self.countChunk = countChunk
-        let database = try SQLiteDataSource.open(path: path)
-        self.database = database
         let opened = try target.map { target in
-            try database.read { db in
-                try ViewedSource.open(target, sortColumn: sort, descending: descending, in: db)
-            }
+            try dataSource.open(target, sortColumn: sort, descending: descending, ticket: ReadTicket())
         }
-        state = .initial(databaseName: (path as NSString).lastPathComponent, opened: opened,
-                         width: width, height: height, useColor: false)
+        state = .initial(databaseName: dataSource.name, opened: opened, width: width, height: height, useColor: false)
         try send(.resize(width: width, height: height))
     }
 
@@ -79,14 +91,14 @@ final class ViewerDriver {
     /// it observes again, or its failure.
     @discardableResult
     func commit(_ sql: String) throws -> [ViewerEffect] {
-        _ = try ForeignFile.sqlite3(path, sql)
+        try anotherCommit(sql)
         let table = try XCTUnwrap(state.table)
         let request = try XCTUnwrap(table.observedRequest)
         let window: ViewerWindow
         do {
-            window = try database.read { db in try ViewerWindow.fetch(db, table.viewed, request) }
+            window = try firstWindow(of: dataSource, table.viewed, request)
         } catch {
-            return try send(.windowFailed("\(error)", SQLiteDataSource.failureKind(of: error)))
+            return try send(.windowFailed("\(error)", dataSource.failureKind(of: error)))
         }
         return try send(.window(window, now: now))
     }
@@ -103,8 +115,37 @@ final class ViewerDriver {
     }
 
     private func perform(_ effect: ViewerEffect) throws -> ViewerMessage? {
-        try performViewerEffect(effect, on: database, now: now, countChunk: countChunk)
+        try performViewerEffect(effect, on: dataSource, now: now, countChunk: countChunk)
     }
+}
+
+/// The window of `request`: on a SQLite file, read at once; elsewhere,
+/// the first of `dataSource.windows(of:_:)`, as the program observes it
+/// (they arrive on the main queue, which this runs meanwhile).
+func firstWindow(
+    of dataSource: any ViewerDataSource, _ viewed: ViewedSource, _ request: RowWindowRequest
+) throws -> ViewerWindow {
+    if let database = dataSource as? SQLiteDataSource {
+        return try database.read { db in try ViewerWindow.fetch(db, viewed, request) }
+    }
+    var result: Result<ViewerWindow, any Error>?
+    let cancellable = dataSource.windows(of: viewed, request).sink(
+        receiveCompletion: { completion in
+            if case let .failure(error) = completion, result == nil { result = .failure(error) }
+        },
+        receiveValue: { read in
+            guard result == nil else { return }
+            switch read {
+            case let .window(window): result = .success(window)
+            case let .transientFailure(error): result = .failure(error)
+            }
+        })
+    defer { cancellable.cancel() }
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while result == nil, Date() < deadline {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.001))
+    }
+    return try XCTUnwrap(result, "no window within 20 s").get()
 }
 
 /// Sends `message` to `state`, then performs its effects with `perform`
@@ -132,61 +173,69 @@ func driveViewer(
 /// windows and resumes stamped `now`, counts in reads of `countChunk` rows;
 /// the host's effects and timers return nil.
 func performViewerEffect(
-    _ effect: ViewerEffect, on database: SQLiteDataSource, now: ContinuousClock.Instant, countChunk: Int? = nil
+    _ effect: ViewerEffect, on dataSource: any ViewerDataSource, now: ContinuousClock.Instant, countChunk: Int? = nil
 ) throws -> ViewerMessage? {
     do {
         switch effect {
         case .listTables:
-            return .tablesListed(try database.read { db in
-                try TableSchema.list(db).map { PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true) }
+            return .tablesListed(try dataSource.listTables(ticket: ReadTicket()).map {
+                PickerEntry(name: $0.name, kind: $0.kind, count: nil, isCounting: true)
             })
         case let .countTables(from, names, kinds):
             // As the program counts: each within its time limit.
             return .tablesCounted(from: from, names: names, counts: zip(names, kinds).map { name, kind in
-                try? database.read(background: true, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit)) { db in
-                    try RowSource.table(TableSchema.named(name, kind: kind, in: db), dialect: .sqlite).quickRowCount(db)
-                }
+                try? dataSource.quickRowCount(
+                    ofTable: name, kind: kind, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit))
             })
         case let .open(target, sortColumn, descending):
-            return .opened(try database.read { db in
-                try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
-            })
+            if let database = dataSource as? SQLiteDataSource {
+                return .opened(try database.read { db in
+                    try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
+                })
+            }
+            return .opened(try dataSource.open(target, sortColumn: sortColumn, descending: descending, ticket: ReadTicket()))
         case let .observe(viewed, request):
-            return .window(try database.read { db in try ViewerWindow.fetch(db, viewed, request) }, now: now)
+            return .window(try firstWindow(of: dataSource, viewed, request), now: now)
         case let .count(source, _):
-            let count = try countChunk.map { try source.countRows(in: database.backgroundReader, chunk: $0) }
-                ?? source.countRows(in: database.backgroundReader)
+            let count: RowCount
+            if let database = dataSource as? SQLiteDataSource {
+                count = try countChunk.map { try source.countRows(in: database.backgroundReader, chunk: $0) }
+                    ?? source.countRows(in: database.backgroundReader)
+            } else {
+                count = try dataSource.countRows(of: source, ticket: ReadTicket())
+            }
             return .counted(count.value, isExact: count.isExact)
         case .pauseCounting:
             return .countPauseEnded
         case let .countRowsBefore(viewed, position):
-            let count = try database.countRows(of: viewed, before: position, ticket: ReadTicket())
+            let count = try dataSource.countRows(of: viewed, before: position, ticket: ReadTicket())
             return .rowsBeforeCounted(viewed, position, count.value, isExact: count.isExact)
         case .pauseCountingRowsBefore:
             return .rowsBeforePauseEnded
         case .resume:
             return .resumed(now: now)
         case let .findDeletedRows(source, ids):
-            let missing = try database.read { db in
-                try XCTUnwrap(source.identityLookup).missing(db, among: ids.map(\.values))
-            }
-            return .deletedRowsFound(source, missing.map(StoredKey.init))
+            return .deletedRowsFound(source, try dataSource.missingRows(of: source, among: ids, ticket: ReadTicket()))
         case let .search(viewed, search):
-            return .searched(try database.read { db in try search.run(db, viewed.source, viewed.ordering) })
+            return .searched(try dataSource.search(search, in: viewed, ticket: ReadTicket()))
         case let .readWholeRow(viewed, position):
-            return .wholeRowRead(position, try database.wholeRow(of: viewed, at: position, ticket: ReadTicket()))
+            return .wholeRowRead(position, try dataSource.wholeRow(of: viewed, at: position, ticket: ReadTicket()))
         case let .filter(viewed, expression):
-            let filtered = try database.read { db in try viewed.filtered(expression, in: db) }
+            // SQLite's on the screen's connection, as these tests always did.
+            let filtered = try (dataSource as? SQLiteDataSource).map { database in
+                try database.read { db in try viewed.filtered(expression, in: db) }
+            } ?? dataSource.filter(viewed, by: expression, ticket: ReadTicket())
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
         case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery:
             return nil
         }
     } catch {
         switch effect {
-        case .open: return .openFailed("\(error)", SQLiteDataSource.failureKind(of: error))
-        case .observe: return .windowFailed("\(error)", SQLiteDataSource.failureKind(of: error))
+        case .open: return .openFailed("\(error)", dataSource.failureKind(of: error))
+        case .observe: return .windowFailed("\(error)", dataSource.failureKind(of: error))
         case .filter: return .filterFailed("\(error)")
         case .search: return .searchFailed("\(error)")
+        case .count where !(dataSource is SQLiteDataSource): return .countFailed(dataSource.describe(error))
         default: throw error
         }
     }

@@ -139,7 +139,7 @@ extension ViewerUpdateTests {
     /// unanswered: they are still running.
     @discardableResult
     private func sendHoldingFilterChecks(_ message: ViewerMessage) throws -> [ViewerEffect] {
-        let database = driver.database, now = driver.now
+        let database = driver.dataSource, now = driver.now
         return try driveViewer(&driver.state, message) { effect in
             if case .filter = effect { return nil }
             return try performViewerEffect(effect, on: database, now: now, countChunk: 7)
@@ -194,7 +194,7 @@ extension ViewerUpdateTests {
     func testAnOpenThatFindsNoTableOnThePickerListsTheTablesAgain() throws {
         for kind in [ViewerFailureKind.missingSource, .fileReplaced] {
             try start(nil)
-            let database = driver.database, now = driver.now
+            let database = driver.dataSource, now = driver.now
             let effects = try driveViewer(&driver.state, .key(.enter)) { effect in
                 if case .open = effect { return .openFailed(#"no table or view "item": the file has "t", "t2""#, kind) }
                 return try performViewerEffect(effect, on: database, now: now, countChunk: 7)

@@ -8,7 +8,7 @@ extension AppDatabase {
     /// Makes the Hall of Fame observations see other processes' commits (ReactiveGRDB's
     /// `includingOtherProcesses(_:)`). GRDB sees its own connections' only: a player inserted by
     /// `sqlite3` would stay off screen until the app's next write. Call it before the observations start.
-    public func observeExternalChanges(
+    package func observeExternalChanges(
         polling: CommitPolling = CommitPolling(),
         onPollingFallback: (@Sendable (String) -> Void)? = nil) -> AnyCancellable
     {

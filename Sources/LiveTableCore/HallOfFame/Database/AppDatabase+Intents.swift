@@ -9,7 +9,7 @@ extension AppDatabase {
     // MARK: - Synchronous Intents
 
     /// Inserts `count` random players if there is no player yet.
-    public func createRandomPlayersIfEmpty(count: Int = 8) throws {
+    package func createRandomPlayersIfEmpty(count: Int = 8) throws {
         try writer.write { db in
             if try Self.playerCount(db) == 0 {
                 try insertRandomPlayers(db, count: count)
@@ -25,7 +25,7 @@ extension AppDatabase {
 
     /// Inserts `count` random players in one statement, streaming: use it
     /// to fill a table with millions of players.
-    public func insertRandomPlayers(_ db: Database, count: Int) throws {
+    package func insertRandomPlayers(_ db: Database, count: Int) throws {
         guard count > 0 else { return }
         // Columns are evaluated left to right: a name, then a score, for
         // each player, the same draws as `RandomSource.makePlayer()`.

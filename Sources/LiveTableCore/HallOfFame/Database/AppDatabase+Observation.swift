@@ -9,7 +9,7 @@ extension AppDatabase {
     /// Returns a publisher of the Hall of Fame for a window of players.
     /// Each value is one read, so that its count, max score and players agree, at a cost that does not grow
     /// with the table.
-    public func observeHallOfFame(
+    package func observeHallOfFame(
         _ request: WindowRequest,
         scheduling scheduler: some ValueObservationScheduler = .async(onQueue: .main))
     -> DatabasePublishers.Value<HallOfFame>

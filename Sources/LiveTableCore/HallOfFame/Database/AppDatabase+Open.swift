@@ -14,7 +14,7 @@ extension AppDatabase {
     /// exist, as a `DatabasePool` (WAL mode), so that other processes can
     /// read and write it concurrently.
     /// The file is validated before anything is written to it; a failed open removes the files it created.
-    public static func open(
+    package static func open(
         path: String, seed: UInt64? = nil,
         prepare: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase
     {
@@ -65,7 +65,7 @@ extension AppDatabase {
 
     /// The number of players in the file at `path`, read without writing to it, as `open` does at once:
     /// 0 for a new, empty or foreign file. The demo asks before it plays on a user's players.
-    public static func playerCount(atPath path: String) throws -> Int {
+    package static func playerCount(atPath path: String) throws -> Int {
         try validateDatabaseFile(atPath: path)
         guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 0 else {
             return 0
@@ -88,7 +88,7 @@ extension AppDatabase {
 
     /// Closes the database, and removes its `-wal` and `-shm` files: a pool closes its writer first, so a
     /// short read-write connection closed after it is the last one, and checkpoints.
-    public func close() throws {
+    package func close() throws {
         try writer.close()
         let path = writer.path
         guard writer is DatabasePool, FileManager.default.fileExists(atPath: path + "-wal") else {

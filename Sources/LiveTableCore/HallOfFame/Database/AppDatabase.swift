@@ -9,8 +9,8 @@ import Synchronization
 /// The database of the app: its schema, and the intents that write players.
 /// The schema holds millions of players: the count is kept by triggers, the max score read from its
 /// index, and the Hall of Fame pages by keyset on the index of its ordering.
-public final class AppDatabase: Sendable {
-    public let writer: any DatabaseWriter
+package final class AppDatabase: Sendable {
+    package let writer: any DatabaseWriter
 
     let random: RandomSource
 
@@ -18,7 +18,7 @@ public final class AppDatabase: Sendable {
     /// processes, if they do (see `observeExternalChanges(onPollingFallback:)`).
     let otherProcessCommits = Mutex<OtherProcessCommits?>(nil)
 
-    public init(_ writer: any DatabaseWriter, seed: UInt64? = nil) throws {
+    package init(_ writer: any DatabaseWriter, seed: UInt64? = nil) throws {
         self.writer = writer
         self.random = RandomSource(seed: seed)
         try Self.migrator.migrate(writer)
@@ -37,14 +37,14 @@ public final class AppDatabase: Sendable {
     }
 
     /// Returns an empty in-memory database, for tests and demos.
-    public static func inMemory(seed: UInt64? = nil) throws -> AppDatabase {
+    package static func inMemory(seed: UInt64? = nil) throws -> AppDatabase {
         try AppDatabase(DatabaseQueue(), seed: seed)
     }
 
     // MARK: - Reads
 
     /// Returns the number of players, in constant time.
-    public static func playerCount(_ db: Database) throws -> Int {
+    package static func playerCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT playerCount FROM playerStats WHERE id = 1")) ?? 0
     }
 

@@ -4,14 +4,7 @@ import GRDB
 /// The reason why `AppDatabase.open(path:seed:)` can not open a database.
 ///
 /// Its description is one line that names the file and the cause.
-///
-/// For example:
-///
-/// ```swift
-/// let error = AppDatabaseOpenError.notADatabase(path: "notes.txt")
-/// print(error) // cannot open "notes.txt": not a SQLite database
-/// ```
-public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
+package enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     /// The directory of the file does not exist (nothing is created).
     case missingDirectory(path: String, directory: String)
     /// The path is a directory.
@@ -45,12 +38,6 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     case databaseError(path: String, message: String)
 
     /// The path of the file.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// AppDatabaseOpenError.locked(path: "players.sqlite").path // "players.sqlite"
-    /// ```
     var path: String {
         switch self {
         case let .missingDirectory(path, _), let .isDirectory(path), let .notAFile(path),
@@ -63,14 +50,7 @@ public enum AppDatabaseOpenError: Error, CustomStringConvertible, Equatable {
     }
 
     /// One line: the file and the cause.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// print(AppDatabaseOpenError.readOnlyFile(path: "players.sqlite"))
-    /// // cannot open "players.sqlite": the file is read-only
-    /// ```
-    public var description: String {
+    package var description: String {
         let cause: String
         switch self {
         case let .missingDirectory(_, directory):

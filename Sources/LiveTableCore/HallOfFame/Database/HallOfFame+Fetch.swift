@@ -30,7 +30,7 @@ extension HallOfFame {
     /// Fetches the Hall of Fame for a window of players in one read, so that the count, the max score and
     /// the players agree. Every statement reads an index (the count in `playerStats`, the max score's,
     /// players by keyset, never `OFFSET`): the cost does not grow with the table.
-    public static func fetch(_ db: Database, _ request: WindowRequest) throws -> HallOfFame {
+    package static func fetch(_ db: Database, _ request: WindowRequest) throws -> HallOfFame {
         try fetch(db, request, exactRankLimit: exactRankLimit)
     }
 

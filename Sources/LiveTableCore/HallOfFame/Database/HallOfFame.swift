@@ -1,7 +1,7 @@
 import GRDB
 
 /// The two orderings of the Hall of Fame.
-public enum Ordering: String, CaseIterable, Equatable, Sendable {
+package enum Ordering: String, CaseIterable, Equatable, Sendable {
     /// Score descending, then name, then id: the index `(score DESC, name, id)`.
     case byScore
     /// Name, then score descending, then id: the index `(name, score DESC, id)`.
@@ -65,7 +65,7 @@ extension Ordering {
     }
 
     /// The `ORDER BY` clause of the ordering: `score DESC, name, id`.
-    public var orderByClause: String {
+    package var orderByClause: String {
         sortColumns.map(\.orderingTerm).joined(separator: ", ")
     }
 
@@ -132,7 +132,7 @@ extension Ordering {
 }
 
 /// Where a window of players starts, in a given ordering.
-public enum WindowAnchor: Equatable, Sendable {
+package enum WindowAnchor: Equatable, Sendable {
     case first
     case last
     /// A player, followed by its id: the window is anchored on its current sort key while it exists
@@ -142,15 +142,15 @@ public enum WindowAnchor: Equatable, Sendable {
 
 /// The rows the app wants to see: up to `before` players that sort before
 /// the anchor, and up to `after` players from the anchor on.
-public struct WindowRequest: Equatable, Sendable {
-    public var ordering: Ordering
+package struct WindowRequest: Equatable, Sendable {
+    package var ordering: Ordering
     var anchor: WindowAnchor
     /// The number of players before the anchor (ignored for `.first`).
     var before: Int
     /// The number of players from the anchor on.
     var after: Int
 
-    public init(ordering: Ordering, anchor: WindowAnchor, before: Int, after: Int) {
+    package init(ordering: Ordering, anchor: WindowAnchor, before: Int, after: Int) {
         self.ordering = ordering
         self.anchor = anchor
         self.before = before
@@ -161,13 +161,13 @@ public struct WindowRequest: Equatable, Sendable {
 /// One consistent value of the Hall of Fame, fetched in a single database
 /// read: the player count, the max score and a window of players always
 /// agree, as GRDB guarantees for the values of one `ValueObservation`.
-public struct HallOfFame: Equatable, Sendable {
-    public var playerCount: Int
+package struct HallOfFame: Equatable, Sendable {
+    package var playerCount: Int
     /// The greatest score as SQLite's `MAX(score)` answers it (a text or
     /// a blob is greater than any number, see `Score`), or nil when the
     /// table is empty: the score of the first player by score.
     var maxScore: Score?
-    public var request: WindowRequest
+    package var request: WindowRequest
     var players: [Player]
     /// The 0-based rank of `players.first` in the ordering.
     var firstRank: Int
@@ -179,7 +179,7 @@ public struct HallOfFame: Equatable, Sendable {
     var reachesEnd: Bool
 
     /// Creates a value; `HallOfFame.fetch(_:_:)` fetches one.
-    public init(
+    package init(
         playerCount: Int, maxScore: Score?, request: WindowRequest, players: [Player],
         firstRank: Int, rankIsExact: Bool, reachesStart: Bool, reachesEnd: Bool)
     {

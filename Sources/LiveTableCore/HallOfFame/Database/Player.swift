@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 /// A player of the Hall of Fame: a row of the `player` table.
-public struct Player: Equatable, Hashable, Identifiable, Sendable {
+package struct Player: Equatable, Hashable, Identifiable, Sendable {
     /// The row id, nil until the player is inserted.
-    public var id: Int64?
+    package var id: Int64?
     /// The player's name, never empty when the app writes it.
     var name: String
     /// The player's score, as stored: an integer when the app writes it,
@@ -23,7 +23,7 @@ public struct Player: Equatable, Hashable, Identifiable, Sendable {
 }
 
 extension Player: FetchableRecord, MutablePersistableRecord {
-    public enum Columns {
+    package enum Columns {
         static let id = Column("id")
         static let name = Column("name")
         static let score = Column("score")
@@ -32,7 +32,7 @@ extension Player: FetchableRecord, MutablePersistableRecord {
     /// Creates a player from a row of the `player` table, whatever another
     /// process stored in it: the columns are decoded without a failable
     /// conversion (GRDB's `row[...]` traps on a value it cannot convert).
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(stored: row["id"] as DatabaseValue, row["name"] as DatabaseValue, row["score"] as DatabaseValue)
     }
 
@@ -49,13 +49,13 @@ extension Player: FetchableRecord, MutablePersistableRecord {
         self.score = Score(databaseValue: score)
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    package func encode(to container: inout PersistenceContainer) {
         container[Columns.id] = id
         container[Columns.name] = name
         container[Columns.score] = score
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 
 /// A score as the database stores it. The column is `INTEGER`, but another process may write `'abc'`,
 /// `X'00FF'` or `-1e30`: the app shows, sorts and counts them as SQLite does, rather than crash.
-public enum Score: Hashable, Sendable {
+package enum Score: Hashable, Sendable {
     /// NULL: the table declares the column `NOT NULL`, but a replaced
     /// table may hold it.
     case null
@@ -20,7 +20,7 @@ public enum Score: Hashable, Sendable {
         self = .integer(Int64(value))
     }
 
-    public init(databaseValue: DatabaseValue) {
+    package init(databaseValue: DatabaseValue) {
         switch databaseValue.storage {
         case .null: self = .null
         case let .int64(value): self = .integer(value)
@@ -40,7 +40,7 @@ public enum Score: Hashable, Sendable {
     /// True when both scores are stored the same: texts compare byte by
     /// byte, as SQLite does, not as Swift strings (which equate canonically
     /// equivalent texts).
-    public static func == (lhs: Score, rhs: Score) -> Bool {
+    package static func == (lhs: Score, rhs: Score) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.integer(a), .integer(b)): return a == b
@@ -51,7 +51,7 @@ public enum Score: Hashable, Sendable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
             hasher.combine(0)
@@ -77,7 +77,7 @@ extension Score: Comparable {
     /// True when `lhs` sorts before `rhs` in SQLite's ascending order:
     /// NULL, then numbers (integers and reals compared by value), then
     /// texts (byte by byte, the BINARY collation), then blobs (byte by byte).
-    public static func < (lhs: Score, rhs: Score) -> Bool {
+    package static func < (lhs: Score, rhs: Score) -> Bool {
         DatabaseValue.sqliteComparison(lhs.databaseValue, rhs.databaseValue) < 0
     }
 }
@@ -89,7 +89,7 @@ extension Score: CustomStringConvertible {
     /// them as text (`794`, `-1.0e+30`, `Inf`), and texts and blobs as
     /// SQL literals (`'abc'`, `''`, `X'00FF'`), so that a text is never
     /// mistaken for a number.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null:
             return "NULL"
@@ -127,7 +127,7 @@ extension Score: CustomStringConvertible {
 // MARK: - Literals
 
 extension Score: ExpressibleByIntegerLiteral {
-    public init(integerLiteral value: Int64) {
+    package init(integerLiteral value: Int64) {
         self = .integer(value)
     }
 }
@@ -135,7 +135,7 @@ extension Score: ExpressibleByIntegerLiteral {
 // MARK: - Database
 
 extension Score: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case .null: return .null
         case let .integer(value): return value.databaseValue
@@ -145,7 +145,7 @@ extension Score: DatabaseValueConvertible {
         }
     }
 
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Score? {
+    package static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Score? {
         Score(databaseValue: dbValue)
     }
 }

@@ -2,7 +2,7 @@ extension SQLDialect {
     /// The search is on the value's text, so any type: `$1`, of unknown
     /// type, resolves to text, lower's preferred type, without a cast.
     /// NULL last ascending, first descending, as a B-tree read backwards.
-    public static let postgres: SQLDialect = {
+    package static let postgres: SQLDialect = {
         var dialect = SQLDialect(
             placeholders: .dollarNumbers,
             keyEquality: .equalsOrIsNull,

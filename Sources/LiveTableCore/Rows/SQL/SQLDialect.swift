@@ -3,20 +3,20 @@ import GRDB
 /// How the window engine spells its SQL for one database. Only the engine's
 /// own parts are written by the dialect: a user's filter or query goes in as
 /// given, and its `?` or `$1` is never taken for an engine placeholder.
-public struct SQLDialect: Equatable, Sendable {
-    public enum Placeholders: Equatable, Sendable {
+package struct SQLDialect: Equatable, Sendable {
+    package enum Placeholders: Equatable, Sendable {
         case questionMarks
         case dollarNumbers
     }
 
     /// "This column's text contains the searched text, ignoring ASCII case":
     /// `beforeColumn`, the column, `beforeText`, the placeholder, `afterText`.
-    public struct Containment: Equatable, Sendable {
-        public var beforeColumn: String
-        public var beforeText: String
-        public var afterText: String
+    package struct Containment: Equatable, Sendable {
+        package var beforeColumn: String
+        package var beforeText: String
+        package var afterText: String
 
-        public init(beforeColumn: String, beforeText: String, afterText: String) {
+        package init(beforeColumn: String, beforeText: String, afterText: String) {
             self.beforeColumn = beforeColumn
             self.beforeText = beforeText
             self.afterText = afterText
@@ -24,7 +24,7 @@ public struct SQLDialect: Equatable, Sendable {
     }
 
     /// "This key column is this value", NULL included: `x = NULL` matches nothing.
-    public enum KeyEquality: Equatable, Sendable {
+    package enum KeyEquality: Equatable, Sendable {
         /// `x IS ?`: SQLite plans it as an index search, as it does `x = ?`.
         case nullMatchingOperator(String)
         /// `x = $n`, or `x IS NULL`: PostgreSQL's `x IS NOT DISTINCT FROM $n`
@@ -32,21 +32,21 @@ public struct SQLDialect: Equatable, Sendable {
         case equalsOrIsNull
     }
 
-    public var placeholders: Placeholders
-    public var keyEquality: KeyEquality
+    package var placeholders: Placeholders
+    package var keyEquality: KeyEquality
     /// SQLite's NULL first, PostgreSQL's last: the keyset ranges follow it,
     /// so that they read rows in the order of `ORDER BY` and of the indexes.
-    public var sortsNullsFirst: Bool
+    package var sortsNullsFirst: Bool
     /// SQLite only: `RowOrdering.indexName` is otherwise left to the planner.
-    public var supportsIndexedBy: Bool
-    public var containment: Containment
-    public var trueCondition: String
+    package var supportsIndexedBy: Bool
+    package var containment: Containment
+    package var trueCondition: String
     /// PostgreSQL (before 16) requires an alias after a subquery in `FROM`.
-    public var subqueryAlias: String
+    package var subqueryAlias: String
     /// See `RowSource.changeToken`; nil for SQLite (its statements stay as
     /// they are).
-    public var changeToken: String?
-    public var lexicon: SQLLexicon = .sqlite
+    package var changeToken: String?
+    package var lexicon: SQLLexicon = .sqlite
 
     init(
         placeholders: Placeholders, keyEquality: KeyEquality, sortsNullsFirst: Bool,
@@ -61,7 +61,7 @@ public struct SQLDialect: Equatable, Sendable {
         self.subqueryAlias = subqueryAlias
     }
 
-    public static let sqlite = SQLDialect(
+    package static let sqlite = SQLDialect(
         placeholders: .questionMarks,
         keyEquality: .nullMatchingOperator("IS"),
         sortsNullsFirst: true,
@@ -71,16 +71,16 @@ public struct SQLDialect: Equatable, Sendable {
         subqueryAlias: "")
 
     /// Both databases quote with `"`.
-    public func quoted(_ identifier: String) -> String {
+    package func quoted(_ identifier: String) -> String {
         identifier.quotedSQLIdentifier
     }
 
-    public func quotedTable(_ name: String, schema: String?) -> String {
+    package func quotedTable(_ name: String, schema: String?) -> String {
         (schema.map { quoted($0) + "." } ?? "") + quoted(name)
     }
 
     /// From 1.
-    public func placeholder(_ number: Int) -> String {
+    package func placeholder(_ number: Int) -> String {
         switch placeholders {
         case .questionMarks: return "?"
         case .dollarNumbers: return "$\(number)"
@@ -108,7 +108,7 @@ public struct SQLDialect: Equatable, Sendable {
         }
     }
 
-    public func countSQL(of select: String) -> String {
+    package func countSQL(of select: String) -> String {
         "SELECT COUNT(*) FROM (\(select))" + subqueryAlias
     }
 }

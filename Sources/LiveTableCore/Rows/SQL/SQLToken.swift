@@ -4,7 +4,7 @@ import Foundation
 /// a query's or filter's text only to find its own top-level `ORDER BY`
 /// (`QueryOrder`) and to refuse what could not stand inside the statements
 /// wrapped around it, never to run it.
-public enum SQLLexicon: Equatable, Sendable {
+package enum SQLLexicon: Equatable, Sendable {
     /// `'…'`, `"…"`, `` `…` ``, `[…]`, `--`, `/* */` (not nested).
     case sqlite
     /// `E'…'` with backslash escapes; a string goes on past a newline and

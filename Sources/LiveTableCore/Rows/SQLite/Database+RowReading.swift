@@ -3,15 +3,7 @@ import GRDB
 extension Database: RowReading {
     /// Runs a cached statement: see `RowReading.forEachRow(_:arguments:shownColumns:_:)`.
     /// The shown values are read as stored (`DatabaseValue.stored`).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// try db.forEachRow("SELECT name FROM player LIMIT ?", arguments: [10.databaseValue], shownColumns: 1) { shown, _ in
-    ///     print(shown[0])
-    /// }
-    /// ```
-    public func forEachRow(
+    package func forEachRow(
         _ sql: String, arguments: [DatabaseValue], shownColumns: Int,
         _ body: (_ shown: [DatabaseValue], _ values: [DatabaseValue]) throws -> Void) throws
     {
@@ -24,13 +16,7 @@ extension Database: RowReading {
     }
 
     /// Runs a cached statement: see `RowReading.fetchInt(_:arguments:)`.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let count = try db.fetchInt("SELECT COUNT(*) FROM player", arguments: [])
-    /// ```
-    public func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
+    package func fetchInt(_ sql: String, arguments: [DatabaseValue]) throws -> Int? {
         try Int.fetchOne(cachedStatement(sql: sql), arguments: StatementArguments(arguments))
     }
 }

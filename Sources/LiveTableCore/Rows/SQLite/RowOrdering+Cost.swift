@@ -8,14 +8,7 @@ extension RowOrdering {
     ///
     /// SQLite only (`EXPLAIN QUERY PLAN`): a second database tells the
     /// cost by its own means.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let cost = try database.read { db in try ordering.cost(of: source, in: db) }
-    /// if cost == .scan { print("sorted by an unindexed column: each update scans the table") }
-    /// ```
-    public func cost(of source: RowSource, in db: Database) throws -> WindowCost {
+    package func cost(of source: RowSource, in db: Database) throws -> WindowCost {
         // Any non-NULL key gives the shapes of the statements (`> ?`,
         // `IS ?`); the plan does not depend on the values.
         let key = keyColumns.map { _ in DatabaseValue(value: 0 as Int64)! }

@@ -67,7 +67,7 @@ extension RowOrdering {
 
 extension RowSource {
     /// A fraction of a millisecond of a scan.
-    public static let countChunk = 20_000
+    package static let countChunk = 20_000
 
     /// The exact number of rows, off the main thread. A rollback-journal
     /// writer can not commit during a read, and its busy handler then
@@ -75,7 +75,7 @@ extension RowSource {
     /// millions of rows (half a second at 10,000,000) slows it every time.
     /// A rowid table is counted in reads of `chunk` rows, by keyset on the
     /// rowid; other sources have no rowid to page by: one `COUNT(*)`.
-    public func countRows(in reader: any DatabaseReader, chunk: Int = countChunk) throws -> RowCount {
+    package func countRows(in reader: any DatabaseReader, chunk: Int = countChunk) throws -> RowCount {
         try countRows(in: reader, chunk: chunk, betweenReads: {})
     }
 
@@ -115,17 +115,17 @@ extension RowSource {
 
     /// One read that holds the file for the whole count: the live screen
     /// counts SQLite with `countRows(in:chunk:)`.
-    public func exactRowCount(_ db: some RowReading) throws -> Int {
+    package func exactRowCount(_ db: some RowReading) throws -> Int {
         try db.fetchInt(selectSQL(columns: ["COUNT(*)"], where: nil), arguments: []) ?? 0
     }
 
     // MARK: - Quick counts (SQLite only)
 
-    public static let quickCountLimit = 100_000
+    package static let quickCountLimit = 100_000
 
     /// For a list of tables: exact up to `limit` rows; beyond, estimated
     /// from `sqlite_stat1` or the rowids, or else "at least `limit`".
-    public func quickRowCount(_ db: Database, limit: Int = quickCountLimit) throws -> RowCount {
+    package func quickRowCount(_ db: Database, limit: Int = quickCountLimit) throws -> RowCount {
         let counted = try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM (" + selectSQL(columns: ["1"], where: [], limit: true) + ")",
             arguments: [limit]) ?? 0

@@ -10,7 +10,7 @@ import GRDB
 extension RowSource {
     /// Validated without running it: one statement, read-only as
     /// `sqlite3_stmt_readonly` says, returning columns.
-    public static func query(_ sql: String, in db: Database) throws -> RowSource {
+    package static func query(_ sql: String, in db: Database) throws -> RowSource {
         try checkEnclosable(query: sql, dialect: .sqlite)
         let statement = try validatedStatement(sql, in: db)
         var source = RowSource.query(statement.sql, columnNames: statement.columnNames, dialect: .sqlite)
@@ -95,7 +95,7 @@ extension RowSource {
 
     /// For a table or view that another process altered or dropped, or a
     /// query whose tables changed.
-    public func reloaded(_ db: Database) throws -> RowSource {
+    package func reloaded(_ db: Database) throws -> RowSource {
         var source: RowSource
         if let querySQL {
             source = try RowSource.query(querySQL, in: db)
@@ -107,7 +107,7 @@ extension RowSource {
     }
 
     /// Changes each time a process changes the schema: when to `reloaded(_:)`.
-    public static func schemaVersion(_ db: Database) throws -> Int {
+    package static func schemaVersion(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
     }
 
@@ -117,7 +117,7 @@ extension RowSource {
     /// columns, in a statement that compiles alone and is read-only. A table
     /// or view is filtered in each statement's `WHERE`, where SQLite can use
     /// an index; a query inside its common table expression.
-    public func filtered(_ expression: String?, in db: Database) throws -> RowSource {
+    package func filtered(_ expression: String?, in db: Database) throws -> RowSource {
         let source = try applyingFilter(expression)
         guard source.filter != nil else { return source }
         do {

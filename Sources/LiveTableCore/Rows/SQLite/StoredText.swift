@@ -8,10 +8,10 @@ import GRDB
 /// becomes one scalar of the last 128 code points of Supplementary Private
 /// Use Area-B (U+10FF80 + byte - 0x80), which no text holds in practice.
 /// The screen shows it as `\x{ff}`; exports write U+FFFD and count them.
-public enum StoredText {
+package enum StoredText {
     static let invalidByteBase: UInt32 = 0x10FF80
 
-    public static func decoding<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func decoding<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         if let text = String(validating: bytes, as: UTF8.self) {
             return text
         }
@@ -39,12 +39,12 @@ public enum StoredText {
         return String(result)
     }
 
-    public static func invalidByte(_ scalar: Unicode.Scalar) -> UInt8? {
+    package static func invalidByte(_ scalar: Unicode.Scalar) -> UInt8? {
         guard scalar.value >= invalidByteBase, scalar.value <= invalidByteBase + 0x7F else { return nil }
         return UInt8(scalar.value - invalidByteBase) | 0x80
     }
 
-    public static func holdsInvalidBytes(_ text: String) -> Bool {
+    package static func holdsInvalidBytes(_ text: String) -> Bool {
         text.unicodeScalars.contains { invalidByte($0) != nil }
     }
 

@@ -7,13 +7,7 @@ extension TableSchema {
     /// (`listsBefore(_:_:)`), without
     /// SQLite's schema table. A table that SQLite can not describe (a
     /// virtual table of a module this SQLite lacks) is left out.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let names = try database.read { db in try TableSchema.all(db).map(\.name) }
-    /// ```
-    public static func all(_ db: Database) throws -> [TableSchema] {
+    package static func all(_ db: Database) throws -> [TableSchema] {
         try listedTables(db).compactMap { entry in
             try? describe(db, entry)
         }
@@ -22,33 +16,21 @@ extension TableSchema {
     /// The names and kinds of all tables and views, in the picker's order, those
     /// SQLite can not describe included: one query, whatever their number,
     /// for the picker, which lists them at once (and counts them after).
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let entries = try database.read { db in try TableSchema.list(db) }
-    /// ```
-    public static func list(_ db: Database) throws -> [(name: String, kind: Kind)] {
+    package static func list(_ db: Database) throws -> [(name: String, kind: Kind)] {
         try listedTables(db).map { ($0.name, $0.kind) }
     }
 
     /// The names of all tables and views, those SQLite can not describe
     /// included: for error messages.
-    public static func allNames(_ db: Database) throws -> [String] {
+    package static func allNames(_ db: Database) throws -> [String] {
         try listedTables(db).map(\.name)
     }
 
     /// The table or view named `name` (case-insensitively, as in SQL).
     ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let player = try database.read { db in try TableSchema.named("player", in: db) }
-    /// ```
-    ///
     /// - throws: `SourceError.noSuchTable` listing the tables, or
     ///   `SourceError.unreadableTable`.
-    public static func named(_ name: String, in db: Database) throws -> TableSchema {
+    package static func named(_ name: String, in db: Database) throws -> TableSchema {
         let entries = try listedTables(db)
         guard let entry = entries.first(where: { $0.name == name })
             ?? entries.first(where: { $0.name.lowercased() == name.lowercased() })
@@ -73,13 +55,7 @@ extension TableSchema {
     /// The table or view `name` of kind `kind`, as `all(_:)` listed it,
     /// described without listing the others: the picker counts its entries
     /// one by one, and a file may hold thousands.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let table = try database.read { db in try TableSchema.named("player", kind: .table, in: db) }
-    /// ```
-    public static func named(_ name: String, kind: Kind, in db: Database) throws -> TableSchema {
+    package static func named(_ name: String, kind: Kind, in db: Database) throws -> TableSchema {
         let type: String
         switch kind {
         case .table, .withoutRowidTable: type = "table"
@@ -124,26 +100,14 @@ extension TableSchema {
     /// name (`album`, `"Album.2024"`, `Artist`, `track`), then by the exact
     /// name, so that the order is total. Byte order put every uppercase
     /// name before the first lowercase one.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// ["track", "Artist", "album"].sorted(by: TableSchema.listsBefore) // ["album", "Artist", "track"]
-    /// ```
-    public static func listsBefore(_ name: String, _ other: String) -> Bool {
+    package static func listsBefore(_ name: String, _ other: String) -> Bool {
         precedes((name, listingKey(name)), (other, listingKey(other)))
     }
 
     /// `items` in the order of ``listsBefore(_:_:)``, each name's key made
     /// once rather than at each comparison: thousands of tables sort
     /// without two new strings per comparison.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// TableSchema.listed(["track", "Artist", "album"], name: { $0 }) // ["album", "Artist", "track"]
-    /// ```
-    public static func listed<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
+    package static func listed<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
         items.map { item in (item: item, listed: (name: name(item), key: listingKey(name(item)))) }
             .sorted { precedes($0.listed, $1.listed) }
             .map(\.item)

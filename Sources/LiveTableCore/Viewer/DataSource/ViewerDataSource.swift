@@ -13,7 +13,7 @@ import OpenCombine
 /// that the connection is free at once, and the read throws. Every
 /// implementation passes the contract suite,
 /// Tests/LiveTableCoreTests/Viewer/DataSourceContract: read it for examples.
-public protocol ViewerDataSource: Sendable {
+package protocol ViewerDataSource: Sendable {
     // MARK: - Naming
 
     /// One line for the title, never a password.
@@ -82,23 +82,23 @@ public protocol ViewerDataSource: Sendable {
     func failureKind(of error: any Error) -> ViewerFailureKind
 }
 
-public enum ViewerWindowRead: Sendable {
+package enum ViewerWindowRead: Sendable {
     case window(ViewerWindow)
     /// Read again when it may work.
     case transientFailure(any Error)
 }
 
 /// How a data source sees commits, for the title: a note when it polls.
-public struct ViewerLiveness: Equatable, Sendable {
+package struct ViewerLiveness: Equatable, Sendable {
     /// "polled every 0.1 s: fuse".
-    public var note: String
+    package var note: String
     /// nil when the user asked for polling.
-    public var reason: String?
+    package var reason: String?
     /// False when other machines' commits can not be seen at all (a WAL
     /// file on a network or FUSE file system).
-    public var seesOtherMachines: Bool
+    package var seesOtherMachines: Bool
 
-    public init(note: String, reason: String?, seesOtherMachines: Bool = true) {
+    package init(note: String, reason: String?, seesOtherMachines: Bool = true) {
         self.note = note
         self.reason = reason
         self.seesOtherMachines = seesOtherMachines
@@ -106,7 +106,7 @@ public struct ViewerLiveness: Equatable, Sendable {
 }
 
 extension ViewerDataSource {
-    public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
+    package func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
         nil
     }
 }

@@ -1,6 +1,6 @@
 /// What a failed read means for the view; each data source says which
 /// of its errors mean what (`ViewerDataSource.failureKind(of:)`).
-public enum ViewerFailureKind: Equatable, Sendable {
+package enum ViewerFailureKind: Equatable, Sendable {
     /// It may work later (a lock held longer than the busy timeout, a hot
     /// journal that the next writer rolls back): the view stays, `not
     /// live`, and reads again on the next commit or key.

@@ -12,7 +12,7 @@ extension PostgresCommitWatch {
     /// global queue, one at a time, and abandoning its ticket must interrupt
     /// it. `transientFailure` gives the value of a failure the reads go on
     /// after (also the watch's `.lost`), nil for one that ends them.
-    public func reads<Value: Sendable>(
+    package func reads<Value: Sendable>(
         pacing: RefreshPacing,
         read: @escaping @Sendable (ReadTicket) throws -> Value,
         transientFailure: @escaping @Sendable (any Error) -> Value?
@@ -22,14 +22,14 @@ extension PostgresCommitWatch {
 
     /// Sent on the main queue when it changes, while the poll runs: a passive
     /// observer, which does not start it.
-    public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
+    package func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         CommitLiveness(watch: self).eraseToAnyPublisher()
     }
 }
 
-public struct CommitReads<Value: Sendable>: Publisher, Sendable {
-    public typealias Output = Value
-    public typealias Failure = any Error
+package struct CommitReads<Value: Sendable>: Publisher, Sendable {
+    package typealias Output = Value
+    package typealias Failure = any Error
 
     let watch: PostgresCommitWatch
     let pacing: RefreshPacing
@@ -37,7 +37,7 @@ public struct CommitReads<Value: Sendable>: Publisher, Sendable {
     let transientFailure: @Sendable (any Error) -> Value?
 
     /// The first read starts on the first demand.
-    public func receive<S: Subscriber>(subscriber: S) where S.Input == Value, S.Failure == any Error {
+    package func receive<S: Subscriber>(subscriber: S) where S.Input == Value, S.Failure == any Error {
         let subscription = CommitReadsSubscription(publisher: self, downstream: AnySubscriber(subscriber))
         subscriber.receive(subscription: subscription)
     }

@@ -32,8 +32,8 @@ import Synchronization
 /// connection closes `linger` after the last observer left, so that a window
 /// replaced at each scroll does not reconnect. The poll runs on a thread of
 /// its own; events are delivered on `queue`.
-public final class PostgresCommitWatch: Sendable {
-    public enum Event: Sendable, Equatable {
+package final class PostgresCommitWatch: Sendable {
+    package enum Event: Sendable, Equatable {
         /// The token moved, a notification came, the connection was made
         /// (again), or a poll without a token: read again.
         case changed
@@ -43,8 +43,8 @@ public final class PostgresCommitWatch: Sendable {
         case liveness(ViewerLiveness)
     }
 
-    public let interval: TimeInterval
-    public let channel: String?
+    package let interval: TimeInterval
+    package let channel: String?
         /// After the last observer left.
     let linger: TimeInterval
 
@@ -67,9 +67,9 @@ public final class PostgresCommitWatch: Sendable {
     }
 
     /// Another session's commit is on screen in about 45 ms on average.
-    public static let defaultInterval: TimeInterval = 0.05
+    package static let defaultInterval: TimeInterval = 0.05
 
-    public convenience init(
+    package convenience init(
         connectionString: String, settings: [String: String],
         interval: TimeInterval = PostgresCommitWatch.defaultInterval, listen channel: String? = nil)
     {
@@ -93,7 +93,7 @@ public final class PostgresCommitWatch: Sendable {
 
     // MARK: - Observers
 
-    public final class Observer: Sendable {
+    package final class Observer: Sendable {
         private let cancelBody: @Sendable () -> Void
         private let isCancelled = Mutex(false)
 
@@ -105,7 +105,7 @@ public final class PostgresCommitWatch: Sendable {
             cancel()
         }
 
-        public func cancel() {
+        package func cancel() {
             let first = isCancelled.withLock { cancelled -> Bool in
                 defer { cancelled = true }
                 return !cancelled
@@ -117,7 +117,7 @@ public final class PostgresCommitWatch: Sendable {
     /// On the watch's queue: `onEvent` must not block the other observers.
     /// A `passive` observer neither starts nor keeps the poll (the title's
     /// note, with nothing to say while no window shows).
-    public func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
+    package func observe(passive: Bool = false, _ onEvent: @escaping @Sendable (Event) -> Void) -> Observer {
         let (id, liveness, startsPoll) = state.withLock { state -> (Int, ViewerLiveness?, CommitPoll?) in
             let id = state.nextObserverID
             state.nextObserverID += 1
@@ -141,7 +141,7 @@ public final class PostgresCommitWatch: Sendable {
         return Observer { [weak self] in self?.removeObserver(id) }
     }
 
-    public var isPolling: Bool {
+    package var isPolling: Bool {
         state.withLock { $0.poll != nil }
     }
 
@@ -178,7 +178,7 @@ public final class PostgresCommitWatch: Sendable {
 
     /// "polled every 0.05 s", "on standby, polled every 0.05 s", "re-read
     /// every 0.05 s: no commit token"; "+ LISTEN tracks" with a channel.
-    public static func note(interval: TimeInterval, standby: Bool, token: Bool, channel: String?) -> String {
+    package static func note(interval: TimeInterval, standby: Bool, token: Bool, channel: String?) -> String {
         let seconds = String(format: "%g", interval)
         var note = token
             ? (standby ? "on standby, " : "") + "polled every \(seconds) s"

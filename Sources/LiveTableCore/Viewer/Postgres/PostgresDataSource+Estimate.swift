@@ -3,7 +3,7 @@ import Foundation
 extension PostgresDataSource {
     /// For the title while the exact `count(*)` scans; nil for a query or a
     /// filter, and for a table never analysed.
-    public func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
+    package func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
         guard !source.isQuery, source.filter == nil else { return nil }
         return try background.read(ticket: ticket) { reader in
             try Self.estimatedRowCount(of: source, reader)?.value

@@ -9,7 +9,7 @@ extension PostgresDataSource {
     /// PostgreSQL prints them, but in JSON as JSON's own types where it has
     /// them. No statement timeout: an export to a slow pipe takes its time,
     /// and sees one snapshot.
-    public func export(
+    package func export(
         _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> RowExport.Summary
     {

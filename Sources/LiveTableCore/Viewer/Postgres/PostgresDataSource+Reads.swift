@@ -5,7 +5,7 @@ import PostgresClient
 // MARK: - Reads
 
 extension PostgresDataSource: ViewerDataSource {
-    public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
+    package func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
         try background.read(ticket: ticket) { reader in
             try Self.relations(reader, sql: Self.listSQL).map { ($0.displayName, $0.kind) }
         }
@@ -14,7 +14,7 @@ extension PostgresDataSource: ViewerDataSource {
     /// The planner's estimate (`reltuples`, as of the last `ANALYZE`) for a
     /// big table; counted up to `quickCountLimit` otherwise (a table never
     /// analysed, a view), so that a small table shows its exact count.
-    public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
+    package func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket) { reader in
             let relation = try Self.relation(named: name, reader)
             let limit = RowSource.quickCountLimit
@@ -31,7 +31,7 @@ extension PostgresDataSource: ViewerDataSource {
         }
     }
 
-    public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
+    package func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         let typedSQL = if case .query = target { true } else { false }
         return try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
             try Self.open(target, sortColumn: sortColumn, descending: descending, filter: nil, reader)
@@ -41,7 +41,7 @@ extension PostgresDataSource: ViewerDataSource {
     /// One `count(*)` under the statement timeout: MVCC keeps no writer
     /// waiting. Paced by its own cost (`PostgresCountPacing`): asked again
     /// too soon, the last count moved by the inserts and deletes since.
-    public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
+    package func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             let net = try Self.netInserts(of: source, reader)
             if let estimate = countPacing.estimate(of: .total(source), netInserts: net) {
@@ -54,7 +54,7 @@ extension PostgresDataSource: ViewerDataSource {
     }
 
     /// One read, paced as `countRows(of:ticket:)`.
-    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+    package func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
         try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
             if let estimate = countPacing.estimate(of: .before(viewed, position), netInserts: nil) {
                 return .estimated(estimate)
@@ -90,14 +90,14 @@ extension PostgresDataSource: ViewerDataSource {
             arguments: [source.from.databaseValue])
     }
 
-    public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
+    package func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
         try background.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in try search.run(reader, viewed.source, viewed.ordering) }
     }
 
     /// The server compiles the filter (`EXPLAIN`) and runs it on a first row,
     /// where the read-only transaction refuses one that writes
     /// (`nextval('s') > 0`). When the plan scans, each update scans the table.
-    public func filter(
+    package func filter(
         _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
     ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
     {
@@ -134,7 +134,7 @@ extension PostgresDataSource: ViewerDataSource {
         }
     }
 
-    public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
+    package func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
         guard let lookup = source.identityLookup else { return [] }
         return try screen.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             try lookup.missing(reader, among: keys.map(\.values)).map(StoredKey.init)
@@ -142,7 +142,7 @@ extension PostgresDataSource: ViewerDataSource {
     }
 
     /// The windows cut long values (`PostgresDataSource.cut`).
-    public func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
+    package func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
         guard viewed.source.shownExpressions != nil else { return nil }
         var source = viewed.source
         source.shownExpressions = nil
@@ -155,7 +155,7 @@ extension PostgresDataSource: ViewerDataSource {
 
     // MARK: - Errors
 
-    public func describe(_ error: any Error) -> String {
+    package func describe(_ error: any Error) -> String {
         switch error {
         case let error as SourceError:
             if case let .noSuchTable(name, tables) = error, tables.isEmpty {
@@ -183,7 +183,7 @@ extension PostgresDataSource: ViewerDataSource {
     /// ends it, and a GRANT is a commit that the watch sees, so the window
     /// comes back by itself (an error that ended the observation would stay
     /// `not live` until a key, the schema being unchanged).
-    public func failureKind(of error: any Error) -> ViewerFailureKind {
+    package func failureKind(of error: any Error) -> ViewerFailureKind {
         switch error {
         case let error as SourceError:
             switch error {

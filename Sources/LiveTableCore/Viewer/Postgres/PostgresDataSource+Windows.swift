@@ -16,7 +16,7 @@ extension PostgresDataSource {
     /// read again, anchored on the selected row, once the watch reconnects,
     /// at the next commit or a second later. The schema is checked as
     /// `PostgresSchemaChecks` paces it.
-    public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
+    package func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
         let transientFailure: @Sendable (any Error) -> ViewerWindowRead? = { [self] error in
             failureKind(of: error) == .transient ? .transientFailure(error) : nil
         }
@@ -45,7 +45,7 @@ extension PostgresDataSource {
         case failure(ViewerWindowRead)
     }
 
-    public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
+    package func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         commits.liveness()
     }
 }

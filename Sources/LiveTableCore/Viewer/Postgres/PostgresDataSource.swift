@@ -12,45 +12,39 @@ import Synchronization
 ///
 /// Two connections: the screen's, and a background one (counts, search,
 /// filter, the picker) so that a slow count never holds up the screen.
-public final class PostgresDataSource: Sendable {
-    public struct Settings: Equatable, Sendable {
+package final class PostgresDataSource: Sendable {
+    package struct Settings: Equatable, Sendable {
         /// In seconds; 0: none.
-        public var statementTimeout: TimeInterval
+        package var statementTimeout: TimeInterval
         /// A session left inside a transaction (the process stopped with ^Z
         /// mid-read) releases its snapshot after it.
-        public let idleInTransactionTimeout: TimeInterval = 60
+        package let idleInTransactionTimeout: TimeInterval = 60
         /// Unless the connection string or `PGAPPNAME` gives one.
-        public let applicationName = "livetable"
+        package let applicationName = "livetable"
         /// Unless the connection string or `PGCONNECT_TIMEOUT` says.
-        public let connectTimeout = 10
-        public var pollInterval: TimeInterval = PostgresCommitWatch.defaultInterval
+        package let connectTimeout = 10
+        package var pollInterval: TimeInterval = PostgresCommitWatch.defaultInterval
         /// `--listen`: writers that NOTIFY are shown without poll delay.
-        public var listenChannel: String?
+        package var listenChannel: String?
         /// How long the live windows trust the last schema check (a catalog
         /// query that costs more than a window): a change no window statement
         /// shows (a column added, an index) is seen within it.
-        public var schemaCheckInterval: TimeInterval = 1
+        package var schemaCheckInterval: TimeInterval = 1
         /// Each kind of exact count takes at most this share of one server
         /// core while commits come (`PostgresCountPacing`).
-        public let countShare = 0.01
+        package let countShare = 0.01
         /// Between two exact counts of the same rows; an estimate in between.
-        public var countMinimumPause: TimeInterval = 0.25
+        package var countMinimumPause: TimeInterval = 0.25
 
         /// The settings; `statementTimeout` is `livetable view`'s
         /// `--statement-timeout`.
-        ///
-        /// For example:
-        ///
-        /// ```swift
-        /// let settings = PostgresDataSource.Settings(statementTimeout: 30)
-        /// ```
-        public init(statementTimeout: TimeInterval = 5) {
+        package init(statementTimeout: TimeInterval = 5) {
             self.statementTimeout = statementTimeout
         }
 
         /// Our server settings follow the string's own `options`; the connect
         /// timeout and keepalives only where the string sets none.
-        public func connectionSettings(for connectionString: String) -> [String: String] {
+        package func connectionSettings(for connectionString: String) -> [String: String] {
             let given = (try? PostgresConnectionString(connectionString))?.options ?? [:]
             // A role or database may set standard_conforming_strings off, and
             // `'\''` would then be a quote where `SQLToken` reads `'\'` and `'`.
@@ -107,10 +101,10 @@ public final class PostgresDataSource: Sendable {
     }
 
     /// May hold a password: never shown; `name` is.
-    public let connectionString: String
-    public let settings: Settings
+    package let connectionString: String
+    package let settings: Settings
     /// "shop on db.example.com:5432": never a password.
-    public let name: String
+    package let name: String
     let screen: PostgresReadSession
     let background: PostgresReadSession
     /// On a connection of its own, shared by the live windows.
@@ -120,7 +114,7 @@ public final class PostgresDataSource: Sendable {
 
     /// Connects the screen's connection at once, so that a wrong password
     /// or an unreachable server is said before the screen opens.
-    public init(_ connectionString: String, settings: Settings = Settings()) throws {
+    package init(_ connectionString: String, settings: Settings = Settings()) throws {
         self.connectionString = connectionString
         self.settings = settings
         let options = settings.connectionSettings(for: connectionString)

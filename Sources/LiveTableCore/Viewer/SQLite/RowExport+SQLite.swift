@@ -30,7 +30,7 @@ extension RowExport {
     ///   bytes are valid only during the call.
     /// - returns: What was written.
     @discardableResult
-    public static func export(
+    package static func export(
         _ database: SQLiteDataSource, _ source: RowSource, format: ExportFormat,
         pageSize: Int = pageSize, write: (UnsafeRawBufferPointer) throws -> Void) throws -> Summary
     {

@@ -7,31 +7,31 @@ import ReactiveGRDB
 // MARK: - Reads
 
 extension SQLiteDataSource: ViewerDataSource {
-    public var name: String {
+    package var name: String {
         (path as NSString).lastPathComponent
     }
 
     /// On the background reader, as every read that may be slow: it never
     /// holds up the windows.
-    public func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
+    package func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
         try reopenIfReplaced()
         return try readRaw(background: true, ticket: ticket) { db in try TableSchema.list(db) }
     }
 
-    public func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
+    package func quickRowCount(ofTable name: String, kind: TableSchema.Kind, ticket: ReadTicket) throws -> RowCount {
         try read(background: true, ticket: ticket) { db in
             try RowSource.table(TableSchema.named(name, kind: kind, in: db), dialect: .sqlite).quickRowCount(db)
         }
     }
 
-    public func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
+    package func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         try reopenIfReplaced()
         return try readRaw(background: false, ticket: ticket) { db in
             try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
         }
     }
 
-    public func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
+    package func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
         try source.countRows(
             chunk: RowSource.countChunk,
             read: { body in try read(background: true, ticket: ticket, body) },
@@ -39,13 +39,13 @@ extension SQLiteDataSource: ViewerDataSource {
     }
 
     /// SQLite keeps no row count, and its count in short reads is quick.
-    public func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
+    package func estimatedRowCount(of source: RowSource, ticket: ReadTicket) throws -> Int? {
         nil
     }
 
     /// In short reads where an index gives the order, and paced to a tenth of
     /// the time while a writer commits (`ViewerPacing.rowsBefore`).
-    public func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
+    package func countRows(of viewed: ViewedSource, before position: RowPosition, ticket: ReadTicket) throws -> RowCount {
         try countRows(of: viewed, before: position, ticket: ticket, betweenReads: {})
     }
 
@@ -60,11 +60,11 @@ extension SQLiteDataSource: ViewerDataSource {
             betweenReads: betweenReads)
     }
 
-    public func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
+    package func search(_ search: RowSearch, in viewed: ViewedSource, ticket: ReadTicket) throws -> RowSearchResult {
         try readRaw(background: true, ticket: ticket) { db in try search.run(db, viewed.source, viewed.ordering) }
     }
 
-    public func filter(
+    package func filter(
         _ viewed: ViewedSource, by expression: String?, ticket: ReadTicket
     ) throws -> (viewed: ViewedSource, scannedRows: RowCount?)
     {
@@ -72,14 +72,14 @@ extension SQLiteDataSource: ViewerDataSource {
     }
 
     /// On the screen's reader: a few indexed searches.
-    public func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
+    package func missingRows(of source: RowSource, among keys: [StoredKey], ticket: ReadTicket) throws -> [StoredKey] {
         guard let lookup = source.identityLookup else { return [] }
         return try readRaw(background: false, ticket: ticket) { db in
             try lookup.missing(db, among: keys.map(\.values)).map(StoredKey.init)
         }
     }
 
-    public func export(
+    package func export(
         _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> RowExport.Summary
     {
@@ -88,7 +88,7 @@ extension SQLiteDataSource: ViewerDataSource {
 
     // MARK: - Errors
 
-    public func describe(_ error: any Error) -> String {
+    package func describe(_ error: any Error) -> String {
         if let error = error as? SourceError {
             return error.description
         }
@@ -98,13 +98,13 @@ extension SQLiteDataSource: ViewerDataSource {
         return error.oneLineDescription
     }
 
-    public func failureKind(of error: any Error) -> ViewerFailureKind {
+    package func failureKind(of error: any Error) -> ViewerFailureKind {
         Self.failureKind(of: error)
     }
 
     /// A lock or a hot journal is transient; a missing table, column or an
     /// invalid query sends the screen back to the picker.
-    public static func failureKind(of error: any Error) -> ViewerFailureKind {
+    package static func failureKind(of error: any Error) -> ViewerFailureKind {
         if error is DatabaseFileChangedError {
             return .fileReplaced
         }

@@ -15,7 +15,7 @@ extension SQLiteDataSource {
     /// observation, which goes on, when a fetch failed; by a new observation
     /// after the next commit when it could not start, or every `retryDelay`
     /// seconds while the watch of commits can not open the file either.
-    public func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
+    package func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {
         let reports = livenessReports
         let path = self.path
         let commits = (self.commits ?? polling.commits(path: path, onPolled: { note, reason in
@@ -27,7 +27,7 @@ extension SQLiteDataSource {
 
     /// By the CPU in WAL mode, where a read never blocks the writer; by the
     /// writer's lock otherwise. Read from the header as each observation starts.
-    public var windowPacing: RefreshPacing {
+    package var windowPacing: RefreshPacing {
         ViewerPacing.window(isWAL: Self.isWAL(path: path))
     }
 
@@ -36,7 +36,7 @@ extension SQLiteDataSource {
         RemoteWALFile.isInWALMode(path: path)
     }
 
-    public func liveness() -> AnyPublisher<ViewerLiveness, Never> {
+    package func liveness() -> AnyPublisher<ViewerLiveness, Never> {
         // Merged by hand: OpenCombine has no `merge`.
         let reports = Publishers.Sequence<[AnyPublisher<ViewerLiveness, Never>], Never>(
             sequence: [livenessReports.subject.eraseToAnyPublisher(), walChecks()]

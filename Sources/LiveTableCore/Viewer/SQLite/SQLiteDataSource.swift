@@ -17,19 +17,19 @@ import ReactiveGRDB
 /// writer has it open. An open connection to a WAL file holds a shared
 /// lock: while the viewer runs, no process can leave WAL mode or take
 /// `locking_mode=EXCLUSIVE`.
-public struct SQLiteDataSource: Sendable {
+package struct SQLiteDataSource: Sendable {
     /// How long a read waits for a rollback-journal writer's lock.
-    public static let busyTimeout: TimeInterval = 1
+    package static let busyTimeout: TimeInterval = 1
 
-    public let path: String
+    package let path: String
 
     /// For what the screen waits for. A `DatabaseQueue`, not a pool: a
     /// pool's readers wait 10 s for a lock (GRDB's busy timeout).
-    public var reader: DatabaseQueue { connections.current.reader }
+    package var reader: DatabaseQueue { connections.current.reader }
 
     /// For what may take long (an exact count, a sort by a scan), so that it
     /// never holds up `reader`.
-    public var backgroundReader: DatabaseQueue { connections.current.backgroundReader }
+    package var backgroundReader: DatabaseQueue { connections.current.backgroundReader }
 
     var interrupters: (reader: ReadInterrupter, background: ReadInterrupter) { connections.current.interrupters }
 
@@ -37,16 +37,16 @@ public struct SQLiteDataSource: Sendable {
     /// (`reopenIfReplaced()`); shared by the copies.
     let connections: ViewerConnections
 
-    public var polling = CommitPolling()
+    package var polling = CommitPolling()
 
     /// nil: inotify's file events; else checks at `polling`'s interval, when
     /// asked or where the events are not enough.
-    public var commits: OtherProcessCommits?
+    package var commits: OtherProcessCommits?
 
     /// Shared by the copies of this value.
     let livenessReports = LivenessReports()
 
-    public static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> SQLiteDataSource {
+    package static func open(path: String, polling: CommitPolling = CommitPolling()) throws -> SQLiteDataSource {
         SQLiteDataSource(path: path, connections: ViewerConnections(try connect(path: path)), polling: polling)
     }
 
@@ -90,7 +90,7 @@ public struct SQLiteDataSource: Sendable {
     }
 
     /// One short transaction; errors become `SourceError`.
-    public func read<T>(
+    package func read<T>(
         background: Bool = false, ticket: ReadTicket? = nil, _ body: (Database) throws -> T) throws -> T
     {
         do {
@@ -102,7 +102,7 @@ public struct SQLiteDataSource: Sendable {
         }
     }
 
-    public func withPolling(_ polling: CommitPolling) -> SQLiteDataSource {
+    package func withPolling(_ polling: CommitPolling) -> SQLiteDataSource {
         var database = self
         database.polling = polling
         return database

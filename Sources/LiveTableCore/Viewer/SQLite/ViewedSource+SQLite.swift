@@ -8,7 +8,7 @@ extension ViewedSource {
     ///
     /// - throws: A `SourceError`: `.noSuchTable` (listing the tables),
     ///   `.noSuchColumn` for a missing sort column, the errors of a query.
-    public static func open(
+    package static func open(
         _ target: ViewerTarget, sortColumn: String?, descending: Bool, in db: Database) throws -> ViewedSource
     {
         let version = try RowSource.schemaVersion(db)
@@ -29,15 +29,8 @@ extension ViewedSource {
     /// each update scans (counted quickly: exact up to
     /// `RowSource.quickCountLimit`, estimated beyond).
     ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let (filtered, scanned) = try database.read { db in try viewed.filtered("price > 10", in: db) }
-    /// if let scanned { print("filtered: each update scans \(scanned.value) rows") }
-    /// ```
-    ///
     /// - throws: `SourceError.invalidFilter`, with SQLite's message.
-    public func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
+    package func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
         let filtered = try source.filtered(expression, in: db)
         let viewed = ViewedSource(
             source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
@@ -50,7 +43,7 @@ extension ViewedSource {
     }
 
     /// What to open again to read the source anew.
-    public var target: ViewerTarget {
+    package var target: ViewerTarget {
         source.isQuery ? .query(source.name) : .table(source.name)
     }
 
@@ -81,7 +74,7 @@ extension ViewerWindow {
     /// - parameter viewed: The source as last read.
     /// - parameter request: The window; its ordering is replaced by the
     ///   ordering of the source as currently read.
-    public static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
+    package static func fetch(_ db: Database, _ viewed: ViewedSource, _ request: RowWindowRequest) throws -> ViewerWindow {
         try fetch(db, viewed, request, current: { try $0.current(db) })
     }
 }
