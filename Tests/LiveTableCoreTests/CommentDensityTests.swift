@@ -16,10 +16,6 @@ final class CommentDensityTests: XCTestCase {
     /// corner of it grows behind the module's figure.
     static let heldModules = ["LiveTableCore", "PostgresClient", "livetable"]
 
-    private static let sourcesRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources")
-
     func testHeldFoldersHaveAtMostPoint3CommentLinesPerCodeLine() throws {
         let sources = try Self.sources()
         // Every module and every folder of the core, so that what is left shows.
@@ -94,74 +90,11 @@ final class CommentDensityTests: XCTestCase {
     }
 
     static func count(_ text: String) -> (comments: Int, code: Int) {
-        enum State { case code, blockComment(depth: Int), string, multilineString }
-        var state = State.code
-        var comments = 0
-        var code = 0
-        for line in text.components(separatedBy: "\n") {
-            var hasCode = false
-            var hasComment = false
-            if case .string = state { state = .code } // a one-line string ends with its line
-            if case .multilineString = state { hasCode = true }
-            if case .blockComment = state { hasComment = true }
-            let characters = Array(line)
-            var index = 0
-            scan: while index < characters.count {
-                let rest = characters[index...]
-                switch state {
-                case .code:
-                    if rest.starts(with: "//") {
-                        hasComment = true
-                        break scan
-                    } else if rest.starts(with: "/*") {
-                        state = .blockComment(depth: 1); hasComment = true; index += 2
-                    } else if rest.starts(with: "\"\"\"") {
-                        state = .multilineString; hasCode = true; index += 3
-                    } else if characters[index] == "\"" {
-                        state = .string; hasCode = true; index += 1
-                    } else {
-                        if !characters[index].isWhitespace { hasCode = true }
-                        index += 1
-                    }
-                case let .blockComment(depth):
-                    if rest.starts(with: "*/") {
-                        state = depth == 1 ? .code : .blockComment(depth: depth - 1); index += 2
-                    } else if rest.starts(with: "/*") {
-                        state = .blockComment(depth: depth + 1); index += 2
-                    } else {
-                        index += 1
-                    }
-                case .string:
-                    if characters[index] == "\\" {
-                        index += 2
-                    } else {
-                        if characters[index] == "\"" { state = .code }
-                        index += 1
-                    }
-                case .multilineString:
-                    if rest.starts(with: "\"\"\"") {
-                        state = .code; index += 3
-                    } else {
-                        index += characters[index] == "\\" ? 2 : 1
-                    }
-                }
-            }
-            if hasCode {
-                code += 1
-            } else if hasComment {
-                comments += 1
-            }
-        }
-        return (comments, code)
+        let lines = SwiftSource.lines(text)
+        return (lines.filter { $0.hasComment && !$0.hasCode }.count, lines.filter(\.hasCode).count)
     }
 
-    /// Each Swift file under `Sources`, by its path relative to `Sources`.
     private static func sources() throws -> [String: String] {
-        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: sourcesRoot.path))
-        var sources: [String: String] = [:]
-        for case let path as String in enumerator where path.hasSuffix(".swift") {
-            sources[path] = try String(contentsOf: sourcesRoot.appendingPathComponent(path), encoding: .utf8)
-        }
-        return sources
+        try SwiftSource.files()
     }
 }

@@ -263,55 +263,7 @@ final class FolderRuleTests: XCTestCase {
     /// The lines of `text` with comments and string literals blanked out,
     /// line numbers kept.
     static func code(_ text: String) -> [String] {
-        enum State { case code, blockComment(depth: Int), string, multilineString }
-        var state = State.code
-        var lines: [String] = []
-        for line in text.components(separatedBy: "\n") {
-            var kept = ""
-            let characters = Array(line)
-            var index = 0
-            if case .string = state { state = .code } // a one-line string ends with its line
-            while index < characters.count {
-                let rest = characters[index...]
-                switch state {
-                case .code:
-                    if rest.starts(with: "//") {
-                        index = characters.count
-                    } else if rest.starts(with: "/*") {
-                        state = .blockComment(depth: 1); index += 2
-                    } else if rest.starts(with: "\"\"\"") {
-                        state = .multilineString; index += 3; kept += " "
-                    } else if characters[index] == "\"" {
-                        state = .string; index += 1; kept += " "
-                    } else {
-                        kept.append(characters[index]); index += 1
-                    }
-                case let .blockComment(depth):
-                    if rest.starts(with: "*/") {
-                        state = depth == 1 ? .code : .blockComment(depth: depth - 1); index += 2
-                    } else if rest.starts(with: "/*") {
-                        state = .blockComment(depth: depth + 1); index += 2
-                    } else {
-                        index += 1
-                    }
-                case .string:
-                    if characters[index] == "\\" {
-                        index += 2
-                    } else {
-                        if characters[index] == "\"" { state = .code }
-                        index += 1
-                    }
-                case .multilineString:
-                    if rest.starts(with: "\"\"\"") {
-                        state = .code; index += 3
-                    } else {
-                        index += characters[index] == "\\" ? 2 : 1
-                    }
-                }
-            }
-            lines.append(kept)
-        }
-        return lines
+        SwiftSource.lines(text).map(\.code)
     }
 
     /// The top folder of a path relative to the core's sources.
@@ -321,12 +273,7 @@ final class FolderRuleTests: XCTestCase {
 
     /// Each Swift file under `core`, by its path relative to `core`.
     private static func sources(in core: URL) throws -> [String: String] {
-        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: core.path))
-        var sources: [String: String] = [:]
-        for case let path as String in enumerator where path.hasSuffix(".swift") {
-            sources[path] = try String(contentsOf: core.appendingPathComponent(path), encoding: .utf8)
-        }
-        return sources
+        try SwiftSource.files(under: core)
     }
 }
 
@@ -342,14 +289,7 @@ final class SourceSizeTests: XCTestCase {
     static let maximumFileLines = 600
 
     func testNoFunctionIsOver100LinesAndNoFileOver600() throws {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources")
-        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: root.path))
-        var sources: [String: String] = [:]
-        for case let path as String in enumerator where path.hasSuffix(".swift") {
-            sources[path] = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-        }
+        let sources = try SwiftSource.files()
         XCTAssertGreaterThan(sources.count, 50)
         let violations = Self.violations(sources)
         XCTAssertEqual(violations, [], "\n" + violations.joined(separator: "\n"))

@@ -35,14 +35,7 @@ final class SharedStateRuleTests: XCTestCase {
     ]
 
     func testSharedStateIsInAMutex() throws {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources")
-        let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: root.path))
-        var sources: [String: String] = [:]
-        for case let path as String in enumerator where path.hasSuffix(".swift") {
-            sources[path] = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-        }
+        let sources = try SwiftSource.files()
         XCTAssertGreaterThan(sources.count, 50)
         for path in Self.bareLockFiles.union(Self.conditionFiles) {
             XCTAssertNotNil(sources[path], "\(path) is listed but gone: remove it from the list")

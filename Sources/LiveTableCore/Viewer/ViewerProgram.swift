@@ -63,13 +63,9 @@ package struct ViewerProgram: AppProgram {
             }, ViewerMessage.tablesListed, { error, _ in ViewerMessage.tablesFailed(error) }))
         case let .retryOpen(seconds):
             // In the open's slot: an open asked for meanwhile replaces it.
-            return .observe(slot: .read(.open), Just(ViewerMessage.retryOpen)
-                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
-                .eraseToAnyPublisher())
+            return Self.after(seconds, in: .read(.open), .retryOpen)
         case let .retryListing(seconds):
-            return .observe(slot: .tables, Just(ViewerMessage.retryListing)
-                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
-                .eraseToAnyPublisher())
+            return Self.after(seconds, in: .tables, .retryListing)
         case let .countTables(from, names, kinds):
             return .observe(
                 slot: .read(.tableCounts),
@@ -95,15 +91,11 @@ package struct ViewerProgram: AppProgram {
             }, { ViewerMessage.filtered($0.viewed, scannedRows: $0.scannedRows) },
             { error, _ in ViewerMessage.filterFailed(error) }))
         case let .pauseCounting(seconds):
-            return .observe(slot: .read(.count), Just(ViewerMessage.countPauseEnded)
-                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
-                .eraseToAnyPublisher())
+            return Self.after(seconds, in: .read(.count), .countPauseEnded)
         case let .countRowsBefore(viewed, position):
             return .observe(slot: .read(.rowsBefore), Self.countRowsBefore(viewed, position, in: dataSource))
         case let .pauseCountingRowsBefore(seconds):
-            return .observe(slot: .read(.rowsBefore), Just(ViewerMessage.rowsBeforePauseEnded)
-                .delay(for: .nanoseconds(Int(max(0, seconds) * 1e9)), scheduler: DispatchQueue.main.ocombine)
-                .eraseToAnyPublisher())
+            return Self.after(seconds, in: .read(.rowsBefore), .rowsBeforePauseEnded)
         case let .highlightTimer(deadline):
             return .timer(slot: .highlightTimer, at: deadline, message: ViewerMessage.highlightTick)
         case .resume:
@@ -135,6 +127,14 @@ package struct ViewerProgram: AppProgram {
         case .quit:
             return .quit
         }
+    }
+
+    /// `message` in `seconds`, by the loop's one timer, in `slot`: a read
+    /// asked for there meanwhile replaces it.
+    private static func after(
+        _ seconds: Double, in slot: ViewerSlot, _ message: ViewerMessage
+    ) -> AppCommand<ViewerMessage, ViewerSlot> {
+        .timer(slot: slot, at: .now + .nanoseconds(Int64(max(0, seconds) * 1e9)), message: { _ in message })
     }
 
     // MARK: - Reads

@@ -12,25 +12,11 @@ import LiveTableTestSupport
 extension ViewerUpdateTests {
     // MARK: - Driving
 
-    /// Types `text` as keys.
-    private func type(_ text: String) throws {
-        for character in text {
-            try send(.key(.character(character)))
-        }
-    }
-
     /// Opens the prompt with `key`, types `text`, and presses Enter.
     private func prompt(_ key: Character, _ text: String) throws {
         try send(.key(.character(key)))
         try type(text)
         try send(.key(.enter))
-    }
-
-    private var statusText: String? {
-        switch state.message {
-        case let .notice(text)?, let .error(text)?: return text
-        case nil: return nil
-        }
     }
 
     private var screenText: String { viewerRender(state).text }

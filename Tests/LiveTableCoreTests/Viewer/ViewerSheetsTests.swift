@@ -8,22 +8,11 @@ import LiveTableTestSupport
 /// goes back to the one below as it was, and quits only from the last.
 /// Driven as in `ViewerUpdateTests`: 100 items, price 10 to 1,000.
 extension ViewerUpdateTests {
-    private func typeKeys(_ text: String) throws {
-        for character in text {
-            try send(.key(.character(character)))
-        }
-    }
-
-    private var errorText: String? {
-        if case let .error(text)? = state.message { return text }
-        return nil
-    }
-
     func testAQueryOpensOnTopAndQGoesBackToTheSheetAsItWas() throws {
         try start(.table("item"))
-        try typeKeys("ll]jj")  // price ↓, third row
+        try type("ll]jj")  // price ↓, third row
         XCTAssertEqual(selectedName, "item 098")
-        try typeKeys(":")
+        try type(":")
         let prompt = try XCTUnwrap(state.prompt)
         XCTAssertEqual(prompt.kind, .query)
         // What the sheet runs: its columns, its order.
@@ -56,13 +45,13 @@ extension ViewerUpdateTests {
 
     func testARefusedQueryStaysOnItsPromptAndTheSheetStays() throws {
         try start(.table("item"))
-        try typeKeys(":")
+        try type(":")
         try send(.key(.control("u")))
         try send(.key(.paste("DELETE FROM item")))
         try send(.key(.enter))
         XCTAssertEqual(state.prompt?.kind, .query)
         XCTAssertEqual(state.prompt?.text, "DELETE FROM item")
-        XCTAssertNotNil(errorText)
+        guard case .error? = state.message else { return XCTFail("no error: \(String(describing: state.message))") }
         XCTAssertEqual(state.table?.viewed.target, .table("item"))
         XCTAssertEqual(state.sheets, [])
         // Esc closes the prompt, never the sheet.
@@ -75,13 +64,13 @@ extension ViewerUpdateTests {
         try start(.table("item"))
         state.queryHistory = PromptHistory()
         for sql in ["SELECT 1 AS a", "SELECT 2 AS b"] {
-            try typeKeys(":")
+            try type(":")
             try send(.key(.control("u")))
             try send(.key(.paste(sql)))
             try send(.key(.enter))
         }
         XCTAssertEqual(state.sheets, [.table("item"), .query("SELECT 1 AS a")])
-        try typeKeys(":")
+        try type(":")
         // The prompt holds what the sheet runs; ↑ steps back from it.
         try send(.key(.control("u")))
         try send(.key(.up))
@@ -99,7 +88,7 @@ extension ViewerUpdateTests {
     func testAQueryFromThePickerGoesBackToThePicker() throws {
         try start(nil)
         XCTAssertNil(state.table)
-        try typeKeys(":")
+        try type(":")
         XCTAssertEqual(state.prompt?.text, "")
         try send(.key(.paste("SELECT count(*) AS n FROM item")))
         try send(.key(.enter))

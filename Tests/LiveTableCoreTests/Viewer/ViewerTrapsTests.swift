@@ -8,19 +8,6 @@ import LiveTableTestSupport
 /// `ViewerUpdateTests`: 100 items (`item 001` to `item 100`, price 10 to
 /// 1,000), a table `other`, a 10-row terminal (pages of 6 rows).
 extension ViewerUpdateTests {
-    private func type(_ text: String) throws {
-        for character in text {
-            try send(.key(.character(character)))
-        }
-    }
-
-    private var statusText: String? {
-        switch state.message {
-        case let .notice(text)?, let .error(text)?: return text
-        case nil: return nil
-        }
-    }
-
     private var pickerSelection: String? {
         state.picker.entries.map { $0[state.picker.selectedIndex].name }
     }

@@ -48,6 +48,21 @@ final class ViewerUpdateTests: XCTestCase {
         try driver.commit(sql)
     }
 
+    /// Types `text` as keys.
+    func type(_ text: String) throws {
+        for character in text {
+            try send(.key(.character(character)))
+        }
+    }
+
+    /// What the status line says, notice or error.
+    var statusText: String? {
+        switch state.message {
+        case let .notice(text)?, let .error(text)?: return text
+        case nil: return nil
+        }
+    }
+
     /// The selected row's values, as text.
     var selectedName: String? {
         guard let table = state.table, let index = table.selectedIndex else { return nil }
