@@ -188,11 +188,6 @@ func performViewerEffect(
                     ofTable: name, kind: kind, ticket: ReadTicket(timeLimit: PickerEntry.countTimeLimit))
             })
         case let .open(target, sortColumn, descending):
-            if let database = dataSource as? SQLiteDataSource {
-                return .opened(try database.read { db in
-                    try ViewedSource.open(target, sortColumn: sortColumn, descending: descending, in: db)
-                })
-            }
             return .opened(try dataSource.open(target, sortColumn: sortColumn, descending: descending, ticket: ReadTicket()))
         case let .observe(viewed, request):
             return .window(try firstWindow(of: dataSource, viewed, request), now: now)
@@ -221,10 +216,7 @@ func performViewerEffect(
         case let .readWholeRow(viewed, position):
             return .wholeRowRead(position, try dataSource.wholeRow(of: viewed, at: position, ticket: ReadTicket()))
         case let .filter(viewed, expression):
-            // SQLite's on the screen's connection, as these tests always did.
-            let filtered = try (dataSource as? SQLiteDataSource).map { database in
-                try database.read { db in try viewed.filtered(expression, in: db) }
-            } ?? dataSource.filter(viewed, by: expression, ticket: ReadTicket())
+            let filtered = try dataSource.filter(viewed, by: expression, ticket: ReadTicket())
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
         case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery:
             return nil

@@ -31,6 +31,10 @@ extension ViewedSource {
     ///
     /// - throws: `SourceError.invalidFilter`, with SQLite's message.
     package func filtered(_ expression: String?, in db: Database) throws -> (viewed: ViewedSource, scannedRows: RowCount?) {
+        // A statement run reads the schema cookie: on a connection that has
+        // not read since another process dropped a column, the filter would
+        // be checked against the columns that were.
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE 0")
         let filtered = try source.filtered(expression, in: db)
         let viewed = ViewedSource(
             source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
