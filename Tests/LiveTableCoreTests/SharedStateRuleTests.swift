@@ -5,17 +5,13 @@ import XCTest
 /// read and written with `withLock`. No `NSLock`, `NSRecursiveLock` or
 /// `LockedValue` in `Sources`; `NSCondition` only where a thread waits.
 final class SharedStateRuleTests: XCTestCase {
-    /// Files that still use a bare lock. The lead removes the first one
-    /// after converting it with the merge; the others say why they stay.
+    /// Files that still use a bare lock, each saying why.
     static let bareLockFiles: Set<String> = [
-        "LiveTableCore/Rows/RowWindow.swift",
         // Re-entrant: the downstream may request or cancel from `receive`,
         // which is called with the lock held (its pacing is `PacedReads`).
         "ReactiveGRDB/Utils/ObservationSubscription.swift",
         // ObservationSubscription's re-entrant lock: goes with it.
         "ReactiveGRDB/Utils/Lock+Synchronized.swift",
-        // The commit watch is being optimized: converted after that merge.
-        "ReactiveGRDB/OtherProcesses/CommitWatch.swift",
         // Re-entrant, held across each libpq call: a forEachRow body reads
         // the connection's facts under it.
         "PostgresClient/PostgresConnection.swift",

@@ -49,9 +49,7 @@ import Glibc
 /// commit since the last check comes from another process. A change after
 /// an own commit is ambiguous: the writer's own `data_version`, which only
 /// other connections' commits change, settles it on the writer's queue.
-// @unchecked Sendable: `listeners`, `nextListenerID`, `failure`, `isCancelled`, `fallbackReason`,
-// `commitCount`, `notifiedCommitCount` and `isNotifyPending` only with `lock` held (or in `init`);
-// `reader` with `registryLock` held; the other mutable properties only on `queue`.
+// @unchecked Sendable: the mutable properties outside `shared` only on `queue`.
 final class CommitWatch: @unchecked Sendable {
     /// What a subscription is told.
     struct Listener: Sendable {
@@ -126,14 +124,14 @@ final class CommitWatch: @unchecked Sendable {
         var mode: OtherProcessCommits.Mode
     }
 
-    private static let registryLock = NSLock()
-    // nonisolated(unsafe): only accessed with `registryLock` held.
-    nonisolated(unsafe) private static var registry: [Key: CommitWatch] = [:]
-    /// The connections whose file was deleted or replaced: they still read
-    /// the file they opened, so a new watch, which would watch the new
-    /// file, fails at once.
-    // nonisolated(unsafe): only accessed with `registryLock` held.
-    nonisolated(unsafe) private static var fileChanges: [ObjectIdentifier: (reader: WeakReader, error: DatabaseFileChangedError)] = [:]
+    private struct Registry {
+        var watches: [Key: CommitWatch] = [:]
+        /// The connections whose file was deleted or replaced: they still
+        /// read the file they opened, so a new watch, which would watch the
+        /// new file, fails at once.
+        var fileChanges: [ObjectIdentifier: (reader: WeakReader, error: DatabaseFileChangedError)] = [:]
+    }
+    private static let registry = Mutex(Registry())
 
     /// Makes a source of the file events of a directory. Tests replace it
     /// to see what happens when inotify is not available.
@@ -159,21 +157,20 @@ final class CommitWatch: @unchecked Sendable {
             return nil
         }
         let key = Key(reader: ObjectIdentifier(reader), mode: commits.mode)
-        return try registryLock.withLock {
-            if let fileChange = fileChanges[key.reader] {
+        return try registry.withLock { registry in
+            if let fileChange = registry.fileChanges[key.reader] {
                 if fileChange.reader.reader === reader {
                     throw fileChange.error
                 }
                 // Another connection at the same address.
-                fileChanges[key.reader] = nil
+                registry.fileChanges[key.reader] = nil
             }
             let watch: CommitWatch
-            if let existing = registry[key], existing.isUsable {
+            if let existing = registry.watches[key], existing.isUsable {
                 watch = existing
             } else {
                 watch = try CommitWatch(reader: reader, files: files, mode: commits.mode, key: key)
-                watch.reader = WeakReader(reader)
-                registry[key] = watch
+                registry.watches[key] = watch
             }
             return watch.addListener(listener)
         }
@@ -182,8 +179,8 @@ final class CommitWatch: @unchecked Sendable {
     /// Whether a watch of the database of `reader` runs: the tests check
     /// that the last subscription releases it.
     static func isWatching(_ reader: any DatabaseReader) -> Bool {
-        registryLock.withLock {
-            registry.keys.contains { $0.reader == ObjectIdentifier(reader) }
+        registry.withLock { registry in
+            registry.watches.keys.contains { $0.reader == ObjectIdentifier(reader) }
         }
     }
 
@@ -204,7 +201,7 @@ final class CommitWatch: @unchecked Sendable {
     private let path: String
     private let directory: String
     private let queue = DispatchQueue(label: "ReactiveGRDB.CommitWatch")
-    private let lock = NSLock()
+    private let shared = Mutex(Shared())
     /// The watch's own read-only connection, which asks the data version.
     private let checker: DatabaseQueue
     /// The connection that fetches the fresh values of a writable pool's
@@ -215,19 +212,23 @@ final class CommitWatch: @unchecked Sendable {
     private let ownCommits: OwnCommitCounter?
     private let fileIdentity: FileIdentity?
 
-    /// The watched connection, set once at creation.
-    private var reader = WeakReader(nil)
-    private var listeners: [Int: Listener] = [:]
-    private var nextListenerID = 0
-    private var failure: DatabaseFileChangedError?
-    private var isCancelled = false
-    private var fallbackReason: String?
-    /// The commits of other processes seen, and those that a notification
-    /// of the writer, run or waiting, covers: one per commit, whatever the
-    /// number of listeners that ask for it.
-    private var commitCount = 0
-    private var notifiedCommitCount = 0
-    private var isNotifyPending = false
+    /// The watched connection.
+    private let reader: WeakReader
+
+    /// What the listeners' threads and the watch's queue share.
+    private struct Shared {
+        var listeners: [Int: Listener] = [:]
+        var nextListenerID = 0
+        var failure: DatabaseFileChangedError?
+        var isCancelled = false
+        var fallbackReason: String?
+        /// The commits of other processes seen, and those that a
+        /// notification of the writer, run or waiting, covers: one per
+        /// commit, whatever the number of listeners that ask for it.
+        var commitCount = 0
+        var notifiedCommitCount = 0
+        var isNotifyPending = false
+    }
 
     private var source: FileChangeSource?
     /// The checks after a write (`deadlines`).
@@ -244,11 +245,12 @@ final class CommitWatch: @unchecked Sendable {
     private var pollCount = 0
 
     private var isUsable: Bool {
-        lock.withLock { failure == nil && !isCancelled }
+        shared.withLock { $0.failure == nil && !$0.isCancelled }
     }
 
     private init(reader: any DatabaseReader, files: (file: String, directory: String, names: Set<String>), mode: OtherProcessCommits.Mode, key: Key) throws {
         self.key = key
+        self.reader = WeakReader(reader)
         self.directory = files.directory
         self.path = files.file
         var configuration = Configuration()
@@ -316,7 +318,8 @@ final class CommitWatch: @unchecked Sendable {
                 self?.filesDidChange(events)
             }
         } catch {
-            fallbackReason = "\(error); checking every \(Self.format(interval)) instead"
+            let reason = "\(error); checking every \(Self.format(interval)) instead"
+            shared.withLock { $0.fallbackReason = reason }
             startPolling(every: interval)
             return
         }
@@ -324,7 +327,8 @@ final class CommitWatch: @unchecked Sendable {
         // interval catch the others'.
         if let fileSystem = RemoteFileSystem(containingFileAt: path) {
             // In WAL mode there, other machines' commits can not be seen.
-            fallbackReason = RemoteWALFile(path: path)?.description ?? fileSystem.description
+            let reason = RemoteWALFile(path: path)?.description ?? fileSystem.description
+            shared.withLock { $0.fallbackReason = reason }
             startPolling(every: interval)
         } else if askedInterval != nil {
             startPolling(every: interval)
@@ -332,10 +336,10 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func addListener(_ listener: Listener) -> Registration {
-        let (id, fallbackReason) = lock.withLock {
-            defer { nextListenerID += 1 }
-            listeners[nextListenerID] = listener
-            return (nextListenerID, self.fallbackReason)
+        let (id, fallbackReason) = shared.withLock { shared in
+            defer { shared.nextListenerID += 1 }
+            shared.listeners[shared.nextListenerID] = listener
+            return (shared.nextListenerID, shared.fallbackReason)
         }
         if let fallbackReason, let onPollingFallback = listener.onPollingFallback {
             queue.async { onPollingFallback(fallbackReason) }
@@ -344,21 +348,21 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func removeListener(id: Int) {
-        let isLast = lock.withLock {
-            listeners[id] = nil
-            return listeners.isEmpty
+        let isLast = shared.withLock { shared in
+            shared.listeners[id] = nil
+            return shared.listeners.isEmpty
         }
         guard isLast else { return }
-        Self.registryLock.withLock {
+        Self.registry.withLock { registry in
             // A new listener may have come in between.
-            let isStillLast = lock.withLock {
-                guard listeners.isEmpty else { return false }
-                isCancelled = true
+            let isStillLast = shared.withLock { shared in
+                guard shared.listeners.isEmpty else { return false }
+                shared.isCancelled = true
                 return true
             }
             guard isStillLast else { return }
-            if Self.registry[key] === self {
-                Self.registry[key] = nil
+            if registry.watches[key] === self {
+                registry.watches[key] = nil
             }
         }
         stop()
@@ -461,8 +465,8 @@ final class CommitWatch: @unchecked Sendable {
     /// - returns: False when no listener wants commits.
     @discardableResult
     private func check() -> Bool {
-        let listeners: [Listener]? = lock.withLock {
-            isCancelled || failure != nil ? nil : Array(self.listeners.values)
+        let listeners: [Listener]? = shared.withLock { shared in
+            shared.isCancelled || shared.failure != nil ? nil : Array(shared.listeners.values)
         }
         guard let listeners else { return true }
         guard listeners.contains(where: { $0.wantsCommits() }) else { return false }
@@ -520,9 +524,9 @@ final class CommitWatch: @unchecked Sendable {
     }
 
     private func notifyCommit() {
-        let listeners = lock.withLock {
-            commitCount += 1
-            return isCancelled ? [] : Array(self.listeners.values)
+        let listeners = shared.withLock { shared in
+            shared.commitCount += 1
+            return shared.isCancelled ? [] : Array(shared.listeners.values)
         }
         for listener in listeners {
             listener.onCommit()
@@ -534,18 +538,18 @@ final class CommitWatch: @unchecked Sendable {
     /// that runs after the last commit seen waits already.
     private func notifyWriter() {
         guard let writer else { return }
-        let schedules = lock.withLock {
-            guard !isNotifyPending, commitCount > notifiedCommitCount else { return false }
-            isNotifyPending = true
+        let schedules = shared.withLock { shared in
+            guard !shared.isNotifyPending, shared.commitCount > shared.notifiedCommitCount else { return false }
+            shared.isNotifyPending = true
             return true
         }
         guard schedules else { return }
         writer.asyncWriteWithoutTransaction { [weak self] db in
             guard let self else { return }
             // The fetches it causes see every commit seen until now.
-            lock.withLock {
-                isNotifyPending = false
-                notifiedCommitCount = commitCount
+            shared.withLock { shared in
+                shared.isNotifyPending = false
+                shared.notifiedCommitCount = shared.commitCount
             }
             // Observations are notified when a transaction commits: an
             // empty deferred transaction writes nothing.
@@ -571,13 +575,13 @@ final class CommitWatch: @unchecked Sendable {
             reason = .replaced
         }
         let error = DatabaseFileChangedError(reason: reason, path: path)
-        Self.registryLock.withLock {
-            Self.fileChanges[key.reader] = (reader, error)
+        Self.registry.withLock { registry in
+            registry.fileChanges[key.reader] = (reader, error)
         }
-        let listeners = lock.withLock {
-            guard failure == nil, !isCancelled else { return [Listener]() }
-            failure = error
-            return Array(self.listeners.values)
+        let listeners = shared.withLock { shared in
+            guard shared.failure == nil, !shared.isCancelled else { return [Listener]() }
+            shared.failure = error
+            return Array(shared.listeners.values)
         }
         source?.cancel()
         source = nil
