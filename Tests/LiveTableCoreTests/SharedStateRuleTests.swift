@@ -48,7 +48,7 @@ final class SharedStateRuleTests: XCTestCase {
             "A/B.swift": "let b = NSRecursiveLock()\nlet c = LockedValue(0)\n",
             "A/C.swift": "private let condition = NSCondition()\n",
             "LineSession/LineBuffer.swift": "private let condition = NSCondition()\n",
-            "LiveTableCore/Rows/RowWindow.swift": "let a = NSLock()\n",
+            "PostgresClient/PostgresConnection.swift": "let a = NSRecursiveLock()\n",
             "A/D.swift": "private let state = Mutex(0)\n",
         ]
         XCTAssertEqual(Self.violations(sources), [

@@ -66,5 +66,13 @@ final class PromptEditingTests: LiveTableTestCase {
         try session.waitForScreen(containing: "row 3 of 101 · live")
         try session.send("q")
         _ = try session.waitForScreen("the app quit") { !$0.contains("· live") }
+
+        // The history survives the restart: ↑ at ':' finds the query.
+        let again = try launch(["view", database.path, "item"])
+        try again.waitForScreen(containing: "row 1 of 101 · live")
+        try again.send(":")
+        try again.send("C-u")
+        try again.send("Up")
+        try again.waitForScreen(containing: "SQL: SELECT name, price * 2 AS double FROM item WHERE price > 95")
     }
 }

@@ -266,8 +266,17 @@ final class OtherProcessCommitsTests: XCTestCase {
         // another process keeps the lock between its commits. Those commits
         // show meanwhile.
         try RecorderScope.run {
+            // The app's write waits in its busy handler until the test lets
+            // it go: without it, a retry that falls between the other
+            // process's COMMIT and its next BEGIN (a loaded machine widens
+            // that gap) takes the lock, and the test sees no wait.
+            let released = DispatchSemaphore(value: 0)
             var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
+            configuration.busyMode = .callback { _ in
+                _ = released.wait(timeout: .now() + 20)
+                released.signal()
+                return true
+            }
             try withDatabase(.pool, .writable, .wal, configuration: configuration) { reader, other in
                 let writer = try XCTUnwrap(reader as? any DatabaseWriter)
                 let recorder = names.publisher(in: reader).includingOtherProcesses().record()
@@ -279,6 +288,7 @@ final class OtherProcessCommitsTests: XCTestCase {
                 try other.execute("COMMIT; BEGIN IMMEDIATE; INSERT INTO player(name) VALUES ('Craig');")
                 wait(for: recorder, timeout: 2, until: { $0.values.last == ["Arthur"] })
                 XCTAssertFalse(write.recording.value.isComplete, "the own write waits")
+                released.signal()
                 try other.execute("COMMIT;")
                 waitForCompletion(of: write)
                 wait(for: recorder, until: { $0.values.last == ["Arthur", "Craig", "Barbara"] })

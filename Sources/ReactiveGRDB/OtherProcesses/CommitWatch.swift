@@ -126,9 +126,8 @@ final class CommitWatch: @unchecked Sendable {
 
     private struct Registry {
         var watches: [Key: CommitWatch] = [:]
-        /// The connections whose file was deleted or replaced: they still
-        /// read the file they opened, so a new watch, which would watch the
-        /// new file, fails at once.
+        /// The connections whose file was deleted or replaced: they read the
+        /// file they opened, so a new watch (of the new file) fails at once.
         var fileChanges: [ObjectIdentifier: (reader: WeakReader, error: DatabaseFileChangedError)] = [:]
     }
     private static let registry = Mutex(Registry())
@@ -214,7 +213,6 @@ final class CommitWatch: @unchecked Sendable {
 
     /// The watched connection.
     private let reader: WeakReader
-
     /// What the listeners' threads and the watch's queue share.
     private struct Shared {
         var listeners: [Int: Listener] = [:]
@@ -222,9 +220,8 @@ final class CommitWatch: @unchecked Sendable {
         var failure: DatabaseFileChangedError?
         var isCancelled = false
         var fallbackReason: String?
-        /// The commits of other processes seen, and those that a
-        /// notification of the writer, run or waiting, covers: one per
-        /// commit, whatever the number of listeners that ask for it.
+        /// Other processes' commits seen, and those that a notification of
+        /// the writer covers: one a commit, whatever the listeners.
         var commitCount = 0
         var notifiedCommitCount = 0
         var isNotifyPending = false
