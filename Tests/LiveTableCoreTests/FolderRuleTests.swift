@@ -167,13 +167,20 @@ final class FolderRuleTests: XCTestCase {
     /// The types declared at the top level of the files under `prefix`
     /// (or at any level, with `nested`).
     private static func declaredTypes(under prefix: String, _ sources: [String: String], nested: Bool = false) -> Set<String> {
+        names(declaredBy: ["struct", "enum", "class", "protocol", "typealias", "actor"], nested: nested,
+              in: sources.filter { $0.key.hasPrefix(prefix) })
+    }
+
+    /// The names that `keywords` declare in `sources`, at the top level (or
+    /// at any level, with `nested`).
+    private static func names(declaredBy keywords: [String], nested: Bool, in sources: [String: String]) -> Set<String> {
         let declaration = try! NSRegularExpression(pattern: """
             ^\(nested ? "\\s*" : "")(?:@\\w+(?:\\([^)]*\\))?\\s+)*\
             (?:(?:public|internal|package|final|indirect|nonisolated)\\s+)*\
-            (?:struct|enum|class|protocol|typealias|actor)\\s+([A-Za-z_]\\w*)
+            (?:\(keywords.joined(separator: "|")))\\s+([A-Za-z_]\\w*)
             """)
         var names: Set<String> = []
-        for (path, text) in sources where path.hasPrefix(prefix) {
+        for text in sources.values {
             for line in code(text) {
                 let range = NSRange(line.startIndex..., in: line)
                 if let match = declaration.firstMatch(in: line, range: range),
@@ -225,21 +232,8 @@ final class FolderRuleTests: XCTestCase {
     /// The names declared at the top level of the files of `folder`, its
     /// subfolders included.
     private static func declaredNames(in folder: String, _ sources: [String: String]) -> Set<String> {
-        let declaration = try! NSRegularExpression(pattern: """
-            ^(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:(?:public|internal|package|final|indirect|nonisolated)\\s+)*\
-            (?:struct|enum|class|protocol|typealias|actor|func)\\s+([A-Za-z_]\\w*)
-            """)
-        var names: Set<String> = []
-        for (path, text) in sources where self.folder(of: path) == folder {
-            for line in code(text) {
-                let range = NSRange(line.startIndex..., in: line)
-                if let match = declaration.firstMatch(in: line, range: range),
-                   let name = Range(match.range(at: 1), in: line) {
-                    names.insert(String(line[name]))
-                }
-            }
-        }
-        return names
+        names(declaredBy: ["struct", "enum", "class", "protocol", "typealias", "actor", "func"], nested: false,
+              in: sources.filter { self.folder(of: $0.key) == folder })
     }
 
     /// The identifiers of a line of code, except those after a dot

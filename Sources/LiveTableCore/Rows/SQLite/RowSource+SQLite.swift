@@ -68,15 +68,7 @@ extension RowSource {
             }
             throw SourceError.invalidQuery(reason: error.message ?? "\(error.resultCode)")
         }
-        // What follows the first statement is never run: compiling it tells
-        // whether there is one.
-        let hasMore: Bool
-        do {
-            hasMore = try statements.next() != nil
-        } catch {
-            hasMore = true
-        }
-        if hasMore {
+        if Self.hasMore(statements) {
             throw SourceError.multipleStatements
         }
         guard statement.isReadonly else {
@@ -117,6 +109,16 @@ extension RowSource {
     /// columns, in a statement that compiles alone and is read-only. A table
     /// or view is filtered in each statement's `WHERE`, where SQLite can use
     /// an index; a query inside its common table expression.
+    /// Whether a statement follows the first: compiling it tells, and it
+    /// is never run. One that does not compile counts.
+    private static func hasMore(_ statements: SQLStatementCursor) -> Bool {
+        do {
+            return try statements.next() != nil
+        } catch {
+            return true
+        }
+    }
+
     package func filtered(_ expression: String?, in db: Database) throws -> RowSource {
         let source = try applyingFilter(expression)
         guard source.filter != nil else { return source }
@@ -125,13 +127,7 @@ extension RowSource {
             guard let statement = try statements.next() else {
                 throw SourceError.invalidFilter(reason: "the filter is empty")
             }
-            let hasMore: Bool
-            do {
-                hasMore = try statements.next() != nil
-            } catch {
-                hasMore = true
-            }
-            if hasMore {
+            if Self.hasMore(statements) {
                 throw SourceError.invalidFilter(reason: "more than one statement")
             }
             guard statement.isReadonly else {
