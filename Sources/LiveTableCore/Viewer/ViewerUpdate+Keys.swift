@@ -99,6 +99,8 @@ extension ViewerState {
 
     /// Opens a table or query, as it was when left with `t` this session.
     mutating func openTarget(_ target: ViewerTarget) -> [ViewerEffect] {
+        // Any other open replaces a sheet on its way (`openSheet`).
+        pendingSheet = nil
         pendingOpen = target
         let memory = tableMemories[target]
         // The picker's counts are left: the table's own count reads on

@@ -23,8 +23,9 @@ extension ViewerState {
     mutating func openSheet(_ sql: String) -> [ViewerEffect] {
         guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         queryHistory.add(sql)
+        let effects = openTarget(.query(sql))
         pendingSheet = sql
-        return [.recordQuery(sql)] + openTarget(.query(sql))
+        return [.recordQuery(sql)] + effects
     }
 
     /// The sheet that opened is pushed over the one on screen.
@@ -56,6 +57,7 @@ extension ViewerState {
         guard let target = below else {
             self.table = nil
             pendingOpen = nil
+            pendingSheet = nil
             return leaveSource() + [.listTables]
         }
         return openTarget(target)

@@ -98,4 +98,38 @@ extension ViewerUpdateTests {
         XCTAssertNil(state.table)
         XCTAssertEqual(state.picker.entries?.map(\.name), ["item", "other"])
     }
+
+    func testQWhileAQueryOpensLeavesNoSheetBehind() throws {
+        try start(.table("item"))
+        try type(":")
+        try send(.key(.control("u")))
+        try send(.key(.paste("SELECT 1 AS a")))
+        try send(.key(.enter))
+        XCTAssertEqual(state.sheets, [.table("item")])
+        // A second query, and q before it has opened (its open is held
+        // back): back to the table, and no sheet is left pushed.
+        try type(":")
+        try send(.key(.control("u")))
+        try send(.key(.paste("SELECT 2 AS b")))
+        _ = try driveViewer(&driver.state, .key(.enter)) { effect in
+            if case .open = effect { return nil }
+            return try performViewerEffect(effect, on: driver.dataSource, now: driver.now)
+        }
+        try send(.key(.character("q")))
+        XCTAssertEqual(state.table?.viewed.target, .table("item"))
+        XCTAssertEqual(state.sheets, [])
+        // t, then a table from the picker: it replaces the sheet, and pushes none.
+        try start(.table("item"))
+        try type(":")
+        try send(.key(.control("u")))
+        try send(.key(.paste("SELECT 2 AS b")))
+        _ = try driveViewer(&driver.state, .key(.enter)) { effect in
+            if case .open = effect { return nil }
+            return try performViewerEffect(effect, on: driver.dataSource, now: driver.now)
+        }
+        try type("t")
+        try send(.key(.enter))
+        XCTAssertNotNil(state.table)
+        XCTAssertEqual(state.sheets, [])
+    }
 }
