@@ -8,6 +8,13 @@ import LiveTableTestSupport
 /// goes back to the one below as it was, and quits only from the last.
 /// Driven as in `ViewerUpdateTests`: 100 items, price 10 to 1,000.
 extension ViewerUpdateTests {
+    /// `:`, the prompt emptied, `sql` pasted.
+    private func typeQuery(_ sql: String) throws {
+        try type(":")
+        try send(.key(.control("u")))
+        try send(.key(.paste(sql)))
+    }
+
     func testAQueryOpensOnTopAndQGoesBackToTheSheetAsItWas() throws {
         try start(.table("item"))
         try type("ll]jj")  // price ↓, third row
@@ -45,9 +52,7 @@ extension ViewerUpdateTests {
 
     func testARefusedQueryStaysOnItsPromptAndTheSheetStays() throws {
         try start(.table("item"))
-        try type(":")
-        try send(.key(.control("u")))
-        try send(.key(.paste("DELETE FROM item")))
+        try typeQuery("DELETE FROM item")
         try send(.key(.enter))
         XCTAssertEqual(state.prompt?.kind, .query)
         XCTAssertEqual(state.prompt?.text, "DELETE FROM item")
@@ -64,9 +69,7 @@ extension ViewerUpdateTests {
         try start(.table("item"))
         state.queryHistory = PromptHistory()
         for sql in ["SELECT 1 AS a", "SELECT 2 AS b"] {
-            try type(":")
-            try send(.key(.control("u")))
-            try send(.key(.paste(sql)))
+            try typeQuery(sql)
             try send(.key(.enter))
         }
         XCTAssertEqual(state.sheets, [.table("item"), .query("SELECT 1 AS a")])
@@ -101,16 +104,12 @@ extension ViewerUpdateTests {
 
     func testQWhileAQueryOpensLeavesNoSheetBehind() throws {
         try start(.table("item"))
-        try type(":")
-        try send(.key(.control("u")))
-        try send(.key(.paste("SELECT 1 AS a")))
+        try typeQuery("SELECT 1 AS a")
         try send(.key(.enter))
         XCTAssertEqual(state.sheets, [.table("item")])
         // A second query, and q before it has opened (its open is held
         // back): back to the table, and no sheet is left pushed.
-        try type(":")
-        try send(.key(.control("u")))
-        try send(.key(.paste("SELECT 2 AS b")))
+        try typeQuery("SELECT 2 AS b")
         _ = try driveViewer(&driver.state, .key(.enter)) { effect in
             if case .open = effect { return nil }
             return try performViewerEffect(effect, on: driver.dataSource, now: driver.now)
@@ -120,9 +119,7 @@ extension ViewerUpdateTests {
         XCTAssertEqual(state.sheets, [])
         // t, then a table from the picker: it replaces the sheet, and pushes none.
         try start(.table("item"))
-        try type(":")
-        try send(.key(.control("u")))
-        try send(.key(.paste("SELECT 2 AS b")))
+        try typeQuery("SELECT 2 AS b")
         _ = try driveViewer(&driver.state, .key(.enter)) { effect in
             if case .open = effect { return nil }
             return try performViewerEffect(effect, on: driver.dataSource, now: driver.now)
