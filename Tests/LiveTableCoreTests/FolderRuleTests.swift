@@ -193,9 +193,10 @@ final class FolderRuleTests: XCTestCase {
     }
 
     /// The folders of `Viewer/` (given its listing) that are not the
-    /// screen's own: `DataSource`, `SQLite` and `Postgres`.
+    /// screen's own: `DataSource`, `SQLite`, `Postgres`, and `Sheets` for
+    /// the sheets the viewer writes.
     private static func viewerFolderViolations(_ listing: [String]) -> [String] {
-        listing.filter { !$0.hasSuffix(".swift") && !["DataSource", "SQLite", "Postgres"].contains($0) }
+        listing.filter { !$0.hasSuffix(".swift") && !["DataSource", "SQLite", "Postgres", "Sheets"].contains($0) }
             .map { "Viewer/" + $0 }.sorted()
     }
 

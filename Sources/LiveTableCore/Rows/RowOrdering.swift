@@ -81,7 +81,7 @@ package struct RowOrdering: Equatable, Sendable {
         for expression in source.identityExpressions where !expressions.contains(expression) {
             expressions.append(expression)
         }
-        if source.identity != .none {
+        if source.identity != .none, !source.isQuery {
             notNull.formUnion(source.identityExpressions)
         }
         // A WITHOUT ROWID table's tiebreakers keep its primary key's

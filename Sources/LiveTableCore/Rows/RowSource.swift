@@ -103,6 +103,15 @@ package struct RowSource: Equatable, Sendable {
         return source
     }
 
+    /// A query whose rows `columns` tell apart (a group's value), NULL
+    /// included: the selection follows its row as the other values change.
+    package func keyed(byColumns columns: [String], named name: String) -> RowSource {
+        var source = self
+        source.identity = .primaryKey(columns)
+        source.name = name
+        return source
+    }
+
     /// Refuses, before the database compiles it, a query that could not
     /// stand inside the parentheses that page it: a `)` that closes nothing,
     /// or a `(`, string, quoted name or comment left open. The database would
@@ -234,6 +243,9 @@ package struct RowSource: Equatable, Sendable {
     var identityExpressions: [String] {
         switch identity {
         case let .rowid(name): return [name]
+        case let .primaryKey(names) where isQuery:
+            // Its own columns, renamed by position (`keyed(byColumns:named:)`).
+            return names.compactMap(orderExpression(ofColumn:))
         case let .primaryKey(names): return names.map { dialect.quoted($0) }
         case .none: return (orderExpressions ?? columnExpressions) + [tieBreakExpression].compactMap { $0 }
         }

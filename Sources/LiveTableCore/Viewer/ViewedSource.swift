@@ -4,6 +4,8 @@ import GRDB
 package enum ViewerTarget: Hashable, Sendable {
     case table(String)
     case query(String)
+    /// Written by the viewer over another sheet (`#`).
+    indirect case sheet(DerivedSheet)
 }
 
 /// A source as the live screen shows it: its ordering, what a window costs
@@ -15,12 +17,20 @@ package struct ViewedSource: Equatable, Sendable {
     package var cost: WindowCost
     /// The database's schema version when the source was read.
     package var schemaVersion: Int
+    /// What to open again to read the source anew.
+    package var target: ViewerTarget
 
-    package init(source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
+    package init(target: ViewerTarget, source: RowSource, ordering: RowOrdering, cost: WindowCost, schemaVersion: Int) {
+        self.target = target
         self.source = source
         self.ordering = ordering
         self.cost = cost
         self.schemaVersion = schemaVersion
+    }
+
+    /// The same sheet, its source filtered anew.
+    package func replacing(source: RowSource, cost: WindowCost) -> ViewedSource {
+        ViewedSource(target: target, source: source, ordering: ordering, cost: cost, schemaVersion: schemaVersion)
     }
 
     /// True when the rows before a row are counted (by a window's fetch,

@@ -27,6 +27,8 @@ package enum ViewerAction: ScreenAction {
     case filter
     /// `:`: a SQL query, as a new sheet on top.
     case query
+    /// `#`: the current column's frequency table, as a new sheet on top.
+    case frequency
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -49,7 +51,7 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
         keys: "[ ]", description: "sort ↑ / ↓ (again: the natural order)", hint: nil,
         actions: [.character("["): .sortAscending, .character("]"): .sortDescending]),
     KeyBinding(
-        keys: "Enter", description: "open the table / show the whole row", hint: "Enter row",
+        keys: "Enter", description: "open table, whole row, or group's rows", hint: "Enter row",
         actions: [.enter: .open]),
     KeyBinding(
         keys: "t", description: "the table picker; the table is kept", hint: "t tables",
@@ -69,6 +71,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "f :", description: "filter; : a SQL query as a new sheet", hint: nil,
         actions: [.character("f"): .filter, .character(":"): .query]),
+    KeyBinding(
+        keys: "#", description: "a column's live frequency table", hint: nil,
+        actions: [.character("#"): .frequency]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

@@ -466,7 +466,7 @@ private func scanReason(_ table: TableState) -> String {
 
 /// A view's or a query's row count is not what it reads.
 private func wholeRunText(_ source: RowSource) -> String? {
-    guard source.identity == .none else { return nil }
+    guard source.identity == .none || source.isQuery else { return nil }
     return "each update runs the whole \(source.isQuery ? "query" : "view")"
 }
 

@@ -35,12 +35,14 @@ package struct ViewerState: Equatable, Sendable {
     /// The queries typed at `:` and given with `--query`, kept between runs
     /// (`HistoryFile`): set by the command line before the screen starts.
     package var queryHistory = PromptHistory()
-    /// The sheets under the one on screen, bottom first: `q` goes back to
-    /// the top one. Nil stands for the table picker.
-    package var sheets: [ViewerTarget?] = []
-    /// The query of a sheet being opened on top of this one (`:`): pushed
-    /// once it opens, given back to its prompt when it can not.
-    var pendingSheet: String?
+    /// The sheets under the one on screen, bottom first, each as it was
+    /// left: `q` goes back to the top one.
+    var coveredSheets: [CoveredSheet] = []
+    /// A sheet being opened on top of this one: pushed once it opens.
+    var pendingSheet: PendingSheet?
+    /// How the sheet being opened is shown (a sheet uncovered, a group's
+    /// rows); else as its table was left with `t`.
+    var pendingMemory: TableMemory?
     var tableMemories: [ViewerTarget: TableMemory] = [:]
     /// The picker's cursor starts on it, and Esc goes back to it.
     var leftTarget: ViewerTarget?
@@ -87,18 +89,31 @@ package struct PickerState: Equatable, Sendable {
     }
 }
 
-/// What is kept of a table left with `t`, for the session.
+/// A sheet under the one on screen. A nil target stands for the table picker.
+struct CoveredSheet: Equatable, Sendable {
+    var target: ViewerTarget?
+    var memory: TableMemory?
+}
+
+/// A sheet on its way; `prompt`: the query typed at `:`, given back to its
+/// prompt when it can not be opened.
+struct PendingSheet: Equatable, Sendable {
+    var prompt: String?
+}
+
+/// What is kept of a table left with `t`, for the session, and of a
+/// covered sheet.
 struct TableMemory: Equatable, Sendable {
     var sortColumn: String?
-    var descending: Bool
+    var descending = false
     var filter: String?
     var selected: RowPosition?
-    var selectedRow: Int
+    var selectedRow = 0
     var currentColumn: String?
     var firstColumn: String?
-    var hiddenColumns: Set<String>
-    var columnWidths: [String: Int]
-    var seenWidths: [String: Int]
+    var hiddenColumns: Set<String> = []
+    var columnWidths: [String: Int] = [:]
+    var seenWidths: [String: Int] = [:]
 }
 
 package struct PickerEntry: Equatable, Sendable {

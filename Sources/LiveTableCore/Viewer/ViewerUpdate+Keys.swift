@@ -47,6 +47,8 @@ extension ViewerState {
             return closeSheet()
         case .query:
             return openQueryPrompt()
+        case .frequency:
+            return openFrequencySheet()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -97,12 +99,14 @@ extension ViewerState {
         return []
     }
 
-    /// Opens a table or query, as it was when left with `t` this session.
-    mutating func openTarget(_ target: ViewerTarget) -> [ViewerEffect] {
+    /// Opens a table or query, as `memory` says, else as it was when left
+    /// with `t` this session.
+    mutating func openTarget(_ target: ViewerTarget, memory: TableMemory? = nil) -> [ViewerEffect] {
         // Any other open replaces a sheet on its way (`openSheet`).
         pendingSheet = nil
         pendingOpen = target
-        let memory = tableMemories[target]
+        pendingMemory = memory
+        let memory = memory ?? tableMemories[target]
         // The picker's counts are left: the table's own count reads on
         // their connection.
         return [.stop(.tableCounts), .open(target, sortColumn: memory?.sortColumn, descending: memory?.descending ?? false)]
@@ -111,16 +115,8 @@ extension ViewerState {
     /// Keeps how `table` is shown, for when it is opened again, and puts the
     /// picker's cursor on it.
     mutating func remember(_ table: TableState) {
-        let names = table.viewed.source.columnNames
         let target = table.viewed.target
-        // A filter being checked is the one asked for ("" clears it).
-        let filter = table.pendingFilter.map { $0.isEmpty ? nil : $0 } ?? table.viewed.source.filter
-        tableMemories[target] = TableMemory(
-            sortColumn: table.viewed.ordering.sortColumn, descending: table.viewed.ordering.descending,
-            filter: filter, selected: table.selected, selectedRow: table.selectedRow,
-            currentColumn: names.indices.contains(table.currentColumn) ? names[table.currentColumn] : nil,
-            firstColumn: names.indices.contains(table.firstColumn) ? names[table.firstColumn] : nil,
-            hiddenColumns: table.hiddenColumns, columnWidths: table.columnWidths, seenWidths: table.seenWidths)
+        tableMemories[target] = table.memory
         leftTarget = target
         if case let .table(name) = target {
             picker.pendingSelection = name
@@ -165,6 +161,9 @@ extension ViewerState {
         case .sortAscending, .sortDescending:
             return sort(descending: action == .sortDescending)
         case .open:
+            if case .sheet = table.viewed.target {
+                return openSelectedGroup()
+            }
             if table.selectedIndex != nil {
                 overlay = .row(scroll: 0)
             }
@@ -287,7 +286,7 @@ extension ViewerState {
             // The row stays as it is while read.
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query:
+             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

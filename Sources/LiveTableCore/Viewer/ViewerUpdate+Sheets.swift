@@ -1,10 +1,15 @@
 import Foundation
+import GRDB
 
 // MARK: - Sheets
 
 /// Every view is a sheet: a new one opens on top of the one it came from,
-/// and `q` goes back to it, as it was (`tableMemories`), read afresh.
+/// and `q` goes back to it, as it was (`coveredSheets`), read afresh.
 extension ViewerState {
+    /// The sheets under the one on screen, bottom first; nil stands for the
+    /// table picker.
+    package var sheets: [ViewerTarget?] { coveredSheets.map(\.target) }
+
     /// `:`: the prompt holds what the sheet on screen runs, ready to edit.
     mutating func openQueryPrompt() -> [ViewerEffect] {
         var text = ""
@@ -24,8 +29,35 @@ extension ViewerState {
         guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         queryHistory.add(sql)
         let effects = openTarget(.query(sql))
-        pendingSheet = sql
+        pendingSheet = PendingSheet(prompt: sql)
         return [.recordQuery(sql)] + effects
+    }
+
+    /// `#`: the frequency table of the current column, on top.
+    mutating func openFrequencySheet() -> [ViewerEffect] {
+        guard let table, let column = table.currentColumnName,
+            let sheet = DerivedSheet.frequency(of: column, in: table.viewed)
+        else { return [] }
+        let effects = openTarget(.sheet(sheet))
+        pendingSheet = PendingSheet()
+        return effects
+    }
+
+    /// Enter on a frequency sheet: the rows of the selected group, as the
+    /// sheet it counts filtered to that value, on top.
+    mutating func openSelectedGroup() -> [ViewerEffect] {
+        guard let table, case let .sheet(sheet) = table.viewed.target,
+            let value = table.selectedKeyValue(of: sheet.key.first),
+            let filter = sheet.groupFilter(
+                value, castsToText: table.viewed.source.orderExpression(ofColumn: sheet.key[0])?.hasSuffix("::text") == true,
+                dialect: table.viewed.source.dialect)
+        else { return [] }
+        var memory = coveredSheets.last { $0.target == sheet.base }?.memory ?? tableMemories[sheet.base] ?? TableMemory()
+        memory.filter = filter
+        memory.selected = nil
+        let effects = openTarget(sheet.base, memory: memory)
+        pendingSheet = PendingSheet()
+        return effects
     }
 
     /// The sheet that opened is pushed over the one on screen.
@@ -35,32 +67,34 @@ extension ViewerState {
         if let table {
             remember(table)
         }
-        sheets.append(table?.viewed.target)
+        coveredSheets.append(CoveredSheet(target: table?.viewed.target, memory: table.map(\.memory)))
     }
 
     /// A query that could not be opened: its prompt again, with the error.
     mutating func sheetFailed(_ error: String) {
-        guard let sql = pendingSheet else { return }
+        guard let pending = pendingSheet else { return }
         pendingSheet = nil
-        prompt = ViewerPrompt(kind: .query, text: sql)
+        if let sql = pending.prompt {
+            prompt = ViewerPrompt(kind: .query, text: sql)
+        }
         message = .error(error)
     }
 
     /// `q`: back to the sheet below, as it was; from the last one, quit.
     mutating func closeSheet() -> [ViewerEffect] {
-        guard let below = sheets.popLast() else { return [.quit] }
+        guard let below = coveredSheets.popLast() else { return [.quit] }
         prompt = nil
         overlay = nil
         if let table {
             remember(table)
         }
-        guard let target = below else {
+        guard let target = below.target else {
             self.table = nil
             pendingOpen = nil
             pendingSheet = nil
             return leaveSource() + [.listTables]
         }
-        return openTarget(target)
+        return openTarget(target, memory: below.memory)
     }
 
     /// Where the sheet on screen stands: the sheets under it, by name.
@@ -70,7 +104,24 @@ extension ViewerState {
             case nil: "tables"
             case let .table(name)?: RowDetail.name(name)
             case .query?: "query"
+            case let .sheet(sheet)?: sheet.name
             }
         }
+    }
+}
+
+extension TableState {
+    var currentColumnName: String? {
+        let names = viewed.source.columnNames
+        return names.indices.contains(currentColumn) ? names[currentColumn] : nil
+    }
+
+    /// The selected row's value of the key column `name`, as stored.
+    func selectedKeyValue(of name: String?) -> DatabaseValue? {
+        guard let name, let selected, let expression = viewed.source.orderExpression(ofColumn: name),
+            let index = viewed.ordering.keyColumns.firstIndex(where: { $0.expression == expression }),
+            selected.key.indices.contains(index)
+        else { return nil }
+        return selected.key[index]
     }
 }

@@ -43,7 +43,7 @@ extension ViewerState {
             if let notice = Self.openingNotice(viewed) {
                 message = notice
             }
-            if let memory = tableMemories[viewed.target] {
+            if let memory = pendingMemory ?? tableMemories[viewed.target] {
                 table.restore(memory)
                 if let filter = memory.filter {
                     // Validated again on the table as it is now, before its rows
@@ -261,6 +261,19 @@ extension ViewerState {
 extension TableState {
     /// Shows the table as it was left (`TableMemory`): its columns, and its
     /// selection when the order is the same.
+    /// How it is shown, to be shown so again.
+    var memory: TableMemory {
+        let names = viewed.source.columnNames
+        // A filter being checked is the one asked for ("" clears it).
+        let filter = pendingFilter.map { $0.isEmpty ? nil : $0 } ?? viewed.source.filter
+        return TableMemory(
+            sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending,
+            filter: filter, selected: selected, selectedRow: selectedRow,
+            currentColumn: names.indices.contains(currentColumn) ? names[currentColumn] : nil,
+            firstColumn: names.indices.contains(firstColumn) ? names[firstColumn] : nil,
+            hiddenColumns: hiddenColumns, columnWidths: columnWidths, seenWidths: seenWidths)
+    }
+
     mutating func restore(_ memory: TableMemory) {
         let names = viewed.source.columnNames
         if let name = memory.currentColumn, let index = names.firstIndex(of: name) {

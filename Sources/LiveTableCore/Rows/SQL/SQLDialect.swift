@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// How the window engine spells its SQL for one database. Only the engine's
@@ -77,6 +78,20 @@ package struct SQLDialect: Equatable, Sendable {
 
     package func quotedTable(_ name: String, schema: String?) -> String {
         (schema.map { quoted($0) + "." } ?? "") + quoted(name)
+    }
+
+    /// `value` written in SQL, for text the user sees and edits (a filter):
+    /// a string quoted, a number as it reads back, a blob in hex. Only
+    /// SQLite's values are blobs or reals; PostgreSQL's are its text.
+    package func literal(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return "NULL"
+        case let .int64(integer): return String(integer)
+        case let .double(double) where double.isFinite: return "\(double)"
+        case let .double(double): return double < 0 ? "-9e999" : "9e999"
+        case let .string(text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case let .blob(data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
     }
 
     /// From 1.

@@ -92,6 +92,7 @@ extension RowSource {
         if let querySQL {
             source = try RowSource.query(querySQL, in: db)
             source.name = name
+            source.identity = identity
         } else {
             source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         }

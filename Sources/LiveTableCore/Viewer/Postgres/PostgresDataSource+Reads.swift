@@ -108,7 +108,7 @@ extension PostgresDataSource: ViewerDataSource {
         return try background.read(ticket: ticket, typedSQL: filtered.holdsTypedSQL) { reader in
             guard filtered.filter != nil else {
                 let cost = try Self.cost(of: viewed.ordering, in: filtered, reader)
-                return (ViewedSource(source: filtered, ordering: viewed.ordering, cost: cost, schemaVersion: viewed.schemaVersion), nil)
+                return (viewed.replacing(source: filtered, cost: cost), nil)
             }
             let plan: [String]
             do {
@@ -127,8 +127,7 @@ extension PostgresDataSource: ViewerDataSource {
                 throw SourceError.invalidFilter(reason: error.message)
             }
             let cost = try Self.cost(of: viewed.ordering, in: filtered, reader)
-            let viewed = ViewedSource(
-                source: filtered, ordering: viewed.ordering, cost: cost, schemaVersion: viewed.schemaVersion)
+            let viewed = viewed.replacing(source: filtered, cost: cost)
             guard plan.contains(where: { $0.contains("Seq Scan") }) else { return (viewed, nil) }
             return (viewed, try Self.estimatedRowCount(of: filtered, reader))
         }
@@ -229,11 +228,14 @@ extension PostgresDataSource {
             }
         case let .query(sql):
             source = try query(sql, reader)
+        case let .sheet(sheet):
+            source = try query(sheet.sql, reader).keyed(by: sheet)
         }
         source = try source.applyingFilter(filter)
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
         return ViewedSource(
-            source: source, ordering: ordering, cost: try cost(of: ordering, in: source, reader), schemaVersion: version)
+            target: target, source: source, ordering: ordering, cost: try cost(of: ordering, in: source, reader),
+            schemaVersion: version)
     }
 
     /// Itself when the table's columns and indexes did not change (one read

@@ -16,10 +16,12 @@ extension ViewedSource {
         switch target {
         case let .table(name): source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         case let .query(sql): source = try RowSource.query(sql, in: db)
+        case let .sheet(sheet): source = try RowSource.query(sheet.sql, in: db).keyed(by: sheet)
         }
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
         return ViewedSource(
-            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
+            target: target, source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db),
+            schemaVersion: version)
     }
 
     /// The source with only the rows that `expression` keeps (all rows
@@ -37,18 +39,13 @@ extension ViewedSource {
         _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE 0")
         let filtered = try source.filtered(expression, in: db)
         let viewed = ViewedSource(
-            source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
+            target: target, source: filtered, ordering: ordering, cost: try ordering.cost(of: filtered, in: db),
             schemaVersion: schemaVersion)
         guard filtered.filter != nil else { return (viewed, nil) }
         let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + filtered.selectSQL(columns: ["1"], where: nil))
             .map { (($0["detail"] as String?) ?? "").uppercased() }
         guard plan.contains(where: { $0.hasPrefix("SCAN") }) else { return (viewed, nil) }
         return (viewed, try source.filtered(nil, in: db).quickRowCount(db))
-    }
-
-    /// What to open again to read the source anew.
-    package var target: ViewerTarget {
-        source.isQuery ? .query(source.name) : .table(source.name)
     }
 
     /// The source as the current schema describes it, when another process
@@ -64,7 +61,8 @@ extension ViewedSource {
         let source = try self.source.reloaded(db)
         let ordering = try RowOrdering(source, sortColumn: ordering.sortColumn, descending: ordering.descending)
         return ViewedSource(
-            source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db), schemaVersion: version)
+            target: target, source: source, ordering: ordering, cost: try ordering.cost(of: source, in: db),
+            schemaVersion: version)
     }
 }
 

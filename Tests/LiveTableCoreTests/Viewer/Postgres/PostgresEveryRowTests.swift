@@ -63,6 +63,7 @@ final class PostgresEveryRowTests: XCTestCase {
             switch target {
             case let .table(name): from = name
             case let .query(sql): from = "(\(sql)) q"
+            case let .sheet(sheet): from = "(\(sheet.sql)) q"
             }
             // Values as the server prints them (a float's -0 too).
             let columns = from.contains("interval") ? "v::text || '|' || n" : "v::text"
