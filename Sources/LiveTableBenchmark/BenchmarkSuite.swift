@@ -92,6 +92,9 @@ package struct BenchmarkReport: Codable, Equatable, Sendable {
     /// Many subscriptions to other processes' commits on one database (see
     /// `ScaleBenchmark`), nil when not measured.
     package var scale: ScaleFigures?
+    /// The frequency sheet (`#`) at 2,000,000 rows (see
+    /// `FrequencySheetBenchmark`), nil when not measured.
+    package var sheets: FrequencySheetFigures?
 
     /// Creates a report, and checks the targets against its figures.
     ///
@@ -220,6 +223,10 @@ package struct BenchmarkReport: Codable, Equatable, Sendable {
         if let viewer_busy_file {
             lines.append("")
             lines += viewer_busy_file.table
+        }
+        if let sheets {
+            lines.append("")
+            lines += sheets.table
         }
         lines.append("")
         lines.append("targets")

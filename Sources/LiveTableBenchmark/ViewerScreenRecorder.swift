@@ -40,6 +40,10 @@ final class ViewerScreenRecorder: @unchecked Sendable {
         var exactCount: Int?
         /// The rows each update scans, with a filter that scans.
         var filterScannedRows: Int?
+        /// What the sheet on screen is.
+        var target: ViewerTarget
+        /// What `probe` read on this screen.
+        var probed: Int64?
     }
 
     private let frames: FrameLog<Frame>
@@ -48,6 +52,8 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     /// than fatal: a writer that commits without pause may lock a read out
     /// for longer than the viewer's busy timeout, and the viewer recovers.
     private let shared = Mutex((awaited: DatabaseValue?.none, errorsAreFatal: true, errorCount: 0))
+    /// Read from each screen into `Frame.probed`; set before the screen opens.
+    private let probe: (@Sendable (ViewerState) -> Int64?)?
 
     // Main queue only.
     private var host: BenchmarkHost<ViewerProgram>?
@@ -56,8 +62,9 @@ final class ViewerScreenRecorder: @unchecked Sendable {
     ///
     /// - parameter frameTimeout: How long to wait for an expected screen
     ///   before failing.
-    init(frameTimeout: Double) {
+    init(frameTimeout: Double, probe: (@Sendable (ViewerState) -> Int64?)? = nil) {
         frames = FrameLog(timeout: frameTimeout)
+        self.probe = probe
     }
 
     /// Starts the viewer's program on `viewed`, as `livetable view` does
@@ -166,6 +173,11 @@ final class ViewerScreenRecorder: @unchecked Sendable {
         frames.count
     }
 
+    /// What `probe` read on each screen after the first `index`, and when.
+    func probes(since index: Int) -> [(time: Double, value: Int64?)] {
+        frames.read(since: index) { _, entries in entries.map { ($0.time, $0.probed) } }
+    }
+
     /// Makes the screens say whether a visible row holds `value` (nil:
     /// none is awaited).
     func setAwaited(_ value: DatabaseValue?) {
@@ -229,6 +241,6 @@ final class ViewerScreenRecorder: @unchecked Sendable {
             sortColumn: window.request.ordering.sortColumn, showsAwaited: showsAwaited,
             status: status, isSearching: table.pendingSearch != nil, filter: table.viewed.source.filter,
             exactCount: table.rowCountIsApproximate ? nil : table.rowCount,
-            filterScannedRows: table.filterScannedRows?.value))
+            filterScannedRows: table.filterScannedRows?.value, target: table.viewed.target, probed: probe?(state)))
     }
 }

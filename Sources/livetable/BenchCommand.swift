@@ -49,7 +49,10 @@ struct BenchCommand: ParsableCommand {
             from connecting to the first rows on screen, End and Home, the latency from another \
             session's commit (psql, its connection kept open) of an update of a visible row to the \
             screen, and, while nothing is written, the viewer's CPU with its poll and its server \
-            processes' CPU and statements; and the peak memory. --only runs one section; --directory \
+            processes' CPU and statements; and the peak memory. Then the frequency sheet (#) at \
+            2,000,000 rows, on a SQLite file in WAL mode and on PostgreSQL: the first counts on an indexed \
+            and an unindexed column, and, while another process moves a row between groups 5 times a \
+            second, each commit to the screen of its counts. --only runs one section; --directory \
             /dev/shm puts the files in memory, where a commit costs no disk sync. Build in \
             release mode for meaningful figures:
 
@@ -84,7 +87,7 @@ struct BenchCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run one section only.", valueName: "hall-of-fame|other-processes|scale|remote-files|viewer|postgres"))
+            "Run one section only.", valueName: "hall-of-fame|other-processes|scale|remote-files|viewer|postgres|sheets"))
     var only: BenchSection?
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
@@ -115,6 +118,10 @@ struct BenchCommand: ParsableCommand {
     // The child process that measures the viewer of a busy file.
     @Flag(name: .customLong("measure-busy-file"), help: .hidden)
     var measureBusyFile = false
+
+    // The child process that measures the frequency sheet.
+    @Flag(name: .customLong("measure-sheets"), help: .hidden)
+    var measureSheets = false
 
     // Not --database: `livetable`'s own --database would take it.
     @Option(name: .customLong("measure-database"), help: .hidden)
@@ -151,6 +158,12 @@ struct BenchCommand: ParsableCommand {
             var samples = PostgresBenchmark.Samples()
             samples.rows = postgresRows
             let benchmark = PostgresBenchmark(samples: samples, log: Self.log)
+            try Self.runChild(output: output) { try benchmark.run() }
+            return true
+        }
+        if measureSheets, let output {
+            let benchmark = FrequencySheetBenchmark(
+                directory: URL(fileURLWithPath: output + ".files"), log: { Self.log($0) })
             try Self.runChild(output: output) { try benchmark.run() }
             return true
         }
@@ -253,6 +266,13 @@ struct BenchCommand: ParsableCommand {
             report.postgres = postgres
             report.targets += postgres.targets
         }
+        if sections.contains(.sheets) {
+            let sheets: FrequencySheetFigures = try Self.measureInChildProcess(
+                arguments: ["--measure-sheets"], output: suite.directory.path + "-sheets.figures.json",
+                name: "the frequency sheet")
+            report.sheets = sheets
+            report.targets += sheets.targets
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -340,6 +360,9 @@ enum BenchSection: String, CaseIterable, ExpressibleByArgument {
     /// The viewer on a table of a local PostgreSQL server, of
     /// `--postgres-rows` rows.
     case postgres
+    /// The sheets the viewer writes: the frequency sheet (`#`) at
+    /// 2,000,000 rows, on a SQLite file and on PostgreSQL.
+    case sheets
 }
 
 /// The encoded figures of the child's measurement, or its error, once done.

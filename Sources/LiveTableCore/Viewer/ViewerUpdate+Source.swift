@@ -55,7 +55,9 @@ extension ViewerState {
             }
             self.table = table
         }
-        return observeWindow() + recount()
+        // A query's count runs the whole query: it waits for the first window
+        // (`countsQuery(from:)`), which it would slow down.
+        return observeWindow() + (viewed.source.isQuery ? [] : recount())
     }
 
     /// What the status line says once when `viewed` opens: that the
@@ -261,6 +263,18 @@ extension ViewerState {
 extension TableState {
     /// Shows the table as it was left (`TableMemory`): its columns, and its
     /// selection when the order is the same.
+    /// A query's count, which runs the whole query again: a window that
+    /// holds every row counts them itself. Else whether to count: as asked,
+    /// or when it never was (its first count follows its first window).
+    mutating func countsQuery(from window: RowWindow, recounts: Bool) -> Bool {
+        if window.reachesStart, window.reachesEnd {
+            rowCount = window.rows.count
+            countFailure = nil
+            return false
+        }
+        return recounts || (rowCount == nil && countFailure == nil)
+    }
+
     /// How it is shown, to be shown so again.
     var memory: TableMemory {
         let names = viewed.source.columnNames

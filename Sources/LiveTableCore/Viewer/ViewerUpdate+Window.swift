@@ -127,6 +127,9 @@ extension ViewerState {
         table.isRecovering = false
         recounts = endFailure(of: &table) || recounts
         endPendingSort(of: &table)
+        if table.viewed.source.isQuery, table.countPacer.phase == .idle {
+            recounts = table.countsQuery(from: window, recounts: recounts)
+        }
         let count = table.rowCountIsApproximate ? nil : table.rowCount
         let snapshot = value.changeSnapshot(rowCount: count)
         // A commit to another table or outside the window: the state stays equal,
