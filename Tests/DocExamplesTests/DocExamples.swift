@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:115
-@MainActor private func example_README_md_115() async throws {
-#sourceLocation(file: "README.md", line: 115)
+// README.md:116
+@MainActor private func example_README_md_116() async throws {
+#sourceLocation(file: "README.md", line: 116)
 
 
 
