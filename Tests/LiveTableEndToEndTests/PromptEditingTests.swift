@@ -10,14 +10,15 @@ final class PromptEditingTests: LiveTableTestCase {
         let session = try launch(["view", database.path, "item"])
         try session.waitForScreen(containing: "row 1 of 100 · live")
         try session.send("f")
-        // Without bracketed paste, the line end would run "price" as the filter.
+        // Without bracketed paste, the line end would run "price" as the
+        // filter. The filter's SQL keeps it, shown as ⏎.
         try session.paste("price\n< 55")
-        try session.waitForScreen(containing: "filter: price < 55")
+        try session.waitForScreen(containing: "filter: price⏎< 55")
         // Alt-B to "55", Ctrl-K cuts it, then the rest is typed.
         try session.send("M-b")
         try session.send("C-k")
         try session.type("52")
-        try session.waitForScreen(containing: "filter: price < 52")
+        try session.waitForScreen(containing: "filter: price⏎< 52")
         try session.send("Enter")
         try session.waitForScreen(containing: "where price < 52")
         try session.waitForScreen(containing: "row 1 of 51 · live")

@@ -39,7 +39,7 @@ final class ViewerSearchFilterTests: LiveTableTestCase {
         // Search the name column: the match is 19,997 rows away.
         try session.send("l", "/")
         try session.type("ITEM 19998")
-        try session.waitForScreen(containing: "/ITEM 19998")
+        try session.waitForScreen(containing: "/ (name) ITEM 19998")
         try session.send("Enter")
         // The selection (reversed) and the match (underlined) show where
         // it is, and the title its position.

@@ -15,6 +15,9 @@ struct TextField: Equatable, Sendable {
     /// The number of characters before the cursor.
     var cursor: Int
     var maximumLength: Int
+    /// A paste keeps its line ends (as `\n`): SQL, where a `--` comment
+    /// ends with its line. Otherwise they become spaces.
+    var keepsLineEnds = false
 
     /// A field holding `text`, with the cursor at its end.
     init(text: String = "", maximumLength: Int) {
@@ -58,15 +61,34 @@ struct TextField: Equatable, Sendable {
         return .edited
     }
 
-    /// Inserts pasted text at the cursor, its line ends and tabs as spaces
-    /// (a query pasted from an editor stays on the prompt); false when it
-    /// had to be cut to `maximumLength`.
+    /// Inserts pasted text at the cursor, its tabs as spaces, and its line
+    /// ends as spaces unless `keepsLineEnds`; false when it had to be cut
+    /// to `maximumLength`.
     mutating func insert(_ pasted: String) -> Bool {
-        let flat = String(pasted.map { $0.isNewline || $0 == "\t" ? " " : $0 }.filter { !$0.isControlCharacter })
+        let flat = String(Self.unixLineEnds(pasted).map { character -> Character in
+            if character == "\n" { return keepsLineEnds ? character : " " }
+            return character.isNewline || character == "\t" ? " " : character
+        }.filter { $0 == "\n" || !$0.isControlCharacter })
         let room = max(0, maximumLength - text.count)
         let cursor = clampedCursor
         replaceCharacters(cursor..<cursor, with: String(flat.prefix(room)))
         return flat.count <= room
+    }
+
+    /// CR LF and CR (as terminals paste line ends) as LF: SQLite ends a
+    /// `--` comment at LF only.
+    private static func unixLineEnds(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\r" {
+                scalars.append("\n")
+            } else if scalar != "\n" || !afterCR {
+                scalars.append(scalar)
+            }
+            afterCR = scalar == "\r"
+        }
+        return String(scalars)
     }
 
     private static func isWordSeparator(_ character: Character) -> Bool {

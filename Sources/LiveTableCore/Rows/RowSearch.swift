@@ -1,19 +1,20 @@
 import GRDB
 
-/// The next (or previous) row whose column contains the text, found in SQL
-/// over the whole source, wrapping around at the end. Case-insensitive for
+/// The next (or previous) row whose column (or any column) contains the
+/// text, found in SQL over the whole source, wrapping around at the end. Case-insensitive for
 /// ASCII with `instr(lower(x), lower(?))` (PostgreSQL's `strpos`), not
 /// `LIKE`, so that `%` and `_` are plain characters; walked with the
 /// ordering's keyset ranges and `LIMIT 1`, so it stops at the first match.
 package struct RowSearch: Equatable, Sendable {
     package var text: String
-    package var column: Int
+    /// Nil: any column of the row.
+    package var column: Int?
     /// True for `n`, false for `N`.
     package var forward: Bool
     /// Not included; nil: the start of the ordering (the end, backwards).
     package var from: RowPosition?
 
-    package init(text: String, column: Int, forward: Bool, from: RowPosition?) {
+    package init(text: String, column: Int?, forward: Bool, from: RowPosition?) {
         self.text = text
         self.column = column
         self.forward = forward
@@ -23,16 +24,17 @@ package struct RowSearch: Equatable, Sendable {
     /// Off the main thread: without an index on the text, it reads rows
     /// until one matches.
     package func run(_ db: some RowReading, _ source: RowSource, _ ordering: RowOrdering) throws -> RowSearchResult {
-        guard source.columnExpressions.indices.contains(column) else {
+        if let column, !source.columnExpressions.indices.contains(column) {
             throw SourceError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
         }
         let contains = condition(in: source)
+        let texts = Array(repeating: text.databaseValue, count: contains.placeholderCount)
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {
             for range in ranges {
                 let sql = source.selectSQL(
                     columns: ordering.keyColumns.map(\.expression), where: [range.condition, contains].compactMap { $0 },
                     orderBy: ordering.orderBy(forward: range.forward), limit: true)
-                let arguments = range.arguments + [text.databaseValue, 1.databaseValue]
+                let arguments = range.arguments + texts + [1.databaseValue]
                 if let key = try db.firstRowValues(sql, arguments: arguments) {
                     // Rows equal in every column (no identity) can not be
                     // told apart: the match is the first of them.
@@ -53,10 +55,15 @@ package struct RowSearch: Equatable, Sendable {
 }
 
 extension RowSearch {
+    /// One containment per column searched, joined by `OR` (`selectSQL`
+    /// puts each condition in parentheses), each with its own placeholder.
     func condition(in source: RowSource) -> SQLFragment {
         let spelling = source.dialect.containment
-        return SQLFragment(spelling.beforeColumn + source.columnExpressions[column] + spelling.beforeText)
-            + .placeholder + SQLFragment(spelling.afterText)
+        let expressions = column.map { [source.columnExpressions[$0]] } ?? source.columnExpressions
+        let conditions = expressions.map { expression in
+            SQLFragment(spelling.beforeColumn + expression + spelling.beforeText) + .placeholder + SQLFragment(spelling.afterText)
+        }
+        return SQLFragment.joined(conditions, separator: " OR ")
     }
 }
 

@@ -10,6 +10,8 @@ package enum ViewerAction: ScreenAction {
     case jumpToLast
     case columnLeft
     case columnRight
+    /// `c`: the column cursor to a column by part of its name.
+    case findColumn
     case narrowColumn
     case widenColumn
     case hideColumn
@@ -42,6 +44,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
         keys: "← → / h l", description: "move the column cursor, scroll sideways", hint: nil,
         actions: [.left: .columnLeft, .right: .columnRight, .character("h"): .columnLeft, .character("l"): .columnRight]),
     KeyBinding(
+        keys: "c", description: "go to a column by part of its name", hint: nil,
+        actions: [.character("c"): .findColumn]),
+    KeyBinding(
         keys: "< >", description: "narrow / widen the current column", hint: nil,
         actions: [.character("<"): .narrowColumn, .character(">"): .widenColumn]),
     KeyBinding(
@@ -66,7 +71,7 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
         keys: "Space", description: "pause; Space again shows the latest", hint: nil,
         actions: [.character(" "): .pause]),
     KeyBinding(
-        keys: "/ n N", description: "search column or picker; next, previous", hint: "/ search",
+        keys: "/ n N", description: "search column (Tab: all) or picker; n N", hint: "/ search",
         actions: [.character("/"): .search, .character("n"): .searchNext, .character("N"): .searchPrevious]),
     KeyBinding(
         keys: "f :", description: "filter; : a SQL query as a new sheet", hint: nil,

@@ -178,7 +178,7 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
             } else {
                 screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
             }
-            if let search = table.search, search.column == column.index, cell.kind == .text || cell.kind == .number {
+            if let search = table.search, search.column ?? column.index == column.index, cell.kind == .text || cell.kind == .number {
                 var match = isSelected ? Style.selection : Style.match
                 match.underline = true
                 drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, style: match,
@@ -312,7 +312,10 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             return
         }
         switch state.prompt?.kind {
-        case .search?: hints = [("Enter", "search"), ("Esc", "cancel")]
+        case .search?:
+            let other = state.prompt?.searchesAllColumns == true ? "this column" : "all columns"
+            hints = [("Enter", "search"), ("Tab", other), ("Esc", "cancel")]
+        case .findColumn?: hints = [("Enter", "go to column"), ("Esc", "cancel")]
         case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
         default: hints = [("Enter", "open"), ("Esc", "cancel")]
         }
@@ -321,10 +324,11 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit"), ("/", "find")]
                 + (state.leftTarget != nil ? [("Esc", "back")] : [])
         } else {
+            // `:` comes last, where the screen has room: ? and q matter more.
             hints = [("↑↓", "move")] + viewerKeyBindings.compactMap(\.hint).map { hint in
                 let parts = hint.split(separator: " ", maxSplits: 1).map(String.init)
                 return (parts[0], parts.count > 1 ? parts[1] : "")
-            }
+            } + [(":", "SQL")]
         }
     }
     screen.drawKeyHints(hints, y: layout.footerY)
@@ -333,7 +337,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
 private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: ViewerLayout, into screen: inout Screen) {
     let y = layout.statusY
     if let prompt = state.prompt {
-        drawPrompt(prompt, width: layout.width, y: y, into: &screen)
+        drawPrompt(prompt, label: promptLabel(prompt, state.table), width: layout.width, y: y, into: &screen)
         return
     }
     var left: (text: String, style: CellStyle)?
@@ -393,17 +397,27 @@ private func tableNotes(_ table: TableState) -> String? {
     return notes.isEmpty ? nil : notes.joined(separator: " · ")
 }
 
-/// Scrolled so that the cursor shows, the cursor a reversed cell.
-private func drawPrompt(_ prompt: ViewerPrompt, width: Int, y: Int, into screen: inout Screen) {
-    let label = switch prompt.kind {
-    case .search: "/"
-    case .filter: "filter: "
-    case .findTable: "table: "
-    case .query: "SQL: "
+/// The search's label says where it looks: "/ (name) ", "/ (all columns) ".
+private func promptLabel(_ prompt: ViewerPrompt, _ table: TableState?) -> String {
+    switch prompt.kind {
+    case .search:
+        guard !prompt.searchesAllColumns else { return "/ (all columns) " }
+        let names = table?.viewed.source.columnNames ?? []
+        guard let column = table?.currentColumn, names.indices.contains(column) else { return "/" }
+        return "/ (\(TextWidth.truncated(RowDetail.name(names[column]), toWidth: 20))) "
+    case .filter: return "filter: "
+    case .findTable: return "table: "
+    case .query: return "SQL: "
+    case .findColumn: return "column: "
     }
+}
+
+/// Scrolled so that the cursor shows, the cursor a reversed cell; a line
+/// end shows as `⏎` (a pasted query keeps its lines).
+private func drawPrompt(_ prompt: ViewerPrompt, label: String, width: Int, y: Int, into screen: inout Screen) {
     let labelWidth = TextWidth.width(of: label)
     let room = max(1, width - 2 - labelWidth)
-    let characters = Array(prompt.text)
+    let characters = Array(prompt.text).map { $0 == "\n" ? "⏎" : $0 }
     let cursor = prompt.field.clampedCursor
     // The characters before the cursor that fit, leaving a cell for it.
     var first = cursor

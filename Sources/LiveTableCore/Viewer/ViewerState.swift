@@ -347,9 +347,10 @@ package struct PendingSort: Equatable, Sendable {
 
 package struct TableSearch: Equatable, Sendable {
     package var text: String
-    package var column: Int
+    /// Nil: every column of the row (Tab in the prompt).
+    package var column: Int?
 
-    package init(text: String, column: Int) {
+    package init(text: String, column: Int?) {
         self.text = text
         self.column = column
     }
@@ -362,11 +363,15 @@ package struct ViewerPrompt: Equatable, Sendable {
         case findTable
         /// A SQL query, opened as a new sheet (`:`).
         case query
+        /// Part of a column's name (`c`).
+        case findColumn
     }
 
     package var kind: Kind
     var field: TextField
     var walk = PromptHistory.Walk()
+    /// The search prompt looks in every column of the row (Tab toggles it).
+    var searchesAllColumns = false
 
     /// More than any filter needs, few enough that each key stays instant.
     static let maximumLength = 1_000
@@ -376,6 +381,8 @@ package struct ViewerPrompt: Equatable, Sendable {
     init(kind: Kind, text: String = "") {
         self.kind = kind
         self.field = TextField(text: text, maximumLength: kind == .query ? Self.maximumQueryLength : Self.maximumLength)
+        // SQL keeps its line ends: a pasted `--` comment ends with its line.
+        field.keepsLineEnds = kind == .query || kind == .filter
     }
 
     package var text: String { field.text }

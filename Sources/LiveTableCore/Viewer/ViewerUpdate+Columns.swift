@@ -61,3 +61,27 @@ extension ViewerState {
         self.table = table
     }
 }
+
+extension ViewerState {
+    /// Enter at `c`: the column cursor to the first column shown whose name
+    /// holds `text` (ignoring case), from the one after it, round (as
+    /// VisiData and pspg do); scrolled into view. No match leaves it.
+    mutating func findColumn(_ text: String) {
+        guard !text.isEmpty, var table = self.table else { return }
+        let order = table.columnPlan(width: width).order
+        guard !order.isEmpty else { return }
+        let names = table.viewed.source.columnNames
+        let wanted = text.lowercased()
+        let position = order.firstIndex(of: table.currentColumn) ?? order.count - 1
+        let candidates = order[(position + 1)...] + order[...position]
+        guard let match = candidates.first(where: { names[$0].lowercased().contains(wanted) }) else {
+            let hiddenMatch = table.hiddenColumns.contains { $0.lowercased().contains(wanted) }
+            let said = RowDetail.oneLine(text)
+            message = .error(hiddenMatch ? "only hidden columns match \"\(said)\": = shows all" : "no column matches \"\(said)\"")
+            return
+        }
+        table.currentColumn = match
+        self.table = table
+        keepColumnInView()
+    }
+}

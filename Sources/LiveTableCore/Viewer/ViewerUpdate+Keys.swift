@@ -169,7 +169,9 @@ extension ViewerState {
             }
             return []
         case .search:
-            prompt = ViewerPrompt(kind: .search)
+            return openSearchPrompt()
+        case .findColumn:
+            prompt = ViewerPrompt(kind: .findColumn)
             return []
         case .filter:
             prompt = ViewerPrompt(kind: .filter, text: table.viewed.source.filter ?? "")
@@ -279,6 +281,8 @@ extension ViewerState {
             return handle(.character("t"))
         case .suspend:
             return [.suspend]
+        case .findColumn:
+            return []
         case .toggleHighlight:
             toggleHighlighting()
             return []

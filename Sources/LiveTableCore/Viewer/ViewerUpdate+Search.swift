@@ -19,7 +19,11 @@ extension ViewerState {
                 guard !prompt.text.isEmpty, let table = self.table else { return [] }
                 // A new search: the `n` typed for the previous one are dropped.
                 self.table?.queuedSearchSteps = []
-                return startSearch(TableSearch(text: prompt.text, column: table.currentColumn), forward: true)
+                let column = prompt.searchesAllColumns ? nil : table.currentColumn
+                return startSearch(TableSearch(text: prompt.text, column: column), forward: true)
+            case .findColumn:
+                findColumn(prompt.text)
+                return []
             case .filter:
                 filterHistory.add(prompt.text)
                 let effects = requestFilter(prompt.text)
@@ -38,6 +42,10 @@ extension ViewerState {
             case .query:
                 return openSheet(prompt.text)
             }
+        case .tab where prompt.kind == .search:
+            prompt.searchesAllColumns.toggle()
+            self.prompt = prompt
+            return []
         case .up where prompt.kind == .filter, .down where prompt.kind == .filter:
             filterHistory.step(back: key == .up, walk: &prompt.walk, field: &prompt.field)
             self.prompt = prompt
@@ -59,6 +67,15 @@ extension ViewerState {
             }
             return []
         }
+    }
+
+    /// `/`: in the mode of the table's last search, the current column or
+    /// every column.
+    mutating func openSearchPrompt() -> [ViewerEffect] {
+        var prompt = ViewerPrompt(kind: .search)
+        prompt.searchesAllColumns = table?.search.map { $0.column == nil } ?? false
+        self.prompt = prompt
+        return []
     }
 
     /// Puts the picker's cursor on the first table whose name starts with

@@ -80,6 +80,20 @@ final class TextFieldTests: XCTestCase {
         XCTAssertEqual(field.cursor, 0)
     }
 
+    func testAPasteKeepsItsLineEndsAsLFWhereTheFieldKeepsThem() {
+        var field = TextField(text: "", maximumLength: 100)
+        field.keepsLineEnds = true
+        // CR (as terminals paste), CR LF, LF: each one line end; a tab a space.
+        field.edit(.paste("SELECT a -- why\rFROM t\r\nWHERE\tb\n\u{1B}"))
+        XCTAssertEqual(field.text, "SELECT a -- why\nFROM t\nWHERE b\n")
+        XCTAssertEqual(field.cursor, 31)
+        // A line end is a blank to the word keys.
+        field.edit(.backspace)
+        field.edit(.control("w"))
+        field.edit(.control("w"))
+        XCTAssertEqual(field.text, "SELECT a -- why\nFROM t\n")
+    }
+
     func testAPasteLongerThanTheFieldIsCutAndSaysSo() {
         var field = TextField(text: "ab", maximumLength: 5)
         XCTAssertEqual(field.edit(.paste("123456")), .full)

@@ -58,6 +58,15 @@ final class ViewerRenderTests: XCTestCase {
             """)
     }
 
+    func testTheFooterSaysColonLastWhereThereIsRoom() throws {
+        let wide = try tableState(width: 80, height: 9)
+        XCTAssertEqual(
+            wide.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit  : SQL")
+        // Narrower, ? and q stay: : goes first.
+        let narrow = try tableState(width: 71, height: 9)
+        XCTAssertEqual(narrow.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit")
+    }
+
     func testColumnsWiderThanTheScreenAreCutAndCounted() throws {
         let state = try tableState(width: 30, height: 6)
         XCTAssertEqual(viewerRender(state).text, """
@@ -314,5 +323,13 @@ final class ViewerRenderTests: XCTestCase {
         XCTAssertLessThan(shown, viewerKeyBindings.count)
         XCTAssertTrue(lines.contains { $0.contains("… \(viewerKeyBindings.count - shown) more: a taller terminal shows them") },
                       lines.joined(separator: "\n"))
+    }
+}
+
+private extension ViewerState {
+    /// The line above the status line, its trailing blanks left out.
+    var footerLine: String {
+        let lines = viewerRender(self).text.components(separatedBy: "\n")
+        return lines[lines.count - 2]
     }
 }

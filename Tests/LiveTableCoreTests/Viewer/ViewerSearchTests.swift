@@ -170,7 +170,7 @@ extension ViewerUpdateTests {
         // The keys of the table do not act while the prompt is open.
         try type("jq")
         XCTAssertEqual(state.prompt?.text, "item 9jq0")
-        XCTAssertTrue(screenText.contains("/item 9jq0"))
+        XCTAssertTrue(screenText.contains("/ (name) item 9jq0"))
         try send(.key(.escape))
         XCTAssertNil(state.prompt)
         XCTAssertEqual(selectedName, "item 001")

@@ -140,6 +140,39 @@ struct ViewerDataSourceContract {
         XCTAssertTrue(String(decoding: csv, as: UTF8.self).hasPrefix("id,name,price\r\n1,item 01,10\r\n"))
     }
 
+    /// A search in every column (Tab at `/`): a row matches when any of its
+    /// columns holds the text, whatever the column's type, ignoring case;
+    /// on a filtered source and on a query too.
+    func aSearchInEveryColumnFindsTheTextInAnyColumn() throws {
+        let dataSource = try make(.items()).dataSource
+        let item = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        func match(
+            _ text: String, column: Int? = nil, after key: Int? = nil, forward: Bool = true, in viewed: ViewedSource
+        ) throws -> RowSearchResult {
+            let from = key.map { RowPosition(key: [$0.databaseValue]) }
+            return try dataSource.search(
+                RowSearch(text: text, column: column, forward: forward, from: from), in: viewed, ticket: ReadTicket())
+        }
+        // 90 is item 09's price: found in every column, not in the names.
+        XCTAssertEqual(try match("90", in: item).match?.key, [9.databaseValue])
+        XCTAssertNil(try match("90", column: 1, in: item).match)
+        XCTAssertEqual(try match("ITEM 03", in: item).match?.key, [3.databaseValue])
+        // After item 01, the next row with a 1 anywhere is item 10; before it, item 01.
+        XCTAssertEqual(try match("1", after: 1, in: item).match?.key, [10.databaseValue])
+        XCTAssertEqual(try match("1", after: 10, forward: false, in: item).match?.key, [1.databaseValue])
+        let wrapped = try match("12", after: 12, in: item)
+        XCTAssertEqual(wrapped.match?.key, [12.databaseValue])
+        XCTAssertTrue(wrapped.wrapped)
+        XCTAssertNil(try match("%", in: item).match)
+
+        let filtered = try dataSource.filter(item, by: "price > 100", ticket: ReadTicket()).viewed
+        XCTAssertEqual(try match("1", in: filtered).match?.key, [11.databaseValue])
+        let query = try dataSource.open(
+            .query("SELECT name, price * 2 AS doubled FROM item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertNotNil(try match("240", in: query).match, "item 12's doubled price")
+        XCTAssertNil(try match("250", in: query).match)
+    }
+
     /// A filter that would write (a second statement, a data-modifying
     /// WITH) is refused in one line, and nothing is written.
     func aWritingFilterIsRefusedAndWritesNothing() throws {
