@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:116
-@MainActor private func example_README_md_116() async throws {
-#sourceLocation(file: "README.md", line: 116)
+// README.md:117
+@MainActor private func example_README_md_117() async throws {
+#sourceLocation(file: "README.md", line: 117)
 
 
 
