@@ -31,6 +31,8 @@ package enum ViewerAction: ScreenAction {
     case query
     /// `#`: the current column's frequency table, as a new sheet on top.
     case frequency
+    /// `I`: a row per column with its figures, as a new sheet on top.
+    case describe
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -77,8 +79,8 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
         keys: "f :", description: "filter; : a SQL query as a new sheet", hint: nil,
         actions: [.character("f"): .filter, .character(":"): .query]),
     KeyBinding(
-        keys: "#", description: "a column's live frequency table", hint: nil,
-        actions: [.character("#"): .frequency]),
+        keys: "# I", description: "a column's frequencies; I: describe", hint: nil,
+        actions: [.character("#"): .frequency, .character("I"): .describe]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

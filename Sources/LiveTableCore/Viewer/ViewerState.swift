@@ -43,6 +43,9 @@ package struct ViewerState: Equatable, Sendable {
     /// How the sheet being opened is shown (a sheet uncovered, a group's
     /// rows); else as its table was left with `t`.
     var pendingMemory: TableMemory?
+    /// The source being opened takes the place of the sheet on screen, as
+    /// it is shown then (a describe sheet's figures).
+    var replacesSheet = false
     var tableMemories: [ViewerTarget: TableMemory] = [:]
     /// The picker's cursor starts on it, and Esc goes back to it.
     var leftTarget: ViewerTarget?

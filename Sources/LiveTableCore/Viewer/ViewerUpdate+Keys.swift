@@ -49,6 +49,8 @@ extension ViewerState {
             return openQueryPrompt()
         case .frequency:
             return openFrequencySheet()
+        case .describe:
+            return openDescribeSheet()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -106,6 +108,7 @@ extension ViewerState {
         pendingSheet = nil
         pendingOpen = target
         pendingMemory = memory
+        replacesSheet = false
         let memory = memory ?? tableMemories[target]
         // The picker's counts are left: the table's own count reads on
         // their connection.
@@ -161,8 +164,8 @@ extension ViewerState {
         case .sortAscending, .sortDescending:
             return sort(descending: action == .sortDescending)
         case .open:
-            if case .sheet = table.viewed.target {
-                return openSelectedGroup()
+            if case let .sheet(sheet) = table.viewed.target {
+                return openSelectedRowOfSheet(sheet)
             }
             if table.selectedIndex != nil {
                 overlay = .row(scroll: 0)
@@ -290,7 +293,7 @@ extension ViewerState {
             // The row stays as it is while read.
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency:
+             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency, .describe:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

@@ -33,14 +33,53 @@ extension ViewerState {
         return [.recordQuery(sql)] + effects
     }
 
-    /// `#`: the frequency table of the current column, on top.
+    /// `#`: the frequency table of the current column, on top; on a
+    /// describe sheet, of the selected row's column.
     mutating func openFrequencySheet() -> [ViewerEffect] {
-        guard let table, let column = table.currentColumnName,
-            let sheet = DerivedSheet.frequency(of: column, in: table.viewed)
-        else { return [] }
-        let effects = openTarget(.sheet(sheet))
+        guard let table else { return [] }
+        var frequency: DerivedSheet?
+        if case let .sheet(sheet) = table.viewed.target, case .describe = sheet.kind {
+            let column = table.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue)
+            frequency = sheet.frequencies.first { $0.key == [column] }
+        } else if let column = table.currentColumnName {
+            frequency = DerivedSheet.frequency(of: column, in: table.viewed)
+        }
+        guard let frequency else { return [] }
+        let effects = openTarget(.sheet(frequency))
         pendingSheet = PendingSheet()
         return effects
+    }
+
+    /// `I`: a row per column of the sheet, its figures coming once computed.
+    mutating func openDescribeSheet() -> [ViewerEffect] {
+        guard let table else { return [] }
+        let effects = openTarget(.sheet(.describe(of: table.viewed)))
+        pendingSheet = PendingSheet()
+        return effects
+    }
+
+    /// A describe sheet without figures has opened: the one with them is
+    /// read, to take its place (`replacesSheet`) as it is then shown.
+    mutating func describeWithFigures(_ viewed: ViewedSource) -> [ViewerEffect] {
+        guard case let .sheet(sheet) = viewed.target, case .describe(figures: false) = sheet.kind,
+            let figuresSQL = sheet.figuresSQL, table?.viewed.target == viewed.target
+        else { return [] }
+        var full = sheet
+        full.kind = .describe(figures: true)
+        full.sql = figuresSQL
+        full.figuresSQL = nil
+        pendingOpen = .sheet(full)
+        replacesSheet = true
+        return [.open(.sheet(full), sortColumn: viewed.ordering.sortColumn, descending: viewed.ordering.descending)]
+    }
+
+    /// Enter on a sheet the viewer wrote: a frequency group's rows; on a
+    /// describe sheet, the sheet below with that column selected.
+    mutating func openSelectedRowOfSheet(_ sheet: DerivedSheet) -> [ViewerEffect] {
+        guard case .describe = sheet.kind else { return openSelectedGroup() }
+        guard let column = table?.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue) else { return [] }
+        coveredSheets[coveredSheets.count - 1].memory?.currentColumn = column
+        return closeSheet()
     }
 
     /// Enter on a frequency sheet: the rows of the selected group, as the

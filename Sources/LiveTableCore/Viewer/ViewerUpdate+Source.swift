@@ -36,6 +36,10 @@ extension ViewerState {
             }
             self.table = table
         } else {
+            if replacesSheet {
+                replacesSheet = false
+                pendingMemory = self.table?.memory
+            }
             pushSheet(covering: self.table)
             var table = TableState(viewed: viewed)
             table.highlighter.isEnabled = highlightsChanges
@@ -57,7 +61,7 @@ extension ViewerState {
         }
         // A query's count runs the whole query: it waits for the first window
         // (`countsQuery(from:)`), which it would slow down.
-        return observeWindow() + (viewed.source.isQuery ? [] : recount())
+        return observeWindow() + (viewed.source.isQuery ? [] : recount()) + describeWithFigures(viewed)
     }
 
     /// What the status line says once when `viewed` opens: that the

@@ -11,6 +11,9 @@ package struct DerivedSheet: Hashable, Sendable {
         /// `#`: each distinct value of the column, NULL included, with its
         /// count, its share of the rows and a bar, the most frequent first.
         case frequency(column: String)
+        /// `I`: a row per column of the sheet below, with its figures; until
+        /// they are computed (`figures` false), its names and types only.
+        case describe(figures: Bool)
     }
 
     package var kind: Kind
@@ -23,6 +26,10 @@ package struct DerivedSheet: Hashable, Sendable {
     package var key: [String]
     /// For the title: `status: frequency`.
     package var name: String
+    /// A describe sheet's: each column's frequency sheet, for `#` on its row.
+    package var frequencies: [DerivedSheet] = []
+    /// A describe sheet's without figures: the SQL of the one with them.
+    package var figuresSQL: String?
 
     /// The bar of the most frequent value, in characters.
     static let barWidth = 20

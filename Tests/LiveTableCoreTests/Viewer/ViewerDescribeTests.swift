@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import LiveTableCore
+import LiveTableTestSupport
+
+/// `I` (issue 27 §3): a row per column of the sheet, on a SQLite file and
+/// on PostgreSQL, its figures equal to each database's own aggregates; `#`
+/// on a row opens its column's frequencies, Enter goes back to the sheet on
+/// that column.
+final class ViewerDescribeTests: XCTestCase {
+    /// What the database says of `orders`, one line per column.
+    private var aggregates: (String) throws -> String = { _ in "" }
+
+    private static let figuresSQL = """
+        SELECT count(status), count(*) - count(status), count(DISTINCT status), min(status), max(status) FROM orders;
+        SELECT count(amount), count(*) - count(amount), count(DISTINCT amount), min(amount), max(amount), avg(amount) FROM orders;
+        """
+
+    func testSQLite() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
+        try ForeignFile.sqlite3(path, ViewerFrequencyTests.orders)
+        aggregates = { try ForeignFile.sqlite3(path, $0) }
+        try checkDescribeSheet(try ViewerDriver(path: path, table: "orders", width: 160, height: 12))
+    }
+
+    func testPostgres() throws {
+        let name = "viewerDescribe"
+        let dataSource = try PostgresTestDatabase.open(name, sql: ViewerFrequencyTests.orders)
+        aggregates = { try PostgresTestDatabase.write(name, $0) }
+        try checkDescribeSheet(try ViewerDriver(dataSource: dataSource, target: .table("orders"), width: 160, height: 12) {
+            _ = try PostgresTestDatabase.write(name, $0)
+        })
+    }
+
+    private func checkDescribeSheet(_ driver: ViewerDriver) throws {
+        // Without figures first, at once; then with them, in its place.
+        let opens = try driver.type("I").compactMap { effect -> DerivedSheet? in
+            guard case let .open(.sheet(sheet), _, _) = effect else { return nil }
+            return sheet
+        }
+        XCTAssertEqual(opens.map(\.kind), [.describe(figures: false), .describe(figures: true)])
+        XCTAssertEqual(driver.state.table?.viewed.target, .sheet(opens[1]))
+        XCTAssertEqual(driver.state.sheets, [.table("orders")])
+        XCTAssertEqual(rows(driver).map { $0[0] }, ["id", "status", "amount"])
+        try assertFigures(driver)
+
+        // Live: another process's commit changes the figures.
+        try driver.commit("UPDATE orders SET status = NULL WHERE id = 11; UPDATE orders SET amount = 1000 WHERE id = 1;")
+        try assertFigures(driver)
+
+        // `#` on amount's row: its frequencies; q: back on the row.
+        try driver.type("jj#")
+        guard case let .sheet(frequency)? = driver.state.table?.viewed.target else { return XCTFail("no sheet") }
+        XCTAssertEqual(frequency.name, "amount: frequency")
+        XCTAssertEqual(driver.state.sheets.count, 2)
+        try driver.type("q")
+        XCTAssertEqual(driver.selected(1).map(ViewerFrequencyTests.text), "amount")
+        // Enter: the orders, on the column amount.
+        try driver.send(.key(.enter))
+        XCTAssertEqual(driver.state.table?.viewed.target, .table("orders"))
+        XCTAssertEqual(driver.state.table?.currentColumnName, "amount")
+        XCTAssertEqual(driver.state.sheets, [])
+    }
+
+    /// The rows of status and amount: values, nulls, distinct, min, max
+    /// (and amount's mean) as the database computes them.
+    private func assertFigures(_ driver: ViewerDriver, line: UInt = #line) throws {
+        let expected = try aggregates(Self.figuresSQL).split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
+        let shown = rows(driver)
+        XCTAssertEqual(Array(shown[1][3...7]), expected[0], line: line)
+        XCTAssertEqual(Array(shown[2][3...7]), Array(expected[1][0...4]), line: line)
+        XCTAssertEqual(Double(shown[2][8]) ?? 0, Double(expected[1][5]) ?? -1, accuracy: 0.001, line: line)
+        XCTAssertEqual(shown[1][9], "paid", "most frequent", line: line)
+    }
+
+    /// Column by column: column, #, type, then the figures, as text.
+    private func rows(_ driver: ViewerDriver) -> [[String]] {
+        guard let table = driver.state.table, let window = table.window else { return [] }
+        let names = table.viewed.source.columnNames
+        let order = ["column", "#", "type"] + DerivedSheet.describeFigures
+        return window.rows.map { row in
+            order.map { name in names.firstIndex(of: name).map { ViewerFrequencyTests.text(row[$0]) } ?? "?" }
+        }
+    }
+}
