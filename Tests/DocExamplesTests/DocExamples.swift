@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1286
-@MainActor private func example_ReactiveGRDB_md_1286() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1286)
+// Docs/ReactiveGRDB.md:1287
+@MainActor private func example_ReactiveGRDB_md_1287() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1287)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1301
-@MainActor private func example_ReactiveGRDB_md_1301() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1301)
+// Docs/ReactiveGRDB.md:1302
+@MainActor private func example_ReactiveGRDB_md_1302() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1302)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1322
-@MainActor private func example_ReactiveGRDB_md_1322() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1322)
+// Docs/ReactiveGRDB.md:1323
+@MainActor private func example_ReactiveGRDB_md_1323() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1323)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1373
-@MainActor private func example_ReactiveGRDB_md_1373() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1373)
+// Docs/ReactiveGRDB.md:1374
+@MainActor private func example_ReactiveGRDB_md_1374() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1374)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1472
-@MainActor private func example_ReactiveGRDB_md_1472() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1472)
+// Docs/ReactiveGRDB.md:1473
+@MainActor private func example_ReactiveGRDB_md_1473() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1473)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1532
-@MainActor private func example_ReactiveGRDB_md_1532() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1532)
+// Docs/ReactiveGRDB.md:1533
+@MainActor private func example_ReactiveGRDB_md_1533() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1533)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

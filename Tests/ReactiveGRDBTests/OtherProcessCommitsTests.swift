@@ -555,6 +555,41 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testACommitDuringTheFirstFetchIsReadAfterItsValueNotInsteadOfIt() throws {
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .wal) { reader, other in
+                // The first fetch reads its snapshot, then waits: a slow query.
+                let release = DispatchSemaphore(value: 0)
+                let fetches = Synchronized(0)
+                let recorder = ValueObservation
+                    .trackingConstantRegion { db -> [String] in
+                        let names = try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id")
+                        fetches.increment()
+                        if fetches.value == 1 { release.wait() }
+                        return names
+                    }
+                    .publisher(in: reader)
+                    .includingOtherProcesses()
+                    .record()
+                // The watch tells each commit to all its listeners before it
+                // checks the next one: once the second is seen, the first
+                // was told to the observation.
+                for name in ["Arthur", "Barbara"] {
+                    let seen = reader.nextOtherProcessCommit().record()
+                    try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                    wait(for: seen, valueCount: 1)
+                }
+                release.signal()
+                let recording = wait(for: recorder, until: { $0.values.last == ["Arthur", "Barbara"] })
+                // The first value is published, not dropped by a restart
+                // that fetched behind it; one read follows for both commits.
+                XCTAssertEqual(recording.values, [[], ["Arthur", "Barbara"]])
+                settle()
+                XCTAssertEqual(fetches.value, 2)
+            }
+        }
+    }
+
     func testPacedCommitAfterAQuietSpellIsReadAtOnce() throws {
         let pause = 1.0
         try RecorderScope.run {

@@ -159,6 +159,28 @@ final class PacedReadsTests: XCTestCase {
         XCTAssertEqual(reads.all, [.pending])
     }
 
+    func testAFirstReadThatNoCommitCameDuringEndsIdleAndOneThatOneCameDuringIsPaced() {
+        // An observation's first fetch: no commit came, no pause follows.
+        let (first, clock, reads) = paced(.share(.dutyCycle(0.5, minimumPause: 0.05)), readingNow: true)
+        clock.advance(by: 0.3)
+        first.firstReadDidEnd()
+        XCTAssertTrue(clock.pauses.isEmpty)
+        first.commit()
+        XCTAssertEqual(reads.all, [.commit])
+
+        // A commit during it: read after the pause, as long as the read.
+        let (later, laterClock, laterReads) = paced(.share(.dutyCycle(0.5, minimumPause: 0.05)), readingNow: true)
+        laterClock.advance(by: 0.1)
+        later.commit()
+        XCTAssertTrue(laterReads.all.isEmpty)
+        laterClock.advance(by: 0.2)
+        later.firstReadDidEnd()
+        XCTAssertEqual(laterClock.pauses.count, 1)
+        XCTAssertEqual(laterClock.pauses[0], 0.3, accuracy: 1e-9)
+        laterClock.advance(by: 0.3)
+        XCTAssertEqual(laterReads.all, [.pending])
+    }
+
     func testNothingIsReadBeforeStartOrAfterStop() {
         let clock = FakeClock()
         let reads = Reads()

@@ -105,9 +105,9 @@ package struct RowWindow: Equatable, Sendable {
 
         case let .position(anchor):
             if request.readsWhole,
-               let window = try fetcher.wholeWindow(request, anchor: anchor, before: before, after: after)
+               let whole = try fetcher.wholeWindow(request, anchor: anchor, before: before, after: after)
             {
-                return window
+                return whole.window
             }
             let ordering = request.ordering
             // From the anchor on: the rows of its key, but the
@@ -145,6 +145,23 @@ package struct RowWindow: Equatable, Sendable {
                 reachesEnd: from.count <= after,
                 changeTokens: fetcher.changeTokens(windowBack.reversed() + windowFrom))
         }
+    }
+}
+
+extension RowWindow {
+    /// The window of every row around `anchor`, from one statement, and
+    /// the position of the anchor's row, or of the row in its place when
+    /// no row has its key (the next one, else the last); nil when the rows
+    /// do not all fit, or the place takes the ranges to find.
+    package static func fetchWhole(
+        _ db: some RowReading, _ source: RowSource, _ request: RowWindowRequest, anchor: RowPosition, scans: Bool = false
+    ) throws -> (window: RowWindow, selection: RowPosition?)? {
+        let fetcher = Fetcher(db: db, source: source, ordering: request.ordering, combinesRanges: scans)
+        guard let whole = try fetcher.wholeWindow(
+            request, anchor: anchor, before: max(0, request.before), after: max(0, request.after))
+        else { return nil }
+        let index = min(whole.anchorIndex, whole.positions.count - 1)
+        return (whole.window, index >= 0 ? whole.positions[index] : nil)
     }
 }
 
@@ -221,31 +238,79 @@ private struct Fetcher<Reader: RowReading> {
             // What is shown, as stored (a NUL, invalid UTF-8); the key as
             // the connection reads and binds it back.
             try db.forEachRow(sql, arguments: arguments, shownColumns: columnCount) { shown, values in
-                result.append(FetchedRow(
-                    values: shown, key: keyIndices.map { values[$0] },
-                    changeToken: changeTokenIndex.flatMap { values.indices.contains($0) ? values[$0] : nil }))
+                result.append(fetchedRow(shown, values))
             }
         }
         return result
     }
 
-    /// The window around `anchor` from one read of every row, or nil when
-    /// there are more rows than the window holds or no row has the
-    /// anchor's key (where it would be takes the ranges to find).
-    func wholeWindow(_ request: RowWindowRequest, anchor: RowPosition, before: Int, after: Int) throws -> RowWindow? {
-        let rows = try self.rows(in: ordering.all(forward: true), limit: before + after + 1)
-        guard rows.count <= before + after,
-              let first = rows.firstIndex(where: { sameKey($0.key, anchor.key) })
-        else { return nil }
-        let run = rows[first...].prefix { sameKey($0.key, anchor.key) }.count
-        let index = first + min(max(0, anchor.occurrence), run)
+    /// The window around `anchor` from one read of every row, and the
+    /// index of the anchor's row among them (where its key would be, when
+    /// no row has it: the ranges read the same window); nil when there are
+    /// more rows than the window holds, or no row has the key and the
+    /// database can not place it in the same statement (`rowsPlacing`).
+    func wholeWindow(
+        _ request: RowWindowRequest, anchor: RowPosition, before: Int, after: Int
+    ) throws -> (window: RowWindow, positions: [RowPosition], anchorIndex: Int)? {
+        let (rows, place) = try rowsPlacing(anchor.key, limit: before + after + 1)
+        guard rows.count <= before + after else { return nil }
+        let index: Int
+        if let first = rows.firstIndex(where: { sameKey($0.key, anchor.key) }) {
+            let run = rows[first...].prefix { sameKey($0.key, anchor.key) }.count
+            index = first + min(max(0, anchor.occurrence), run)
+        } else {
+            guard let place else { return nil }
+            index = place
+        }
         let range = max(0, index - before)..<min(rows.count, index + after)
         let window = Array(rows[range])
-        return RowWindow(
+        let positions = forwardPositions(rows, startingAt: nil)
+        return (RowWindow(
             request: request, rows: window.map(\.values),
-            positions: Array(forwardPositions(rows, startingAt: nil)[range]),
+            positions: Array(positions[range]),
             reachesStart: range.lowerBound == 0, reachesEnd: range.upperBound == rows.count,
-            changeTokens: changeTokens(window))
+            changeTokens: changeTokens(window)), positions, index)
+    }
+
+    /// The first `limit` rows, and how many of them come before `key` as the
+    /// database orders it, collations included: in SQLite, a row of the
+    /// key's own, marked, joins the rows in the same `ORDER BY` (before the
+    /// rows equal to it, as the ranges read them). Elsewhere the place is nil.
+    private func rowsPlacing(_ key: [DatabaseValue], limit: Int) throws -> (rows: [FetchedRow], place: Int?) {
+        guard source.dialect == .sqlite, key.count == keyIndices.count else {
+            return (try rows(in: ordering.all(forward: true), limit: limit), nil)
+        }
+        let columns = (source.shownExpressions ?? source.columnExpressions) + extraExpressions
+        var keyRow = [DatabaseValue](repeating: .null, count: columns.count)
+        for (index, value) in zip(keyIndices, key) {
+            keyRow[index] = value
+        }
+        // By column number: a compound's ORDER BY names its result columns,
+        // and sorts them with the collations of the first SELECT's.
+        let terms = zip(ordering.keyColumns, keyIndices).map { column, index in
+            "\(index + 1)" + (column.descending ? " DESC" : "")
+                + (column.nullsFirst.map { $0 ? " NULLS FIRST" : " NULLS LAST" } ?? "")
+        }
+        let sql = source.selectSQL(columns: columns + ["1"], indexedBy: ordering.indexName, where: nil)
+            + " UNION ALL SELECT " + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+            + " ORDER BY " + (terms + ["\(columns.count + 1)"]).joined(separator: ", ") + " LIMIT ?"
+        var rows: [FetchedRow] = []
+        var place: Int?
+        let arguments = keyRow + [DatabaseValue(value: Int64(0))!, DatabaseValue(value: Int64(limit + 1))!]
+        try db.forEachRow(sql, arguments: arguments, shownColumns: source.columnExpressions.count) { shown, values in
+            if values.last == DatabaseValue(value: Int64(0)) {
+                place = rows.count
+                return
+            }
+            rows.append(fetchedRow(shown, values))
+        }
+        return (rows, place)
+    }
+
+    private func fetchedRow(_ shown: [DatabaseValue], _ values: [DatabaseValue]) -> FetchedRow {
+        FetchedRow(
+            values: shown, key: keyIndices.map { values[$0] },
+            changeToken: changeTokenIndex.flatMap { values.indices.contains($0) ? values[$0] : nil })
     }
 
     /// `start` is the anchor's position (nil: the first row of the ordering).

@@ -60,7 +60,7 @@ extension ViewerState {
             self.table = table
         }
         // A query's count runs the whole query: it waits for the first window
-        // (`countsQuery(from:)`), which it would slow down.
+        // (`show`), which it would slow down.
         return observeWindow() + (viewed.source.isQuery ? [] : recount()) + describeWithFigures(viewed)
     }
 
@@ -267,18 +267,6 @@ extension ViewerState {
 extension TableState {
     /// Shows the table as it was left (`TableMemory`): its columns, and its
     /// selection when the order is the same.
-    /// A query's count, which runs the whole query again: a window that
-    /// holds every row counts them itself. Else whether to count: as asked,
-    /// or when it never was (its first count follows its first window).
-    mutating func countsQuery(from window: RowWindow, recounts: Bool) -> Bool {
-        if window.reachesStart, window.reachesEnd {
-            rowCount = window.rows.count
-            countFailure = nil
-            return false
-        }
-        return recounts || (rowCount == nil && countFailure == nil)
-    }
-
     /// How it is shown, to be shown so again.
     var memory: TableMemory {
         let names = viewed.source.columnNames

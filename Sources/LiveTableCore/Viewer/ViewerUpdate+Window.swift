@@ -127,8 +127,17 @@ extension ViewerState {
         table.isRecovering = false
         recounts = endFailure(of: &table) || recounts
         endPendingSort(of: &table)
-        if table.viewed.source.isQuery, table.countPacer.phase == .idle {
-            recounts = table.countsQuery(from: window, recounts: recounts)
+        // Every row is in the window: so is the exact count, where a count
+        // would run a query's whole aggregate again. One that runs goes on.
+        let holdsAll = window.reachesStart && window.reachesEnd && table.countPacer.phase != .reading
+        if holdsAll {
+            table.rowCount = window.rows.count
+            table.countFailure = nil
+        } else if table.viewed.source.isQuery, table.rowCount == nil, table.countFailure == nil,
+            table.countPacer.phase == .idle
+        {
+            // A query's first count waits for its first window (`opened`).
+            recounts = true
         }
         let count = table.rowCountIsApproximate ? nil : table.rowCount
         let snapshot = value.changeSnapshot(rowCount: count)
@@ -136,9 +145,7 @@ extension ViewerState {
         // so that nothing is drawn.
         let isUnchanged = cause == .update && table.highlighter.window == snapshot
         let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
-        // The whole table is in the window, as it was: so is the count.
-        recounts = recounts && !(isUnchanged && window.reachesStart && window.reachesEnd
-            && count == window.rows.count && table.countPacer.phase == .idle)
+        recounts = recounts && !holdsAll
         // Rows that left from within the window were deleted or moved out: the
         // lookup by identity tells. A view's or a query's rows have no identity.
         let departedFromScreen = diff.departedRows.filter(shownRows.contains)

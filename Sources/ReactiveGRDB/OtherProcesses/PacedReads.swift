@@ -182,6 +182,19 @@ package final class PacedReads: Sendable {
         state.withLock { $0.foundLocked = true }
     }
 
+    /// Ends the caller's first read (`start(readingNow: true)`): as
+    /// `readDidEnd(at:)` when commits came during it; else idle at once,
+    /// as before any read, so that the first commit after it is read at
+    /// once.
+    package func firstReadDidEnd(at end: TimeInterval? = nil) {
+        let isIdle = state.withLock { state -> Bool in
+            guard state.read != nil, state.pacer.phase == .reading, !state.pacer.isPending else { return false }
+            _ = state.pacer.readDidEnd(afterReadingFor: 0)
+            return !state.pacer.pauseDidEnd()
+        }
+        if !isIdle { readDidEnd(at: end) }
+    }
+
     /// Ends the read that runs (ignored when none runs), and pauses.
     ///
     /// - parameter end: When its value was read (the clock's `now`), if

@@ -86,8 +86,8 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
 // @unchecked Sendable: `state`, `cancellable`, `generation`, `fetchStamp`,
-// `registration` and the `refetch...` properties are only accessed with
-// `lock` held.
+// `registration`, `awaitsFirstValue` and the `refetch...` properties are
+// only accessed with `lock` held.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
@@ -127,6 +127,9 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private var refetchOwnCommits = 0
     /// Whether the last value delivered was a refetched one.
     private var lastValueWasRefetched = false
+    /// True until the first value of a `.restart` observation: its first
+    /// fetch is the first paced read (see `request(_:)`).
+    private var awaitsFirstValue = false
     /// Whether a commit waits for the lock on another thread.
     private let hasDeferredCommit = Mutex(false)
     /// How often a refresh that found the file locked is tried again, at
@@ -157,7 +160,11 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
                 // Watch before the observation starts, so that a commit
                 // made during its first fetch is not missed.
                 if let otherProcesses {
-                    paced.start { [weak self] reason in self?.pacedRead(reason) }
+                    // A commit during the first fetch of an observation that
+                    // restarts waits for its value: a restart would drop it,
+                    // and fetch again behind it (a slow query, twice).
+                    if case .restart = otherProcesses.action { awaitsFirstValue = true }
+                    paced.start(readingNow: awaitsFirstValue) { [weak self] reason in self?.pacedRead(reason) }
                     do {
                         let registration = try CommitWatch.register(
                             reader: otherProcesses.reader,
@@ -225,6 +232,9 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
             let arrival = paced.now
             deliver(value)
             switch otherProcesses?.action {
+            case .restart where awaitsFirstValue:
+                awaitsFirstValue = false
+                paced.firstReadDidEnd(at: arrival)
             case .restart:
                 // The first value of a restarted observation ends its refresh.
                 refreshDidEnd(at: arrival)

@@ -9,9 +9,10 @@ import LiveTableTestSupport
 /// with NULLs, mixed types and duplicate rows.
 final class ViewerWindowTests: XCTestCase {
     private var database: SQLiteDataSource!
+    private var file = ""
 
     override func setUpWithError() throws {
-        let file = try makeTemporaryDirectory().appendingPathComponent("mixed.sqlite").path
+        file = try makeTemporaryDirectory().appendingPathComponent("mixed.sqlite").path
         // v holds every storage class, NULLs and equal values (3 and 3.0);
         // w has no index; dup is a view with rows equal in every column.
         try ForeignFile.sqlite3(file, """
@@ -26,6 +27,7 @@ final class ViewerWindowTests: XCTestCase {
             CREATE VIEW dup AS SELECT v, w IS NULL AS n FROM mixed UNION ALL SELECT v, w IS NULL FROM mixed;
             CREATE VIEW accents AS SELECT column1 AS x FROM (VALUES ('é'), ('e' || char(769)), ('f'), ('e' || char(769)));
             CREATE VIEW grouped AS SELECT typeof(v) AS type, count(*) AS count FROM mixed GROUP BY 1;
+            CREATE VIEW folded AS SELECT iif(id % 2, upper(w), w) COLLATE NOCASE AS w, v FROM mixed;
             """)
         database = try SQLiteDataSource.open(path: file)
     }
@@ -397,11 +399,93 @@ final class ViewerWindowTests: XCTestCase {
         XCTAssertEqual(whole.window.positions, byRanges.window.positions)
         XCTAssertGreaterThanOrEqual(byRanges.count, 2)
         XCTAssertEqual(whole.count, 1)
-        // A group gone: its place takes the ranges, after the one statement.
-        let gone = RowPosition(key: [DatabaseValue(value: 1000)!, DatabaseValue(value: "zz")!])
-        let fallback = try statements(readsWhole: true, anchor: gone)
-        XCTAssertEqual(fallback.window.rows, try statements(readsWhole: false, anchor: gone).window.rows)
-        XCTAssertGreaterThan(fallback.count, 1)
+        // A group gone: the same statement places its key among the rows.
+        for gone in [
+            RowPosition(key: [DatabaseValue(value: 1000)!, DatabaseValue(value: "zz")!]),
+            RowPosition(key: [all.positions[0].key[0], DatabaseValue(value: "zz")!]),
+        ] {
+            let placed = try statements(readsWhole: true, anchor: gone)
+            XCTAssertEqual(placed.window.rows, try statements(readsWhole: false, anchor: gone).window.rows)
+            XCTAssertEqual(placed.count, 1)
+        }
+    }
+
+    func testAGoneAnchorIsPlacedAmongTheRowsOfOneStatementAsTheRangesPlaceIt() throws {
+        // Keys that no row has: each row's key with one value changed, of
+        // every storage class, placed by the database, collations included.
+        let values: [DatabaseValue] = [
+            .null, (-1e301).databaseValue, (-1).databaseValue, (2.75).databaseValue, (3.0).databaseValue,
+            (9.3e18).databaseValue, Int64.max.databaseValue, "".databaseValue, "B".databaseValue, "x".databaseValue, "X".databaseValue,
+            "y".databaseValue,
+            Data([0]).databaseValue, Data([1]).databaseValue,
+        ]
+        var wholeReads = 0
+        var statementsRun = 0
+        // `folded` sorts its text without case: the database's order, not bytes'.
+        let orderings: [(String, String?, Bool)] = [
+            ("mixed", "v", false), ("mixed", "v", true), ("dup", nil, false), ("dup", "n", true), ("grouped", "count", true),
+            ("folded", "w", false), ("folded", "w", true),
+        ]
+        for (table, sortColumn, descending) in orderings {
+            let source = try source(table)
+            let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
+            let all = try fetch(source, ordering, .first, before: 0, after: 100)
+            for key in all.positions.map(\.key) {
+                for (column, value) in key.indices.flatMap({ column in values.map { (column, $0) } }) {
+                    var gone = key
+                    gone[column] = value
+                    guard !all.positions.contains(where: { $0.key == gone }) else { continue }
+                    // Every row fits: the window's side, or both together.
+                    let half = all.rows.count / 2
+                    for (before, after) in [(2, all.rows.count), (half, all.rows.count - half)] {
+                        let context = "\(table) \(ordering.keyColumns.map(\.expression)) \(gone) (\(before), \(after))"
+                        var request = RowWindowRequest(
+                            ordering: ordering, anchor: .position(RowPosition(key: gone)), before: before, after: after)
+                        let ranges = try database.read { db in try RowWindow.fetch(db, source, request) }
+                        request.readsWhole = true
+                        var statements = 0
+                        let whole = try database.reader.inDatabase { db in
+                            db.trace { _ in statements += 1 }
+                            defer { db.trace(options: [], nil) }
+                            return try RowWindow.fetch(db, source, request)
+                        }
+                        XCTAssertEqual(whole.rows, ranges.rows, context)
+                        XCTAssertEqual(whole.positions, ranges.positions, context)
+                        XCTAssertEqual(whole.reachesStart, ranges.reachesStart, context)
+                        XCTAssertEqual(whole.reachesEnd, ranges.reachesEnd, context)
+                        wholeReads += 1
+                        statementsRun += statements
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(wholeReads, 500)
+        XCTAssertEqual(statementsRun, wholeReads, "one statement each")
+    }
+
+    func testALiveQuerysWindowAfterItsSelectedRowChangedRunsTheQueryOnce() throws {
+        let sql = "SELECT typeof(v) AS type, count(*) AS count, max(id) AS last FROM mixed GROUP BY 1"
+        let viewed = try database.open(.query(sql), sortColumn: nil, descending: false, ticket: ReadTicket())
+        XCTAssertEqual(viewed.source.identity, .none)
+        let first = try database.reader.read { db in
+            try ViewerWindow.fetch(db, viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 20))
+        }
+        let integers = try XCTUnwrap(first.window.rows.firstIndex { $0[0] == "integer".databaseValue })
+        // Another process commits an integer: the selected group's row changes.
+        try ForeignFile.sqlite3(file, "INSERT INTO mixed(v, w) VALUES (7, 'r');")
+        var statements: [String] = []
+        let next = try database.reader.inDatabase { db in
+            db.trace { statements.append($0.expandedDescription) }
+            defer { db.trace(options: [], nil) }
+            return try ViewerWindow.fetch(db, viewed, RowWindowRequest(
+                ordering: viewed.ordering, anchor: .position(first.window.positions[integers]), before: 10, after: 10,
+                readsWhole: true))
+        }
+        XCTAssertEqual(statements.filter { $0.contains("GROUP BY") }.count, 1, "\(statements)")
+        XCTAssertEqual(next.window.rows.count, first.window.rows.count)
+        let count = try XCTUnwrap(Int64.fromDatabaseValue(first.window.rows[integers][1]))
+        XCTAssertEqual(next.window.rows[integers][1], (count + 1).databaseValue)
+        XCTAssertEqual(next.selection, next.window.positions[integers], "the same group, changed")
     }
 
     func testMissingSortColumn() throws {
