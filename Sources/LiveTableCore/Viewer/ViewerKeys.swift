@@ -31,6 +31,10 @@ package enum ViewerAction: ScreenAction {
     case query
     /// `#`: the current column's frequency table, as a new sheet on top.
     case frequency
+    /// `C`: the table's columns and keys, as a new sheet on top.
+    case columnsSheet
+    /// `o`: the row the current cell's foreign key points to, as a new sheet.
+    case followReference
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -79,6 +83,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "#", description: "a column's live frequency table", hint: nil,
         actions: [.character("#"): .frequency]),
+    KeyBinding(
+        keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
+        actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

@@ -49,6 +49,10 @@ extension ViewerState {
             return openQueryPrompt()
         case .frequency:
             return openFrequencySheet()
+        case .columnsSheet:
+            return openColumnsSheet()
+        case .followReference:
+            return followReference()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -161,6 +165,9 @@ extension ViewerState {
         case .sortAscending, .sortDescending:
             return sort(descending: action == .sortDescending)
         case .open:
+            if case let .sheet(sheet) = table.viewed.target, case .columns = sheet.kind {
+                return showSelectedColumn()
+            }
             if case .sheet = table.viewed.target {
                 return openSelectedGroup()
             }
@@ -257,10 +264,7 @@ extension ViewerState {
     mutating func handleRowOverlay(_ action: ViewerAction?, scroll: Int) -> [ViewerEffect] {
         guard let action else { return [] }
         let page = RowDetail.page(height: self.height)
-        var lineCount = 0
-        if let table = self.table, let values = rowViewValues {
-            lineCount = RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: self.width).count
-        }
+        let lineCount = rowDetailLines(self).count
         let lastScroll = max(0, lineCount - page)
         var scroll = scroll
         switch action {
@@ -290,7 +294,8 @@ extension ViewerState {
             // The row stays as it is while read.
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency:
+             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
+             .columnsSheet, .followReference:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

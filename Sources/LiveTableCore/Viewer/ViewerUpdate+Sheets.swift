@@ -62,8 +62,9 @@ extension ViewerState {
 
     /// The sheet that opened is pushed over the one on screen.
     mutating func pushSheet(covering table: TableState?) {
-        guard pendingSheet != nil else { return }
+        guard let pending = pendingSheet else { return }
         pendingSheet = nil
+        guard !pending.uncovers else { return }
         if let table {
             remember(table)
         }
@@ -94,7 +95,9 @@ extension ViewerState {
             pendingSheet = nil
             return leaveSource() + [.listTables]
         }
-        return openTarget(target, memory: below.memory)
+        let effects = openTarget(target, memory: below.memory)
+        pendingSheet = PendingSheet(uncovers: true)
+        return effects
     }
 
     /// Where the sheet on screen stands: the sheets under it, by name.
