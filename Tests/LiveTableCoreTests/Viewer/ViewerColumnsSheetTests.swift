@@ -134,7 +134,16 @@ final class ViewerColumnsSheetTests: XCTestCase {
     /// composite key: the shipment ('us', 17). NULL and a column that
     /// references nothing say so. The row view says where each points.
     private func checkForeignKeys(_ driver: ViewerDriver) throws {
-        try driver.type("lo")
+        try driver.type("l")
+        // The customers opened, then the search for the row, its key's values.
+        let effects = try driver.type("o")
+        XCTAssertEqual(Array(effects.prefix(2)), [.stop(.tableCounts), .open(.table("customers"), sortColumn: nil, descending: false)])
+        let searches = effects.compactMap { effect -> RowSearch? in
+            if case let .search(_, search) = effect { search } else { nil }
+        }
+        XCTAssertEqual(searches.map { $0.key?.columns }, [["id"]])
+        XCTAssertEqual(searches.first?.key?.values.map(Self.text), ["35"])
+        XCTAssertEqual(searches.first?.text, "customers: id = 35")
         XCTAssertEqual(driver.state.table?.viewed.target, .table("customers"))
         XCTAssertEqual(driver.selected(0).map(Self.text), "35")
         XCTAssertEqual(driver.state.sheets, [.table("orders")])
@@ -150,7 +159,7 @@ final class ViewerColumnsSheetTests: XCTestCase {
         try driver.type("q")
         XCTAssertEqual(driver.state.table?.currentColumnName, "code")
 
-        try driver.type("jo")
+        XCTAssertEqual(try driver.type("jo"), [])
         XCTAssertEqual(driver.state.table?.viewed.target, .table("orders"))
         XCTAssertEqual(driver.state.message, .notice("region is NULL: it points to no row of shipments"))
         try driver.type("hho")
@@ -180,7 +189,7 @@ final class ViewerColumnsSheetTests: XCTestCase {
     }
 
     private func checkQuerySheet(_ driver: ViewerDriver) throws {
-        try driver.type("C")
+        XCTAssertEqual(try driver.type("C"), [])
         XCTAssertEqual(driver.state.message, .notice("a query's columns are its header: C lists a table's"))
         try driver.type("lo")
         XCTAssertEqual(driver.state.message, .notice("customer_id references no table"))
