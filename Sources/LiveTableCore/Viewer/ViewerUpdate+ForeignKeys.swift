@@ -23,11 +23,11 @@ extension ViewerState {
             return []
         }
         let values = columns.map { window.rows[index][$0] }
-        if let null = columns.first(where: { window.rows[index][$0].isNull }) {
-            message = .notice("\(RowDetail.oneLine(names[null])) is NULL: it points to no row of \(RowDetail.oneLine(key.table))")
+        if let null = zip(key.columns, values).first(where: { $0.1.isNull })?.0 {
+            message = .notice("\(RowDetail.oneLine(null)) is NULL: it points to no row of \(RowDetail.oneLine(key.table))")
             return []
         }
-        guard columns.contains(where: { table.mayHoldCut(window.rows[index][$0], column: $0) }) else {
+        guard zip(columns, values).contains(where: { table.mayHoldCut($0.1, column: $0.0) }) else {
             return openReferenced(key, values: values)
         }
         table.followedKey = key
