@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:117
-@MainActor private func example_README_md_117() async throws {
-#sourceLocation(file: "README.md", line: 117)
+// README.md:118
+@MainActor private func example_README_md_118() async throws {
+#sourceLocation(file: "README.md", line: 118)
 
 
 

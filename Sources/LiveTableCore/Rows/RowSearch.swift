@@ -13,6 +13,19 @@ package struct RowSearch: Equatable, Sendable {
     package var forward: Bool
     /// Not included; nil: the start of the ordering (the end, backwards).
     package var from: RowPosition?
+    /// `o`: instead of the text, the row whose columns hold these values
+    /// (the row a foreign key points to).
+    package var key: KeyMatch?
+
+    package struct KeyMatch: Equatable, Sendable {
+        package var columns: [String]
+        package var values: [DatabaseValue]
+
+        package init(columns: [String], values: [DatabaseValue]) {
+            self.columns = columns
+            self.values = values
+        }
+    }
 
     package init(text: String, column: Int?, forward: Bool, from: RowPosition?) {
         self.text = text
@@ -27,8 +40,7 @@ package struct RowSearch: Equatable, Sendable {
         if let column, !source.columnExpressions.indices.contains(column) {
             throw SourceError.noSuchColumn(name: "#\(column + 1)", source: source.name, columns: source.columnNames)
         }
-        let contains = condition(in: source)
-        let texts = Array(repeating: text.databaseValue, count: contains.placeholderCount)
+        let (contains, texts) = try matching(in: source)
         func firstMatch(in ranges: [RowOrdering.Range]) throws -> RowPosition? {
             for range in ranges {
                 let sql = source.selectSQL(
@@ -55,6 +67,24 @@ package struct RowSearch: Equatable, Sendable {
 }
 
 extension RowSearch {
+    /// The condition a match meets, with its arguments: the text, or the key.
+    func matching(in source: RowSource) throws -> (SQLFragment, [DatabaseValue]) {
+        guard let key else {
+            let contains = condition(in: source)
+            return (contains, Array(repeating: text.databaseValue, count: contains.placeholderCount))
+        }
+        let expressions = try key.columns.map { name in
+            // SQLite's names are not case-sensitive: `REFERENCES t(ID)`.
+            let column = source.columns.first { $0.name == name }
+                ?? source.columns.first { $0.name.lowercased() == name.lowercased() }
+            guard let column, let expression = source.expression(ofColumn: column.name) else {
+                throw SourceError.noSuchColumn(name: name, source: source.name, columns: source.columnNames)
+            }
+            return expression
+        }
+        return source.dialect.matching(expressions, key.values)
+    }
+
     /// One containment per column searched, joined by `OR` (`selectSQL`
     /// puts each condition in parentheses), each with its own placeholder.
     func condition(in source: RowSource) -> SQLFragment {

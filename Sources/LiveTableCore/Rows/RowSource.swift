@@ -23,6 +23,8 @@ package struct RowSource: Equatable, Sendable {
 
     /// A query's own top-level `ORDER BY`, as far as the engine keeps it.
     package var queryOrder: QueryOrder?
+    /// A table's; none for a view or a query.
+    package var foreignKeys: [ForeignKey] = []
 
     /// `WITH … ` before the SELECT, for a query.
     private(set) var prefix: String
@@ -74,6 +76,7 @@ package struct RowSource: Equatable, Sendable {
             from: dialect.quotedTable(table.name, schema: table.schema),
             columnExpressions: table.columns.map { dialect.quoted($0.name) },
             dialect: dialect)
+        source.foreignKeys = table.foreignKeys
         // A view's rows, and a foreign table's, have no system columns.
         if table.kind == .table || table.kind == .materializedView {
             source.changeToken = dialect.changeToken

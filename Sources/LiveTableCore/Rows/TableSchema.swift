@@ -36,6 +36,7 @@ package struct TableSchema: Equatable, Sendable {
     package var descendingKeyColumns: Set<String>
     /// PostgreSQL's schema (statements name `"schema"."table"`); nil for SQLite.
     package var schema: String?
+    package var foreignKeys: [ForeignKey] = []
 
     package init(
         name: String, kind: Kind, columns: [SourceColumn], identity: RowIdentity,

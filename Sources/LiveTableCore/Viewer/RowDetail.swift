@@ -19,7 +19,9 @@ enum RowDetail {
         max(1, height - 4)
     }
 
-    static func lines(names: [String], values: [DatabaseValue], width: Int) -> [Line] {
+    /// `notes`: said after a column's value, unless NULL (where a foreign
+    /// key points: `→ customers.id`).
+    static func lines(names: [String], values: [DatabaseValue], notes: [String?] = [], width: Int) -> [Line] {
         let names = names.map(name)
         let inner = max(1, width - 4)
         let nameWidth = min(names.map { TextWidth.width(of: $0) }.max() ?? 0, max(1, inner / 3))
@@ -27,7 +29,11 @@ enum RowDetail {
         var lines: [Line] = []
         for (column, value) in values.enumerated() where column < names.count {
             let isNull = value.isNull
-            for (offset, part) in valueLines(value).flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
+            var shown = valueLines(value)
+            if !isNull, notes.indices.contains(column), let note = notes[column] {
+                shown[0] += "  " + note
+            }
+            for (offset, part) in shown.flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
                 lines.append(Line(
                     name: offset == 0 ? TextWidth.padded(names[column], toWidth: nameWidth) : "",
                     value: part, isNull: isNull))

@@ -33,6 +33,10 @@ package enum ViewerAction: ScreenAction {
     case frequency
     /// `I`: a row per column with its figures, as a new sheet on top.
     case describe
+    /// `C`: the table's columns and keys, as a new sheet on top.
+    case columnsSheet
+    /// `o`: the row the current cell's foreign key points to, as a new sheet.
+    case followReference
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -81,6 +85,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "# I", description: "a column's frequencies; I: describe", hint: nil,
         actions: [.character("#"): .frequency, .character("I"): .describe]),
+    KeyBinding(
+        keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
+        actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

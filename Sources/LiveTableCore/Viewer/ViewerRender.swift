@@ -511,7 +511,9 @@ private func knownRowCount(_ table: TableState) -> Int? {
 
 func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
     guard let table = state.table, let values = state.rowViewValues else { return [] }
-    return RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: state.width)
+    return RowDetail.lines(
+        names: table.viewed.source.columnNames, values: values, notes: table.viewed.source.referenceNotes,
+        width: state.width)
 }
 
 private func drawCentered(_ text: String, y: Int, into screen: inout Screen) {

@@ -102,6 +102,12 @@ struct CoveredSheet: Equatable, Sendable {
 /// prompt when it can not be opened.
 struct PendingSheet: Equatable, Sendable {
     var prompt: String?
+    /// The row to select once it opens (`o`'s referenced row), found as a
+    /// search finds its match. A sheet of the table on screen opens on top.
+    var locate: RowSearch?
+    /// `q`: the sheet below, shown anew even where it reads the same
+    /// source as the one closed (a table's row referenced by that table).
+    var uncovers = false
 }
 
 /// What is kept of a table left with `t`, for the session, and of a
@@ -207,6 +213,8 @@ package struct TableState: Equatable, Sendable {
     /// The selected row read whole for the row view, where the windows cut
     /// long values (PostgreSQL).
     package var wholeRow: WholeRow?
+    /// `o` waits for the selected row read whole, to follow this key.
+    var followedKey: ForeignKey?
 
     package init(viewed: ViewedSource) {
         self.viewed = viewed

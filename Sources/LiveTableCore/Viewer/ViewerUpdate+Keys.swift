@@ -51,6 +51,10 @@ extension ViewerState {
             return openFrequencySheet()
         case .describe:
             return openDescribeSheet()
+        case .columnsSheet:
+            return openColumnsSheet()
+        case .followReference:
+            return followReference()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -260,10 +264,7 @@ extension ViewerState {
     mutating func handleRowOverlay(_ action: ViewerAction?, scroll: Int) -> [ViewerEffect] {
         guard let action else { return [] }
         let page = RowDetail.page(height: self.height)
-        var lineCount = 0
-        if let table = self.table, let values = rowViewValues {
-            lineCount = RowDetail.lines(names: table.viewed.source.columnNames, values: values, width: self.width).count
-        }
+        let lineCount = rowDetailLines(self).count
         let lastScroll = max(0, lineCount - page)
         var scroll = scroll
         switch action {
@@ -293,7 +294,8 @@ extension ViewerState {
             // The row stays as it is while read.
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
-             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency, .describe:
+             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
+             .describe, .columnsSheet, .followReference:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

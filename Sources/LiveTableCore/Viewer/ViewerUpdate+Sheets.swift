@@ -74,8 +74,9 @@ extension ViewerState {
     }
 
     /// Enter on a sheet the viewer wrote: a frequency group's rows; on a
-    /// describe sheet, the sheet below with that column selected.
+    /// describe or columns sheet, the sheet below with that column selected.
     mutating func openSelectedRowOfSheet(_ sheet: DerivedSheet) -> [ViewerEffect] {
+        if case .columns = sheet.kind { return showSelectedColumn() }
         guard case .describe = sheet.kind else { return openSelectedGroup() }
         guard let column = table?.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue) else { return [] }
         coveredSheets[coveredSheets.count - 1].memory?.currentColumn = column
@@ -101,8 +102,9 @@ extension ViewerState {
 
     /// The sheet that opened is pushed over the one on screen.
     mutating func pushSheet(covering table: TableState?) {
-        guard pendingSheet != nil else { return }
+        guard let pending = pendingSheet else { return }
         pendingSheet = nil
+        guard !pending.uncovers else { return }
         if let table {
             remember(table)
         }
@@ -133,7 +135,9 @@ extension ViewerState {
             pendingSheet = nil
             return leaveSource() + [.listTables]
         }
-        return openTarget(target, memory: below.memory)
+        let effects = openTarget(target, memory: below.memory)
+        pendingSheet = PendingSheet(uncovers: true)
+        return effects
     }
 
     /// Where the sheet on screen stands: the sheets under it, by name.

@@ -38,6 +38,8 @@ extension ViewerState {
         table.stopsRowsBeforeCount()
         self.table = table
         pendingOpen = table.viewed.target
+        // A sheet on its way is left for it.
+        pendingSheet = nil
         return [.stop(.window), .stop(.rowsBefore),
                 .open(table.viewed.target, sortColumn: wanted.column, descending: wanted.descending)]
     }

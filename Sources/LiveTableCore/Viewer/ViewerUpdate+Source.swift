@@ -4,7 +4,8 @@ import Foundation
 
 extension ViewerState {
     /// Takes an opened source: a sort on its way, a source opened again after a
-    /// failure, or a new one.
+    /// failure, or a new one (a sheet, even of the same source: `o` from a
+    /// row to the row it references in its own table).
     mutating func opened(_ viewed: ViewedSource) -> [ViewerEffect] {
         guard pendingOpen == viewed.target else { return [] }
         pendingOpen = nil
@@ -14,8 +15,7 @@ extension ViewerState {
             pendingSheet = nil
             return sorted(viewed)
         }
-        if var table = self.table, table.viewed.target == viewed.target {
-            pendingSheet = nil
+        if var table = self.table, table.viewed.target == viewed.target, pendingSheet == nil {
             // Opened again after a failure: keep the selection, unless the
             // key changed shape with the schema.
             if table.selected?.key.count != viewed.ordering.keyColumns.count {
@@ -184,6 +184,7 @@ extension ViewerState {
         table.isRecovering = true
         self.table = table
         pendingOpen = table.viewed.target
+        pendingSheet = nil
         return [.open(table.viewed.target, sortColumn: table.viewed.ordering.sortColumn,
                       descending: table.viewed.ordering.descending)]
     }

@@ -24,12 +24,15 @@ extension ViewerState {
         return window.rows[index]
     }
 
-    /// A read of the selected row whole while the row view shows it and
-    /// the window holds its values cut: once per row and version of its
-    /// shown values. The whole row is let go with the row view.
+    /// A read of the selected row whole while the row view shows it (or
+    /// `o` waits for it) and the window holds its values cut: once per row
+    /// and version of its shown values. The whole row is let go with the
+    /// row view.
     mutating func readWholeRow() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        guard case .row = overlay, table.viewed.source.shownExpressions != nil,
+        var isWanted = table.followedKey != nil
+        if case .row = overlay { isWanted = true }
+        guard isWanted, table.viewed.source.shownExpressions != nil,
               let index = table.selectedIndex, let window = table.window, window.rows.indices.contains(index)
         else {
             guard table.wholeRow != nil else { return [] }
@@ -50,7 +53,10 @@ extension ViewerState {
         guard var table = self.table, var whole = table.wholeRow, whole.position == position else { return [] }
         whole.values = values
         table.wholeRow = whole
+        let followed = table.followedKey
+        table.followedKey = nil
         self.table = table
-        return []
+        // Gone meanwhile (nil): followed with the values shown.
+        return followed.map { openReferencedRow($0, in: values ?? whole.shown) } ?? []
     }
 }

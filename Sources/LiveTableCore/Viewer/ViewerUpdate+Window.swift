@@ -311,6 +311,7 @@ extension ViewerState {
         table.stopsRowsBeforeCount()
         self.table = table
         pendingOpen = table.viewed.target
+        pendingSheet = nil
         let ordering = table.viewed.ordering
         return [.stop(.window), .stop(.rowsBefore),
                 .open(table.viewed.target, sortColumn: ordering.sortColumn, descending: ordering.descending)]

@@ -37,7 +37,8 @@ extension ViewerState {
         case let .tablesCounted(from, names, counts):
             return tablesCounted(from: from, names: names, counts: counts)
         case let .opened(viewed):
-            return opened(viewed)
+            let locate = pendingSheet?.locate
+            return opened(viewed) + locateRow(locate, in: viewed)
         case let .openFailed(error, kind):
             return openFailed(error, kind)
         case let .window(value, now):

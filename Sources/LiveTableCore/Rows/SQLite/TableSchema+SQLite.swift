@@ -179,9 +179,12 @@ extension TableSchema {
                 arguments: [primaryKeyIndex])
             descendingKeyColumns = Set(descending.compactMap { $0["name"] as String? })
         }
-        let table = TableSchema(
+        var table = TableSchema(
             name: entry.name, kind: kind, columns: columns, identity: identity,
             descendingKeyColumns: descendingKeyColumns)
+        if kind == .table || kind == .withoutRowidTable {
+            table.foreignKeys = try foreignKeys(db, table: entry.name, columns: table.columnNames)
+        }
         // A virtual table of a missing module fails here, not above.
         _ = try db.makeStatement(sql: "SELECT * FROM \(table.name.quotedSQLIdentifier) LIMIT 0")
         return table

@@ -225,8 +225,8 @@ extension PostgresDataSource {
         ORDER BY i.indisprimary DESC, i.indnkeyatts, i.indexrelid
         """
 
-    /// A hash of the columns, indexes and inheritance children (which take
-    /// the key's identity away); no row when the relation is gone.
+    /// A hash of the columns, indexes, foreign keys and inheritance children
+    /// (which take the key's identity away); no row when the relation is gone.
     static let schemaVersionSQL = """
         SELECT hashtext(
           coalesce((SELECT string_agg(attnum || ':' || attname || ':' || atttypid || ':' || atttypmod || ':' || attnotnull, ',' ORDER BY attnum)
@@ -234,6 +234,8 @@ extension PostgresDataSource {
           || '|' ||
           coalesce((SELECT string_agg(indexrelid || ':' || indkey::text || ':' || indisvalid, ',' ORDER BY indexrelid)
                     FROM pg_catalog.pg_index WHERE indrelid = r.oid), '')
+          || '|' || coalesce((SELECT string_agg(oid::text, ',' ORDER BY oid)
+                              FROM pg_catalog.pg_constraint WHERE conrelid = r.oid AND contype = 'f'), '')
           || '|' || (SELECT count(*) FROM pg_catalog.pg_inherits WHERE inhparent = r.oid))
         FROM (SELECT to_regclass($1)::oid AS oid) r
         WHERE r.oid IS NOT NULL
@@ -289,8 +291,9 @@ extension PostgresDataSource {
                 columns[index].isNotNull = true
             }
         }
-        let table = TableSchema(
+        var table = TableSchema(
             name: relation.name, kind: relation.kind, columns: columns, identity: identity, schema: relation.schema)
+        table.foreignKeys = try foreignKeys(of: relation, reader)
         return (table, textOrdered, types, cut)
     }
 

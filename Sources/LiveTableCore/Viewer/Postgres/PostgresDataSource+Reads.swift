@@ -229,7 +229,7 @@ extension PostgresDataSource {
         case let .query(sql):
             source = try query(sql, reader)
         case let .sheet(sheet):
-            source = try query(sheet.sql, reader).keyed(by: sheet)
+            source = try query(try sheet.postgresStatement(reader), reader).keyed(by: sheet)
         }
         source = try source.applyingFilter(filter)
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)

@@ -16,7 +16,7 @@ extension ViewedSource {
         switch target {
         case let .table(name): source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         case let .query(sql): source = try RowSource.query(sql, in: db)
-        case let .sheet(sheet): source = try RowSource.query(sheet.sql, in: db).keyed(by: sheet)
+        case let .sheet(sheet): source = try RowSource.query(try sheet.sqliteStatement(db), in: db).keyed(by: sheet)
         }
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
         return ViewedSource(

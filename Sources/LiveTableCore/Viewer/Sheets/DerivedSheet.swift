@@ -14,13 +14,16 @@ package struct DerivedSheet: Hashable, Sendable {
         /// `I`: a row per column of the sheet below, with its figures; until
         /// they are computed (`figures` false), its names and types only.
         case describe(figures: Bool)
+        /// `C`: one row per column of the table (`ColumnsSheet.swift`).
+        case columns(table: String)
     }
 
     package var kind: Kind
     /// The sheet it was opened over, and the filter that sheet had.
     package var base: ViewerTarget
     package var baseFilter: String?
-    /// In the dialect of the database it was written for.
+    /// In the dialect of the database it was written for; empty for
+    /// `.columns`, which each database writes from its catalog as it opens.
     package var sql: String
     /// The result columns that tell its rows apart.
     package var key: [String]
