@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1472
-@MainActor private func example_ReactiveGRDB_md_1472() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1472)
+// Docs/ReactiveGRDB.md:1477
+@MainActor private func example_ReactiveGRDB_md_1477() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1477)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1532
-@MainActor private func example_ReactiveGRDB_md_1532() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1532)
+// Docs/ReactiveGRDB.md:1537
+@MainActor private func example_ReactiveGRDB_md_1537() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1537)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -7,11 +7,6 @@ import XCTest
 final class SharedStateRuleTests: XCTestCase {
     /// Files that still use a bare lock, each saying why.
     static let bareLockFiles: Set<String> = [
-        // Re-entrant: the downstream may request or cancel from `receive`,
-        // which is called with the lock held (its pacing is `PacedReads`).
-        "ReactiveGRDB/Utils/ObservationSubscription.swift",
-        // ObservationSubscription's re-entrant lock: goes with it.
-        "ReactiveGRDB/Utils/Lock+Synchronized.swift",
         // Re-entrant, held across each libpq call: a forEachRow body reads
         // the connection's facts under it.
         "PostgresClient/PostgresConnection.swift",
