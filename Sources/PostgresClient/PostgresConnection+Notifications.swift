@@ -23,19 +23,21 @@ extension PostgresConnection {
     /// The notifications that arrived since the last call, oldest first;
     /// reads what is waiting on the socket without blocking.
     package func notifications() throws -> [PostgresNotification] {
-        try withServer { connection in
-            guard PQconsumeInput(connection) != 0 else {
-                throw PostgresError.connectionFailure(connection, secrets: secrets)
+        try withServer {
+            try link.withLock { link in
+                guard PQconsumeInput(link.connection) != 0 else {
+                    throw PostgresError.connectionFailure(link.connection, secrets: link.secrets)
+                }
+                var notifications: [PostgresNotification] = []
+                while let notify = PQnotifies(link.connection) {
+                    defer { PQfreemem(notify) }
+                    notifications.append(PostgresNotification(
+                        channel: notify.pointee.relname.map { String(cString: $0) } ?? "",
+                        payload: notify.pointee.extra.map { String(cString: $0) } ?? "",
+                        processID: notify.pointee.be_pid))
+                }
+                return notifications
             }
-            var notifications: [PostgresNotification] = []
-            while let notify = PQnotifies(connection) {
-                defer { PQfreemem(notify) }
-                notifications.append(PostgresNotification(
-                    channel: notify.pointee.relname.map { String(cString: $0) } ?? "",
-                    payload: notify.pointee.extra.map { String(cString: $0) } ?? "",
-                    processID: notify.pointee.be_pid))
-            }
-            return notifications
         }
     }
 }

@@ -5,9 +5,7 @@ import Synchronization
 /// A connection to a PostgreSQL server, through libpq.
 /// Synchronous, as a GRDB connection is: each call blocks until the server answers, and calls from
 /// several threads are serialised. ``cancel()`` is the exception, from any thread.
-// @unchecked: libpq's PGconn is not thread-safe; every use of it holds
-// `lock`. The cancel object, made for use from any thread, has its own.
-package final class PostgresConnection: @unchecked Sendable {
+package final class PostgresConnection: Sendable {
     package enum Status: Sendable, Equatable {
         case ok
         /// The connection broke (server restarted, network down): calls
@@ -15,27 +13,39 @@ package final class PostgresConnection: @unchecked Sendable {
         case bad
     }
 
-    /// The libpq connection; only touched while `lock` is held. A new one
-    /// after ``reset()``.
-    private(set) var connection: OpaquePointer
-    /// How many times ``reset()`` replaced `connection`; guarded by
-    /// `lock`. An attempt that finds it changed since it started was
-    /// overtaken by another reset, and leaves the newer connection be.
-    private var generation = 0
-    /// Recursive, so that a ``forEachRow(_:_:timeout:columns:_:)`` body may
-    /// read the connection's facts; a statement started there is refused
-    /// (`isStreaming`) rather than left to deadlock.
-    let lock = NSRecursiveLock()
-    var isStreaming = false
-    /// True once a statement's answer did not come by its deadline: the
-    /// connection is mid-statement for good; guarded by `lock`.
-    var abandoned = false
+    /// The libpq connection and what goes with it.
+    // @unchecked Sendable: libpq's PGconn is not thread-safe, and is only
+    // used under `link`.
+    struct Link: @unchecked Sendable {
+        /// A new one after ``reset()``.
+        var connection: OpaquePointer
+        /// How many times ``reset()`` replaced `connection`. An attempt
+        /// that finds it changed since it started was overtaken by another
+        /// reset, and leaves the newer connection be.
+        var generation = 0
+        /// True once a statement's answer did not come by its deadline: the
+        /// connection is mid-statement for good.
+        var abandoned = false
+        /// The passwords this connection used, cut out of every message
+        /// (``reset()`` may read `~/.pgpass` again).
+        var secrets: Secrets
+        /// The thread whose ``forEachRow(_:_:timeout:columns:_:)`` body
+        /// runs, in the statement's turn: a statement it starts is refused
+        /// rather than left to wait for itself.
+        var streamingThread: pthread_t?
+    }
+
+    /// Held for each libpq call, or each wait for the server, and for each
+    /// fact read. A forEachRow body runs out of it, so that it may read
+    /// the facts.
+    let link: Mutex<Link>
+    /// Held for a whole statement, a forEachRow body included, before
+    /// `link`: libpq takes no statement before the last result of the one
+    /// that runs. The statements of other threads wait for their turn.
+    private let statementTurn = Mutex(())
     /// The cancel object and the socket, which callers read while a
-    /// statement runs, hence out of `lock`.
+    /// statement runs, hence out of `link`.
     let side: SideState
-    /// The passwords this connection used, cut out of every message;
-    /// guarded by `lock` (``reset()`` may read `~/.pgpass` again).
-    private(set) var secrets: Secrets
     /// libpq's keywords and values of the connection, for ``reset()``.
     private let options: [(String, String)]
     /// Whether ``reset()`` must cut the string given as a whole out of
@@ -60,8 +70,7 @@ package final class PostgresConnection: @unchecked Sendable {
         let secrets = Secrets(passwords: passwords + attempt.passwords, unparsedConnectionString: unparsed)
         let connection = try Self.connection(from: outcome, secrets: secrets)
         Self.quiet(connection)
-        self.connection = connection
-        self.secrets = secrets
+        link = Mutex(Link(connection: connection, secrets: secrets))
         self.options = options
         unparsedConnectionString = unparsed
         side = SideState(connection)
@@ -69,6 +78,7 @@ package final class PostgresConnection: @unchecked Sendable {
 
     deinit {
         side.close()
+        let connection = link.withLock { $0.connection }
         ProcessExitGate.shared.passIfOpen { PQfinish(connection) }
     }
 
@@ -132,59 +142,67 @@ package final class PostgresConnection: @unchecked Sendable {
     // MARK: - Status
 
     /// Whether the connection is usable: `.bad` once broken, or left
-    /// mid-statement by a timeout. Waits for a running statement.
+    /// mid-statement by a timeout. Waits for the libpq call that runs.
     package var status: Status {
-        withConnection { PQstatus($0) == CONNECTION_OK && !abandoned ? .ok : .bad }
+        link.withLock { PQstatus($0.connection) == CONNECTION_OK && !$0.abandoned ? .ok : .bad }
     }
 
     /// Whether a statement's answer did not come by its deadline: the connection is left mid-statement,
     /// ``Status/bad`` until ``reset()``. Unlike a broken one, its path may still be frozen: reconnecting
     /// at once would wait out the connect timeout.
     package var isAbandoned: Bool {
-        withConnection { _ in abandoned }
+        link.withLock { $0.abandoned }
     }
 
     /// Closes the connection and opens it again with the same options (libpq tries every host again).
     package func reset(timeout: TimeInterval? = nil, interruptedBy interrupt: WakeUpDescriptor? = nil) throws {
+        try refuseWhileStreaming()
         var attempt = ConnectAttempt(deadline: timeout.map { Deadline(seconds: $0) }, interrupt: interrupt)
-        let started = withConnection { _ in generation }
-        // Out of `lock`: the attempt touches no state of this object, and
-        // may take `connect_timeout` per host.
+        let started = link.withLock { $0.generation }
+        // Out of the locks: the attempt touches no state of this object,
+        // and may take `connect_timeout` per host.
         let outcome = try ProcessExitGate.shared.pass(nil) { attempt.run(options) }
-        try withConnection { old in
-            secrets = Secrets(
-                passwords: secrets.passwords + attempt.passwords,
-                unparsedConnectionString: unparsedConnectionString)
-            let replacement: OpaquePointer?
-            var failure: PostgresError?
-            switch outcome {
-            case let .connected(connection):
-                replacement = connection
-                Self.quiet(connection)
-            case let .refused(connection, earlier, timedOut):
-                replacement = connection
-                failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: secrets)
-            case .deadlinePassed, .interrupted, .exiting, .pollFailed:
-                replacement = nil
-                failure = Self.unfinished(outcome)
-            }
-            // Another reset put its connection in since this attempt
-            // started: that newer one stays, whatever this attempt got (a
-            // refusal must not replace a connection that works).
-            if let replacement, generation != started {
-                ProcessExitGate.shared.passIfOpen { PQfinish(replacement) }
-            } else if let replacement {
-                // What PQreset leaves: the old session closed, and a
-                // connection that works or says why not. Out of memory,
-                // the old one stays.
-                ProcessExitGate.shared.passIfOpen { PQfinish(old) }
-                connection = replacement
-                generation += 1
-                abandoned = false
-                side.renew(replacement)
-            }
-            if let failure { throw failure }
+        // In a statement's turn: a stream of another thread keeps its
+        // connection to the end.
+        try withTurn { try link.withLock { try replace(&$0, after: outcome, started: started, attempt.passwords) } }
+    }
+
+    private func replace(
+        _ link: inout Link, after outcome: ConnectAttempt.Outcome, started: Int, _ passwords: [String]) throws
+    {
+        link.secrets = Secrets(
+            passwords: link.secrets.passwords + passwords,
+            unparsedConnectionString: unparsedConnectionString)
+        let replacement: OpaquePointer?
+        var failure: PostgresError?
+        switch outcome {
+        case let .connected(connection):
+            replacement = connection
+            Self.quiet(connection)
+        case let .refused(connection, earlier, timedOut):
+            replacement = connection
+            failure = Self.failure(of: connection, earlier: earlier, timedOut: timedOut, secrets: link.secrets)
+        case .deadlinePassed, .interrupted, .exiting, .pollFailed:
+            replacement = nil
+            failure = Self.unfinished(outcome)
         }
+        // Another reset put its connection in since this attempt
+        // started: that newer one stays, whatever this attempt got (a
+        // refusal must not replace a connection that works).
+        if let replacement, link.generation != started {
+            ProcessExitGate.shared.passIfOpen { PQfinish(replacement) }
+        } else if let replacement {
+            // What PQreset leaves: the old session closed, and a
+            // connection that works or says why not. Out of memory,
+            // the old one stays.
+            let old = link.connection
+            ProcessExitGate.shared.passIfOpen { PQfinish(old) }
+            link.connection = replacement
+            link.generation += 1
+            link.abandoned = false
+            side.renew(replacement)
+        }
+        if let failure { throw failure }
     }
 
     // MARK: - Connection facts
@@ -234,20 +252,38 @@ package final class PostgresConnection: @unchecked Sendable {
     /// ``reset()``.
     package var socket: Int32 { side.socket }
 
-    // MARK: - The lock
+    // MARK: - The locks
 
-    func withConnection<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
+    /// Runs `body`, which reads the libpq connection without talking to
+    /// the server.
+    func withConnection<T: Sendable>(_ body: (OpaquePointer) -> T) -> T {
+        link.withLock { body($0.connection) }
     }
 
-    /// Runs `body`, which talks to the server, with the libpq connection,
-    /// one thread at a time, unless the process exits (`ProcessExitGate`).
-    func withServer<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
-        try withConnection { connection in
-            try ProcessExitGate.shared.pass(side) { try body(connection) }
+    /// Runs `body` in a statement's turn: after the statement that runs on
+    /// another thread. From a forEachRow body it is refused, rather than
+    /// wait for the turn that its own stream holds.
+    func withTurn<T>(_ body: () throws -> T) throws -> T {
+        try refuseWhileStreaming()
+        return try statementTurn.withLock { _ in try body() }
+    }
+
+    private func refuseWhileStreaming() throws {
+        let thread = pthread_self()
+        let isStreaming = link.withLock { link in
+            link.streamingThread.map { pthread_equal($0, thread) != 0 } ?? false
         }
+        if isStreaming {
+            throw PostgresError(
+                kind: .usage,
+                message: "the connection is busy streaming rows: run this statement on another connection")
+        }
+    }
+
+    /// Runs `body`, a statement, in its turn, unless the process exits
+    /// (`ProcessExitGate`). It takes `link` for each libpq call.
+    func withServer<T>(_ body: () throws -> T) throws -> T {
+        try withTurn { try ProcessExitGate.shared.pass(side, body) }
     }
 }
 

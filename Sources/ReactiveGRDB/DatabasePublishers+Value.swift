@@ -283,7 +283,7 @@ extension DatabasePublishers {
 /// into published values, and drops a value identical to the previous
 /// published one, if asked to.
 ///
-/// The subscription calls it one value at a time, with its lock held.
+/// The subscription calls it one value at a time, from one thread at a time.
 private final class ObservationDownstream<Fetched, Downstream>: Subscriber
 where Downstream: Subscriber, Downstream.Failure == Error
 {

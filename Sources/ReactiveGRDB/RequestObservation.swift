@@ -208,8 +208,8 @@ extension ValueObservation where Reducer == ValueReducers.Fetch<Never> {
 /// A fetched value, and what is compared to detect duplicates: the fetched
 /// rows for records, the value itself otherwise.
 // @unchecked Sendable: the key holds copies of fetched rows or plain values,
-// never mutated. It is compared on the observation's queue and under the
-// subscription's lock, one value after the other.
+// never mutated. It is compared on the observation's queue and by the
+// subscription's delivering thread, one value after the other.
 struct FetchedValue<Value>: @unchecked Sendable {
     let value: Value
     let key: any Equatable

@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1473
-@MainActor private func example_ReactiveGRDB_md_1473() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1473)
+// Docs/ReactiveGRDB.md:1478
+@MainActor private func example_ReactiveGRDB_md_1478() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1478)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1533
-@MainActor private func example_ReactiveGRDB_md_1533() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1533)
+// Docs/ReactiveGRDB.md:1538
+@MainActor private func example_ReactiveGRDB_md_1538() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1538)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import Synchronization
 import XCTest
 
 /// forEachRow: rows one at a time, in constant memory, stopped early.
@@ -102,6 +103,54 @@ extension PostgresStreamTests {
         XCTAssertEqual(host, "127.0.0.1")
         XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
     }
+
+    func testResetFromTheBodyIsRefusedAndTheStreamEnds() throws {
+        var nested: Error?
+        var seen: [String?] = []
+        try connection.forEachRow("SELECT generate_series(1, 3)") { row in
+            seen.append(row.string(column: 0))
+            if seen.count == 1 {
+                XCTAssertThrowsError(try connection.reset()) { nested = $0 }
+                XCTAssertEqual(connection.status, .ok)
+            }
+            return true
+        }
+        XCTAssertEqual((nested as? PostgresError)?.kind, .usage)
+        XCTAssertEqual(seen, ["1", "2", "3"])
+        XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
+    }
+
+    /// The body runs out of the connection's lock, but in its statement's
+    /// turn: another thread's statement waits for the stream's end, rather
+    /// than go in between two rows.
+    func testAStatementOfAnotherThreadWaitsForTheStreamToEnd() throws {
+        let connection = try XCTUnwrap(connection)
+        let other = OtherStatement()
+        let otherEnded = DispatchSemaphore(value: 0)
+        var endedDuringTheStream = false
+        var seen = 0
+        try connection.forEachRow("SELECT g, pg_sleep(0.01) FROM generate_series(1, 20) g") { _ in
+            seen += 1
+            if seen == 1 {
+                DispatchQueue.global().async {
+                    let result = Result { try connection.execute("SELECT 'other'", timeout: 30).rows }
+                    other.result.withLock { $0 = result }
+                    otherEnded.signal()
+                }
+            } else if seen == 2 {
+                // The other statement has had a moment to slip in.
+                endedDuringTheStream = otherEnded.wait(timeout: .now() + 0.5) == .success
+            }
+            return true
+        }
+        XCTAssertEqual(seen, 20)
+        XCTAssertFalse(endedDuringTheStream)
+        if !endedDuringTheStream {
+            XCTAssertEqual(otherEnded.wait(timeout: .now() + 30), .success)
+        }
+        XCTAssertEqual(try other.result.withLock { $0 }?.get(), [["other"]])
+        XCTAssertEqual(try connection.execute("SELECT 1").rows, [["1"]])
+    }
 }
 
 /// forEachRow's `timeout:`: per wait for the next row, not for the whole
@@ -144,4 +193,9 @@ extension PostgresStreamTests {
         XCTAssertFalse(connection.isAbandoned)
         XCTAssertEqual(try connection.execute("SELECT 3", timeout: 5).rows, [["3"]])
     }
+}
+
+/// The outcome of a statement run on another thread.
+private final class OtherStatement: Sendable {
+    let result = Mutex<Result<[[String?]], Error>?>(nil)
 }

@@ -10,63 +10,6 @@ typealias ObservationStart<Value> = @Sendable (
     _ onChange: @escaping @Sendable (Value) -> Void)
 -> AnyDatabaseCancellable
 
-/// Starts a database observation again, after a commit of another process:
-/// an `ObservationStart` that also calls `onFetched` when a value is
-/// fetched, before it is scheduled, so that the time of the read does not
-/// include the wait for the subscriber's queue.
-typealias RestartStart<Value> = @Sendable (
-    _ onError: @escaping @Sendable (Error) -> Void,
-    _ onChange: @escaping @Sendable (Value) -> Void,
-    _ onFetched: @escaping @Sendable () -> Void)
--> AnyDatabaseCancellable
-
-/// Fetches the value of a database observation once, on `reader`, as
-/// `RestartStart` does: the observation that runs is left alone.
-typealias RefetchStart<Value> = @Sendable (
-    _ reader: any DatabaseReader,
-    _ onError: @escaping @Sendable (Error) -> Void,
-    _ onChange: @escaping @Sendable (Value) -> Void,
-    _ onFetched: @escaping @Sendable () -> Void)
--> AnyDatabaseCancellable
-
-/// How an observation subscription sees the commits of other processes,
-/// which GRDB does not see.
-struct OtherProcessRefresh<Value>: Sendable {
-    /// What a subscription does when another process committed.
-    enum Action: Sendable {
-        /// Starts the observation again: its initial value is the fresh
-        /// value. It works on read-only connections too, where GRDB fetches
-        /// once, and fetches on a reader of a pool, without waiting for the
-        /// writer. The start must not be `.immediate`: it is called from
-        /// the watch's queue.
-        case restart(RestartStart<Value>)
-        /// Fetches the fresh value once, on a read-only connection of the
-        /// watch, and keeps the observation, which sees the app's own
-        /// transactions: on a writable pool, a restart fetches twice (on a
-        /// reader, then on the writer).
-        case refetch(RefetchStart<Value>)
-        /// Calls its argument once, asynchronously, with the value to
-        /// emit: a region observation emits a connection from the
-        /// writer's queue.
-        case emit(@Sendable (_ emit: @escaping @Sendable (Value) -> Void) -> Void)
-        /// Makes GRDB notify the observations of a writable database: a
-        /// shared observation refreshes all its subscribers. The watch
-        /// notifies once per commit, for all the subscriptions that ask.
-        case notify
-    }
-
-    /// The observed database.
-    var reader: any DatabaseReader
-    /// How commits are detected.
-    var commits: OtherProcessCommits
-    /// What the subscription does after one.
-    var action: Action
-    /// Runs its argument where the observation delivers its errors: a
-    /// `DatabaseFileChangedError` comes from the watch's queue, and must
-    /// reach the subscriber where the observation's own errors do.
-    var schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
-}
-
 /// The subscription of the observation publishers: values of a
 /// `ValueObservation` or of a `SharedValueObservation`, and database
 /// connections of a `DatabaseRegionObservation`.
@@ -85,53 +28,165 @@ struct OtherProcessRefresh<Value>: Sendable {
 ///   (none by default), and the commits seen meanwhile make one more, so
 ///   that a burst of commits ends with the latest value and leaves no queue
 ///   behind.
-// @unchecked Sendable: `state`, `cancellable`, `generation`, `fetchStamp`,
-// `registration`, `awaitsFirstValue` and the `refetch...` properties are
-// only accessed with `lock` held.
+///
+/// ## Delivery
+///
+/// The lock is never held while the downstream runs, nor while GRDB or the
+/// watch are called: the downstream may request more or cancel from
+/// `receive(_:)`, and an `.immediate` observation delivers from `start`.
+/// Values and the completion go through a queue instead, which one thread
+/// at a time empties (`isDelivering`): a value that arrives while another
+/// thread delivers waits there, and that thread delivers it next. So the
+/// downstream gets them one at a time, in the order they came. Each one's
+/// demand is checked as its turn comes, as if it had waited for a lock: it
+/// counts what the value before it requested. The region publisher's
+/// connections all come from the writer's queue, one after the other, so
+/// each is delivered inside its database access.
+// @unchecked Sendable: the mutable state is in `state`; the downstream is
+// called out of it by the one thread that delivers.
 final class ObservationSubscription<Downstream>: Subscription, @unchecked Sendable
 where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 {
     typealias Start = ObservationStart<Downstream.Input>
 
-    private enum State {
+    private enum Phase {
         /// Waiting for demand, not observing the database.
-        case waitingForDemand(Downstream, start: Start)
+        case waitingForDemand(start: Start)
         /// Observing the database. `start` stays here because it retains
         /// the database: GRDB's region observation does not, and the
         /// database must live as long as the subscription observes it.
-        case observing(Downstream, start: Start, remainingDemand: Subscribers.Demand)
+        case observing(start: Start)
         /// Failed or cancelled, not observing the database.
         case finished
     }
 
-    // The cancellable is not part of the state, because the state must be
-    // `.observing` *before* the observation starts: an `.immediate`
-    // observation delivers its first value, or an error, from `start`.
-    private var cancellable: AnyDatabaseCancellable?
-    private var state: State
-    private let lock = NSRecursiveLock() // Allow re-entrancy
+    /// A value or the completion on its way to the downstream.
+    // @unchecked Sendable: a value goes from the thread that fetched it to
+    // the thread that delivers it, once, as every Combine value does.
+    private struct Delivery: @unchecked Sendable {
+        enum Event {
+            case value(Downstream.Input)
+            case completion(Subscribers.Completion<Error>)
+        }
+
+        /// Where a value comes from, which says whether it is still
+        /// current when its turn comes, and what follows it.
+        enum Origin {
+            /// The observation of this generation (restarts make new ones).
+            case observation(generation: Int)
+            /// The refetch of this number.
+            case refetch(generation: Int)
+            /// An `.emit` refresh.
+            case emit
+            case completion
+        }
+
+        var event: Event
+        var origin: Origin
+        /// When it arrived, by the clock of `paced`.
+        var arrival: TimeInterval?
+    }
+
+    /// What the delivering thread does out of the lock: deliver, if the
+    /// downstream is still there and asks for it, then tell the pacing.
+    private struct Step {
+        var downstream: Downstream?
+        var event: Delivery.Event
+        /// The finished refetch.
+        var refetch: AnyDatabaseCancellable?
+        var followUp: FollowUp = .none
+    }
+
+    private enum FollowUp {
+        case none
+        /// A refresh's value: the refresh ends.
+        case refreshEnded(arrival: TimeInterval?)
+        /// The first value of a `.restart` observation: its first fetch,
+        /// the first paced read, ends.
+        case firstReadEnded(arrival: TimeInterval?)
+        /// A refetched value: the refetch ends, and the app's own commits
+        /// made during it make one more.
+        case refetchEnded(arrival: TimeInterval?)
+        /// The observation's value after a refetched one: it may have been
+        /// fetched before the refetched one (see `receiveRefetched`).
+        case fetchAgain
+    }
+
+    private struct State {
+        var phase: Phase
+        /// Nil once cancelled, or once it got the completion.
+        var downstream: Downstream?
+        var demand = Subscribers.Demand.none
+        /// What waits for the thread that delivers, in the order it came.
+        var deliveries: [Delivery] = []
+        /// Whether a thread delivers: it empties `deliveries`.
+        var isDelivering = false
+        // Not in the phase, because the phase must be `.observing` *before*
+        // the observation starts: an `.immediate` observation delivers its
+        // first value, or an error, from `start`.
+        var cancellable: AnyDatabaseCancellable?
+        var registration: CommitWatch.Registration?
+        /// Incremented by each restart: the values of a cancelled
+        /// observation that were already scheduled are dropped.
+        var generation = 0
+        /// When the value of the refresh that runs was fetched.
+        var fetchStamp: FetchStamp?
+        /// The fetch of a `.refetch` refresh, and its number: the values of
+        /// an abandoned one are dropped.
+        var refetchCancellable: AnyDatabaseCancellable?
+        var refetchGeneration = 0
+        /// The app's own commits when the refetch started.
+        var refetchOwnCommits = 0
+        /// Whether the last value delivered was a refetched one.
+        var lastValueWasRefetched = false
+        /// True until the first value of a `.restart` observation.
+        var awaitsFirstValue = false
+        /// True until the observation started, with the watch registered:
+        /// a refresh asked meanwhile waits for it (`refreshWaits`).
+        var isStarting = false
+        var refreshWaits = false
+
+        var isObserving: Bool {
+            if case .observing = phase { return true }
+            return false
+        }
+
+        /// Takes the role of the delivering thread, if no thread has it.
+        mutating func claimsDelivery() -> Bool {
+            defer { isDelivering = true }
+            return !isDelivering
+        }
+
+        /// Ends the subscription: the database resources to release.
+        mutating func finish() -> Resources {
+            defer {
+                phase = .finished
+                cancellable = nil
+                registration = nil
+                refetchCancellable = nil
+            }
+            return Resources(
+                registration: registration, cancellable: cancellable, refetchCancellable: refetchCancellable)
+        }
+    }
+
+    /// What a finished subscription releases, out of the lock.
+    private struct Resources {
+        var registration: CommitWatch.Registration?
+        var cancellable: AnyDatabaseCancellable?
+        var refetchCancellable: AnyDatabaseCancellable?
+
+        func cancel() {
+            registration?.cancel()
+            cancellable?.cancel()
+            refetchCancellable?.cancel()
+        }
+    }
+
+    private let state: Mutex<State>
     private let otherProcesses: OtherProcessRefresh<Downstream.Input>?
-    private var registration: CommitWatch.Registration?
-    /// Incremented by each restart: the values of a cancelled observation
-    /// that were already scheduled are dropped.
-    private var generation = 0
     /// When refreshes run: one at a time, each followed by its pause.
     private let paced: PacedReads
-    /// When the value of the refresh that runs was fetched.
-    private var fetchStamp: FetchStamp?
-    /// The fetch of a `.refetch` refresh, and its number: the values of
-    /// an abandoned one are dropped.
-    private var refetchCancellable: AnyDatabaseCancellable?
-    private var refetchGeneration = 0
-    /// The app's own commits when the refetch started.
-    private var refetchOwnCommits = 0
-    /// Whether the last value delivered was a refetched one.
-    private var lastValueWasRefetched = false
-    /// True until the first value of a `.restart` observation: its first
-    /// fetch is the first paced read (see `request(_:)`).
-    private var awaitsFirstValue = false
-    /// Whether a commit waits for the lock on another thread.
-    private let hasDeferredCommit = Mutex(false)
     /// How often a refresh that found the file locked is tried again, at
     /// first, and for how long (`refreshDidFail`).
     private static var busyRetryInterval: Double { 0.001 }
@@ -142,7 +197,10 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     private static var lockedBurstPause: Double { 0.1 }
 
     init(start: @escaping Start, otherProcesses: OtherProcessRefresh<Downstream.Input>? = nil, downstream: Downstream) {
-        state = .waitingForDemand(downstream, start: start)
+        // nonisolated(unsafe): the downstream is only used from the Mutex,
+        // or by the thread that delivers.
+        nonisolated(unsafe) let state = State(phase: .waitingForDemand(start: start), downstream: downstream)
+        self.state = Mutex(state)
         self.otherProcesses = otherProcesses
         paced = PacedReads(policy: .writersLock(
             otherProcesses?.commits.pacing ?? .none, lockedBurstPause: Self.lockedBurstPause))
@@ -151,164 +209,227 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     var combineIdentifier: CombineIdentifier { CombineIdentifier(self) }
 
     func request(_ demand: Subscribers.Demand) {
-        lock.synchronized { sideEffect in
-            switch state {
-            case let .waitingForDemand(downstream, start):
-                guard demand > 0 else { return }
-                state = .observing(downstream, start: start, remainingDemand: demand)
-
-                // Watch before the observation starts, so that a commit
-                // made during its first fetch is not missed.
-                if let otherProcesses {
-                    // A commit during the first fetch of an observation that
-                    // restarts waits for its value: a restart would drop it,
-                    // and fetch again behind it (a slow query, twice).
-                    if case .restart = otherProcesses.action { awaitsFirstValue = true }
-                    paced.start(readingNow: awaitsFirstValue) { [weak self] reason in self?.pacedRead(reason) }
-                    do {
-                        let registration = try CommitWatch.register(
-                            reader: otherProcesses.reader,
-                            commits: otherProcesses.commits,
-                            listener: makeListener(otherProcesses.commits))
-                        self.registration = registration
-                        if let registration { paced.attach(registration) }
-                    } catch {
-                        state = .finished
-                        paced.stop()
-                        sideEffect = { downstream.receive(completion: .failure(error)) }
-                        return
-                    }
-                }
-
-                let generation = generation
-                let cancellable = start(
-                    { [weak self] error in self?.receive(completion: .failure(error), generation: generation) },
-                    { [weak self] value in self?.receive(value, generation: generation) })
-
-                // The state may have changed during `start` (an error, or a
-                // cancellation from the downstream).
-                if case .observing = state {
-                    self.cancellable = cancellable
-                } else {
-                    cancellable.cancel()
-                }
-
-            case let .observing(downstream, start, remainingDemand):
-                state = .observing(downstream, start: start, remainingDemand: remainingDemand + demand)
-
+        let start = state.withLock { state -> Start? in
+            switch state.phase {
+            case let .waitingForDemand(start):
+                guard demand > 0 else { return nil }
+                state.phase = .observing(start: start)
+                state.demand = demand
+                state.isStarting = true
+                return start
+            case .observing:
+                state.demand += demand
+                return nil
             case .finished:
-                break
+                return nil
             }
+        }
+        if let start {
+            startObserving(start)
         }
     }
 
     func cancel() {
-        lock.synchronized { sideEffect in
-            let cancellable = self.cancellable
-            let registration = self.registration
-            let refetchCancellable = self.refetchCancellable
-            self.cancellable = nil
-            self.registration = nil
-            self.refetchCancellable = nil
-            state = .finished
-            paced.stop()
-            sideEffect = {
-                registration?.cancel()
-                cancellable?.cancel()
-                refetchCancellable?.cancel()
-            }
+        let resources = state.withLock { state in
+            state.downstream = nil
+            state.deliveries.removeAll()
+            return state.finish()
         }
+        paced.stop()
+        resources.cancel()
     }
 
-    private func receive(_ value: Downstream.Input, generation: Int) {
-        // The downstream is called with the lock held, so that values are
-        // delivered one after the other, in order, and the demand stays
-        // accurate. The lock is recursive, so the downstream may request
-        // more or cancel from `receive(_:)`.
-        lock.synchronized {
-            guard generation == self.generation else { return }
-            // The read ends as its value arrives: the subscriber's own work
-            // is not reading.
-            let arrival = paced.now
-            deliver(value)
-            switch otherProcesses?.action {
-            case .restart where awaitsFirstValue:
-                awaitsFirstValue = false
-                paced.firstReadDidEnd(at: arrival)
-            case .restart:
-                // The first value of a restarted observation ends its refresh.
-                refreshDidEnd(at: arrival)
-            case .refetch:
-                // A value of the app's own transaction may have been fetched
-                // before the refetched one it follows: fetch again.
-                if lastValueWasRefetched {
-                    lastValueWasRefetched = false
-                    otherProcessDidCommit()
+    private func startObserving(_ start: Start) {
+        // Watch before the observation starts, so that a commit made during
+        // its first fetch is not missed: its refresh runs after the start.
+        if let otherProcesses {
+            // A commit during the first fetch of an observation that
+            // restarts waits for its value: a restart would drop it, and
+            // fetch again behind it (a slow query, twice).
+            var awaitsFirstValue = false
+            if case .restart = otherProcesses.action { awaitsFirstValue = true }
+            state.withLock { $0.awaitsFirstValue = awaitsFirstValue }
+            paced.start(readingNow: awaitsFirstValue) { [weak self] _ in self?.refresh() }
+            do {
+                let registration = try CommitWatch.register(
+                    reader: otherProcesses.reader,
+                    commits: otherProcesses.commits,
+                    listener: makeListener(otherProcesses.commits))
+                if let registration {
+                    let kept = state.withLock { state in
+                        if state.isObserving { state.registration = registration }
+                        return state.isObserving
+                    }
+                    if kept { paced.attach(registration) } else { registration.cancel() }
                 }
-            default:
-                break
+            } catch {
+                receive(completion: .failure(error), generation: 0)
+                return
             }
         }
+        let cancellable = start(
+            { [weak self] error in self?.receive(completion: .failure(error), generation: 0) },
+            { [weak self] value in self?.receive(value, generation: 0) })
+        keep(cancellable, generation: 0)
+        let refreshes = state.withLock { state in
+            defer { state.isStarting = false; state.refreshWaits = false }
+            return state.isObserving && state.refreshWaits
+        }
+        if refreshes { refresh() }
+    }
+
+    /// Keeps the observation of `generation`, or cancels it when the
+    /// subscription finished, or restarted, while it started.
+    private func keep(_ cancellable: AnyDatabaseCancellable, generation: Int) {
+        let kept = state.withLock { state in
+            guard state.isObserving, state.generation == generation else { return false }
+            state.cancellable = cancellable
+            return true
+        }
+        if !kept { cancellable.cancel() }
+    }
+
+    // MARK: - Delivery
+
+    private func receive(_ value: Downstream.Input, generation: Int) {
+        // The read ends as its value arrives: the subscriber's own work is
+        // not reading.
+        enqueue(Delivery(event: .value(value), origin: .observation(generation: generation), arrival: paced.now))
     }
 
     private func receiveRefetched(_ value: Downstream.Input, refetchGeneration: Int) {
-        lock.synchronized {
-            guard refetchGeneration == self.refetchGeneration, case .observing = state else { return }
-            let arrival = paced.now
-            refetchCancellable?.cancel()
-            refetchCancellable = nil
-            deliver(value)
-            lastValueWasRefetched = true
-            // An own commit during the fetch may have been missed by it, and
-            // its value published before: fetch again.
-            if let registration, registration.ownCommitCount != refetchOwnCommits {
-                paced.commit()
-            }
-            refreshDidEnd(at: arrival)
-        }
-    }
-
-    /// Delivers a value, if there is demand for it. Called with the lock held.
-    private func deliver(_ value: Downstream.Input) {
-        // A value that arrives with no demand is dropped, not buffered.
-        guard case let .observing(downstream, start, remainingDemand) = state, remainingDemand > .none else {
-            return
-        }
-        state = .observing(downstream, start: start, remainingDemand: remainingDemand - 1)
-        let additionalDemand = downstream.receive(value)
-        if case let .observing(downstream, start, remainingDemand) = state {
-            state = .observing(downstream, start: start, remainingDemand: remainingDemand + additionalDemand)
-        }
+        enqueue(Delivery(event: .value(value), origin: .refetch(generation: refetchGeneration), arrival: paced.now))
     }
 
     private func receive(completion: Subscribers.Completion<Error>, generation: Int) {
-        lock.synchronized { sideEffect in
-            guard generation == self.generation, case let .observing(downstream, _, _) = state else { return }
-            let registration = self.registration
-            let cancellable = self.cancellable
-            let refetchCancellable = self.refetchCancellable
-            self.registration = nil
-            self.cancellable = nil
-            self.refetchCancellable = nil
-            state = .finished
-            paced.stop()
-            sideEffect = {
-                registration?.cancel()
-                cancellable?.cancel()
-                refetchCancellable?.cancel()
+        let finished = state.withLock { state -> Resources? in
+            guard generation == state.generation, state.isObserving else { return nil }
+            state.deliveries.append(Delivery(event: .completion(completion), origin: .completion))
+            return state.finish()
+        }
+        guard let finished else { return }
+        paced.stop()
+        finished.cancel()
+        deliverQueued()
+    }
+
+    /// Queues a value, then delivers what waits, unless another thread
+    /// does already: it delivers this one too.
+    private func enqueue(_ delivery: Delivery) {
+        let delivers = state.withLock { state in
+            guard state.isObserving else { return false }
+            state.deliveries.append(delivery)
+            return state.claimsDelivery()
+        }
+        if delivers {
+            deliverAsTheDeliveringThread()
+        }
+    }
+
+    private func deliverQueued() {
+        if state.withLock({ $0.claimsDelivery() }) {
+            deliverAsTheDeliveringThread()
+        }
+    }
+
+    private func deliverAsTheDeliveringThread() {
+        while let step = state.withLock({ nextStep(&$0) }) {
+            perform(step)
+        }
+    }
+
+    /// The next delivery whose turn has come, or nil when none waits: the
+    /// thread then stops delivering. Called with the lock held.
+    private func nextStep(_ state: inout State) -> Step? {
+        while !state.deliveries.isEmpty {
+            let delivery = state.deliveries.removeFirst()
+            if case .completion = delivery.event {
+                defer { state.downstream = nil }
+                return Step(downstream: state.downstream, event: delivery.event)
+            }
+            var step = Step(downstream: nil, event: delivery.event)
+            switch delivery.origin {
+            case let .observation(generation):
+                guard generation == state.generation else { continue }
+                switch otherProcesses?.action {
+                case .restart where state.awaitsFirstValue:
+                    state.awaitsFirstValue = false
+                    step.followUp = .firstReadEnded(arrival: delivery.arrival)
+                case .restart:
+                    // The first value of a restarted observation ends its refresh.
+                    step.followUp = .refreshEnded(arrival: delivery.arrival)
+                case .refetch where state.lastValueWasRefetched:
+                    state.lastValueWasRefetched = false
+                    step.followUp = .fetchAgain
+                default:
+                    break
+                }
+            case let .refetch(generation):
+                guard generation == state.refetchGeneration, state.isObserving else { continue }
+                step.refetch = state.refetchCancellable
+                state.refetchCancellable = nil
+                state.lastValueWasRefetched = true
+                step.followUp = .refetchEnded(arrival: delivery.arrival)
+            case .emit:
+                step.followUp = .refreshEnded(arrival: nil)
+            case .completion:
+                break
+            }
+            // A value that arrives with no demand is dropped, not buffered.
+            if state.downstream != nil, state.demand > .none {
+                state.demand -= 1
+                step.downstream = state.downstream
+            }
+            return step
+        }
+        state.isDelivering = false
+        return nil
+    }
+
+    private func perform(_ step: Step) {
+        step.refetch?.cancel()
+        if let downstream = step.downstream {
+            switch step.event {
+            case let .value(value):
+                let additionalDemand = downstream.receive(value)
+                if additionalDemand > .none {
+                    state.withLock { state in
+                        if state.downstream != nil { state.demand += additionalDemand }
+                    }
+                }
+            case let .completion(completion):
                 downstream.receive(completion: completion)
             }
+        }
+        switch step.followUp {
+        case .none:
+            break
+        case let .refreshEnded(arrival):
+            refreshDidEnd(at: arrival)
+        case let .firstReadEnded(arrival):
+            paced.firstReadDidEnd(at: arrival)
+        case let .refetchEnded(arrival):
+            // An own commit during the fetch may have been missed by it,
+            // and its value published before: fetch again.
+            let missedOwnCommit = state.withLock { state in
+                state.registration.map { $0.ownCommitCount != state.refetchOwnCommits } ?? false
+            }
+            if missedOwnCommit { paced.commit() }
+            refreshDidEnd(at: arrival)
+        case .fetchAgain:
+            // A value of the app's own transaction may have been fetched
+            // before the refetched one it follows: fetch again.
+            otherProcessDidCommit()
         }
     }
 
     // MARK: - Other processes
 
     // The watch serves every subscription of its database from one queue:
-    // it never waits for this subscription's lock, which the subscriber
-    // holds while it receives a value, however long it takes.
+    // the lock it takes is never held while the subscriber receives.
     private func makeListener(_ commits: OtherProcessCommits) -> CommitWatch.Listener {
         CommitWatch.Listener(
-            onCommit: { [weak self] in self?.watchDidSeeCommit() },
+            onCommit: { [weak self] in self?.otherProcessDidCommit() },
             wantsCommits: { [weak self] in self?.wantsCommits ?? false },
             onFailure: { [weak self] error in
                 guard let self else { return }
@@ -319,71 +440,33 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
 
     private func watchDidFail(_ error: Error) {
         guard let otherProcesses else { return }
-        let generation: Int = lock.synchronized { self.generation }
+        let generation = state.withLock { $0.generation }
         otherProcesses.schedule { [weak self] in
             self?.receive(completion: .failure(error), generation: generation)
         }
     }
 
     /// False while a commit waits for its refresh: the refresh reads all
-    /// the commits made until it starts. True while the subscriber
-    /// receives a value: the watch looks anyway.
+    /// the commits made until it starts.
     private var wantsCommits: Bool {
-        guard lock.try() else { return true }
-        defer { lock.unlock() }
-        guard case .observing = state else { return false }
-        return !paced.isPending
-    }
-
-    /// Handles the commit at once if the lock is free, or later on another
-    /// thread: one such wait at a time, which sees the commits made until
-    /// it gets the lock.
-    private func watchDidSeeCommit() {
-        if lock.try() {
-            defer { lock.unlock() }
-            otherProcessDidCommit()
-            return
-        }
-        let schedules = hasDeferredCommit.withLock { has in
-            defer { has = true }
-            return !has
-        }
-        guard schedules else { return }
-        DispatchQueue.global().async { [weak self] in
-            guard let self else { return }
-            lock.synchronized {
-                hasDeferredCommit.withLock { $0 = false }
-                otherProcessDidCommit()
-            }
-        }
+        state.withLock { $0.isObserving } && !paced.isPending
     }
 
     private func otherProcessDidCommit() {
-        lock.synchronized {
-            guard case .observing = state else { return }
-            paced.commit()
-        }
+        guard state.withLock({ $0.isObserving }) else { return }
+        paced.commit()
     }
 
-    /// Ends a refresh, and pauses before the pending one, if any. Called
-    /// with the lock held.
-    private func refreshDidEnd(at arrival: TimeInterval? = nil) {
+    /// Ends a refresh, and pauses before the pending one, if any.
+    private func refreshDidEnd(at arrival: TimeInterval?) {
         // The read ends when its value is fetched, if known: the wait for
         // the subscriber's queue is not reading. A value that is not a
         // refresh's (the observation's first) is ignored by `paced`.
-        let end = fetchStamp?.time ?? arrival
-        fetchStamp = nil
-        paced.readDidEnd(at: end)
-    }
-
-    /// Starts a refresh that `paced` asks for: for commits that waited,
-    /// after the watch, which did not look meanwhile, looks again
-    /// (`CommitSignal.readerWantsCommits()`).
-    private func pacedRead(_ reason: PacedReads.Reason) {
-        lock.synchronized {
-            guard case .observing = state else { return }
-            refresh()
+        let fetched = state.withLock { state in
+            defer { state.fetchStamp = nil }
+            return state.fetchStamp?.time
         }
+        paced.readDidEnd(at: fetched ?? arrival)
     }
 
     /// Retries a refresh that found the database locked, or fails.
@@ -397,126 +480,110 @@ where Downstream: Subscriber & GRDBSendableMetatype, Downstream.Failure == Error
     /// get into one (a retry that fails costs the writer nothing), then
     /// every 50 ms.
     private func refreshDidFail(_ error: Error, generation: Int, refetchGeneration: Int? = nil) {
+        let isCurrent = state.withLock { state in
+            state.isObserving && generation == state.generation
+                && (refetchGeneration ?? state.refetchGeneration) == state.refetchGeneration
+        }
         guard let error = error as? DatabaseError,
               error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
         else {
-            let isCurrent = lock.synchronized { isCurrentRefresh(generation, refetchGeneration) }
             if isCurrent {
                 receive(completion: .failure(error), generation: generation)
             }
             return
         }
-        let delay: Double = lock.synchronized {
-            guard isCurrentRefresh(generation, refetchGeneration), case .observing = state else { return 0 }
-            paced.readFoundLocked()
-            let elapsed = paced.readElapsed
-            return elapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
-        }
-        guard delay > 0 else { return }
+        guard isCurrent else { return }
+        paced.readFoundLocked()
+        let delay = paced.readElapsed < Self.busyRetryWindow ? Self.busyRetryInterval : 0.05
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            lock.synchronized {
-                guard isCurrentRefresh(generation, refetchGeneration) else { return }
-                refresh()
+            let isCurrent = state.withLock { state in
+                generation == state.generation
+                    && (refetchGeneration ?? state.refetchGeneration) == state.refetchGeneration
             }
+            if isCurrent { refresh() }
         }
     }
 
-    /// Whether the refresh of these generations is the last one. Called
-    /// with the lock held.
-    private func isCurrentRefresh(_ generation: Int, _ refetchGeneration: Int?) -> Bool {
-        generation == self.generation && (refetchGeneration ?? self.refetchGeneration) == self.refetchGeneration
-    }
-
-    /// Called with the lock held.
+    /// Starts a refresh, which `paced` asks for: for commits that waited,
+    /// after the watch, which did not look meanwhile, looks again
+    /// (`CommitSignal.readerWantsCommits()`).
     private func refresh() {
-        guard let otherProcesses, case .observing = state else { return }
+        guard let otherProcesses else { return }
+        let proceeds = state.withLock { state in
+            if state.isStarting { state.refreshWaits = true }
+            return state.isObserving && !state.isStarting
+        }
+        guard proceeds else { return }
         switch otherProcesses.action {
         case let .restart(start):
-            generation += 1
-            let generation = generation
-            let previous = cancellable
-            cancellable = nil
-            previous?.cancel()
-            // Stamped on the database's queue, without the lock, which the
-            // delivery of a value holds.
-            let fetchStamp = FetchStamp(paced)
-            self.fetchStamp = fetchStamp
-            let cancellable = start(
-                { [weak self] error in self?.refreshDidFail(error, generation: generation) },
-                { [weak self] value in self?.receive(value, generation: generation) },
-                { fetchStamp.stamp() })
-            if case .observing = state, generation == self.generation {
-                self.cancellable = cancellable
-            } else {
-                cancellable.cancel()
-            }
-
+            restart(start)
         case let .refetch(start):
-            // Without a connection of its own, the pool fetches (twice).
-            let reader = registration?.refetchReader ?? otherProcesses.reader
-            refetchGeneration += 1
-            let refetchGeneration = refetchGeneration
-            let generation = generation
-            let previous = refetchCancellable
-            refetchCancellable = nil
-            previous?.cancel()
-            refetchOwnCommits = registration?.ownCommitCount ?? 0
-            let fetchStamp = FetchStamp(paced)
-            self.fetchStamp = fetchStamp
-            let cancellable = start(
-                reader,
-                { [weak self] error in
-                    self?.refreshDidFail(error, generation: generation, refetchGeneration: refetchGeneration)
-                },
-                { [weak self] value in self?.receiveRefetched(value, refetchGeneration: refetchGeneration) },
-                { fetchStamp.stamp() })
-            if case .observing = state, refetchGeneration == self.refetchGeneration {
-                refetchCancellable = cancellable
-            } else {
-                cancellable.cancel()
-            }
-
+            refetch(start, otherProcesses.reader)
         case .notify:
-            registration?.notifyChanges()
-            refreshDidEnd()
-
+            state.withLock { $0.registration }?.notifyChanges()
+            refreshDidEnd(at: nil)
         case let .emit(emit):
             emit { [weak self] value in
-                guard let self else { return }
-                lock.synchronized {
-                    deliver(value)
-                    refreshDidEnd()
-                }
+                self?.enqueue(Delivery(event: .value(value), origin: .emit))
             }
         }
     }
-}
 
-/// When the value of a refresh was fetched: its first value only, by the
-/// clock of its `PacedReads`.
-private final class FetchStamp: Sendable {
-    private let paced: PacedReads
-    private let _time = Mutex<TimeInterval?>(nil)
-
-    init(_ paced: PacedReads) {
-        self.paced = paced
-    }
-
-    /// The time of the first call to `stamp()`.
-    var time: TimeInterval? { _time.withLock { $0 } }
-
-    func stamp() {
-        let now = paced.now
-        _time.withLock { time in
-            if time == nil { time = now }
+    private func restart(_ start: RestartStart<Downstream.Input>) {
+        // Stamped on the database's queue, without the lock.
+        let fetchStamp = FetchStamp(paced)
+        let restarted = state.withLock { state -> (generation: Int, previous: AnyDatabaseCancellable?)? in
+            guard state.isObserving else { return nil }
+            defer { state.cancellable = nil }
+            state.generation += 1
+            state.fetchStamp = fetchStamp
+            return (state.generation, state.cancellable)
         }
+        guard let (generation, previous) = restarted else { return }
+        previous?.cancel()
+        let cancellable = start(
+            { [weak self] error in self?.refreshDidFail(error, generation: generation) },
+            { [weak self] value in self?.receive(value, generation: generation) },
+            { fetchStamp.stamp() })
+        keep(cancellable, generation: generation)
     }
-}
 
-/// The watch's registration is the signal of a subscription's `PacedReads`.
-extension CommitWatch.Registration: CommitSignal {
-    func readerWantsCommits() {
-        listenerWantsCommits()
+    private func refetch(_ start: RefetchStart<Downstream.Input>, _ observedReader: any DatabaseReader) {
+        let fetchStamp = FetchStamp(paced)
+        let refetch = state.withLock { state -> Refetch? in
+            guard state.isObserving else { return nil }
+            defer { state.refetchCancellable = nil }
+            state.refetchGeneration += 1
+            state.refetchOwnCommits = state.registration?.ownCommitCount ?? 0
+            state.fetchStamp = fetchStamp
+            // Without a connection of its own, the pool fetches (twice).
+            return Refetch(
+                reader: state.registration?.refetchReader ?? observedReader,
+                generation: state.generation, refetchGeneration: state.refetchGeneration,
+                previous: state.refetchCancellable)
+        }
+        guard let refetch else { return }
+        refetch.previous?.cancel()
+        let cancellable = start(
+            refetch.reader,
+            { [weak self] error in
+                self?.refreshDidFail(error, generation: refetch.generation, refetchGeneration: refetch.refetchGeneration)
+            },
+            { [weak self] value in self?.receiveRefetched(value, refetchGeneration: refetch.refetchGeneration) },
+            { fetchStamp.stamp() })
+        let kept = state.withLock { state in
+            guard state.isObserving, state.refetchGeneration == refetch.refetchGeneration else { return false }
+            state.refetchCancellable = cancellable
+            return true
+        }
+        if !kept { cancellable.cancel() }
+    }
+
+    private struct Refetch {
+        var reader: any DatabaseReader
+        var generation: Int
+        var refetchGeneration: Int
+        var previous: AnyDatabaseCancellable?
     }
 }
