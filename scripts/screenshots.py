@@ -203,6 +203,10 @@ def render(capture, path):
                 font = bold if char.bold else regular
                 if char.data in "─│┌┐└┘├┤┬┴┼":
                     draw_box_character(draw, char.data, left, top, cell_width, cell_height, fg)
+                elif char.data == "█":
+                    # The whole cell, as a terminal draws it: the font's
+                    # glyph does not fill the line height.
+                    draw.rectangle([left, top, left + cell_width - 1, top + cell_height - 1], fill=fg)
                 else:
                     draw.text((left, top + 1), char.data, font=font, fill=fg)
     image.save(path)
@@ -233,7 +237,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
-    parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png", "postgres.png"], help="make only this screenshot")
+    parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png", "postgres.png", "sheets.png",
+                                              "prompt.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
@@ -350,6 +355,45 @@ def main():
             finally:
                 tmux.kill()
 
+        def sheets():
+            # The frequency sheet of the status column (#), live: another
+            # program moves orders from paid to shipped, both counts change.
+            shop_directory = os.path.join(directory, "sheets")
+            os.makedirs(shop_directory)
+            shop = make_shop(shop_directory)
+            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            try:
+                tmux.wait_for("of 2,000 · live")
+                tmux.keys("l", "l", "l", "l", "l", "#")
+                tmux.wait_for("status: frequency")
+                tmux.wait(lambda screen: "row 1 of 4 · live" in screen, "the groups")
+                with sqlite3.connect(shop) as db:
+                    db.execute("UPDATE orders SET status = 'shipped' WHERE id IN "
+                               "(SELECT id FROM orders WHERE status = 'paid' LIMIT 40)")
+                db.close()
+                tmux.wait(lambda screen: "shipped" in screen.split("\n")[2], "shipped, the first group")
+                render(tmux.capture(), os.path.join(arguments.output, "sheets.png"))
+                print("screenshots: sheets.png")
+            finally:
+                tmux.kill()
+
+        def prompt():
+            # The query prompt (:), holding what the sheet runs, edited.
+            shop_directory = os.path.join(directory, "prompt")
+            os.makedirs(shop_directory)
+            shop = make_shop(shop_directory)
+            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            try:
+                tmux.wait_for("of 2,000 · live")
+                tmux.keys(":", "C-u")
+                tmux.text("SELECT customer, count(*) AS orders, sum(total) AS spent FROM orders "
+                          "GROUP BY customer ORDER BY spent DESC")
+                tmux.wait_for("ORDER BY spent DESC")
+                render(tmux.capture(), os.path.join(arguments.output, "prompt.png"))
+                print("screenshots: prompt.png")
+            finally:
+                tmux.kill()
+
         def follow():
             # The viewer following the end of the file (F) while another
             # program appends orders: the new ones show at the bottom,
@@ -442,7 +486,7 @@ def main():
 
         if arguments.only:
             {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer,
-             "postgres.png": postgres}[arguments.only]()
+             "postgres.png": postgres, "sheets.png": sheets, "prompt.png": prompt}[arguments.only]()
             return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
@@ -452,6 +496,8 @@ def main():
         viewer()
         follow()
         filtered()
+        sheets()
+        prompt()
         postgres()
 
 

@@ -4,7 +4,7 @@
 # the DejaVu fonts; pyte and Pillow in a virtual environment under .build/),
 # then runs scripts/screenshots.py.
 #
-#   scripts/screenshots.sh [output directory, default: screenshots] [--only follow.png|viewer.png|filter.png|postgres.png]
+#   scripts/screenshots.sh [output directory, default: screenshots] [--only follow.png|viewer.png|filter.png|postgres.png|sheets.png|prompt.png]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

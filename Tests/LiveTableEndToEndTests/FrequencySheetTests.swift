@@ -67,8 +67,14 @@ final class FrequencySheetTests: LiveTableTestCase {
         try waitForCounts(session, groupBy)
         let screen = try session.waitForScreen(containing: "row 1 of 5")
         XCTAssertEqual(Self.rows(screen).first?.split(separator: " ").prefix(2), ["shipped", "90"])
-        // The changed counts are highlighted (bold yellow).
-        XCTAssertTrue(try session.styledLines().codes(of: "90")?.contains("33") == true)
+        // The changed counts are highlighted (bold yellow, reversed); the
+        // changed bar in yellow, not reversed, where its blocks would blank.
+        let lines = try session.styledLines()
+        XCTAssertTrue(lines.first { $0.text.contains("shipped") }?.codes(of: "90")?.contains("33") == true)
+        // paid, not selected: 50 of 90, 11 blocks.
+        let paid = try XCTUnwrap(lines.first { $0.text.hasPrefix(" paid") })
+        let bar = try XCTUnwrap(paid.codes(of: String(repeating: "█", count: 11)))
+        XCTAssertTrue(bar.contains("33") && !bar.contains("7"), "\(bar)")
 
         // Enter: the shipped orders, filtered; q: back on the group; q: the orders.
         try session.send("Enter")

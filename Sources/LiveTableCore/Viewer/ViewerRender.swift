@@ -176,7 +176,7 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
                 let text = fitted.dropFirst(lead).trimmingCharacters(in: .whitespaces)
                 screen.put(text, x: column.x + lead, y: y, style: style.highlighted(highlight), maxWidth: column.width - lead)
             } else {
-                screen.put(fitted, x: column.x, y: y, style: style.highlighted(highlight), maxWidth: column.width)
+                screen.put(fitted, x: column.x, y: y, style: highlightedCell(style, highlight, fitted), maxWidth: column.width)
             }
             if let search = table.search, search.column ?? column.index == column.index, cell.kind == .text || cell.kind == .number {
                 var match = isSelected ? Style.selection : Style.match
@@ -469,6 +469,16 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
 }
 
 // MARK: - Helpers
+
+/// A bar's blocks (a frequency sheet's) take the background's color when
+/// reversed: a changed bar is drawn in the change's color instead, not blank.
+private func highlightedCell(_ style: CellStyle, _ highlight: CellHighlight?, _ text: String) -> CellStyle {
+    var highlighted = style.highlighted(highlight)
+    if highlight != nil, text.contains("█"), text.allSatisfy({ $0 == "█" || $0 == " " }) {
+        highlighted.reverse = false
+    }
+    return highlighted
+}
 
 private func oneLine(_ text: String) -> String {
     RowDetail.oneLine(text)
