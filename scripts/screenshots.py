@@ -302,13 +302,25 @@ def main():
                 db.execute("INSERT INTO player(name, score) VALUES ('Zoe', 950)")
             tmux.wait_for("Zoe")
 
-        def viewer():
-            # The viewer on the file, then another program's writes while
-            # it runs: an order of the screen changes, a new one arrives.
-            shop = make_shop(directory)
+        def shop_shot(name, prepare, subdirectory=True):
+            # A shop's orders in a file of its own, the viewer on it, then
+            # `prepare(tmux, shop)` up to the screen that is drawn.
+            shop_directory = os.path.join(directory, name[:-len(".png")]) if subdirectory else directory
+            os.makedirs(shop_directory, exist_ok=True)
+            shop = make_shop(shop_directory)
             tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
             try:
                 tmux.wait_for("of 2,000 · live")
+                prepare(tmux, shop)
+                render(tmux.capture(), os.path.join(arguments.output, name))
+                print("screenshots: " + name)
+            finally:
+                tmux.kill()
+
+        def viewer():
+            # The viewer on the file, then another program's writes while
+            # it runs: an order of the screen changes, a new one arrives.
+            def prepare(tmux, shop):
                 tmux.keys("j", "j", "j")
                 tmux.wait_for("row 4 of 2,000 · live")
                 with sqlite3.connect(shop) as db:
@@ -319,21 +331,13 @@ def main():
                 db.close()
                 tmux.wait(lambda screen: "row 4 of 2,001 · live" in screen and "sent by express" in screen,
                           "the other program's writes")
-                render(tmux.capture(), os.path.join(arguments.output, "viewer.png"))
-                print("screenshots: viewer.png")
-            finally:
-                tmux.kill()
+            shop_shot("viewer.png", prepare, subdirectory=False)
 
         def filtered():
             # The viewer on the same kind of file, filtered by a SQL
             # expression, then searched in the customer column while
             # another program inserts an order the filter keeps.
-            shop_directory = os.path.join(directory, "filter")
-            os.makedirs(shop_directory)
-            shop = make_shop(shop_directory)
-            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
-            try:
-                tmux.wait_for("of 2,000 · live")
+            def prepare(tmux, shop):
                 tmux.keys("f")
                 tmux.text("status = 'paid' AND total > 250")
                 tmux.keys("Enter")
@@ -350,20 +354,12 @@ def main():
                 tmux.keys("Enter")
                 tmux.wait(lambda screen: re.search(r"row [0-9,]+ of [0-9,]+ · live", screen) is not None
                           and "row 1 of" not in screen, "the first match")
-                render(tmux.capture(), os.path.join(arguments.output, "filter.png"))
-                print("screenshots: filter.png")
-            finally:
-                tmux.kill()
+            shop_shot("filter.png", prepare)
 
         def sheets():
             # The frequency sheet of the status column (#), live: another
             # program moves orders from paid to shipped, both counts change.
-            shop_directory = os.path.join(directory, "sheets")
-            os.makedirs(shop_directory)
-            shop = make_shop(shop_directory)
-            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
-            try:
-                tmux.wait_for("of 2,000 · live")
+            def prepare(tmux, shop):
                 tmux.keys("l", "l", "l", "l", "l", "#")
                 tmux.wait_for("status: frequency")
                 tmux.wait(lambda screen: "row 1 of 4 · live" in screen, "the groups")
@@ -372,37 +368,22 @@ def main():
                                "(SELECT id FROM orders WHERE status = 'paid' LIMIT 40)")
                 db.close()
                 tmux.wait(lambda screen: "shipped" in screen.split("\n")[2], "shipped, the first group")
-                render(tmux.capture(), os.path.join(arguments.output, "sheets.png"))
-                print("screenshots: sheets.png")
-            finally:
-                tmux.kill()
+            shop_shot("sheets.png", prepare)
 
         def prompt():
             # The query prompt (:), holding what the sheet runs, edited.
-            shop_directory = os.path.join(directory, "prompt")
-            os.makedirs(shop_directory)
-            shop = make_shop(shop_directory)
-            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
-            try:
-                tmux.wait_for("of 2,000 · live")
+            def prepare(tmux, shop):
                 tmux.keys(":", "C-u")
                 tmux.text("SELECT customer, count(*) AS orders, sum(total) AS spent FROM orders "
                           "GROUP BY customer ORDER BY spent DESC")
                 tmux.wait_for("ORDER BY spent DESC")
-                render(tmux.capture(), os.path.join(arguments.output, "prompt.png"))
-                print("screenshots: prompt.png")
-            finally:
-                tmux.kill()
+            shop_shot("prompt.png", prepare)
 
         def follow():
             # The viewer following the end of the file (F) while another
             # program appends orders: the new ones show at the bottom,
             # highlighted, for the capture that follows at once.
-            os.makedirs(os.path.join(directory, "follow"))
-            shop = make_shop(os.path.join(directory, "follow"))
-            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
-            try:
-                tmux.wait_for("of 2,000 · live")
+            def prepare(tmux, shop):
                 tmux.keys("F")
                 tmux.wait_for("row 2,000 of 2,000 · following")
                 new_orders = [("Zoé", "Teapot", 1, 24.5), ("Masashi", "Chess set", 2, 61.8),
@@ -415,10 +396,7 @@ def main():
                         db.commit()
                 db.close()
                 tmux.wait_for("row 2,003 of 2,003 · following")
-                render(tmux.capture(), os.path.join(arguments.output, "follow.png"))
-                print("screenshots: follow.png")
-            finally:
-                tmux.kill()
+            shop_shot("follow.png", prepare)
 
         def postgres():
             # The viewer on a throwaway PostgreSQL server (initdb in a

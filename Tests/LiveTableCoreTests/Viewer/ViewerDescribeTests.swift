@@ -18,19 +18,15 @@ final class ViewerDescribeTests: XCTestCase {
         """
 
     func testSQLite() throws {
-        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
-        try ForeignFile.sqlite3(path, ViewerFrequencyTests.orders)
-        aggregates = { try ForeignFile.sqlite3(path, $0) }
-        try checkDescribeSheet(try ViewerDriver(path: path, table: "orders", width: 160, height: 12))
+        let (driver, cli) = try ViewerFrequencyTests.ordersOnSQLite(self)
+        aggregates = cli
+        try checkDescribeSheet(driver)
     }
 
     func testPostgres() throws {
-        let name = "viewerDescribe"
-        let dataSource = try PostgresTestDatabase.open(name, sql: ViewerFrequencyTests.orders)
-        aggregates = { try PostgresTestDatabase.write(name, $0) }
-        try checkDescribeSheet(try ViewerDriver(dataSource: dataSource, target: .table("orders"), width: 160, height: 12) {
-            _ = try PostgresTestDatabase.write(name, $0)
-        })
+        let (driver, cli) = try ViewerFrequencyTests.ordersOnPostgres("viewerDescribe")
+        aggregates = cli
+        try checkDescribeSheet(driver)
     }
 
     private func checkDescribeSheet(_ driver: ViewerDriver) throws {

@@ -21,19 +21,33 @@ final class ViewerFrequencyTests: XCTestCase {
     private var groupBy: (String) throws -> String = { _ in "" }
 
     func testSQLite() throws {
-        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
-        try ForeignFile.sqlite3(path, Self.orders)
-        groupBy = { try ForeignFile.sqlite3(path, $0) }
-        try checkFrequencySheet(try ViewerDriver(path: path, table: "orders", width: 160, height: 12))
+        let (driver, cli) = try Self.ordersOnSQLite(self)
+        groupBy = cli
+        try checkFrequencySheet(driver)
     }
 
     func testPostgres() throws {
-        let name = "viewerFrequency"
-        let dataSource = try PostgresTestDatabase.open(name, sql: Self.orders)
-        groupBy = { try PostgresTestDatabase.write(name, $0) }
-        try checkFrequencySheet(try ViewerDriver(dataSource: dataSource, target: .table("orders"), width: 160, height: 12) {
-            _ = try PostgresTestDatabase.write(name, $0)
-        })
+        let (driver, cli) = try Self.ordersOnPostgres("viewerFrequency")
+        groupBy = cli
+        try checkFrequencySheet(driver)
+    }
+
+    /// A driver on `orders` of a file that the sqlite3 CLI wrote, and that
+    /// CLI, to run SQL as another process.
+    static func ordersOnSQLite(_ test: XCTestCase) throws -> (ViewerDriver, (String) throws -> String) {
+        let path = try test.makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
+        try ForeignFile.sqlite3(path, orders)
+        return (try ViewerDriver(path: path, table: "orders", width: 160, height: 12), { try ForeignFile.sqlite3(path, $0) })
+    }
+
+    /// The same on the PostgreSQL database `name`, with `psql` as the writer.
+    static func ordersOnPostgres(_ name: String) throws -> (ViewerDriver, (String) throws -> String) {
+        let dataSource = try PostgresTestDatabase.open(name, sql: orders)
+        let cli = { (sql: String) in try PostgresTestDatabase.write(name, sql) }
+        let driver = try ViewerDriver(dataSource: dataSource, target: .table("orders"), width: 160, height: 12) {
+            _ = try cli($0)
+        }
+        return (driver, cli)
     }
 
     // MARK: - The scenario
