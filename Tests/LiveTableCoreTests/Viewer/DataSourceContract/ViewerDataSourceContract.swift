@@ -175,6 +175,40 @@ struct ViewerDataSourceContract {
 
     /// A filter that would write (a second statement, a data-modifying
     /// WITH) is refused in one line, and nothing is written.
+    /// The sheets the viewer writes (`#`, `I`, `C`) open as queries keyed
+    /// by their own columns, and are read again after another session's
+    /// commit, over a query, a table and its catalog.
+    func sheetsWrittenByTheViewerAreKeyedQueries() throws {
+        let fixture = try make(.items("contractSheets"))
+        let dataSource = fixture.dataSource
+        func open(_ sheet: DerivedSheet?) throws -> ViewedSource {
+            try dataSource.open(.sheet(try XCTUnwrap(sheet)), sortColumn: nil, descending: false, ticket: ReadTicket())
+        }
+        let query = try dataSource.open(
+            .query("SELECT price / 50 AS band FROM item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        let frequency = try open(.frequency(of: "band", in: query))
+        XCTAssertEqual(frequency.source.identityExpressions.count, 1, "keyed by the band")
+        XCTAssertTrue(frequency.ordering.isUnique)
+        XCTAssertEqual(allRows(of: frequency, in: dataSource)?.map { Array($0.prefix(3)) },
+                       [["1", "5", "41.7"], ["0", "4", "33.3"], ["2", "3", "25.0"]])
+        _ = try fixture.anotherSession("UPDATE item SET price = 5 WHERE id = 12;")
+        XCTAssertEqual(allRows(of: frequency, in: dataSource)?.map { Array($0.prefix(2)) },
+                       [["0", "5"], ["1", "5"], ["2", "2"]])
+
+        let item = try dataSource.open(.table("item"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        var describe = DerivedSheet.describe(of: item)
+        XCTAssertEqual(allRows(of: try open(describe), in: dataSource)?.map { $0[3] }, ["…", "…", "…"])
+        describe.kind = .describe(figures: true)
+        describe.sql = try XCTUnwrap(describe.figuresSQL)
+        let price = allRows(of: try open(describe), in: dataSource)?.first { $0.contains("price") }
+        // The key column first: column, #, type, then values, nulls, distinct, min, max.
+        XCTAssertEqual(price.map { Array($0[3...7]) }, ["12", "0", "12", "5", "110"])
+
+        _ = try fixture.anotherSession("ALTER TABLE item ADD COLUMN note text;")
+        let columns = allRows(of: try open(.columns(of: item)), in: dataSource)
+        XCTAssertEqual(columns?.map { $0[1] }, ["id", "name", "price", "note"])
+    }
+
     func aWritingFilterIsRefusedAndWritesNothing() throws {
         let fixture = try make(.items("contractWritingFilter"))
         let dataSource = fixture.dataSource
@@ -444,6 +478,12 @@ struct ViewerDataSourceContract {
     /// text, or nil when none came.
     private func firstWindow(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
         window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 3), in: dataSource)
+            .map(texts)
+    }
+
+    /// Every row of a small source, as text.
+    private func allRows(of viewed: ViewedSource, in dataSource: any ViewerDataSource) -> [[String]]? {
+        window(of: viewed, RowWindowRequest(ordering: viewed.ordering, anchor: .first, before: 0, after: 50), in: dataSource)
             .map(texts)
     }
 

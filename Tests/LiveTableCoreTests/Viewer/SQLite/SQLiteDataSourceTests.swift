@@ -29,6 +29,7 @@ final class SQLiteDataSourceTests: XCTestCase {
     func testNameTablesCountsAndOpening() throws { try contract.nameTablesCountsAndOpening() }
     func testSearchFilterMissingRowsAndExport() throws { try contract.searchFilterMissingRowsAndExport() }
     func testASearchInEveryColumnFindsTheTextInAnyColumn() throws { try contract.aSearchInEveryColumnFindsTheTextInAnyColumn() }
+    func testSheetsWrittenByTheViewerAreKeyedQueries() throws { try contract.sheetsWrittenByTheViewerAreKeyedQueries() }
     func testAWritingFilterIsRefusedAndWritesNothing() throws { try contract.aWritingFilterIsRefusedAndWritesNothing() }
     func testQueriesAreReadAndWritingOnesRefused() throws { try contract.queriesAreReadAndWritingOnesRefused() }
     func testAQueryOpensInItsOwnOrder() throws { try contract.aQueryOpensInItsOwnOrder() }
