@@ -106,8 +106,10 @@ struct PendingSheet: Equatable, Sendable {
     /// search finds its match. A sheet of the table on screen opens on top.
     var locate: RowSearch?
     /// `q`: the sheet below, shown anew even where it reads the same
-    /// source as the one closed (a table's row referenced by that table).
-    var uncovers = false
+    /// source as the one closed (a table's row referenced by that table);
+    /// put back under the one on screen if it can not be opened.
+    var uncovered: CoveredSheet?
+    var uncovers: Bool { uncovered != nil }
 }
 
 /// What is kept of a table left with `t`, for the session, and of a

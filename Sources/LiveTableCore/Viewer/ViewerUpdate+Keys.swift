@@ -37,6 +37,12 @@ extension ViewerState {
             return []
         }
         message = nil
+        let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference]
+        if pendingSheet?.uncovers == true, opensSheet.contains(action) {
+            // `q` is on its way to the sheet below: a sheet opened now would
+            // cover the one closed.
+            return []
+        }
         switch action {
         case .help:
             overlay = .help

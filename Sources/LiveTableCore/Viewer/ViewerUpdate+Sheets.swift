@@ -79,7 +79,8 @@ extension ViewerState {
         if case .columns = sheet.kind { return showSelectedColumn() }
         guard case .describe = sheet.kind else { return openSelectedGroup() }
         guard let column = table?.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue) else { return [] }
-        coveredSheets[coveredSheets.count - 1].memory?.currentColumn = column
+        guard let below = coveredSheets.indices.last else { return [] }
+        coveredSheets[below].memory?.currentColumn = column
         return closeSheet()
     }
 
@@ -88,9 +89,7 @@ extension ViewerState {
     mutating func openSelectedGroup() -> [ViewerEffect] {
         guard let table, case let .sheet(sheet) = table.viewed.target,
             let value = table.selectedKeyValue(of: sheet.key.first),
-            let filter = sheet.groupFilter(
-                value, castsToText: table.viewed.source.orderExpression(ofColumn: sheet.key[0])?.hasSuffix("::text") == true,
-                dialect: table.viewed.source.dialect)
+            let filter = sheet.groupFilter(value, dialect: table.viewed.source.dialect)
         else { return [] }
         var memory = coveredSheets.last { $0.target == sheet.base }?.memory ?? tableMemories[sheet.base] ?? TableMemory()
         memory.filter = filter
@@ -115,6 +114,10 @@ extension ViewerState {
     mutating func sheetFailed(_ error: String) {
         guard let pending = pendingSheet else { return }
         pendingSheet = nil
+        if let uncovered = pending.uncovered {
+            // Under the sheet still on screen again, for the next `q`.
+            coveredSheets.append(uncovered)
+        }
         if let sql = pending.prompt {
             prompt = ViewerPrompt(kind: .query, text: sql)
         }
@@ -136,7 +139,7 @@ extension ViewerState {
             return leaveSource() + [.listTables]
         }
         let effects = openTarget(target, memory: below.memory)
-        pendingSheet = PendingSheet(uncovers: true)
+        pendingSheet = PendingSheet(uncovered: below)
         return effects
     }
 

@@ -50,6 +50,24 @@ final class ViewerFrequencyTests: XCTestCase {
         return (driver, cli)
     }
 
+    /// Between `q` and the sheet below opening, a key that opens a sheet
+    /// waits: it would cover the sheet closed. If the sheet below can not
+    /// be opened, it goes back under the one on screen.
+    func testKeysThatOpenASheetWaitForTheSheetThatQUncovers() throws {
+        let (driver, _) = try Self.ordersOnSQLite(self)
+        try driver.type("l#")
+        var state = driver.state
+        XCTAssertEqual(state.sheets, [.table("orders")])
+        XCTAssertFalse(viewerUpdate(&state, .key(.character("q"))).isEmpty)
+        XCTAssertEqual(state.sheets, [])
+        for key in [Key.enter, .character("#"), .character("I"), .character(":")] {
+            XCTAssertEqual(viewerUpdate(&state, .key(key)), [], "\(key)")
+        }
+        XCTAssertEqual(state.sheets, [])
+        _ = viewerUpdate(&state, .openFailed("locked", .other))
+        XCTAssertEqual(state.sheets, [.table("orders")], "back under the frequency sheet")
+    }
+
     // MARK: - The scenario
 
     private func checkFrequencySheet(_ driver: ViewerDriver) throws {
@@ -110,7 +128,7 @@ final class ViewerFrequencyTests: XCTestCase {
         }
         XCTAssertEqual(selectedGroup(driver), "NULL")
         try driver.send(.key(.enter))
-        XCTAssertEqual(driver.state.table?.viewed.source.filter, "(amount > 20)\nAND \"status\" IS NULL")
+        XCTAssertEqual(driver.state.table?.viewed.source.filter, "(\namount > 20\n)\nAND \"status\" IS NULL")
         XCTAssertEqual(driver.state.table?.window?.rows.count, 2)
         try driver.type("qq")
         XCTAssertEqual(driver.state.table?.viewed.source.filter, "amount > 20")

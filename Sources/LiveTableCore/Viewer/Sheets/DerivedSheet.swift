@@ -33,6 +33,9 @@ package struct DerivedSheet: Hashable, Sendable {
     package var frequencies: [DerivedSheet] = []
     /// A describe sheet's without figures: the SQL of the one with them.
     package var figuresSQL: String?
+    /// A frequency sheet's: its column is grouped by its text (PostgreSQL's
+    /// `json`, which has no equality), and its groups are filtered so.
+    package var groupsByText = false
 
     /// The bar of the most frequent value, in characters.
     static let barWidth = 20
@@ -56,20 +59,22 @@ package struct DerivedSheet: Hashable, Sendable {
             ) AS "rows" GROUP BY "value") AS "groups"
             ORDER BY 2 DESC, 1
             """
-        return DerivedSheet(
+        var sheet = DerivedSheet(
             kind: .frequency(column: column), base: viewed.target, baseFilter: source.filter, sql: sql,
             key: [column], name: "\(column): frequency")
+        sheet.groupsByText = expression.hasSuffix("::text")
+        return sheet
     }
 
     /// The filter that keeps the rows of the group `value` on the base
-    /// sheet, after the filter it had. `castsToText`: the column is grouped
-    /// by its text (PostgreSQL's `json`), and compared so.
-    func groupFilter(_ value: DatabaseValue, castsToText: Bool, dialect: SQLDialect) -> String? {
+    /// sheet, after the filter it had (on lines of its own: it may end with
+    /// a `--` comment).
+    func groupFilter(_ value: DatabaseValue, dialect: SQLDialect) -> String? {
         guard case let .frequency(column) = kind else { return nil }
-        let operand = dialect.quoted(column) + (castsToText ? "::text" : "")
+        let operand = dialect.quoted(column) + (groupsByText ? "::text" : "")
         let condition = value.isNull ? "\(operand) IS NULL" : "\(operand) = \(dialect.literal(value))"
         guard let baseFilter else { return condition }
-        return "(\(baseFilter))\nAND \(condition)"
+        return "(\n\(baseFilter)\n)\nAND \(condition)"
     }
 }
 

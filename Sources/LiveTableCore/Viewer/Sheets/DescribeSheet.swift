@@ -31,15 +31,15 @@ extension DerivedSheet {
                 rows.append(start + describeFigures.map { "'…' AS \(dialect.quoted($0))" }.joined(separator: ", "))
                 continue
             }
-            rows.append(start + figureTerms(index, column, source).joined(separator: ", ") + " FROM \"stats\"")
+            rows.append(start + figureTerms(index, column, source).joined(separator: ", ") + " FROM \"described figures\"")
         }
         let sql = rows.joined(separator: "\nUNION ALL ") + "\nORDER BY 1"
         guard figures else { return sql }
-        return "WITH \"rows\"(\(columns.indices.map { "c\($0)" }.joined(separator: ", "))) AS (\n"
+        return "WITH \"described rows\"(\(columns.indices.map { "c\($0)" }.joined(separator: ", "))) AS (\n"
             + source.selectSQL(columns: source.columnExpressions, where: nil)
-            + "\n), \"stats\" AS (SELECT count(*) AS \"n\", "
+            + "\n), \"described figures\" AS (SELECT count(*) AS \"n\", "
             + columns.indices.map { statTerms($0, columns[$0], source) }.joined(separator: ", ")
-            + " FROM \"rows\")\n" + sql
+            + " FROM \"described rows\")\n" + sql
     }
 
     /// One scan for the counts, extremes and means of every column: `v`
@@ -61,7 +61,7 @@ extension DerivedSheet {
     private static func figureTerms(_ index: Int, _ column: SourceColumn, _ source: RowSource) -> [String] {
         let quoted = source.dialect.quoted
         let grouped = comparable(index, column, source)
-        let mode = "(SELECT CAST(\(grouped) AS TEXT) FROM \"rows\" WHERE c\(index) IS NOT NULL "
+        let mode = "(SELECT CAST(\(grouped) AS TEXT) FROM \"described rows\" WHERE c\(index) IS NOT NULL "
             + "GROUP BY \(grouped) ORDER BY count(*) DESC, 1 LIMIT 1)"
         return [
             "\"v\(index)\" AS \(quoted("values"))", "\"n\" - \"v\(index)\" AS \(quoted("nulls"))",
@@ -87,10 +87,15 @@ extension DerivedSheet {
         return ("min(CAST(\(value) AS TEXT))", "max(CAST(\(value) AS TEXT))")
     }
 
+    /// The types PostgreSQL's `min` and `max` take (`uuid`, `bit` or a
+    /// composite have none): the others are compared as text.
     private static func postgresOrdered(_ column: SourceColumn, _ source: RowSource) -> Bool {
         let type = column.declaredType.lowercased()
-        let unordered = ["", "boolean", "json", "jsonb", "xml", "point", "bytea"]
-        return !unordered.contains(type) && source.orderExpression(ofColumn: column.name)?.hasSuffix("::text") != true
+        let ordered = ["smallint", "integer", "bigint", "real", "double precision", "numeric", "money", "text",
+                       "character", "character varying", "varchar", "char", "citext", "date", "time", "timestamp",
+                       "interval", "inet", "oid"]
+        return ordered.contains { type == $0 || type.hasPrefix($0 + "(") || type.hasPrefix($0 + " ") }
+            && source.orderExpression(ofColumn: column.name)?.hasSuffix("::text") != true
     }
 
     /// Of numbers only: SQLite's by their storage class, PostgreSQL's by
