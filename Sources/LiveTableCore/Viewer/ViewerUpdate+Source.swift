@@ -13,7 +13,7 @@ extension ViewerState {
             let sort = table.pendingSort, !sort.isOpened
         {
             pendingSheet = nil
-            return sorted(viewed)
+            return sorted(viewed) + describeWithFigures(viewed)
         }
         if var table = self.table, table.viewed.target == viewed.target, pendingSheet == nil {
             // Opened again after a failure: keep the selection, unless the
@@ -36,9 +36,13 @@ extension ViewerState {
             }
             self.table = table
         } else {
+            // A describe sheet's figures: its rows (`…`) stay on screen until
+            // the sheet's own first window.
+            var shownUntilRead: RowWindow?
             if replacesSheet {
                 replacesSheet = false
                 pendingMemory = self.table?.memory
+                shownUntilRead = self.table?.window
             }
             pushSheet(covering: self.table)
             var table = TableState(viewed: viewed)
@@ -47,6 +51,7 @@ extension ViewerState {
             if let notice = Self.openingNotice(viewed) {
                 message = notice
             }
+            table.window = shownUntilRead
             if let memory = pendingMemory ?? tableMemories[viewed.target] {
                 table.restore(memory)
                 if let filter = memory.filter {

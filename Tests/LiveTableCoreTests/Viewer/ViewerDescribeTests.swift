@@ -29,6 +29,44 @@ final class ViewerDescribeTests: XCTestCase {
         try checkDescribeSheet(driver)
     }
 
+    /// Its `…` rows stay on screen until the figures' own first window,
+    /// and a sort asked before the figures open still gets them.
+    func testTheDotsStayOnScreenUntilTheFiguresAreRead() throws {
+        let (driver, _) = try ViewerFrequencyTests.ordersOnSQLite(self)
+        var state = driver.state
+        func step(_ message: ViewerMessage, performing wanted: (ViewerEffect) -> Bool) throws -> ViewerMessage? {
+            let effect = viewerUpdate(&state, message).first(where: wanted)
+            return try effect.flatMap { try performViewerEffect($0, on: driver.dataSource, now: .now, countChunk: nil) }
+        }
+        func isOpen(figures: Bool) -> (ViewerEffect) -> Bool {
+            { effect in
+                guard case let .open(.sheet(sheet), _, _) = effect else { return false }
+                return sheet.kind == .describe(figures: figures)
+            }
+        }
+        let isObserve: (ViewerEffect) -> Bool = { if case .observe = $0 { true } else { false } }
+        let opened = try XCTUnwrap(try step(.key(.character("I")), performing: isOpen(figures: false)))
+        // Opened: its window, and the sheet with the figures, are read.
+        var state0 = state
+        let full = try XCTUnwrap(try step(opened, performing: isOpen(figures: true)))
+        state = state0
+        let window = try XCTUnwrap(try step(opened, performing: isObserve))
+        _ = viewerUpdate(&state, window)
+        XCTAssertEqual(state.table?.window?.rows.first?.contains("…".databaseValue), true)
+        state0 = state
+        // The figures open: the dots stay until their window.
+        let figuresWindow = try XCTUnwrap(try step(full, performing: isObserve))
+        if case let .sheet(sheet)? = state.table?.viewed.target { XCTAssertEqual(sheet.kind, .describe(figures: true)) }
+        XCTAssertEqual(state.table?.window?.rows.first?.contains("…".databaseValue), true)
+        _ = viewerUpdate(&state, figuresWindow)
+        XCTAssertEqual(state.table?.window?.rows.first?.contains("…".databaseValue), false)
+
+        // A sort of the dots before the figures open: the figures follow.
+        state = state0
+        let sorted = try XCTUnwrap(try step(.key(.character("]")), performing: { if case .open = $0 { true } else { false } }))
+        XCTAssertNotNil(try step(sorted, performing: isOpen(figures: true)), "the figures are read after the sort")
+    }
+
     private func checkDescribeSheet(_ driver: ViewerDriver) throws {
         // Without figures first, at once; then with them, in its place.
         let opens = try driver.type("I").compactMap { effect -> DerivedSheet? in
