@@ -19,8 +19,8 @@ extension ViewerState {
         return openSheet(.sheet(sheet), locating: locate)
     }
 
-    /// Enter on a columns sheet: back to the sheet below, its column
-    /// cursor on the selected column (shown if it was hidden).
+    /// Enter on a columns or describe sheet: back to the sheet below, its
+    /// column cursor on the selected column (shown if it was hidden).
     mutating func showSelectedColumn() -> [ViewerEffect] {
         guard let table, case let .sheet(sheet) = table.viewed.target,
             let value = table.selectedKeyValue(of: DerivedSheet.columnNameColumn),
@@ -42,9 +42,7 @@ extension ViewerState {
         var memory = tableMemories[target] ?? TableMemory()
         memory.filter = nil
         memory.selected = nil
-        let effects = openTarget(target, memory: memory)
-        pendingSheet = PendingSheet(locate: locate)
-        return effects
+        return openOnTop(target, PendingSheet(locate: locate), memory: memory)
     }
 
     /// Once the sheet that `o` or `C` opened is on screen: the search for

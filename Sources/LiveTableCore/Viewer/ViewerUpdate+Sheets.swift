@@ -28,9 +28,7 @@ extension ViewerState {
     mutating func openSheet(_ sql: String) -> [ViewerEffect] {
         guard !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         queryHistory.add(sql)
-        let effects = openTarget(.query(sql))
-        pendingSheet = PendingSheet(prompt: sql)
-        return [.recordQuery(sql)] + effects
+        return [.recordQuery(sql)] + openOnTop(.query(sql), PendingSheet(prompt: sql))
     }
 
     /// `#`: the frequency table of the current column, on top; on a
@@ -39,23 +37,19 @@ extension ViewerState {
         guard let table else { return [] }
         var frequency: DerivedSheet?
         if case let .sheet(sheet) = table.viewed.target, case .describe = sheet.kind {
-            let column = table.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue)
+            let column = table.selectedKeyValue(of: DerivedSheet.columnNameColumn).flatMap(String.fromDatabaseValue)
             frequency = sheet.frequencies.first { $0.key == [column] }
         } else if let column = table.currentColumnName {
             frequency = DerivedSheet.frequency(of: column, in: table.viewed)
         }
         guard let frequency else { return [] }
-        let effects = openTarget(.sheet(frequency))
-        pendingSheet = PendingSheet()
-        return effects
+        return openOnTop(.sheet(frequency), PendingSheet())
     }
 
     /// `I`: a row per column of the sheet, its figures coming once computed.
     mutating func openDescribeSheet() -> [ViewerEffect] {
         guard let table else { return [] }
-        let effects = openTarget(.sheet(.describe(of: table.viewed)))
-        pendingSheet = PendingSheet()
-        return effects
+        return openOnTop(.sheet(.describe(of: table.viewed)), PendingSheet())
     }
 
     /// A describe sheet without figures has opened: the one with them is
@@ -76,12 +70,8 @@ extension ViewerState {
     /// Enter on a sheet the viewer wrote: a frequency group's rows; on a
     /// describe or columns sheet, the sheet below with that column selected.
     mutating func openSelectedRowOfSheet(_ sheet: DerivedSheet) -> [ViewerEffect] {
-        if case .columns = sheet.kind { return showSelectedColumn() }
-        guard case .describe = sheet.kind else { return openSelectedGroup() }
-        guard let column = table?.selectedKeyValue(of: "column").flatMap(String.fromDatabaseValue) else { return [] }
-        guard let below = coveredSheets.indices.last else { return [] }
-        coveredSheets[below].memory?.currentColumn = column
-        return closeSheet()
+        guard case .frequency = sheet.kind else { return showSelectedColumn() }
+        return openSelectedGroup()
     }
 
     /// Enter on a frequency sheet: the rows of the selected group, as the
@@ -94,8 +84,14 @@ extension ViewerState {
         var memory = coveredSheets.last { $0.target == sheet.base }?.memory ?? tableMemories[sheet.base] ?? TableMemory()
         memory.filter = filter
         memory.selected = nil
-        let effects = openTarget(sheet.base, memory: memory)
-        pendingSheet = PendingSheet()
+        return openOnTop(sheet.base, PendingSheet(), memory: memory)
+    }
+
+    /// Opens `target` as `pending` says, to be pushed over the sheet on
+    /// screen once it opens (`pushSheet`).
+    mutating func openOnTop(_ target: ViewerTarget, _ pending: PendingSheet, memory: TableMemory? = nil) -> [ViewerEffect] {
+        let effects = openTarget(target, memory: memory)
+        pendingSheet = pending
         return effects
     }
 
@@ -138,9 +134,7 @@ extension ViewerState {
             pendingSheet = nil
             return leaveSource() + [.listTables]
         }
-        let effects = openTarget(target, memory: below.memory)
-        pendingSheet = PendingSheet(uncovered: below)
-        return effects
+        return openOnTop(target, PendingSheet(uncovered: below), memory: below.memory)
     }
 
     /// Where the sheet on screen stands: the sheets under it, by name.

@@ -13,7 +13,7 @@ extension DerivedSheet {
         let source = viewed.source
         return DerivedSheet(
             kind: .describe(figures: false), base: viewed.target, baseFilter: source.filter,
-            sql: describeSQL(source, figures: false), key: ["column"],
+            sql: describeSQL(source, figures: false), key: [columnNameColumn],
             name: "\(source.isQuery ? "query" : RowDetail.name(source.name)): describe",
             frequencies: source.columns.compactMap { frequency(of: $0.name, in: viewed) },
             figuresSQL: describeSQL(source, figures: true))
