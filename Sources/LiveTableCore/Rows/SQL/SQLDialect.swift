@@ -89,6 +89,9 @@ package struct SQLDialect: Equatable, Sendable {
         case let .int64(integer): return String(integer)
         case let .double(double) where double.isFinite: return "\(double)"
         case let .double(double): return double < 0 ? "-9e999" : "9e999"
+        case let .string(text) where lexicon == .postgres && text.contains("\\"):
+            // Read alike whatever `standard_conforming_strings` says.
+            return "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
         case let .string(text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
         case let .blob(data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }
