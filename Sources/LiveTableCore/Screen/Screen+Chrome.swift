@@ -63,8 +63,9 @@ extension Screen {
 
     // MARK: - Help overlay
 
-    /// Draws a key table as the help overlay, centred; rows that do not fit are left out.
-    mutating func drawHelpOverlay(_ rows: [(keys: String, description: String)]) {
+    /// Draws a key table as the help overlay, centred, from row `scroll`;
+    /// rows that do not fit are counted on the first and last rows.
+    mutating func drawHelpOverlay(_ rows: [(keys: String, description: String)], scroll: Int = 0) {
         let keysWidth = rows.map { TextWidth.width(of: $0.keys) }.max() ?? 0
         let descriptionWidth = rows.map { TextWidth.width(of: $0.description) }.max() ?? 0
         let box = centeredBox(width: keysWidth + 2 + descriptionWidth + 4, height: rows.count + 4, in: self)
@@ -72,28 +73,30 @@ extension Screen {
             x: box.x, y: box.y, width: box.width, height: box.height,
             style: ChromeStyle.border, title: "Keys", titleStyle: ChromeStyle.boxTitle)
         let innerRows = box.height - 2
-        // The last inner row says how to close the overlay. On a screen
-        // too short for every key, the last row that fits says how many
-        // are left out.
-        let room = max(0, innerRows - 2)
-        let shown = rows.count <= room ? rows.count : max(0, room - 1)
-        if shown < rows.count, room > 0 {
-            let more = "… \(rows.count - shown) more: a taller terminal shows them"
-            put(TextWidth.truncated(more, toWidth: box.width - 4), x: box.x + 2, y: box.y + 1 + shown,
+        let page = HelpPage(rows: rows.count, screenHeight: height, scroll: scroll)
+        let available = box.width - 4
+        var y = box.y + 1
+        if page.above > 0 {
+            put(TextWidth.truncated("… \(page.above) more above: ↑", toWidth: available), x: box.x + 2, y: y,
                 style: ChromeStyle.hint)
+            y += 1
         }
-        for (offset, row) in rows.prefix(shown).enumerated() {
-            let y = box.y + 1 + offset
+        for row in rows[page.shown] {
             let x = box.x + 2
-            let available = box.width - 4
             put(row.keys, x: x, y: y, style: ChromeStyle.hintKey, maxWidth: available)
             put(
                 TextWidth.truncated(row.description, toWidth: available - keysWidth - 2),
                 x: x + keysWidth + 2, y: y, maxWidth: max(0, available - keysWidth - 2))
+            y += 1
+        }
+        if page.below > 0 {
+            put(TextWidth.truncated("… \(page.below) more: ↓ shows them", toWidth: available), x: box.x + 2, y: y,
+                style: ChromeStyle.hint)
         }
         if innerRows >= 2 {
-            let closing = TextWidth.truncated("Press any key to close", toWidth: box.width - 4)
-            put(closing, x: box.x + 2, y: box.y + box.height - 2, style: ChromeStyle.hint)
+            let closing = page.below > 0 || page.above > 0 ? "↑ ↓ scroll, any other key closes" : "Press any key to close"
+            put(TextWidth.truncated(closing, toWidth: available), x: box.x + 2, y: box.y + box.height - 2,
+                style: ChromeStyle.hint)
         }
     }
 
@@ -114,4 +117,46 @@ func centeredBox(width: Int, height: Int, in screen: Screen) -> Rect {
     let width = min(width, screen.width)
     let height = min(height, screen.height)
     return Rect(x: (screen.width - width) / 2, y: (screen.height - height) / 2, width: width, height: height)
+}
+
+/// Which rows of a help overlay fit in `room` lines from `scroll`: a line
+/// says how many are above, another how many are below.
+package struct HelpPage: Equatable {
+    package let above: Int
+    package let shown: Range<Int>
+    package let below: Int
+
+    package init(rows: Int, room: Int, scroll: Int) {
+        guard rows > room else {
+            self.init(above: 0, shown: 0..<rows, below: 0)
+            return
+        }
+        // Too little room for a line above and one below: the first rows only.
+        let first = room < 3 ? 0 : min(max(0, scroll), Self.lastScroll(rows: rows, room: room))
+        let top = first > 0 ? 1 : 0
+        let fits = max(0, room - top - (first + room - top < rows ? 1 : 0))
+        self.init(above: first, shown: first..<min(rows, first + fits), below: max(0, rows - first - fits))
+    }
+
+    private init(above: Int, shown: Range<Int>, below: Int) {
+        self.above = above
+        self.shown = shown
+        self.below = below
+    }
+
+    /// The page of an overlay of `rows` keys on a screen `screenHeight` high.
+    package init(rows: Int, screenHeight: Int, scroll: Int) {
+        self.init(rows: rows, room: Self.room(rows: rows, screenHeight: screenHeight), scroll: scroll)
+    }
+
+    /// The lines for keys: the box's height less its borders, the blank
+    /// line and the closing line.
+    package static func room(rows: Int, screenHeight: Int) -> Int {
+        max(0, min(rows + 4, screenHeight) - 4)
+    }
+
+    /// The largest scroll that still fills the overlay: its last row shown.
+    package static func lastScroll(rows: Int, room: Int) -> Int {
+        rows > room ? max(0, rows - room + 1) : 0
+    }
 }

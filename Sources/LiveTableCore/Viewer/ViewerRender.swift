@@ -22,8 +22,8 @@ func viewerRender(_ state: ViewerState) -> Screen {
         drawFooter(state, layout, into: &screen)
         drawStatus(state, columnsNote: columnsNote, layout, into: &screen)
         switch state.overlay {
-        case .help:
-            screen.drawHelpOverlay(viewerKeyBindings.map { ($0.keys, $0.description) })
+        case let .help(scroll):
+            screen.drawHelpOverlay(viewerKeyBindings.map { ($0.keys, $0.description) }, scroll: scroll)
         case let .row(scroll):
             drawRowDetail(state, scroll: scroll, into: &screen)
         case nil:
@@ -302,7 +302,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
     let hints: [(key: String, text: String)]
     switch state.overlay {
     case .help:
-        hints = [("", "any key closes the help")]
+        hints = [("↑↓", "scroll"), ("", "any other key closes the help")]
     case .row:
         hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
     case nil where state.prompt != nil:

@@ -402,7 +402,8 @@ package struct ViewerPrompt: Equatable, Sendable {
 }
 
 package enum ViewerOverlay: Equatable, Sendable {
-    case help
+    /// The key table, from its row `scroll`.
+    case help(scroll: Int)
     case row(scroll: Int)
 }
 

@@ -18,8 +18,8 @@ extension ViewerState {
             return []
         }
         switch overlay {
-        case .help:
-            overlay = nil
+        case let .help(scroll):
+            overlay = scrolledHelp(action, from: scroll)
             return []
         case let .row(scroll):
             return handleRowOverlay(action, scroll: scroll)
@@ -45,7 +45,7 @@ extension ViewerState {
         }
         switch action {
         case .help:
-            overlay = .help
+            overlay = .help(scroll: 0)
             return []
         case .suspend:
             return [.suspend]
@@ -267,6 +267,24 @@ extension ViewerState {
         self.picker = picker
     }
 
+    /// The help overlay after a key: the moving keys scroll it, any other
+    /// key closes it.
+    func scrolledHelp(_ action: ViewerAction?, from scroll: Int) -> ViewerOverlay? {
+        let rows = viewerKeyBindings.count
+        let room = HelpPage.room(rows: rows, screenHeight: height)
+        let last = HelpPage.lastScroll(rows: rows, room: room)
+        let page = max(1, room - 2)
+        switch action {
+        case .moveDown?: return .help(scroll: min(last, scroll + 1))
+        case .moveUp?: return .help(scroll: max(0, scroll - 1))
+        case .pageDown?: return .help(scroll: min(last, scroll + page))
+        case .pageUp?: return .help(scroll: max(0, scroll - page))
+        case .jumpToFirst?: return .help(scroll: 0)
+        case .jumpToLast?: return .help(scroll: last)
+        default: return nil
+        }
+    }
+
     mutating func handleRowOverlay(_ action: ViewerAction?, scroll: Int) -> [ViewerEffect] {
         guard let action else { return [] }
         let page = RowDetail.page(height: self.height)
@@ -284,7 +302,7 @@ extension ViewerState {
             overlay = nil
             return []
         case .help:
-            overlay = .help
+            overlay = .help(scroll: 0)
             return []
         case .tables:
             overlay = nil

@@ -123,3 +123,29 @@ final class ScreenTests: XCTestCase {
             """)
     }
 }
+
+final class HelpPageTests: XCTestCase {
+    func testEveryRowFitsWithoutScrolling() {
+        XCTAssertEqual(HelpPage(rows: 5, room: 5, scroll: 3), HelpPage(rows: 5, room: 5, scroll: 0))
+        XCTAssertEqual(HelpPage(rows: 5, room: 5, scroll: 0).shown, 0..<5)
+    }
+
+    func testAPageKeepsALineForWhatIsAboveAndBelow() {
+        let top = HelpPage(rows: 10, room: 4, scroll: 0)
+        XCTAssertEqual([top.above, top.below], [0, 7])
+        XCTAssertEqual(top.shown, 0..<3)
+        let middle = HelpPage(rows: 10, room: 4, scroll: 2)
+        XCTAssertEqual([middle.above, middle.below], [2, 6])
+        XCTAssertEqual(middle.shown, 2..<4)
+        let last = HelpPage.lastScroll(rows: 10, room: 4)
+        let bottom = HelpPage(rows: 10, room: 4, scroll: last + 5)
+        XCTAssertEqual([bottom.above, bottom.below], [7, 0])
+        XCTAssertEqual(bottom.shown, 7..<10)
+    }
+
+    func testTooLittleRoomShowsTheFirstRows() {
+        let page = HelpPage(rows: 10, room: 2, scroll: 4)
+        XCTAssertEqual([page.above, page.below], [0, 9])
+        XCTAssertEqual(page.shown, 0..<1)
+    }
+}

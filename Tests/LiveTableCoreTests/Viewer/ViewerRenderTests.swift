@@ -277,7 +277,7 @@ final class ViewerRenderTests: XCTestCase {
     func testTinyScreensNeverCrash() throws {
         let table = try tableState(width: 70, height: 9)
         for (width, height) in [(0, 0), (1, 1), (1, 0), (0, 1), (2, 3), (19, 5), (20, 4), (20, 5), (21, 6)] {
-            for overlay in [nil, ViewerOverlay.help, .row(scroll: 3)] {
+            for overlay in [nil, ViewerOverlay.help(scroll: 0), .row(scroll: 3)] {
                 var state = table
                 state.width = width
                 state.height = height
@@ -305,24 +305,43 @@ final class ViewerRenderTests: XCTestCase {
     }
 
     func testHelpOverlayListsTheKeyTable() throws {
-        var state = try tableState(width: 70, height: 24)
+        var state = try tableState(width: 70, height: 40)
         _ = viewerUpdate(&state, .key(.character("?")))
         let text = viewerRender(state).text
+        XCTAssertTrue(text.contains("Press any key to close"), text)
         for binding in viewerKeyBindings {
             XCTAssertTrue(text.contains(binding.keys), binding.keys)
             XCTAssertTrue(text.contains(binding.description), binding.description)
         }
     }
 
-    func testHelpOverlayOnAShortScreenSaysHowManyKeysAreLeftOut() throws {
+    func testHelpOverlayOnAShortScreenScrollsToEveryKey() throws {
         var state = try tableState(width: 70, height: 14)
         _ = viewerUpdate(&state, .key(.character("?")))
-        let lines = viewerRender(state).text.components(separatedBy: "\n")
-        let shown = viewerKeyBindings.filter { binding in lines.contains { $0.contains(binding.description) } }.count
+        var seen = Set<String>()
+        var screens = [String]()
+        for _ in 0..<viewerKeyBindings.count {
+            let text = viewerRender(state).text
+            screens.append(text)
+            let lines = text.components(separatedBy: "\n")
+            for binding in viewerKeyBindings where lines.contains(where: { $0.contains(binding.description) }) {
+                seen.insert(binding.description)
+            }
+            _ = viewerUpdate(&state, .key(.down))
+        }
+        XCTAssertEqual(seen, Set(viewerKeyBindings.map(\.description)))
+        let first = screens[0].components(separatedBy: "\n")
+        let shown = viewerKeyBindings.filter { binding in first.contains { $0.contains(binding.description) } }.count
         XCTAssertGreaterThan(shown, 0)
-        XCTAssertLessThan(shown, viewerKeyBindings.count)
-        XCTAssertTrue(lines.contains { $0.contains("… \(viewerKeyBindings.count - shown) more: a taller terminal shows them") },
-                      lines.joined(separator: "\n"))
+        XCTAssertTrue(first.contains { $0.contains("… \(viewerKeyBindings.count - shown) more: ↓ shows them") },
+                      screens[0])
+        XCTAssertTrue(screens.last!.contains("more above: ↑"), screens.last!)
+        XCTAssertFalse(screens.last!.contains("more: ↓"), screens.last!)
+        // Past the end the overlay stays; another key closes it.
+        XCTAssertEqual(state.overlay, .help(scroll: HelpPage.lastScroll(
+            rows: viewerKeyBindings.count, room: HelpPage.room(rows: viewerKeyBindings.count, screenHeight: 14))))
+        _ = viewerUpdate(&state, .key(.character("x")))
+        XCTAssertNil(state.overlay)
     }
 }
 

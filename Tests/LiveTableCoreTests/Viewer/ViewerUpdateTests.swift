@@ -387,7 +387,7 @@ final class ViewerUpdateTests: XCTestCase {
     func testControlKeysActEverywhere() throws {
         try start(.table("item"))
         try send(.key(.character("?")))
-        XCTAssertEqual(state.overlay, .help)
+        XCTAssertEqual(state.overlay, .help(scroll: 0))
         XCTAssertEqual(try send(.key(.control("z"))), [.suspend])
         XCTAssertEqual(try send(.key(.control("c"))), [.quit])
     }
