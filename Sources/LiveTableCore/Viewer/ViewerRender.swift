@@ -245,7 +245,15 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     // the screen may be paused, or follow the end.
     let live: String
     if !table.isLive {
-        live = table.window != nil || table.isRecovering || table.failure != nil ? "not live" : "loading"
+        // A describe sheet's figures are read under the `…` rows they replace.
+        let isReadingFigures: Bool
+        if case let .sheet(sheet) = table.viewed.target, sheet.kind == .describe(figures: true) {
+            isReadingFigures = table.failure == nil && !table.isRecovering
+        } else {
+            isReadingFigures = false
+        }
+        let isStopped = table.window != nil || table.isRecovering || table.failure != nil
+        live = isStopped && !isReadingFigures ? "not live" : "loading"
     } else if let paused = table.paused {
         live = paused.counter.text
     } else {

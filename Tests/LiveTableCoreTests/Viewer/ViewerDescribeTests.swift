@@ -58,6 +58,8 @@ final class ViewerDescribeTests: XCTestCase {
         let figuresWindow = try XCTUnwrap(try step(full, performing: isObserve))
         if case let .sheet(sheet)? = state.table?.viewed.target { XCTAssertEqual(sheet.kind, .describe(figures: true)) }
         XCTAssertEqual(state.table?.window?.rows.first?.contains("…".databaseValue), true)
+        let title = viewerRender(state).text.components(separatedBy: "\n")[0]
+        XCTAssertTrue(title.hasSuffix("loading"), title)
         _ = viewerUpdate(&state, figuresWindow)
         XCTAssertEqual(state.table?.window?.rows.first?.contains("…".databaseValue), false)
 
@@ -65,6 +67,47 @@ final class ViewerDescribeTests: XCTestCase {
         state = state0
         let sorted = try XCTUnwrap(try step(.key(.character("]")), performing: { if case .open = $0 { true } else { false } }))
         XCTAssertNotNil(try step(sorted, performing: isOpen(figures: true)), "the figures are read after the sort")
+    }
+
+    /// A filter typed on the `…` rows, checked before or after the figures
+    /// open, or the figures opening while it is typed: the figures come,
+    /// filtered.
+    func testAFilterTypedBeforeTheFiguresOpenIsKept() throws {
+        for figuresFirst in [false, true, nil] {
+            let (driver, _) = try ViewerFrequencyTests.ordersOnSQLite(self)
+            var state = driver.state
+            func perform(_ effects: [ViewerEffect]) throws -> [ViewerMessage] {
+                try effects.compactMap { try performViewerEffect($0, on: driver.dataSource, now: .now, countChunk: nil) }
+            }
+            func isOpen(figures: Bool) -> (ViewerMessage) -> Bool {
+                { message in
+                    guard case let .opened(viewed) = message, case let .sheet(sheet) = viewed.target else { return false }
+                    return sheet.kind == .describe(figures: figures)
+                }
+            }
+            var messages = try perform(viewerUpdate(&state, .key(.character("I"))))
+            let dots = try XCTUnwrap(messages.first(where: isOpen(figures: false)))
+            messages = try perform(viewerUpdate(&state, dots))
+            let full = try XCTUnwrap(messages.first(where: isOpen(figures: true)))
+            for message in messages where !isOpen(figures: true)(message) { _ = viewerUpdate(&state, message) }
+            _ = viewerUpdate(&state, .key(.character("f")))
+            var typing = [full]
+            if figuresFirst == nil {
+                while !typing.isEmpty { typing += try perform(viewerUpdate(&state, typing.removeFirst())) }
+            }
+            for character in "\"column\" = 'status'" { _ = viewerUpdate(&state, .key(.character(character))) }
+            let filtered = try perform(viewerUpdate(&state, .key(.enter)))
+            var queue = figuresFirst == true ? typing + filtered : filtered + typing
+            var steps = 0
+            while !queue.isEmpty, steps < 50 {
+                steps += 1
+                queue += try perform(viewerUpdate(&state, queue.removeFirst()))
+            }
+            guard case let .sheet(sheet)? = state.table?.viewed.target else { return XCTFail("no sheet") }
+            XCTAssertEqual(sheet.kind, .describe(figures: true), "figures first: \(String(describing: figuresFirst))")
+            XCTAssertEqual(state.table?.viewed.source.filter, "\"column\" = 'status'", "figures first: \(String(describing: figuresFirst))")
+            XCTAssertEqual(state.table?.window?.rows.map { $0[1] }, ["status".databaseValue], "figures first: \(String(describing: figuresFirst))")
+        }
     }
 
     private func checkDescribeSheet(_ driver: ViewerDriver) throws {
