@@ -98,13 +98,19 @@ struct ViewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A read-only SELECT to view instead of a table.", valueName: "sql"))
     var query: String?
 
-    @Option(help: ArgumentHelp("Sort the rows by this column (live view).", valueName: "column"))
+    @Option(help: ArgumentHelp("Sort the rows by this column.", valueName: "column"))
     var sort: String?
 
     @Flag(help: "Sort in descending order (with --sort).")
     var desc = false
 
-    @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json"))
+    @Option(help: ArgumentHelp("Show only the rows for which this SQL expression is true.", valueName: "expr"))
+    var filter: String?
+
+    @Option(help: ArgumentHelp("Show only these columns, in this order with --format.", valueName: "a,b,c"))
+    var columns: String?
+
+    @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json|jsonl|md"))
     var format: ExportFormat?
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
@@ -121,8 +127,8 @@ struct ViewCommand: ParsableCommand {
         if desc && sort == nil {
             throw ValidationError("--desc needs --sort COLUMN.")
         }
-        if format != nil && sort != nil {
-            throw ValidationError("--sort is for the live view: --format prints in the natural order.")
+        if let columns, Self.columnNames(columns).isEmpty {
+            throw ValidationError("--columns needs column names, separated by commas.")
         }
         if let option = postgresOptions.given.first, ViewerDataSourceKind(file) == .sqliteFile {
             throw ValidationError(
@@ -148,8 +154,10 @@ struct ViewCommand: ParsableCommand {
         // Every check that can fail, before anything is printed or the
         // screen is touched.
         let viewed: ViewedSource
+        let plan: ExportPlan
         do {
-            viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
+            viewed = try openFiltered(dataSource, target)
+            plan = try ExportPlan(viewed, columns: columns.map(Self.columnNames))
         } catch {
             throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
         }
@@ -163,12 +171,14 @@ struct ViewCommand: ParsableCommand {
                 // written is no reason not to show the rows.
                 try? history.record(query)
             }
-            try live(dataSource, opened: viewed)
+            let shown = Set(plan.columnNames)
+            try live(dataSource, opened: viewed, hidden: Set(viewed.source.columnNames.filter { !shown.contains($0) }))
         }
         let summary: RowExport.Summary
         do {
-            // The export buffers: each piece goes straight out.
-            summary = try dataSource.export(viewed.source, format: format) { bytes in
+            // The export buffers: each piece goes straight out. The sheet's
+            // natural order unless sorted, as `s` saves it.
+            summary = try dataSource.export(plan, format: format, ticket: ReadTicket()) { bytes, _ in
                 try StandardOutput.write(bytes)
             }
         } catch {
@@ -179,8 +189,19 @@ struct ViewCommand: ParsableCommand {
         }
     }
 
+    /// Opened in its order, then filtered as `f` filters.
+    private func openFiltered(_ dataSource: any ViewerDataSource, _ target: ViewerTarget) throws -> ViewedSource {
+        let viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
+        guard let filter else { return viewed }
+        return try dataSource.filter(viewed, by: filter, ticket: ReadTicket()).viewed
+    }
+
+    private static func columnNames(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Runs the live screen until the user quits.
-    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?) throws -> Never {
+    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?, hidden: Set<String> = []) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor)
         let history = HistoryFile.standard(environment: environment)
@@ -189,6 +210,7 @@ struct ViewCommand: ParsableCommand {
                 var state = ViewerState.initial(
                     databaseName: dataSource.name, opened: opened,
                     width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
+                state.table?.hiddenColumns = hidden
                 state.queryHistory = history?.load() ?? PromptHistory()
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },

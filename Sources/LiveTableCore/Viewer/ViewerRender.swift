@@ -316,6 +316,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             let other = state.prompt?.searchesAllColumns == true ? "this column" : "all columns"
             hints = [("Enter", "search"), ("Tab", other), ("Esc", "cancel")]
         case .findColumn?: hints = [("Enter", "go to column"), ("Esc", "cancel")]
+        case .save?: hints = [("Enter", "save"), ("Esc", "cancel")]
         case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
         default: hints = [("Enter", "open"), ("Esc", "cancel")]
         }
@@ -345,7 +346,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let sort = state.table?.pendingSort {
+        if let saving = state.saving {
+            left = (saving.statusText, Style.status)
+        } else if let sort = state.table?.pendingSort {
             let natural = state.table?.viewed.source.queryOrder?.terms.isEmpty == false ? "the query's order" : "the natural order"
             left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to \(natural)…", Style.status)
         } else if let table = state.table, table.pendingFilter != nil {
@@ -409,6 +412,7 @@ private func promptLabel(_ prompt: ViewerPrompt, _ table: TableState?) -> String
     case .findTable: return "table: "
     case .query: return "SQL: "
     case .findColumn: return "column: "
+    case .save: return "save to: "
     }
 }
 
