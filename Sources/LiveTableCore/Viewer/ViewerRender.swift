@@ -459,7 +459,9 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     let nameWidth = lines.map { TextWidth.width(of: $0.name) }.max() ?? 0
     for (offset, line) in lines.dropFirst(first).prefix(page).enumerated() {
         let y = box.y + 1 + offset
-        screen.put(line.name, x: box.x + 2, y: y, style: Style.header, maxWidth: box.width - 4)
+        // The field under the column cursor: what `y` copies.
+        let isCurrent = !line.name.isEmpty && line.column == state.table?.currentColumn
+        screen.put(line.name, x: box.x + 2, y: y, style: isCurrent ? Style.currentHeader : Style.header, maxWidth: box.width - 4)
         screen.put(line.value, x: box.x + 2 + nameWidth + 2, y: y, style: line.isNull ? (state.useColor ? Style.null : Style.monochromeNull) : .plain,
                    maxWidth: max(0, box.width - 4 - nameWidth - 2))
     }

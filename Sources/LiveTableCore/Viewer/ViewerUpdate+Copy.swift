@@ -111,3 +111,27 @@ extension TableState {
         return keys + names.indices.filter { !keys.contains($0) && !hiddenColumns.contains(names[$0]) }
     }
 }
+
+extension ViewerState {
+    /// ← → in the row view: the column cursor to the field before or after,
+    /// scrolled into view.
+    mutating func moveRowViewField(by step: Int, scroll: Int) -> [ViewerEffect] {
+        guard var table = self.table else { return [] }
+        let count = table.viewed.source.columns.count
+        table.currentColumn = min(max(0, table.currentColumn + step), max(0, count - 1))
+        self.table = table
+        keepColumnInView()
+        let lines = rowDetailLines(self)
+        let page = RowDetail.page(height: height)
+        var scroll = scroll
+        if let first = lines.firstIndex(where: { $0.column == table.currentColumn }) {
+            if first < scroll {
+                scroll = first
+            } else if first >= scroll + page {
+                scroll = first - page + 1
+            }
+        }
+        overlay = .row(scroll: min(max(0, scroll), max(0, lines.count - page)))
+        return []
+    }
+}

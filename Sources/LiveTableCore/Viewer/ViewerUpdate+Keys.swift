@@ -313,7 +313,9 @@ extension ViewerState {
         case .pause:
             // The row stays as it is while read.
             return togglePause()
-        case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
+        case .columnLeft, .columnRight:
+            return moveRowViewField(by: action == .columnLeft ? -1 : 1, scroll: scroll)
+        case .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
              .describe, .columnsSheet, .followReference:
             return []
