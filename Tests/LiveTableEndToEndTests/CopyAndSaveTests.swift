@@ -167,6 +167,35 @@ final class CopyAndSaveTests: LiveTableTestCase {
         try session.waitForScreen(containing: "row 2 of 1,000")
     }
 
+    /// On PostgreSQL: the saved TSV is what `COPY … TO STDOUT` prints for
+    /// the same filter, order and columns, NULLs and tabs included.
+    func testSSavesAPostgresSheetAsCopyPrintsIt() throws {
+        let database = try classDatabase()
+        _ = try psqlAsWriter("""
+            DROP TABLE IF EXISTS goods;
+            CREATE TABLE goods(id integer PRIMARY KEY, name text, price numeric, note text);
+            INSERT INTO goods SELECT i, 'good ' || i, (i * 37 % 1009) * 0.25,
+              CASE WHEN i % 5 = 0 THEN NULL ELSE E'tab\\there ' || i END FROM generate_series(1, 1000) i;
+            """, database)
+        let session = try launch(["view", try viewerURL(database), "goods"], width: 150, height: 24)
+        try session.waitForScreen(containing: "row 1 of 1,000 · live")
+        try session.send("f")
+        try session.type("id % 7 = 3")
+        try session.send("Enter")
+        try session.waitForScreen(containing: "of 143")
+        try session.send("l", "-", "]")
+        try session.waitForScreen(containing: "by price ↓")
+        let saved = directory.appendingPathComponent("goods.tsv")
+        try session.send("s", "C-u")
+        try session.type(saved.path)
+        try session.send("Enter")
+        try session.waitForScreen(containing: "saved 143 rows to \(saved.path)")
+        let expected = try psqlAsWriter("""
+            COPY (SELECT id, price, note FROM goods WHERE id % 7 = 3 ORDER BY price DESC, id DESC) TO STDOUT WITH (HEADER);
+            """, database) + "\n"
+        XCTAssertEqual(String(decoding: try contents(saved), as: UTF8.self), expected)
+    }
+
     // MARK: - --format
 
     func testFormatTakesSortFilterAndColumnsAsTheScreenDoes() throws {
