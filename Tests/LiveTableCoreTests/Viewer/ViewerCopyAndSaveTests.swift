@@ -80,6 +80,19 @@ final class ViewerCopyAndSaveTests: XCTestCase {
         XCTAssertEqual(driver.state.overlay, .row(scroll: 0))
     }
 
+    /// PostgreSQL's windows hold long values cut: `y` copies the value read
+    /// whole, 40,000 characters where the window holds 16,385.
+    func testYOnPostgresCopiesTheValueReadWhole() throws {
+        let dataSource = try PostgresTestDatabase.open("viewerCopyTests", sql: """
+            CREATE TABLE note(id int PRIMARY KEY, body text);
+            INSERT INTO note VALUES (1, repeat('ab', 20000));
+            """)
+        let driver = try ViewerDriver(dataSource: dataSource, target: .table("note")) { _ in }
+        XCTAssertEqual(driver.selected(1).flatMap { String.fromDatabaseValue($0) }?.count, RowDetail.maximumBytes + 1)
+        XCTAssertEqual(copied(try driver.type("ly")), [String(repeating: "ab", count: 20000)])
+        XCTAssertEqual(driver.state.message, .notice("copied body: 40 KB"))
+    }
+
     // MARK: - Save
 
     /// Types `name` in the save prompt (in place of the default) and Enter.
