@@ -43,12 +43,15 @@ struct ViewCommand: ParsableCommand {
             says "not live" and the viewer reconnects, keeping the selection.
 
             With --format, the rows are printed and the command exits (no terminal \
-            needed), in constant memory, in the order of their rowid, their primary key \
-            (WITHOUT ROWID tables) or all their columns (views); the rows of a --query in \
-            its own order. Without TABLE, with --format or when standard output is not a \
-            terminal, the tables are printed one a line (name, kind, rows).
+            needed), in constant memory, in the order of --sort, else of their rowid, their \
+            primary key (WITHOUT ROWID tables) or all their columns (views); the rows of a \
+            --query in its own order. --filter keeps the rows for which the SQL expression \
+            is true, and --columns a,b,c prints those columns in that order (on the live \
+            screen: the table filtered, the other columns hidden). Without TABLE, with \
+            --format or when standard output is not a terminal, the tables are printed one \
+            a line (name, kind, rows).
 
-            Formats:
+            Formats (also those of s, by the file name's extension):
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \
             a comma, a double quote, CR or LF. NULL is an empty field, empty text and an \
             empty BLOB are "", a BLOB is its bytes in lowercase hexadecimal.
@@ -56,6 +59,8 @@ struct ViewCommand: ParsableCommand {
             written \\\\, \\t, \\n, \\r; NULL is \\N; a BLOB is lowercase hexadecimal.
               json  an array of objects keyed by column name (a repeated name numbered: \
             id, id:1): numbers, strings, null; a BLOB is a base64 string.
+              jsonl the same objects, one a line.
+              md    a Markdown table: | escaped, a line break as <br>, NULL empty.
             Text is written whole; a byte that is not UTF-8 as U+FFFD, with a warning.
 
             A --query must be one read-only statement (sqlite3_stmt_readonly) that returns \
@@ -74,6 +79,7 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite orders --sort total --desc
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
+              livetable view app.sqlite orders --sort total --desc --filter "total > 100" --columns id,total --format jsonl
               livetable view /mnt/replica/app.sqlite orders --poll 0.5
               livetable view postgres://viewer@db.example.com/shop orders
               livetable view "host=/var/run/postgresql dbname=shop" --listen orders_changed
