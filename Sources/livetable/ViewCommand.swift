@@ -221,8 +221,8 @@ struct ViewCommand: ParsableCommand {
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing
-            // to write back.
-            close: {})
+            // to write back, but the part of a file that a save was writing.
+            close: { SheetFile.removeUnfinishedFiles() })
     }
 
     /// Prints the tables and views, one a line: name, kind, row count

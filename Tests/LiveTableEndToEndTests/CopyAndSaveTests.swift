@@ -150,6 +150,14 @@ final class CopyAndSaveTests: LiveTableTestCase {
         try waitUntil("no file and no part of one", timeout: 10) {
             try listing() == ["shop.sqlite"]
         }
+        // Quitting during a save leaves no part of a file either.
+        try session.send("s", "C-u")
+        try session.type(saved.path)
+        try session.send("Enter")
+        try session.waitForScreen(containing: "rows · Esc stops")
+        try session.send("q")
+        try waitForExit(session, status: 0)
+        XCTAssertEqual(try listing(), ["shop.sqlite"])
     }
 
     /// Bad input is one line in the status line; the viewer goes on.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,9 +45,11 @@ package struct SheetFile: Sendable {
         let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).part"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw failure(errno) }
+        Self.unfinished.withLock { _ = $0.insert(temporary) }
         var isNamed = false
         defer {
             if !isNamed { unlink(temporary) }
+            Self.unfinished.withLock { _ = $0.remove(temporary) }
         }
         let value: T
         do {
@@ -68,6 +71,16 @@ package struct SheetFile: Sendable {
         }
         isNamed = true
         return value
+    }
+
+    /// The files being written, which an exit while they are removes.
+    private static let unfinished = Mutex<Set<String>>([])
+
+    /// At exit: a save that runs leaves no part of a file.
+    package static func removeUnfinishedFiles() {
+        for path in unfinished.withLock({ $0 }) {
+            unlink(path)
+        }
     }
 
     private func failure(_ code: Int32) -> Failure {

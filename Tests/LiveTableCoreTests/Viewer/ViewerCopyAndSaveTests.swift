@@ -135,6 +135,40 @@ final class ViewerCopyAndSaveTests: XCTestCase {
         XCTAssertEqual(try ForeignFile.listing(directory), ["item.csv", "shop.sqlite"])
     }
 
+    /// A frequency sheet, two of its columns hidden, and a query sheet
+    /// sorted: each saved as sqlite3 prints the same rows.
+    func testDerivedAndQuerySheetsAreSavedAsShown() throws {
+        try ForeignFile.sqlite3(path, """
+            WITH RECURSIVE n(i) AS (SELECT 6 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+            INSERT INTO item SELECT i, 'item-' || i, 'note-' || (i % 7), NULL, i FROM n;
+            """)
+        let driver = try driver()
+        try driver.type("ll#")
+        XCTAssertEqual(driver.state.table?.viewed.source.columnNames, ["note", "count", "%", "bar"])
+        try driver.type("ll--")
+        try driver.type("s")
+        XCTAssertEqual(driver.state.prompt?.text, "note_frequency.csv")
+        try driver.send(.key(.escape))
+        try save(driver, as: "frequency.csv")
+        XCTAssertEqual(try contents("frequency.csv"), try ForeignFile.sqlite3(path, """
+            .headers on
+            .mode csv
+            SELECT note, count(*) AS count FROM item GROUP BY note ORDER BY 2 DESC, 1;
+            """))
+
+        try driver.type(":")
+        try driver.send(.key(.control("u")))
+        try driver.type("SELECT id, price FROM item WHERE id > 250")
+        try driver.send(.key(.enter))
+        try driver.type("l[")
+        try save(driver, as: "query.csv")
+        XCTAssertEqual(try contents("query.csv"), try ForeignFile.sqlite3(path, """
+            .headers on
+            .mode csv
+            SELECT id, price FROM item WHERE id > 250 ORDER BY price, id;
+            """))
+    }
+
     /// Each extension names its format; another is refused and the prompt
     /// kept, to be corrected.
     func testTheExtensionNamesTheFormat() throws {
