@@ -437,9 +437,10 @@ private struct MeteredDataSource: ViewerDataSource {
     }
 
     func export(
-        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+        _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        write: (UnsafeRawBufferPointer, Int) throws -> Void
     ) throws -> RowExport.Summary {
-        try base.export(source, format: format, write: write)
+        try base.export(plan, format: format, ticket: ticket, write: write)
     }
 
     func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {

@@ -121,6 +121,16 @@ final class Terminal {
         }
     }
 
+    /// OSC 52, which terminals, tmux (`set-clipboard on`) and SSH pass to
+    /// the clipboard. Through ncurses' own output, flushed at once: it
+    /// comes between two screens, never inside one.
+    func copyToClipboard(_ text: String) {
+        guard !isRestored else { return }
+        _ = putp("\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}")
+        refresh()
+        fflush(nil)
+    }
+
     private func put(_ cell: Cell, x: Int, y: Int) {
         var characters: [wchar_t] = []
         for scalar in cell.text.unicodeScalars {

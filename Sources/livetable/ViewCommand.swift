@@ -43,12 +43,15 @@ struct ViewCommand: ParsableCommand {
             says "not live" and the viewer reconnects, keeping the selection.
 
             With --format, the rows are printed and the command exits (no terminal \
-            needed), in constant memory, in the order of their rowid, their primary key \
-            (WITHOUT ROWID tables) or all their columns (views); the rows of a --query in \
-            its own order. Without TABLE, with --format or when standard output is not a \
-            terminal, the tables are printed one a line (name, kind, rows).
+            needed), in constant memory, in the order of --sort, else of their rowid, their \
+            primary key (WITHOUT ROWID tables) or all their columns (views); the rows of a \
+            --query in its own order. --filter keeps the rows for which the SQL expression \
+            is true, and --columns a,b,c prints those columns in that order (on the live \
+            screen: the table filtered, the other columns hidden). Without TABLE, with \
+            --format or when standard output is not a terminal, the tables are printed one \
+            a line (name, kind, rows).
 
-            Formats:
+            Formats (also those of s, by the file name's extension):
               csv   RFC 4180: a header line, CRLF line ends, fields quoted when they hold \
             a comma, a double quote, CR or LF. NULL is an empty field, empty text and an \
             empty BLOB are "", a BLOB is its bytes in lowercase hexadecimal.
@@ -56,6 +59,8 @@ struct ViewCommand: ParsableCommand {
             written \\\\, \\t, \\n, \\r; NULL is \\N; a BLOB is lowercase hexadecimal.
               json  an array of objects keyed by column name (a repeated name numbered: \
             id, id:1): numbers, strings, null; a BLOB is a base64 string.
+              jsonl the same objects, one a line.
+              md    a Markdown table: | escaped, a line break as <br>, NULL empty.
             Text is written whole; a byte that is not UTF-8 as U+FFFD, with a warning.
 
             A --query must be one read-only statement (sqlite3_stmt_readonly) that returns \
@@ -74,6 +79,7 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite orders --sort total --desc
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
+              livetable view app.sqlite orders --sort total --desc --filter "total > 100" --columns id,total --format jsonl
               livetable view /mnt/replica/app.sqlite orders --poll 0.5
               livetable view postgres://viewer@db.example.com/shop orders
               livetable view "host=/var/run/postgresql dbname=shop" --listen orders_changed
@@ -98,13 +104,19 @@ struct ViewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A read-only SELECT to view instead of a table.", valueName: "sql"))
     var query: String?
 
-    @Option(help: ArgumentHelp("Sort the rows by this column (live view).", valueName: "column"))
+    @Option(help: ArgumentHelp("Sort the rows by this column.", valueName: "column"))
     var sort: String?
 
     @Flag(help: "Sort in descending order (with --sort).")
     var desc = false
 
-    @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json"))
+    @Option(help: ArgumentHelp("Show only the rows for which this SQL expression is true.", valueName: "expr"))
+    var filter: String?
+
+    @Option(help: ArgumentHelp("Show only these columns, in this order with --format.", valueName: "a,b,c"))
+    var columns: String?
+
+    @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json|jsonl|md"))
     var format: ExportFormat?
 
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
@@ -121,8 +133,8 @@ struct ViewCommand: ParsableCommand {
         if desc && sort == nil {
             throw ValidationError("--desc needs --sort COLUMN.")
         }
-        if format != nil && sort != nil {
-            throw ValidationError("--sort is for the live view: --format prints in the natural order.")
+        if let columns, Self.columnNames(columns).isEmpty {
+            throw ValidationError("--columns needs column names, separated by commas.")
         }
         if let option = postgresOptions.given.first, ViewerDataSourceKind(file) == .sqliteFile {
             throw ValidationError(
@@ -148,8 +160,10 @@ struct ViewCommand: ParsableCommand {
         // Every check that can fail, before anything is printed or the
         // screen is touched.
         let viewed: ViewedSource
+        let plan: ExportPlan
         do {
-            viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
+            viewed = try openFiltered(dataSource, target)
+            plan = try ExportPlan(viewed, columns: columns.map(Self.columnNames))
         } catch {
             throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
         }
@@ -163,12 +177,14 @@ struct ViewCommand: ParsableCommand {
                 // written is no reason not to show the rows.
                 try? history.record(query)
             }
-            try live(dataSource, opened: viewed)
+            let shown = Set(plan.columnNames)
+            try live(dataSource, opened: viewed, hidden: Set(viewed.source.columnNames.filter { !shown.contains($0) }))
         }
         let summary: RowExport.Summary
         do {
-            // The export buffers: each piece goes straight out.
-            summary = try dataSource.export(viewed.source, format: format) { bytes in
+            // The export buffers: each piece goes straight out. The sheet's
+            // natural order unless sorted, as `s` saves it.
+            summary = try dataSource.export(plan, format: format, ticket: ReadTicket()) { bytes, _ in
                 try StandardOutput.write(bytes)
             }
         } catch {
@@ -179,8 +195,19 @@ struct ViewCommand: ParsableCommand {
         }
     }
 
+    /// Opened in its order, then filtered as `f` filters.
+    private func openFiltered(_ dataSource: any ViewerDataSource, _ target: ViewerTarget) throws -> ViewedSource {
+        let viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
+        guard let filter else { return viewed }
+        return try dataSource.filter(viewed, by: filter, ticket: ReadTicket()).viewed
+    }
+
+    private static func columnNames(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Runs the live screen until the user quits.
-    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?) throws -> Never {
+    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?, hidden: Set<String> = []) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor)
         let history = HistoryFile.standard(environment: environment)
@@ -189,12 +216,13 @@ struct ViewCommand: ParsableCommand {
                 var state = ViewerState.initial(
                     databaseName: dataSource.name, opened: opened,
                     width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
+                state.table?.hiddenColumns = hidden
                 state.queryHistory = history?.load() ?? PromptHistory()
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing
-            // to write back.
-            close: {})
+            // to write back, but the part of a file that a save was writing.
+            close: { SheetFile.removeUnfinishedFiles() })
     }
 
     /// Prints the tables and views, one a line: name, kind, row count

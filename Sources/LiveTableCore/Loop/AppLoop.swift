@@ -63,6 +63,8 @@ package enum AppCommand<Message, Slot: Hashable> {
     /// Subscribes to a publisher until it completes, and handles each of
     /// its messages in order: a write and its error, for example.
     case perform(AnyPublisher<Message, Never>)
+    /// Asks the host to put `text` on the terminal's clipboard.
+    case copyToClipboard(String)
     /// Asks the host to give the terminal back and stop, until continued.
     case suspend
     /// Stops the loop, and asks the host to end the app.
@@ -103,6 +105,13 @@ package protocol AppHost: AnyObject {
     func suspend()
     /// Ends the app. The loop has stopped when it is called.
     func quit()
+    /// Puts `text` on the terminal's clipboard, between two screens.
+    func copyToClipboard(_ text: String)
+}
+
+extension AppHost {
+    /// A host without a terminal (a test, the benchmark) copies nothing.
+    package func copyToClipboard(_ text: String) {}
 }
 
 /// The messages that a terminal host sends to any program: the keys it
@@ -289,6 +298,8 @@ package final class AppLoop<Program: AppProgram> {
             observe(publisher, in: slot)
         case let .perform(publisher):
             perform(publisher)
+        case let .copyToClipboard(text):
+            host?.copyToClipboard(text)
         case .suspend:
             host?.suspend()
         case .quit:

@@ -40,6 +40,8 @@ package struct CaptionedProgram<Base: AppProgram>: AppProgram {
             return .observe(slot: slot, publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
         case let .perform(publisher):
             return .perform(publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
+        case let .copyToClipboard(text):
+            return .copyToClipboard(text)
         case .suspend:
             return .suspend
         case .quit:

@@ -11,6 +11,8 @@ enum RowDetail {
         var name: String
         var value: String
         var isNull: Bool
+        /// The index of the column whose value it shows.
+        var column = 0
     }
 
     static let maximumBytes = 16_384
@@ -36,7 +38,7 @@ enum RowDetail {
             for (offset, part) in shown.flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
                 lines.append(Line(
                     name: offset == 0 ? TextWidth.padded(names[column], toWidth: nameWidth) : "",
-                    value: part, isNull: isNull))
+                    value: part, isNull: isNull, column: column))
             }
         }
         return lines

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The formats `livetable view FILE TABLE --format` prints.
+/// The formats `livetable view FILE TABLE --format` prints, and `s` saves.
 package enum ExportFormat: String, CaseIterable, Sendable {
     /// RFC 4180. NULL is an empty field, so empty text and an empty BLOB are
     /// `""`; a BLOB is lowercase hexadecimal.
@@ -12,6 +12,55 @@ package enum ExportFormat: String, CaseIterable, Sendable {
     /// `1e999`. A repeated column name is numbered (`id`, `id:1`), so that no
     /// key is lost.
     case json
+    /// One JSON object a line, as `json` writes each.
+    case jsonl
+    /// A Markdown (GitHub) table: `|` escaped, a line break as `<br>`, NULL
+    /// empty, a BLOB in hexadecimal.
+    case md
+
+    /// The format a file's name ends with (`orders.csv`); nil for another.
+    package init?(fileName: String) {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
+        self.init(rawValue: fileName[fileName.index(after: dot)...].lowercased())
+    }
+
+    var isJSON: Bool { self == .json || self == .jsonl }
+}
+
+/// What an export writes of a source: its rows, in an order, and some of its
+/// columns: a sheet as the screen shows it, or as `--format` asks.
+package struct ExportPlan: Equatable, Sendable {
+    package var source: RowSource
+    /// Nil: the natural order (rowid, primary key or all columns; a query's
+    /// own).
+    package var ordering: RowOrdering?
+    /// Indices of the source's columns, in the order written.
+    package var columns: [Int]
+
+    package init(source: RowSource, ordering: RowOrdering? = nil, columns: [Int]? = nil) {
+        self.source = source
+        self.ordering = ordering
+        self.columns = columns ?? Array(source.columns.indices)
+    }
+
+    /// A sheet in its sort (unsorted: the natural order), filtered as its
+    /// source is, with `columns` named as `--sort` names one, or all.
+    package init(_ viewed: ViewedSource, columns names: [String]?) throws {
+        let source = viewed.source
+        let indices = try names?.map { name in
+            guard let index = source.columns.firstIndex(where: { $0.name == name })
+                ?? source.columns.firstIndex(where: { $0.name.lowercased() == name.lowercased() })
+            else {
+                throw SourceError.noSuchColumn(name: name, source: source.name, columns: source.columnNames)
+            }
+            return index
+        }
+        self.init(source: source, ordering: viewed.ordering.sortColumn == nil ? nil : viewed.ordering, columns: indices)
+    }
+
+    package var columnNames: [String] {
+        columns.map { source.columns[$0].name }
+    }
 }
 
 /// Writes all the rows of a source in a format, in constant memory: values
@@ -38,19 +87,23 @@ package enum RowExport {
 }
 
 /// The export's buffer, handed to its writer when full (SQLite's and
-/// PostgreSQL's exports).
+/// PostgreSQL's exports), with the number of rows written so far.
 struct ExportOutput {
     var bytes: [UInt8] = []
-    let write: (UnsafeRawBufferPointer) throws -> Void
+    let write: (UnsafeRawBufferPointer, Int) throws -> Void
+    /// Checked at each piece, and by the reads: a save that is stopped.
+    let ticket: ReadTicket
 
-    init(write: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    init(ticket: ReadTicket, write: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) {
         self.write = write
+        self.ticket = ticket
         bytes.reserveCapacity(RowExport.bufferSize + RowExport.bufferSize / 4)
     }
 
-    mutating func flush(_ more: some Sequence<UInt8> = EmptyCollection()) throws {
+    mutating func flush(_ more: some Sequence<UInt8> = EmptyCollection(), rows: Int) throws {
+        if ticket.shouldStop { throw CancellationError() }
         bytes.append(contentsOf: more)
-        try bytes.withUnsafeBytes { try write($0) }
+        try bytes.withUnsafeBytes { try write($0, rows) }
         bytes.removeAll(keepingCapacity: true)
     }
 }
@@ -118,6 +171,10 @@ package struct RowEncoder: Sendable {
         case .csv: return columnNames.map(Self.csvField).joined(separator: ",") + "\r\n"
         case .tsv: return columnNames.map(Self.tsvField).joined(separator: "\t") + "\n"
         case .json: return "["
+        case .jsonl: return ""
+        case .md:
+            let names = columnNames.map { Self.markdownField($0) }
+            return "| " + names.joined(separator: " | ") + " |\n|" + String(repeating: "---|", count: names.count) + "\n"
         }
     }
 
@@ -144,7 +201,7 @@ package struct RowEncoder: Sendable {
 
     package func footer() -> String {
         switch format {
-        case .csv, .tsv: return ""
+        case .csv, .tsv, .jsonl, .md: return ""
         case .json: return recordCount == 0 ? "]\n" : "\n]\n"
         }
     }
@@ -152,10 +209,14 @@ package struct RowEncoder: Sendable {
     // MARK: - Bytes
 
     mutating func beginRecord(into out: inout [UInt8]) {
-        if format == .json {
+        switch format {
+        case .json:
             if recordCount > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\n"))
             out.append(UInt8(ascii: "{"))
+        case .jsonl: out.append(UInt8(ascii: "{"))
+        case .md: out.append(UInt8(ascii: "|"))
+        case .csv, .tsv: break
         }
     }
 
@@ -177,7 +238,15 @@ package struct RowEncoder: Sendable {
             case let .text(bytes), let .json(bytes): appendValidUTF8(bytes, into: &out, Self.appendTSVText)
             default: Self.appendPlain(value, into: &out)
             }
-        case .json:
+        case .md:
+            out.append(UInt8(ascii: " "))
+            switch value {
+            case .null: break
+            case let .text(bytes), let .json(bytes): appendValidUTF8(bytes, into: &out, Self.appendMarkdownText)
+            default: Self.appendPlain(value, into: &out)
+            }
+            out.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "|")])
+        case .json, .jsonl:
             if column > 0 { out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
             if jsonKeys.indices.contains(column) { out.append(contentsOf: jsonKeys[column]) }
             switch value {
@@ -206,6 +275,8 @@ package struct RowEncoder: Sendable {
         case .csv: out.append(contentsOf: [13, 10])
         case .tsv: out.append(10)
         case .json: out.append(UInt8(ascii: "}"))
+        case .jsonl: out.append(contentsOf: [UInt8(ascii: "}"), 10])
+        case .md: out.append(10)
         }
         recordCount += 1
     }
@@ -331,6 +402,29 @@ package struct RowEncoder: Sendable {
             case 13: out.append(contentsOf: [92, UInt8(ascii: "r")])
             default: out.append(byte)
             }
+        }
+    }
+
+    // MARK: - Markdown
+
+    static func markdownField(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var text = text
+        text.withUTF8 { appendMarkdownText(UnsafeRawBufferPointer($0), into: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A table cell is one line: `\r\n`, `\n` and `\r` are each `<br>`.
+    private static func appendMarkdownText(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        var previous: UInt8 = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "|"), UInt8(ascii: "\\"): out.append(contentsOf: [92, byte])
+            case 10 where previous == 13: break
+            case 10, 13: out.append(contentsOf: "<br>".utf8)
+            default: out.append(byte)
+            }
+            previous = byte
         }
     }
 

@@ -37,6 +37,12 @@ package enum ViewerAction: ScreenAction {
     case columnsSheet
     /// `o`: the row the current cell's foreign key points to, as a new sheet.
     case followReference
+    /// `y`: the selected cell's whole value to the terminal's clipboard.
+    case copyCell
+    /// `Y`: the selected row, a header line then a tab-separated line.
+    case copyRow
+    /// `s`: the sheet to a file, in the format its name ends with.
+    case save
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -88,6 +94,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
         actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
+    KeyBinding(
+        keys: "y Y s", description: "copy cell / row; s: save the sheet", hint: nil,
+        actions: [.character("y"): .copyCell, .character("Y"): .copyRow, .character("s"): .save]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

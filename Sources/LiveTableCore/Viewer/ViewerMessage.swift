@@ -48,6 +48,12 @@ package enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case commitsUnseen(note: String, reason: String)
     /// Nil when the row could not be read whole: the window's values stay.
     case wholeRowRead(RowPosition, [DatabaseValue]?)
+    /// The rows a save has written so far.
+    case saveProgressed(rows: Int)
+    /// The file exists: asked before it is replaced.
+    case saveNeedsConfirmation(SaveRequest)
+    case saved(SaveRequest, RowExport.Summary)
+    case saveFailed(String)
 }
 
 /// A read that runs until it ends or is replaced, and that the viewer can
@@ -90,6 +96,11 @@ package enum ViewerEffect: Equatable, Sendable {
     case readWholeRow(ViewedSource, RowPosition)
     /// Keeps a query typed at `:` in the history file.
     case recordQuery(String)
+    case copyToClipboard(String)
+    /// Off the main thread, one at a time; `stopSaving` interrupts it and
+    /// removes what it wrote.
+    case save(SaveRequest)
+    case stopSaving
     case suspend
     case quit
 }

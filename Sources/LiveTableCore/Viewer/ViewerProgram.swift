@@ -122,12 +122,23 @@ package struct ViewerProgram: AppProgram {
                 .flatMap { _ in Empty<ViewerMessage, any Error>() }
                 .catch { _ in Empty<ViewerMessage, Never>() }
                 .eraseToAnyPublisher())
+        case let .copyToClipboard(text):
+            return .copyToClipboard(text)
+        case let .save(request):
+            // The app loop asks for every message: the newest progress is kept.
+            return .observe(slot: .save, ViewerSaveJob(request: request, dataSource: dataSource, queue: Self.saveQueue)
+                .receive(on: DispatchQueue.main.ocombine)
+                .eraseToAnyPublisher())
+        case .stopSaving:
+            return .observe(slot: .save, Empty<ViewerMessage, Never>().eraseToAnyPublisher())
         case .suspend:
             return .suspend
         case .quit:
             return .quit
         }
     }
+
+    nonisolated private static let saveQueue = DispatchQueue(label: "livetable.viewer.save", qos: .utility)
 
     /// `message` in `seconds`, by the loop's one timer, in `slot`: a read
     /// asked for there meanwhile replaces it.
@@ -307,4 +318,6 @@ package enum ViewerSlot: Hashable, Sendable {
     case tables
     case read(ViewerRead)
     case highlightTimer
+    /// A save (`s`), one at a time.
+    case save
 }

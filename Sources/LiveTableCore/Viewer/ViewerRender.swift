@@ -324,6 +324,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             let other = state.prompt?.searchesAllColumns == true ? "this column" : "all columns"
             hints = [("Enter", "search"), ("Tab", other), ("Esc", "cancel")]
         case .findColumn?: hints = [("Enter", "go to column"), ("Esc", "cancel")]
+        case .save?: hints = [("Enter", "save"), ("Esc", "cancel")]
         case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
         default: hints = [("Enter", "open"), ("Esc", "cancel")]
         }
@@ -353,7 +354,9 @@ private func drawStatus(_ state: ViewerState, columnsNote: String, _ layout: Vie
     case let .error(text)?: left = (text, Style.error)
     case let .notice(text)?: left = (text, Style.status)
     case nil:
-        if let sort = state.table?.pendingSort {
+        if let saving = state.saving {
+            left = (saving.statusText, Style.status)
+        } else if let sort = state.table?.pendingSort {
             let natural = state.table?.viewed.source.queryOrder?.terms.isEmpty == false ? "the query's order" : "the natural order"
             left = (sort.column.map { "sorting by \(oneLine($0))…" } ?? "back to \(natural)…", Style.status)
         } else if let table = state.table, table.pendingFilter != nil {
@@ -417,6 +420,7 @@ private func promptLabel(_ prompt: ViewerPrompt, _ table: TableState?) -> String
     case .findTable: return "table: "
     case .query: return "SQL: "
     case .findColumn: return "column: "
+    case .save: return "save to: "
     }
 }
 
@@ -463,7 +467,9 @@ private func drawRowDetail(_ state: ViewerState, scroll: Int, into screen: inout
     let nameWidth = lines.map { TextWidth.width(of: $0.name) }.max() ?? 0
     for (offset, line) in lines.dropFirst(first).prefix(page).enumerated() {
         let y = box.y + 1 + offset
-        screen.put(line.name, x: box.x + 2, y: y, style: Style.header, maxWidth: box.width - 4)
+        // The field under the column cursor: what `y` copies.
+        let isCurrent = !line.name.isEmpty && line.column == state.table?.currentColumn
+        screen.put(line.name, x: box.x + 2, y: y, style: isCurrent ? Style.currentHeader : Style.header, maxWidth: box.width - 4)
         screen.put(line.value, x: box.x + 2 + nameWidth + 2, y: y, style: line.isNull ? (state.useColor ? Style.null : Style.monochromeNull) : .plain,
                    maxWidth: max(0, box.width - 4 - nameWidth - 2))
     }

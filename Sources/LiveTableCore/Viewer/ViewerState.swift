@@ -49,6 +49,10 @@ package struct ViewerState: Equatable, Sendable {
     var tableMemories: [ViewerTarget: TableMemory] = [:]
     /// The picker's cursor starts on it, and Esc goes back to it.
     var leftTarget: ViewerTarget?
+    /// The save that runs (`s`): the status line shows its progress.
+    package var saving: SaveProgress?
+    /// The file exists: the next key says whether to replace it.
+    var overwriteQuestion: SaveRequest?
 
     /// On the table `opened` (read and checked before the screen is touched),
     /// or on the picker when it is nil.
@@ -217,6 +221,8 @@ package struct TableState: Equatable, Sendable {
     package var wholeRow: WholeRow?
     /// `o` waits for the selected row read whole, to follow this key.
     var followedKey: ForeignKey?
+    /// `y` or `Y` waits for the selected row read whole.
+    var pendingCopy: CopyRequest?
 
     package init(viewed: ViewedSource) {
         self.viewed = viewed
@@ -378,6 +384,8 @@ package struct ViewerPrompt: Equatable, Sendable {
         case query
         /// Part of a column's name (`c`).
         case findColumn
+        /// A file name (`s`).
+        case save
     }
 
     package var kind: Kind

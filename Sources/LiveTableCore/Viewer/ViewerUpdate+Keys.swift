@@ -10,6 +10,9 @@ extension ViewerState {
         // Ctrl-C and Ctrl-Z act everywhere, as the terminal's own keys would.
         if key == .control("c") { return [.quit] }
         if key == .control("z") { return [.suspend] }
+        if let request = overwriteQuestion {
+            return answerOverwrite(key, request)
+        }
         if var paused = self.table?.paused, paused.isResuming, action != .pause {
             // The latest window is on its way (`.resumed`): the keys typed
             // meanwhile act on it, not on the frozen one.
@@ -65,6 +68,7 @@ extension ViewerState {
             toggleHighlighting()
             return []
         case .close:
+            if saving != nil { return stopSaving() }
             return close()
         case .tables:
             guard let table = self.table else { return [] }
@@ -202,6 +206,12 @@ extension ViewerState {
             return startSearch(search, forward: action == .searchNext)
         case .moveUp, .moveDown, .pageUp, .pageDown:
             return moveSelection(action)
+        case .copyCell:
+            return copy(.cell(table.currentColumn))
+        case .copyRow:
+            return copy(.row)
+        case .save:
+            return openSavePrompt()
         default:
             return []
         }
@@ -309,15 +319,21 @@ extension ViewerState {
             return handle(.character("t"))
         case .suspend:
             return [.suspend]
-        case .findColumn:
+        case .findColumn, .save:
             return []
+        case .copyCell:
+            return copy(.cell(self.table?.currentColumn ?? 0))
+        case .copyRow:
+            return copy(.row)
         case .toggleHighlight:
             toggleHighlighting()
             return []
         case .pause:
             // The row stays as it is while read.
             return togglePause()
-        case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
+        case .columnLeft, .columnRight:
+            return moveRowViewField(by: action == .columnLeft ? -1 : 1, scroll: scroll)
+        case .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
              .describe, .columnsSheet, .followReference:
             return []

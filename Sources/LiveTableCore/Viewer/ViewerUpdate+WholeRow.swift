@@ -30,7 +30,7 @@ extension ViewerState {
     /// row view.
     mutating func readWholeRow() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
-        var isWanted = table.followedKey != nil
+        var isWanted = table.followedKey != nil || table.pendingCopy != nil
         if case .row = overlay { isWanted = true }
         guard isWanted, table.viewed.source.shownExpressions != nil,
               let index = table.selectedIndex, let window = table.window, window.rows.indices.contains(index)
@@ -56,7 +56,8 @@ extension ViewerState {
         let followed = table.followedKey
         table.followedKey = nil
         self.table = table
+        let copied = copyAfterWholeRow(values)
         // Gone meanwhile (nil): followed with the values shown.
-        return followed.map { openReferencedRow($0, in: values ?? whole.shown) } ?? []
+        return copied + (followed.map { openReferencedRow($0, in: values ?? whole.shown) } ?? [])
     }
 }

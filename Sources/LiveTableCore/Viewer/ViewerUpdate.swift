@@ -79,6 +79,14 @@ extension ViewerState {
             return countFailed(error)
         case let .wholeRowRead(position, values):
             return wholeRowRead(position, values)
+        case let .saveProgressed(rows):
+            return saveProgressed(rows: rows)
+        case let .saveNeedsConfirmation(request):
+            return saveNeedsConfirmation(request)
+        case let .saved(request, summary):
+            return saved(request, summary)
+        case let .saveFailed(error):
+            return saveFailed(error)
         }
     }
 }

@@ -218,7 +218,10 @@ func performViewerEffect(
         case let .filter(viewed, expression):
             let filtered = try dataSource.filter(viewed, by: expression, ticket: ReadTicket())
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
-        case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery:
+        case let .save(request):
+            return ViewerSaveJob.run(request, dataSource, ticket: ReadTicket()) { _ in }
+        case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery, .copyToClipboard,
+             .stopSaving:
             return nil
         }
     } catch {

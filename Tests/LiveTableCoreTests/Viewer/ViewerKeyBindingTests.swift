@@ -16,11 +16,12 @@ final class ViewerKeyBindingTests: XCTestCase {
             (.character("["), .sortAscending), (.character("]"), .sortDescending),
             (.character("/"), .search), (.character("n"), .searchNext), (.character("N"), .searchPrevious),
             (.character("f"), .filter),
+            (.character("y"), .copyCell), (.character("Y"), .copyRow), (.character("s"), .save),
         ]
         for (key, action) in expected {
             XCTAssertEqual(KeyBinding.action(for: key, in: viewerKeyBindings), action, "\(key)")
         }
-        XCTAssertNil(KeyBinding.action(for: .character("y"), in: viewerKeyBindings))
+        XCTAssertNil(KeyBinding.action(for: .character("x"), in: viewerKeyBindings))
         let bound = viewerKeyBindings.flatMap(\.actions.keys)
         XCTAssertEqual(bound.count, Set(bound).count, "a key is bound twice")
     }

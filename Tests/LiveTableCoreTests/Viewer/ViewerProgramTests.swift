@@ -191,10 +191,10 @@ private final class CountRecordingSource: ViewerDataSource, @unchecked Sendable 
     }
 
     func export(
-        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
-    ) throws -> RowExport.Summary
-    {
-        try database.export(source, format: format, write: write)
+        _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        write: (UnsafeRawBufferPointer, Int) throws -> Void
+    ) throws -> RowExport.Summary {
+        try database.export(plan, format: format, ticket: ticket, write: write)
     }
 
     func windows(of viewed: ViewedSource, _ request: RowWindowRequest) -> AnyPublisher<ViewerWindowRead, any Error> {

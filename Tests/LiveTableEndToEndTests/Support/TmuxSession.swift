@@ -26,6 +26,7 @@ final class TmuxSession {
         try """
             set -g default-terminal screen-256color
             set -g remain-on-exit on
+            set -s set-clipboard on
             """.write(to: configuration, atomically: true, encoding: .utf8)
         var environment = environment
         environment["LANG"] = environment["LANG"] ?? "C.UTF-8"
@@ -77,6 +78,13 @@ final class TmuxSession {
     }
 
     // MARK: - Output
+
+    /// tmux's newest paste buffer, which the app's clipboard escape (OSC
+    /// 52) sets (`set-clipboard on`); nil while there is none.
+    func pasteBuffer() throws -> String? {
+        let result = try Shell.run(tmux, ["-S", socket, "show-buffer"])
+        return result.status == 0 ? result.standardOutput : nil
+    }
 
     /// The text of the pane, one line per row, trailing spaces removed.
     ///

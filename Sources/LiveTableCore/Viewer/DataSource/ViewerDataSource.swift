@@ -57,9 +57,11 @@ package protocol ViewerDataSource: Sendable {
     /// values); nil where they are whole already, or the row is gone.
     func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]?
 
-    /// In constant memory, each piece to `write` as it is ready.
+    /// In constant memory, each piece to `write` as it is ready, with the
+    /// rows written so far. An abandoned ticket stops it: it throws.
     func export(
-        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+        _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        write: (UnsafeRawBufferPointer, _ rows: Int) throws -> Void
     ) throws -> RowExport.Summary
 
     // MARK: - Live
@@ -106,6 +108,14 @@ package struct ViewerLiveness: Equatable, Sendable {
 }
 
 extension ViewerDataSource {
+    /// Every row and column of `source`, in its natural order.
+    package func export(
+        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> RowExport.Summary
+    {
+        try export(ExportPlan(source: source), format: format, ticket: ReadTicket()) { bytes, _ in try write(bytes) }
+    }
+
     package func wholeRow(of viewed: ViewedSource, at position: RowPosition, ticket: ReadTicket) throws -> [DatabaseValue]? {
         nil
     }

@@ -10,40 +10,43 @@ extension PostgresDataSource {
     /// them. No statement timeout: an export to a slow pipe takes its time,
     /// and sees one snapshot.
     package func export(
-        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+        _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        write: (UnsafeRawBufferPointer, Int) throws -> Void
     ) throws -> RowExport.Summary
     {
         try withoutActuallyEscaping(write) { write in
-            var output = ExportOutput(write: write)
-            var encoder = RowEncoder(format: format, columnNames: source.columnNames)
-            try output.flush(encoder.header().utf8)
+            let source = plan.source
+            var output = ExportOutput(ticket: ticket, write: write)
+            var encoder = RowEncoder(format: format, columnNames: plan.columnNames)
+            try output.flush(encoder.header().utf8, rows: 0)
             let sql: String
-            if source.isQuery, source.filter == nil, let query = source.querySQL {
+            if source.isQuery, source.filter == nil, plan.ordering == nil, let query = source.querySQL {
                 sql = query
             } else {
-                let ordering = try RowOrdering(source)
-                sql = source.selectSQL(where: nil, orderBy: source.isQuery ? nil : ordering.orderBy(forward: true), limit: false)
+                let ordering = try plan.ordering ?? RowOrdering(source)
+                let ownOrder = source.isQuery && plan.ordering == nil
+                sql = source.selectSQL(where: nil, orderBy: ownOrder ? nil : ordering.orderBy(forward: true), limit: false)
             }
-            let columnCount = source.columnNames.count
-            try background.read(ticket: ReadTicket(), statementTimeout: 0, typedSQL: source.holdsTypedSQL) { reader in
+            let columns = plan.columns
+            try background.read(ticket: ticket, statementTimeout: 0, typedSQL: source.holdsTypedSQL) { reader in
                 var kinds: [ExportedKind] = []
                 try reader.connection.forEachRow(sql, [], timeout: reader.answerTimeout, columns: { columns in
                     kinds = columns.map { ExportedKind(type: $0.typeOID, format: format) }
                 }) { row in
                     encoder.beginRecord(into: &output.bytes)
-                    for column in 0..<min(columnCount, kinds.count) {
+                    for (position, column) in columns.enumerated() where column < kinds.count {
                         Self.read(row, column, kinds[column]) { value in
-                            encoder.appendField(value, column: column, into: &output.bytes)
+                            encoder.appendField(value, column: position, into: &output.bytes)
                         }
                     }
                     encoder.endRecord(into: &output.bytes)
                     if output.bytes.count >= RowExport.bufferSize {
-                        try output.flush()
+                        try output.flush(rows: encoder.recordCount)
                     }
                     return true
                 }
             }
-            try output.flush(encoder.footer().utf8)
+            try output.flush(encoder.footer().utf8, rows: encoder.recordCount)
             return RowExport.Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
         }
     }
@@ -87,7 +90,7 @@ private enum ExportedKind {
     private static let jsonTypes: Set<UInt32> = [114, 3802]
 
     init(type: UInt32, format: ExportFormat) {
-        guard format == .json else {
+        guard format.isJSON else {
             self = .text
             return
         }

@@ -34,32 +34,50 @@ extension RowExport {
         _ database: SQLiteDataSource, _ source: RowSource, format: ExportFormat,
         pageSize: Int = pageSize, write: (UnsafeRawBufferPointer) throws -> Void) throws -> Summary
     {
+        try export(database, ExportPlan(source: source), format: format, ticket: ReadTicket(), pageSize: pageSize) { bytes, _ in
+            try write(bytes)
+        }
+    }
+
+    /// As `export(_:_:format:pageSize:write:)`, for a plan's order and
+    /// columns; `write` also takes the number of rows written so far. An
+    /// abandoned ticket interrupts the read, and the export throws.
+    @discardableResult
+    package static func export(
+        _ database: SQLiteDataSource, _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        pageSize: Int = pageSize, write: (UnsafeRawBufferPointer, Int) throws -> Void) throws -> Summary
+    {
         try withoutActuallyEscaping(write) { write in
-            var output = ExportOutput(write: write)
-            return try export(database, source, format: format, pageSize: pageSize, into: &output)
+            var output = ExportOutput(ticket: ticket, write: write)
+            return try export(database, plan, format: format, pageSize: pageSize, into: &output)
         }
     }
 
     private static func export(
-        _ database: SQLiteDataSource, _ source: RowSource, format: ExportFormat, pageSize: Int,
+        _ database: SQLiteDataSource, _ plan: ExportPlan, format: ExportFormat, pageSize: Int,
         into output: inout ExportOutput) throws -> Summary
     {
-        let ordering = try RowOrdering(source)
-        var encoder = RowEncoder(format: format, columnNames: source.columnNames)
-        try output.flush(encoder.header().utf8)
+        let source = plan.source
+        let ordering = try plan.ordering ?? RowOrdering(source)
+        var encoder = RowEncoder(format: format, columnNames: plan.columnNames)
+        try output.flush(encoder.header().utf8, rows: 0)
         let pageSize = max(1, pageSize)
+        let ticket = output.ticket
 
         if try source.isQuery || !ordering.isUnique
-            || database.read({ db in try ordering.cost(of: source, in: db) }) == .scan
+            || database.read(background: true, ticket: ticket, { db in try ordering.cost(of: source, in: db) }) == .scan
         {
-            let sql = source.querySQL
-                ?? source.selectSQL(where: nil, orderBy: ordering.orderBy(forward: true), limit: false)
-            try database.read { db in
-                let statement = try db.makeStatement(sql: sql)
-                _ = try encodeRows(of: statement, arguments: [], limit: nil, columnCount: source.columnNames.count,
+            // A query in its own order, unless sorted or filtered.
+            let ownOrder = source.isQuery && plan.ordering == nil
+            let sql = ownOrder && source.filter == nil ? source.querySQL : nil
+            let statementSQL = sql ?? source.selectSQL(
+                where: nil, orderBy: ownOrder ? nil : ordering.orderBy(forward: true), limit: false)
+            try database.read(background: true, ticket: ticket) { db in
+                let statement = try db.makeStatement(sql: statementSQL)
+                _ = try encodeRows(of: statement, arguments: [], limit: nil, columns: plan.columns,
                                    keyIndices: [], encoder: &encoder, output: &output)
             }
-            try output.flush()
+            try output.flush(rows: encoder.recordCount)
         } else {
             // The key columns that are not columns of the source are
             // selected after them, to page from the last row.
@@ -73,7 +91,7 @@ extension RowExport {
             var lastKey: [DatabaseValue]?
             var isDone = false
             while !isDone {
-                try database.read { db in
+                try database.read(background: true, ticket: ticket) { db in
                     var remaining = pageSize
                     for range in lastKey.map(ordering.after) ?? ordering.all(forward: true) where remaining > 0 {
                         let statement = try db.cachedStatement(sql: source.selectSQL(
@@ -81,7 +99,7 @@ extension RowExport {
                             orderBy: ordering.orderBy(forward: true), limit: true))
                         let arguments = StatementArguments(range.arguments + [Int64(remaining).databaseValue])
                         let (count, key) = try encodeRows(
-                            of: statement, arguments: arguments, limit: remaining, columnCount: columnCount,
+                            of: statement, arguments: arguments, limit: remaining, columns: plan.columns,
                             keyIndices: keyIndices, encoder: &encoder, output: &output)
                         remaining -= count
                         if let key { lastKey = key }
@@ -90,19 +108,18 @@ extension RowExport {
                     isDone = remaining > 0
                 }
                 // Out of the read: a writer waits for no output.
-                try output.flush()
+                try output.flush(rows: encoder.recordCount)
             }
         }
-        try output.flush(encoder.footer().utf8)
+        try output.flush(encoder.footer().utf8, rows: encoder.recordCount)
         return Summary(rowCount: encoder.recordCount, invalidTextCount: encoder.invalidTextCount)
     }
 
-    /// Encodes the rows of `statement` (its first `columnCount` columns,
-    /// `limit` rows at most) into `output`; returns their number and, when
+    /// Encodes the rows of `statement` (its `columns`, `limit` rows at most) into `output`; returns their number and, when
     /// they reach the limit, the key (the values at `keyIndices`) of the
     /// last one: where the next page starts.
     private static func encodeRows(
-        of statement: Statement, arguments: StatementArguments, limit: Int?, columnCount: Int, keyIndices: [Int],
+        of statement: Statement, arguments: StatementArguments, limit: Int?, columns: [Int], keyIndices: [Int],
         encoder: inout RowEncoder, output: inout ExportOutput) throws -> (Int, [DatabaseValue]?)
     {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -112,9 +129,9 @@ extension RowExport {
         // The cursor steps the statement; its columns are read in place.
         while try cursor.next() != nil {
             encoder.beginRecord(into: &output.bytes)
-            for column in 0..<columnCount {
+            for (position, column) in columns.enumerated() {
                 StoredValue.read(sqliteStatement, column) { value in
-                    encoder.appendField(value, column: column, into: &output.bytes)
+                    encoder.appendField(value, column: position, into: &output.bytes)
                 }
             }
             encoder.endRecord(into: &output.bytes)
@@ -124,7 +141,7 @@ extension RowExport {
                 key = keyIndices.map { DatabaseValue(sqliteStatement: sqliteStatement, index: CInt($0)) }
             }
             if output.bytes.count >= RowExport.bufferSize {
-                try output.flush()
+                try output.flush(rows: encoder.recordCount)
             }
         }
         return (count, key)

@@ -80,10 +80,11 @@ extension SQLiteDataSource: ViewerDataSource {
     }
 
     package func export(
-        _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void
+        _ plan: ExportPlan, format: ExportFormat, ticket: ReadTicket,
+        write: (UnsafeRawBufferPointer, Int) throws -> Void
     ) throws -> RowExport.Summary
     {
-        try RowExport.export(self, source, format: format, write: write)
+        try RowExport.export(self, plan, format: format, ticket: ticket, write: write)
     }
 
     // MARK: - Errors
