@@ -17,6 +17,9 @@ extension ViewerState {
             self.table?.paused = paused
             return []
         }
+        if case let .mouse(event) = key {
+            return handleMouse(event)
+        }
         switch overlay {
         case .help:
             overlay = nil
