@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:118
-@MainActor private func example_README_md_118() async throws {
-#sourceLocation(file: "README.md", line: 118)
+// README.md:124
+@MainActor private func example_README_md_124() async throws {
+#sourceLocation(file: "README.md", line: 124)
 
 
 
