@@ -83,7 +83,7 @@ final class MouseTests: LiveTableTestCase {
         try other.waitForScreen(containing: "row 2 of 50")
     }
 
-    func testReportsAreTurnedOffOnCtrlCAndSignals() throws {
+    func testReportsAreTurnedOffOnCtrlCSignalsAndCrashes() throws {
         let file = try makeFile()
         let session = try launch(["view", file.path, "item"], height: 12)
         try session.waitForScreen(containing: "row 1 of 50")
@@ -97,6 +97,24 @@ final class MouseTests: LiveTableTestCase {
         XCTAssertEqual(kill(try killed.childProcessID(named: "livetable"), SIGTERM), 0)
         try waitForExit(killed, status: 128 + SIGTERM)
         XCTAssertFalse(try killed.reportsMouse())
+
+        // A crash: the crash guard's reset sequence.
+        let crashed = try launch(["view", file.path, "item"], height: 12, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        try crashed.waitForScreen(containing: "row 1 of 50")
+        XCTAssertEqual(kill(try crashed.childProcessID(named: "livetable"), SIGSEGV), 0)
+        try waitForExit(crashed, status: 128 + SIGSEGV)
+        XCTAssertFalse(try crashed.reportsMouse())
+
+        // A signal while the main thread is busy: the same sequence, from another thread.
+        let marker = directory.appendingPathComponent("stalled")
+        let stalled = try launch(["view", file.path, "item"], height: 12,
+                                 environment: ["LIVETABLE_TEST_STALL_MARKER": marker.path])
+        try stalled.waitForScreen(containing: "row 1 of 50")
+        try stalled.send("j")
+        try waitUntil("the main thread to be busy") { FileManager.default.fileExists(atPath: marker.path) }
+        XCTAssertEqual(kill(try stalled.childProcessID(named: "livetable"), SIGTERM), 0)
+        try waitForExit(stalled, status: 128 + SIGTERM, timeout: 3)
+        XCTAssertFalse(try stalled.reportsMouse())
     }
 
     func testSuspendGivesTheMouseBackAndFgTakesItAgain() throws {
