@@ -75,6 +75,23 @@ final class ConfigTests: LiveTableTestCase {
         try option.waitForScreen(containing: "polled every 0.25 s")
     }
 
+    func testTheFilesStatementTimeoutStopsASlowPostgreSQLReadAndTheOptionWins() throws {
+        let database = try makeTracks()
+        // 50 ms a row: a screenful takes more than a second.
+        try psqlAsWriter("""
+            CREATE OR REPLACE FUNCTION slowly(i integer) RETURNS integer VOLATILE
+                LANGUAGE plpgsql AS 'BEGIN PERFORM pg_sleep(0.05); RETURN i; END';
+            CREATE OR REPLACE VIEW slow AS SELECT slowly(id) AS id, title FROM tracks;
+            """, database)
+        try writeConfig("statement_timeout = 0.3\n")
+        let environment = ["XDG_CONFIG_HOME": configHome.path]
+        let session = try launch(["view", try viewerURL(database), "slow"], environment: environment)
+        try session.waitForScreen(containing: "timed out after 0.3 s", timeout: 10)
+        let option = try launch(["view", try viewerURL(database), "slow", "--statement-timeout", "0.4"],
+                                environment: environment)
+        try option.waitForScreen(containing: "timed out after 0.4 s", timeout: 10)
+    }
+
     func testABadFileStopsBeforeTheScreenInOneLineWithStatus64() throws {
         try writeConfig("mouse = true\n\n[colors]\nnull = \"pink\"\n")
         let path = configHome.appendingPathComponent("livetable/config.toml").path
