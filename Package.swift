@@ -12,6 +12,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The config file (config.toml): toml++ under a Swift API, which
+        // reports the line of a syntax error. Its test and docc
+        // dependencies are not resolved by packages that use it.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     // Each target declares every module it imports, even one that another
     // dependency already brings in.
@@ -126,6 +130,7 @@ let package = Package(
                 "CNcurses",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
 
         .testTarget(

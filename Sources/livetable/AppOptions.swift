@@ -84,4 +84,9 @@ struct PollOption: ParsableArguments {
     var polling: CommitPolling {
         CommitPolling(interval: poll)
     }
+
+    /// `--poll`, else the config file's `poll`.
+    func polling(_ config: Config) -> CommitPolling {
+        CommitPolling(interval: poll ?? config.poll)
+    }
 }

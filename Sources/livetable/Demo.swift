@@ -41,7 +41,8 @@ struct Demo: ParsableCommand {
 
     mutating func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let launch = try Launch.prepare(environment: environment, noColor: options.noColor)
+        let config = try Config.load(environment: environment)
+        let launch = try Launch.prepare(environment: environment, noColor: options.noColor, config: config)
         let database: AppDatabase
         var playerCount = 0
         if let databasePath = options.databasePath {
@@ -82,7 +83,7 @@ struct Demo: ParsableCommand {
         }
         let stepDuration = Self.stepDuration / speed
         let steps = DemoScript.steps(playerCount: playerCount)
-        let polling = options.polling
+        let polling = options.pollOption.polling(config)
         try launch.run(
             { terminal in
                 AppLoop(

@@ -7,12 +7,16 @@ import LiveTableCore
 /// that can fail with a one-line error, in an order that leaves the
 /// terminal and the database file untouched when they do.
 struct Launch {
-    /// Whether cells are drawn in colour.
-    var useColor: Bool
+    /// The colours of the cells: the config file's, mono for `NO_COLOR`.
+    var theme: Theme
+    /// Whether the terminal reports the mouse.
+    var mouse = false
 
     /// Sets the locale and checks the terminal. Throws a `CommandFailure`
     /// of status 2 when the app can not run here.
-    static func prepare(environment: [String: String], noColor: Bool) throws -> Launch {
+    static func prepare(
+        environment: [String: String], noColor: Bool, config: Config = Config(), mouse: Bool = false) throws -> Launch
+    {
         setlocale(LC_ALL, "")
         // Wide characters need a UTF-8 locale; a bare "C" locale (no LANG)
         // would turn every accented name into escapes.
@@ -25,7 +29,8 @@ struct Launch {
             throw CommandFailure(error.description, status: 2)
         }
         let noColorVariable = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Launch(useColor: !noColor && !noColorVariable)
+        // NO_COLOR wins over any theme.
+        return Launch(theme: noColor || noColorVariable ? .mono : config.theme, mouse: mouse && config.mouse)
     }
 
     /// `$XDG_DATA_HOME/livetable/players.sqlite`, or
@@ -134,7 +139,7 @@ struct Launch {
         try MainActor.assumeIsolated { () throws -> Never in
             let terminal: Terminal
             do {
-                terminal = try Terminal(useColor: useColor)
+                terminal = try Terminal(theme: theme, mouse: mouse)
             } catch {
                 throw CommandFailure(error.oneLineDescription, status: 2)
             }

@@ -20,15 +20,25 @@ extension LiveTable {
             Keys:
             \(keys.joined(separator: "\n"))
 
+            Config file: $XDG_CONFIG_HOME/livetable/config.toml, or \
+            ~/.config/livetable/config.toml when XDG_CONFIG_HOME is not set. Optional: \
+            theme = "dark", "light" or "mono"; a [colors] table (title, header, selection, \
+            changed, new_row, null, status = a colour name or a number from 0 to 255); \
+            mouse = false; poll and statement_timeout, the defaults of --poll and \
+            --statement-timeout. Options given on the command line win; NO_COLOR wins \
+            over any theme.
+
             Environment:
-              XDG_DATA_HOME  where the default database lives (livetable/players.sqlite)
-              NO_COLOR       when set and not empty, draw in monochrome
-              TERM           the terminal type; it must be known to terminfo
+              XDG_CONFIG_HOME  where the config file lives (livetable/config.toml)
+              XDG_DATA_HOME    where the default database lives (livetable/players.sqlite)
+              NO_COLOR         when set and not empty, draw in monochrome
+              TERM             the terminal type; it must be known to terminfo
 
             Errors are one line on standard error, "livetable: error: ...". Exit \
             status: 0 on quit, 1 when the database cannot be opened (for bench: when a \
             target is missed or a measurement fails), 2 when standard input or output \
-            is not a terminal or TERM cannot be used, 64 on a command-line error, \
+            is not a terminal or TERM cannot be used, 64 on a command-line error or a \
+            bad config file, \
             128 + n after signal n (SIGTERM, SIGHUP, SIGINT).
 
             Examples:

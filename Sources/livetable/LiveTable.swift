@@ -15,13 +15,14 @@ struct LiveTable: ParsableCommand {
 
     mutating func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let launch = try Launch.prepare(environment: environment, noColor: options.noColor)
+        let config = try Config.load(environment: environment)
+        let launch = try Launch.prepare(environment: environment, noColor: options.noColor, config: config)
         let path = try options.databasePath ?? Launch.defaultDatabasePath(environment: environment)
         // A new database gets 8 random players, or is removed if it can
         // not (a full disk).
         let database = try Launch.openDatabase(path: path, seed: options.seed) { database in
             try database.createRandomPlayersIfEmpty()
         }
-        try launch.start(database: database, polling: options.polling)
+        try launch.start(database: database, polling: options.pollOption.polling(config))
     }
 }

@@ -25,10 +25,13 @@ final class Terminal {
     private var needsKeypadMode = false
     /// Keeps a paste that spans reads.
     private var decoder = KeyDecoder()
+    /// Whether the terminal reports the mouse (`--no-mouse` turns it off).
+    private let reportsMouse: Bool
+    private var clicks = ClickCounter()
 
     /// Sets up the screen. Call `TerminalRequirements.check` first:
     /// `newterm` fails on the same terminals, but after writing to them.
-    init(useColor: Bool) throws(TerminalError) {
+    init(theme: Theme, mouse: Bool) throws(TerminalError) {
         var modes = termios()
         let hasModes = tcgetattr(STDIN_FILENO, &modes) == 0
 
@@ -47,10 +50,15 @@ final class Terminal {
         noecho()
         keypad(lt_stdscr(), true)
         nodelay(lt_stdscr(), true)
+        // The mouse reports come as bytes, for `KeyDecoder`: not as
+        // ncurses' KEY_MOUSE, which terminfo's kmous would make of them.
+        _ = keyok(KEY_MOUSE, false)
+        reportsMouse = mouse
         Self.setBracketedPaste(true)
-        palette = Palette(useColor: useColor)
+        palette = Palette(theme: theme)
         width = Int(lt_getmaxx(lt_stdscr()))
         height = Int(lt_getmaxy(lt_stdscr()))
+        setMouseReports(true)
         setCursorVisibility(0)
     }
 
@@ -63,7 +71,7 @@ final class Terminal {
                 bytes += Array(String(cString: value).utf8)
             }
         }
-        return bytes + Array(Self.bracketedPasteOff.utf8)
+        return bytes + Array(Self.bracketedPasteOff.utf8) + Array(Self.mouseReportsOff.utf8)
     }
 
     /// A paste comes between markers (`KeyDecoder`), so that its line ends
@@ -76,6 +84,16 @@ final class Terminal {
     }
 
     private static let bracketedPasteOff = "\u{1B}[?2004l"
+
+    /// Clicks and the wheel (1000) in SGR's encoding (1006), which has no
+    /// limit of 223 columns. The terminal's own selection stays on Shift.
+    private func setMouseReports(_ on: Bool) {
+        guard reportsMouse else { return }
+        _ = putp(on ? "\u{1B}[?1000h\u{1B}[?1006h" : Self.mouseReportsOff)
+        fflush(nil)
+    }
+
+    private static let mouseReportsOff = "\u{1B}[?1006l\u{1B}[?1000l"
 
     // MARK: - Drawing
 
@@ -117,6 +135,7 @@ final class Terminal {
             // the app's again.
             keypad(lt_stdscr(), true)
             Self.setBracketedPaste(true)
+            setMouseReports(true)
             needsKeypadMode = false
         }
     }
@@ -175,7 +194,12 @@ final class Terminal {
                 ? .functionKey(KeyDecoding.key(keyCode: Int32(bitPattern: character)))
                 : .character(UInt32(character)))
         }
-        return decoder.decode(inputs)
+        let now = ContinuousClock.now
+        return decoder.decode(inputs).compactMap { key in
+            guard case let .mouse(event) = key else { return key }
+            // Reports not asked for (`--no-mouse`) are dropped, not typed.
+            return reportsMouse ? .mouse(clicks.count(event, at: now)) : nil
+        }
     }
 
     /// Reads the real terminal size after a SIGWINCH, and tells ncurses.
@@ -199,6 +223,7 @@ final class Terminal {
     func suspend() {
         guard !isRestored else { return }
         Self.setBracketedPaste(false)
+        setMouseReports(false)
         endwin()
         needsKeypadMode = true
     }
@@ -210,6 +235,7 @@ final class Terminal {
         isRestored = true
         setCursorVisibility(1)
         Self.setBracketedPaste(false)
+        setMouseReports(false)
         endwin()
         CrashGuard.disarm()
     }

@@ -67,12 +67,20 @@ struct ViewCommand: ParsableCommand {
             rows, without parameters, calling only built-in functions that read: anything \
             else is refused before it runs.
 
+            The mouse: the wheel moves the selection three rows at a time; a click selects \
+            a row and a column, a click on the header a column; a double click opens the \
+            row, as Enter. Shift with the mouse selects text as the terminal does. \
+            --no-mouse, or mouse = false in the config file, leaves the mouse to the terminal.
+
+            Config file: $XDG_CONFIG_HOME/livetable/config.toml (~/.config/livetable/config.toml): \
+            theme, [colors], mouse, poll, statement_timeout; see livetable --help.
+
             Keys:
             \(keyTable)
 
             Exit status: 0 on quit or when all rows are printed, 1 when the file or \
             the server, the table, the sort column or the query cannot be read, 2 when the live view has \
-            no terminal, 64 on a command-line error, 128 + n after signal n.
+            no terminal, 64 on a command-line error or a bad config file, 128 + n after signal n.
 
             Examples:
               livetable view app.sqlite                         pick a table
@@ -122,6 +130,9 @@ struct ViewCommand: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
+    @Flag(name: .customLong("no-mouse"), help: "Leave the mouse to the terminal (also mouse = false in the config file).")
+    var noMouse = false
+
     @OptionGroup var pollOption: PollOption
 
     @OptionGroup var postgresOptions: PostgresOptions
@@ -143,7 +154,11 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
-        let dataSource = try Launch.openViewerDataSource(file, polling: pollOption.polling, postgres: postgresOptions)
+        // First: a bad file is said before anything is opened.
+        let config = try Config.load(environment: ProcessInfo.processInfo.environment)
+        var postgres = postgresOptions
+        postgres.statementTimeout = postgres.statementTimeout ?? config.statementTimeout
+        let dataSource = try Launch.openViewerDataSource(file, polling: pollOption.polling(config), postgres: postgres)
         let target: ViewerTarget?
         if let query {
             target = .query(query)
@@ -155,7 +170,7 @@ struct ViewCommand: ParsableCommand {
                 try printTables(dataSource)
                 return
             }
-            try live(dataSource, opened: nil)
+            try live(dataSource, opened: nil, config: config)
         }
         // Every check that can fail, before anything is printed or the
         // screen is touched.
@@ -178,7 +193,9 @@ struct ViewCommand: ParsableCommand {
                 try? history.record(query)
             }
             let shown = Set(plan.columnNames)
-            try live(dataSource, opened: viewed, hidden: Set(viewed.source.columnNames.filter { !shown.contains($0) }))
+            try live(
+                dataSource, opened: viewed, config: config,
+                hidden: Set(viewed.source.columnNames.filter { !shown.contains($0) }))
         }
         let summary: RowExport.Summary
         do {
@@ -207,9 +224,11 @@ struct ViewCommand: ParsableCommand {
     }
 
     /// Runs the live screen until the user quits.
-    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?, hidden: Set<String> = []) throws -> Never {
+    private func live(
+        _ dataSource: any ViewerDataSource, opened: ViewedSource?, config: Config, hidden: Set<String> = []
+    ) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
-        let launch = try Launch.prepare(environment: environment, noColor: noColor)
+        let launch = try Launch.prepare(environment: environment, noColor: noColor, config: config, mouse: !noMouse)
         let history = HistoryFile.standard(environment: environment)
         try launch.run(
             { terminal in

@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:122
-@MainActor private func example_README_md_122() async throws {
-#sourceLocation(file: "README.md", line: 122)
+// README.md:128
+@MainActor private func example_README_md_128() async throws {
+#sourceLocation(file: "README.md", line: 128)
 
 
 

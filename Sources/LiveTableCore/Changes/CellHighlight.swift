@@ -39,8 +39,8 @@ extension CellStyle {
         guard let highlight else { return self }
         let color: Color
         switch highlight.kind {
-        case .changed: color = .accent
-        case .added: color = .status
+        case .changed: color = .changed
+        case .added: color = .added
         }
         switch highlight.level {
         case .strong:

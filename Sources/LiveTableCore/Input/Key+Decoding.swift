@@ -65,6 +65,10 @@ extension Key {
                 case 0x20...0x3F:
                     // Parameter and intermediate bytes.
                     parameters.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
+                case 0x4D where parameters.isEmpty:
+                    // `ESC [ M` and three bytes: a mouse report in the
+                    // encoding before SGR's, from a terminal without it.
+                    return legacyMouseReport(rest.dropFirst(2), length: length)
                 case 0x40...0x7E:
                     return (controlSequenceKey(parameters: parameters, final: value), length)
                 default:
@@ -95,6 +99,9 @@ extension Key {
 
     /// The key of `ESC [ parameters final`, or nil.
     private static func controlSequenceKey(parameters: String, final: UInt32) -> Key? {
+        if parameters.hasPrefix("<"), final == 0x4D || final == 0x6D { // "M" press, "m" release
+            return MouseEvent(sgrParameters: parameters.dropFirst(), isRelease: final == 0x6D).map(Key.mouse)
+        }
         if final == 0x7E { // "~": VT220 editing keys.
             switch parameters {
             case "1", "7": return .home
@@ -108,6 +115,20 @@ extension Key {
         // Modifiers ("1;5" for Ctrl) make another key: only plain keys.
         guard parameters.isEmpty || parameters == "1" else { return nil }
         return cursorKey(final: final)
+    }
+
+    /// The mouse report of the three bytes after `ESC [ M` (each a value
+    /// plus 32), and the length of the whole; cut short, nothing.
+    private static func legacyMouseReport(_ bytes: ArraySlice<TerminalInput>, length: Int) -> (Key?, Int) {
+        let values = bytes.prefix(3).compactMap { input -> Int? in
+            guard case let .character(value) = input, value >= 32 else { return nil }
+            return Int(value) - 32
+        }
+        guard values.count == 3 else { return (nil, length) }
+        // Button 3 is a release of whichever button was down.
+        let isRelease = values[0] & 0b1100_0011 == 3
+        let event = MouseEvent(code: values[0], x: values[1] - 1, y: values[2] - 1, isRelease: isRelease)
+        return (event.flatMap { $0.x >= 0 && $0.y >= 0 ? Key.mouse($0) : nil }, length + 3)
     }
 
     /// The key of the final byte of `ESC [ x` or `ESC O x`, or nil.

@@ -13,4 +13,6 @@ package enum Key: Hashable, Sendable {
     /// Text pasted in the terminal (bracketed paste), whole: its line ends
     /// are not Enter.
     case paste(String)
+    /// A mouse report: only when the terminal was asked for them.
+    case mouse(MouseEvent)
 }

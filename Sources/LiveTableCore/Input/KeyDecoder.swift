@@ -1,10 +1,14 @@
 /// Decodes the terminal's input into keys, read after read. A paste
 /// (bracketed: `ESC [ 200 ~` … `ESC [ 201 ~`) can span several reads: its
 /// text is kept until its end, then comes as one `.paste` key, so that a
-/// pasted line end never runs a prompt.
+/// pasted line end never runs a prompt. A mouse report cut by the end of a
+/// read waits for its end too, so that its digits are not typed.
 package struct KeyDecoder: Sendable {
     /// The text of a paste whose end has not come yet.
     private var paste: [Unicode.Scalar]?
+    /// The start of a mouse report, `ESC [` or `ESC [ <` and digits, that
+    /// ended a read.
+    private var pendingReport: [TerminalInput] = []
 
     /// The longest paste kept: the rest is dropped.
     static let maximumPaste = 100_000
@@ -12,6 +16,10 @@ package struct KeyDecoder: Sendable {
     package init() {}
 
     package mutating func decode(_ inputs: [TerminalInput]) -> [Key] {
+        // `ESC [` alone goes on only with a report's `<`.
+        let goesOn = pendingReport.count > 2 || inputs.first == .character(0x3C)
+        let inputs = (goesOn ? pendingReport : []) + inputs
+        pendingReport = []
         var keys: [Key] = []
         var index = 0
         while index < inputs.count {
@@ -33,6 +41,10 @@ package struct KeyDecoder: Sendable {
                     index += Self.pasteStart.count
                     paste = []
                     continue
+                }
+                if Self.isUnfinishedMouseReport(inputs[index...]) {
+                    pendingReport = Array(inputs[(index - 1)...])
+                    return keys
                 }
                 let (key, length) = Key.escapeSequence(inputs[index...])
                 index += length
@@ -63,6 +75,21 @@ package struct KeyDecoder: Sendable {
         }
         return index
     }
+
+    /// Whether `rest`, after an Esc, is `[`, or `[ <` and a report's
+    /// parameters, up to the end of the read, short enough to be one.
+    private static func isUnfinishedMouseReport(_ rest: ArraySlice<TerminalInput>) -> Bool {
+        if rest.count == 1, rest.first == .character(0x5B) { return true }
+        guard rest.count <= maximumReport, starts(rest, with: mouseReportStart) else { return false }
+        return rest.dropFirst(mouseReportStart.count).allSatisfy { input in
+            guard case let .character(value) = input else { return false }
+            return (0x30...0x3B).contains(value)  // Digits and ";".
+        }
+    }
+
+    private static let mouseReportStart = Array("[<".unicodeScalars.map(\.value))
+    /// `[<` and three numbers of four digits, and their separators.
+    private static let maximumReport = 16
 
     private static let pasteStart = Array("[200~".unicodeScalars.map(\.value))
     private static let pasteEnd = Array("[201~".unicodeScalars.map(\.value))

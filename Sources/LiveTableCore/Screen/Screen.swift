@@ -9,6 +9,11 @@ package enum Color: UInt8, CaseIterable, Equatable, Sendable {
     case status
     case error
     case dim
+    /// A table's column names.
+    case header
+    /// A cell that another process changed, and a row it added.
+    case changed, added
+    case null
 }
 
 /// How a cell is drawn.

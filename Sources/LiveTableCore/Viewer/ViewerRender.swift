@@ -39,11 +39,11 @@ func viewerRender(_ state: ViewerState) -> Screen {
 // MARK: - Styles
 
 private enum Style {
-    static let header = CellStyle(color: .title, bold: true)
-    static let currentHeader = CellStyle(color: .title, bold: true, reverse: true)
+    static let header = CellStyle(color: .header, bold: true)
+    static let currentHeader = CellStyle(color: .header, bold: true, reverse: true)
     static let selection = CellStyle(color: .selection, bold: true, reverse: true)
-    static let null = CellStyle(color: .dim)
-    static let selectedNull = CellStyle(color: .dim, bold: true, reverse: true)
+    static let null = CellStyle(color: .null)
+    static let selectedNull = CellStyle(color: .null, bold: true, reverse: true)
     /// Without colours, NULL is underlined: it must differ from the text "NULL".
     static let monochromeNull = CellStyle(underline: true)
     static let selectedMonochromeNull = CellStyle(bold: true, reverse: true, underline: true)

@@ -20,6 +20,9 @@ extension ViewerState {
             self.table?.paused = paused
             return []
         }
+        if case let .mouse(event) = key {
+            return handleMouse(event)
+        }
         switch overlay {
         case let .help(scroll):
             overlay = scrolledHelp(action, from: scroll)

@@ -89,9 +89,15 @@ extension ViewerState {
     /// Up, down, a page up or down: moves the selection in the window, or
     /// keeps the move for the window being read.
     mutating func moveSelection(_ action: ViewerAction) -> [ViewerEffect] {
+        let page = max(1, pageRows)
+        return moveSelection(by: [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0)
+    }
+
+    /// Moves the selection `delta` rows down (up when negative): a key's
+    /// move, or a click's on a row on screen.
+    mutating func moveSelection(by delta: Int) -> [ViewerEffect] {
         guard var table = self.table else { return [] }
         let page = max(1, pageRows)
-        let delta = [ViewerAction.moveUp: -1, .moveDown: 1, .pageUp: -page, .pageDown: page][action] ?? 0
         if table.pendingJump != nil, table.paused == nil {
             // Home or End waits for its window: the move starts from there.
             table.pendingMove += delta

@@ -327,13 +327,13 @@ final class ChangeHighlighterTests: XCTestCase {
     func testHighlightedStyles() {
         let added = CellHighlight(kind: .added, level: .strong)
         XCTAssertEqual(CellStyle.plain.highlighted(nil), .plain)
-        XCTAssertEqual(CellStyle.plain.highlighted(strongChange), CellStyle(color: .accent, bold: true, reverse: true))
-        XCTAssertEqual(CellStyle.plain.highlighted(faintChange), CellStyle(color: .accent, bold: true, reverse: false, underline: true))
-        XCTAssertEqual(CellStyle.plain.highlighted(added), CellStyle(color: .status, bold: true, reverse: true))
+        XCTAssertEqual(CellStyle.plain.highlighted(strongChange), CellStyle(color: .changed, bold: true, reverse: true))
+        XCTAssertEqual(CellStyle.plain.highlighted(faintChange), CellStyle(color: .changed, bold: true, reverse: false, underline: true))
+        XCTAssertEqual(CellStyle.plain.highlighted(added), CellStyle(color: .added, bold: true, reverse: true))
         // In the reversed bar of the selection, a strong highlight is a
         // plain cell: it shows without colours too.
         let selection = CellStyle(color: .selection, bold: true, reverse: true)
-        XCTAssertEqual(selection.highlighted(strongChange), CellStyle(color: .accent, bold: true, reverse: false))
-        XCTAssertEqual(selection.highlighted(faintChange), CellStyle(color: .accent, bold: true, reverse: true, underline: true))
+        XCTAssertEqual(selection.highlighted(strongChange), CellStyle(color: .changed, bold: true, reverse: false))
+        XCTAssertEqual(selection.highlighted(faintChange), CellStyle(color: .changed, bold: true, reverse: true, underline: true))
     }
 }

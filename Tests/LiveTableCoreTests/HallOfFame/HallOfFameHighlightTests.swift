@@ -65,7 +65,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         }
 
         let screen = hallOfFameRender(state)
-        let changed = CellStyle(color: .accent, bold: true, reverse: true)
+        let changed = CellStyle(color: .changed, bold: true, reverse: true)
         XCTAssertEqual(styles(of: "2000", in: screen), Array(repeating: changed, count: 4))
         XCTAssertEqual(uniform(styles(of: "Craig", in: screen)), CellStyle.plain)
         XCTAssertEqual(uniform(styles(of: "1100", in: screen)), CellStyle.plain)
@@ -199,8 +199,8 @@ final class HallOfFameHighlightTests: XCTestCase {
         }, to: &state, at: now + .milliseconds(100)), [])
 
         // Strong, then faint (underlined), then gone.
-        let changedStrong = CellStyle(color: .accent, bold: true, reverse: true)
-        let changedFaint = CellStyle(color: .accent, bold: true, underline: true)
+        let changedStrong = CellStyle(color: .changed, bold: true, reverse: true)
+        let changedFaint = CellStyle(color: .changed, bold: true, underline: true)
         XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), changedStrong)
 
         // A timer that fires a little early is set again for the same time.
@@ -214,7 +214,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + .milliseconds(700))), [.highlightTimer(at: now + fade)])
         XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + fade)), [.highlightTimer(at: now + .milliseconds(2100))])
         XCTAssertEqual(uniform(styles(of: "2000", in: hallOfFameRender(state))), CellStyle.plain)
-        XCTAssertEqual(uniform(styles(of: "16", in: hallOfFameRender(state))), CellStyle(color: .accent, bold: true, underline: true))
+        XCTAssertEqual(uniform(styles(of: "16", in: hallOfFameRender(state))), CellStyle(color: .changed, bold: true, underline: true))
 
         // The last fade: no timer any longer, and none is asked for.
         XCTAssertEqual(hallOfFameUpdate(&state, .highlightTick(now + .milliseconds(2100))), [])
@@ -258,7 +258,7 @@ final class HallOfFameHighlightTests: XCTestCase {
         XCTAssertEqual(
             deliver(craigScores(4000) + [makePlayer(9, "Ivan", 1)], to: &state, at: now + .milliseconds(200)),
             [.highlightTimer(at: now + .milliseconds(200) + strong)])
-        XCTAssertEqual(uniform(styles(of: "4000", in: hallOfFameRender(state))), CellStyle(color: .accent, bold: true, reverse: true))
+        XCTAssertEqual(uniform(styles(of: "4000", in: hallOfFameRender(state))), CellStyle(color: .changed, bold: true, reverse: true))
     }
 
     // MARK: - On the app loop

@@ -171,6 +171,13 @@ final class TmuxSession {
             .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
     }
 
+    /// True when the pane asked for mouse reports (1000) in SGR's
+    /// encoding (1006), as tmux keeps track of its modes.
+    func reportsMouse() throws -> Bool {
+        try run(["display-message", "-p", "-t", "app", "#{mouse_standard_flag}#{mouse_sgr_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "11"
+    }
+
     // MARK: - Processes
 
     /// The pid of the shell that runs the command.
