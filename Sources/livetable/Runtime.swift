@@ -181,6 +181,10 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         exit(status: 0)
     }
 
+    func bell() {
+        terminal.bell()
+    }
+
     // MARK: - Exit
 
     /// Stops the loop, restores the terminal, closes the database and

@@ -77,6 +77,13 @@ final class Terminal {
 
     private static let bracketedPasteOff = "\u{1B}[?2004l"
 
+    /// BEL, flushed at once as the bracketed-paste switch is.
+    func bell() {
+        guard !isRestored else { return }
+        _ = putp("\u{07}")
+        fflush(nil)
+    }
+
     // MARK: - Drawing
 
     /// Copies `screen` to the terminal: only the cells that differ from the

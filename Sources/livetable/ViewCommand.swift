@@ -67,13 +67,15 @@ struct ViewCommand: ParsableCommand {
 
             Exit status: 0 on quit or when all rows are printed, 1 when the file or \
             the server, the table, the sort column or the query cannot be read, 2 when the live view has \
-            no terminal, 64 on a command-line error, 128 + n after signal n.
+            no terminal, 64 on a command-line error (a bad --alert or --until condition), 128 + n \
+            after signal n. With --until: 0 as soon as a row matches, 1 after --timeout.
 
             Examples:
               livetable view app.sqlite                         pick a table
               livetable view app.sqlite orders --sort total --desc
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
+              livetable view app.sqlite jobs --until "id = 42 AND state = 'done'" --timeout 600
               livetable view /mnt/replica/app.sqlite orders --poll 0.5
               livetable view postgres://viewer@db.example.com/shop orders
               livetable view "host=/var/run/postgresql dbname=shop" --listen orders_changed
@@ -107,6 +109,19 @@ struct ViewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json"))
     var format: ExportFormat?
 
+    @Option(help: ArgumentHelp(
+        "Ring the bell and mark the rows when a row starts matching this SQL condition (live view).",
+        valueName: "sql"))
+    var alert: String?
+
+    @Option(help: ArgumentHelp(
+        "Without a screen, wait until a row matches this SQL condition, print it (--format, csv by default) and exit 0.",
+        valueName: "sql"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("With --until: exit 1 when no row matched after this many seconds.", valueName: "seconds"))
+    var timeout: Double?
+
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
@@ -121,7 +136,8 @@ struct ViewCommand: ParsableCommand {
         if desc && sort == nil {
             throw ValidationError("--desc needs --sort COLUMN.")
         }
-        if format != nil && sort != nil {
+        try validateWaiting()
+        if format != nil && sort != nil && until == nil {
             throw ValidationError("--sort is for the live view: --format prints in the natural order.")
         }
         if let option = postgresOptions.given.first, ViewerDataSourceKind(file) == .sqliteFile {
@@ -143,7 +159,7 @@ struct ViewCommand: ParsableCommand {
                 try printTables(dataSource)
                 return
             }
-            try live(dataSource, opened: nil)
+            try live(dataSource, opened: nil, alert: nil)
         }
         // Every check that can fail, before anything is printed or the
         // screen is touched.
@@ -152,6 +168,9 @@ struct ViewCommand: ParsableCommand {
             viewed = try dataSource.open(target, sortColumn: sort, descending: desc, ticket: ReadTicket())
         } catch {
             throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
+        }
+        if let until {
+            try waitUntil(until, dataSource, viewed)
         }
         guard let format else {
             if isatty(STDOUT_FILENO) == 0 {
@@ -163,7 +182,7 @@ struct ViewCommand: ParsableCommand {
                 // written is no reason not to show the rows.
                 try? history.record(query)
             }
-            try live(dataSource, opened: viewed)
+            try live(dataSource, opened: viewed, alert: try checkAlert(dataSource, viewed))
         }
         let summary: RowExport.Summary
         do {
@@ -180,7 +199,7 @@ struct ViewCommand: ParsableCommand {
     }
 
     /// Runs the live screen until the user quits.
-    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?) throws -> Never {
+    private func live(_ dataSource: any ViewerDataSource, opened: ViewedSource?, alert: ViewerAlert?) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor)
         let history = HistoryFile.standard(environment: environment)
@@ -190,6 +209,7 @@ struct ViewCommand: ParsableCommand {
                     databaseName: dataSource.name, opened: opened,
                     width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
                 state.queryHistory = history?.load() ?? PromptHistory()
+                state.alert = alert
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing

@@ -67,6 +67,8 @@ package enum AppCommand<Message, Slot: Hashable> {
     case suspend
     /// Stops the loop, and asks the host to end the app.
     case quit
+    /// Rings the terminal's bell.
+    case bell
 }
 
 extension AppCommand {
@@ -103,6 +105,12 @@ package protocol AppHost: AnyObject {
     func suspend()
     /// Ends the app. The loop has stopped when it is called.
     func quit()
+    /// Rings the terminal's bell; a host without a terminal ignores it.
+    func bell()
+}
+
+extension AppHost {
+    package func bell() { }
 }
 
 /// The messages that a terminal host sends to any program: the keys it
@@ -294,6 +302,8 @@ package final class AppLoop<Program: AppProgram> {
         case .quit:
             stop()
             host?.quit()
+        case .bell:
+            host?.bell()
         }
     }
 

@@ -44,6 +44,8 @@ package struct CaptionedProgram<Base: AppProgram>: AppProgram {
             return .suspend
         case .quit:
             return .quit
+        case .bell:
+            return .bell
         }
     }
 }

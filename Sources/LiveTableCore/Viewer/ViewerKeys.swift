@@ -37,6 +37,10 @@ package enum ViewerAction: ScreenAction {
     case columnsSheet
     /// `o`: the row the current cell's foreign key points to, as a new sheet.
     case followReference
+    /// `!`: a SQL condition whose new matching rows ring the bell.
+    case alert
+    /// `L`: the changes seen while open, as a sheet.
+    case changesLog
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -88,6 +92,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
         actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
+    KeyBinding(
+        keys: "! L", description: "alert on a condition; L: changes log", hint: nil,
+        actions: [.character("!"): .alert, .character("L"): .changesLog]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

@@ -48,6 +48,7 @@ package enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case commitsUnseen(note: String, reason: String)
     /// Nil when the row could not be read whole: the window's values stay.
     case wholeRowRead(RowPosition, [DatabaseValue]?)
+    case alert(ViewerAlertMessage)
 }
 
 /// A read that runs until it ends or is replaced, and that the viewer can
@@ -90,6 +91,7 @@ package enum ViewerEffect: Equatable, Sendable {
     case readWholeRow(ViewedSource, RowPosition)
     /// Keeps a query typed at `:` in the history file.
     case recordQuery(String)
+    case alert(ViewerAlertEffect)
     case suspend
     case quit
 }

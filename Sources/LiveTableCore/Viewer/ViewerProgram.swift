@@ -122,6 +122,8 @@ package struct ViewerProgram: AppProgram {
                 .flatMap { _ in Empty<ViewerMessage, any Error>() }
                 .catch { _ in Empty<ViewerMessage, Never>() }
                 .eraseToAnyPublisher())
+        case let .alert(alertEffect):
+            return alertCommand(alertEffect)
         case .suspend:
             return .suspend
         case .quit:
@@ -141,7 +143,7 @@ package struct ViewerProgram: AppProgram {
 
     /// A read whose subscription is cancelled (replaced in its slot, or
     /// stopped) is interrupted if it runs.
-    private func read<T: Sendable>(
+    func read<T: Sendable>(
         _ value: @escaping @Sendable (ReadTicket) throws -> T,
         _ success: @escaping (T) -> ViewerMessage,
         _ failure: @escaping (String, ViewerFailureKind) -> ViewerMessage) -> AnyPublisher<ViewerMessage, Never>
@@ -307,4 +309,6 @@ package enum ViewerSlot: Hashable, Sendable {
     case tables
     case read(ViewerRead)
     case highlightTimer
+    /// The alert's check, then its reads of the matching rows.
+    case alert
 }

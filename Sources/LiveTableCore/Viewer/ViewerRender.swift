@@ -140,6 +140,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     let selectedIndex = table.selectedIndex
     // The row ids of change highlighting, when it has something to show.
     let rowIDs = table.highlighter.isHighlighting ? table.highlighter.window?.rows.map(\.id) : nil
+    // The rows that match the alert: a `!` in the margin.
+    let alertMarks = state.alert?.matching.flatMap { matching in table.highlighter.window?.rows.map { matching.contains($0.id) } }
     for row in 0..<layout.listRows {
         let index = table.scrollTop + row
         guard index < window.rows.count else { break }
@@ -184,6 +186,9 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
                 drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, style: match,
                             into: &screen)
             }
+        }
+        if let alertMarks, alertMarks.indices.contains(index), alertMarks[index] {
+            screen.put("!", x: 0, y: y, style: isSelected ? Style.selection : Style.error)
         }
     }
     return columnsNote(columns, hiddenCount: source.columns.count - plan.order.count)
@@ -269,6 +274,9 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let change = table.highlighter.rowCountChangeText {
         title += " \(change)"
     }
+    if let alert = state.alert, alert.matching != nil {
+        title += " · ! \(alert.countText) matching"
+    }
     var trailing: [String] = []
     // Polled, and why, when it fits: it tells how soon another machine's
     // commits show.
@@ -317,6 +325,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             hints = [("Enter", "search"), ("Tab", other), ("Esc", "cancel")]
         case .findColumn?: hints = [("Enter", "go to column"), ("Esc", "cancel")]
         case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
+        case .alert?: hints = [("Enter", "alert (empty: off)"), ("Esc", "cancel")]
         default: hints = [("Enter", "open"), ("Esc", "cancel")]
         }
     case nil:
@@ -409,6 +418,7 @@ private func promptLabel(_ prompt: ViewerPrompt, _ table: TableState?) -> String
     case .findTable: return "table: "
     case .query: return "SQL: "
     case .findColumn: return "column: "
+    case .alert: return "alert when: "
     }
 }
 

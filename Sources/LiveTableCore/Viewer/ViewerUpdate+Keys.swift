@@ -61,6 +61,10 @@ extension ViewerState {
             return openColumnsSheet()
         case .followReference:
             return followReference()
+        case .alert:
+            return openAlertPrompt()
+        case .changesLog:
+            return openChangesLog()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -301,7 +305,7 @@ extension ViewerState {
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
-             .describe, .columnsSheet, .followReference:
+             .describe, .columnsSheet, .followReference, .alert, .changesLog:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

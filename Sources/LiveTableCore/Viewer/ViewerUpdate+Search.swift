@@ -41,6 +41,8 @@ extension ViewerState {
                 return openTarget(.table(entries[picker.selectedIndex].name))
             case .query:
                 return openSheet(prompt.text)
+            case .alert:
+                return requestAlert(prompt.text)
             }
         case .tab where prompt.kind == .search:
             prompt.searchesAllColumns.toggle()

@@ -15,6 +15,7 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
     }
     effects += state.readWholeRow()
     effects += state.setHighlightTimer()
+    effects += state.observeAlert()
     return effects
 }
 
@@ -79,6 +80,8 @@ extension ViewerState {
             return countFailed(error)
         case let .wholeRowRead(position, values):
             return wholeRowRead(position, values)
+        case let .alert(alertMessage):
+            return receiveAlert(alertMessage)
         }
     }
 }
