@@ -172,6 +172,7 @@ struct ViewCommand: ParsableCommand {
         if let until {
             try waitUntil(until, dataSource, viewed)
         }
+        let alert = try checkAlert(dataSource, viewed)
         guard let format else {
             if isatty(STDOUT_FILENO) == 0 {
                 throw CommandFailure(
@@ -182,7 +183,7 @@ struct ViewCommand: ParsableCommand {
                 // written is no reason not to show the rows.
                 try? history.record(query)
             }
-            try live(dataSource, opened: viewed, alert: try checkAlert(dataSource, viewed))
+            try live(dataSource, opened: viewed, alert: alert)
         }
         let summary: RowExport.Summary
         do {
