@@ -33,6 +33,8 @@ package struct ViewerState: Equatable, Sendable {
     package var prompt: ViewerPrompt?
     /// `--alert` or `!`: the rows matching a condition ring the bell.
     package var alert: ViewerAlert?
+    /// `L`: the changes seen while open, in every sheet.
+    package var changesLog = ChangesLog()
     var filterHistory = PromptHistory()
     /// The queries typed at `:` and given with `--query`, kept between runs
     /// (`HistoryFile`): set by the command line before the screen starts.

@@ -37,6 +37,10 @@ extension ViewerState {
             return []
         }
         message = nil
+        if refusesOnChangesLog(action) {
+            message = .notice("the changes log is in memory: it is not sorted, searched or read with SQL")
+            return []
+        }
         let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference]
         if pendingSheet?.uncovers == true, opensSheet.contains(action) {
             // `q` is on its way to the sheet below: a sheet opened now would
@@ -180,6 +184,9 @@ extension ViewerState {
         case .open:
             if case let .sheet(sheet) = table.viewed.target {
                 return openSelectedRowOfSheet(sheet)
+            }
+            if table.viewed.target == .changesLog {
+                return openSelectedChange()
             }
             if table.selectedIndex != nil {
                 overlay = .row(scroll: 0)

@@ -16,7 +16,7 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
     effects += state.readWholeRow()
     effects += state.setHighlightTimer()
     effects += state.observeAlert()
-    return effects
+    return state.answerChangesLogReads(effects)
 }
 
 extension ViewerState {
@@ -43,7 +43,7 @@ extension ViewerState {
         case let .openFailed(error, kind):
             return openFailed(error, kind)
         case let .window(value, now):
-            return receive(value, at: now)
+            return receiveBehindChangesLog(value, at: now) ?? receive(value, at: now)
         case let .resumed(now):
             return resume(at: now)
         case let .deletedRowsFound(source, ids):
