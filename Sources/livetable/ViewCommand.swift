@@ -211,6 +211,7 @@ struct ViewCommand: ParsableCommand {
                     width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
                 state.queryHistory = history?.load() ?? PromptHistory()
                 state.alert = alert
+                state.changesLog.clock = WallClock(instant: .now, date: Date())
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing
