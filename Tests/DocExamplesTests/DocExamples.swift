@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:119
-@MainActor private func example_README_md_119() async throws {
-#sourceLocation(file: "README.md", line: 119)
+// README.md:130
+@MainActor private func example_README_md_130() async throws {
+#sourceLocation(file: "README.md", line: 130)
 
 
 
