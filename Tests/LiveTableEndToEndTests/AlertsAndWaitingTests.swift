@@ -110,6 +110,20 @@ final class AlertsAndWaitingTests: LiveTableTestCase {
         try waitForExit(session, status: 0)
     }
 
+    func testAlertOnPostgreSQLRingsAfterAnotherSessionsCommit() throws {
+        let database = try makeTracks()
+        let session = try launch(["view", try viewerURL(database), "tracks", "--alert", "plays > 480"])
+        try session.waitForScreen(containing: "! 2 matching", timeout: 15)
+        XCTAssertFalse(try session.hasRungBell())
+        try psqlAsWriter("UPDATE tracks SET plays = 9999 WHERE id = 2", database)
+        let screen = try session.waitForScreen(containing: "! 3 matching")
+        try waitUntil("the bell") { try session.hasRungBell() }
+        let row = ViewerScreen.line(3, of: screen)
+        XCTAssertTrue(row.hasPrefix("!") && row.contains("track 002"), screen)
+        try session.send("q")
+        try waitForExit(session, status: 0)
+    }
+
     func testBangAsksForTheConditionOnTheScreen() throws {
         let file = try makeItemFile("jobs.sqlite", rows: 20)
         let session = try launch(["view", file.path, "item"])

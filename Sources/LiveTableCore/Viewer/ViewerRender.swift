@@ -141,7 +141,8 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     // The row ids of change highlighting, when it has something to show.
     let rowIDs = table.highlighter.isHighlighting ? table.highlighter.window?.rows.map(\.id) : nil
     // The rows that match the alert: a `!` in the margin.
-    let alertMarks = state.alert?.matching.flatMap { matching in table.highlighter.window?.rows.map { matching.contains($0.id) } }
+    let alertMarks = state.alert.flatMap { $0.viewed?.target == table.viewed.target ? $0.matching : nil }
+        .flatMap { matching in table.highlighter.window?.rows.map { matching.contains($0.id) } }
     for row in 0..<layout.listRows {
         let index = table.scrollTop + row
         guard index < window.rows.count else { break }

@@ -12,9 +12,6 @@ extension ViewerState {
             message = .notice("no rows read yet: the changes log starts with the first")
             return []
         }
-        changesLog.covered = table.map { table in
-            ChangesLog.CoveredWindow(target: table.viewed.target, snapshot: table.highlighter.window, memory: table.memory)
-        }
         return openOnTop(.changesLog, PendingSheet(), memory: TableMemory())
     }
 
@@ -52,6 +49,12 @@ extension ViewerState {
                 continue
             }
             rounds += 1
+            if case .open = effect {
+                // The sheet it covers (or the one `q` closes) is still observed.
+                changesLog.covered = table.map { table in
+                    ChangesLog.CoveredWindow(target: table.viewed.target, snapshot: table.highlighter.window, memory: table.memory)
+                }
+            }
             if let answer {
                 pending += viewerUpdate(&self, answer)
             }

@@ -69,6 +69,24 @@ final class ViewerChangesLogTests: XCTestCase {
         XCTAssertEqual(driver.state.sheets, [.table("item"), .changesLog])
     }
 
+    func testBackOnTheLogTheSheetClosedIsComparedFromWhereItWas() throws {
+        try driver.commit("UPDATE item SET price = 5000 WHERE id = 2")
+        try driver.send(.key(.character("L")))
+        try driver.send(.key(.enter))
+        try driver.commit("UPDATE item SET price = 8 WHERE id = 6")
+        XCTAssertEqual(driver.state.changesLog.entries.count, 2)
+        let item = try XCTUnwrap(driver.state.table)
+        let request = try XCTUnwrap(item.observedRequest)
+        try driver.send(.key(.character("q")))
+        XCTAssertEqual(driver.state.table?.viewed.target, .changesLog)
+        // The closed sheet's observation still delivers: only the new change joins.
+        _ = try ForeignFile.sqlite3(path, "UPDATE item SET price = 9 WHERE id = 7")
+        try driver.send(.window(try firstWindow(of: driver.dataSource, item.viewed, request), now: driver.now))
+        XCTAssertEqual(driver.state.changesLog.entries.map { $0.columns.map(\.new) }, [
+            [5000.databaseValue], [8.databaseValue], [9.databaseValue],
+        ])
+    }
+
     func testTheRowViewSaysWhatAFieldWasAndHowLongAgo() throws {
         try driver.commit("UPDATE item SET price = 5000 WHERE id = 1")
         driver.clock += .seconds(75)
