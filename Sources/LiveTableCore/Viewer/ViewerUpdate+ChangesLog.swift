@@ -8,6 +8,9 @@ extension ViewerState {
     /// The sheet under it is still observed: its changes join the log.
     mutating func openChangesLog() -> [ViewerEffect] {
         guard table?.viewed.target != .changesLog else { return [] }
+        // Kept from the windows' times, not on each: a commit that changes
+        // nothing on screen leaves the state equal, and draws nothing.
+        changesLog.now = [changesLog.now, table?.highlighter.now].compactMap { $0 }.max()
         guard changesLog.now != nil else {
             message = .notice("no rows read yet: the changes log starts with the first")
             return []
@@ -97,8 +100,8 @@ extension ViewerState {
     /// changes are recorded, and the log on screen shows them. Nil when
     /// the log is not on screen.
     mutating func receiveBehindChangesLog(_ value: ViewerWindow, at now: ContinuousClock.Instant) -> [ViewerEffect]? {
-        changesLog.now = max(changesLog.now ?? now, now)
         guard var table, table.viewed.target == .changesLog, value.viewed.target != .changesLog else { return nil }
+        changesLog.now = max(changesLog.now ?? now, now)
         guard var covered = changesLog.covered, covered.target == value.viewed.target else { return [] }
         let snapshot = value.changeSnapshot(rowCount: nil)
         var effects: [ViewerEffect] = []

@@ -111,6 +111,16 @@ final class ViewerChangesLogTests: XCTestCase {
         XCTAssertEqual(driver.state.table?.viewed.target, .changesLog)
     }
 
+    func testACommitThatChangesNothingOnScreenLeavesTheStateEqual() throws {
+        path = try makeItemsFile(count: 30, extra: "CREATE TABLE other(x);")
+        driver = try ViewerDriver(path: path, table: "item", width: 100)
+        try driver.commit("UPDATE item SET price = 5000 WHERE id = 2")
+        let before = driver.state
+        driver.clock += .seconds(1)
+        try driver.commit("INSERT INTO other VALUES (1)")
+        XCTAssertEqual(driver.state, before, "nothing to draw")
+    }
+
     func testTheLogKeepsTheLastTenThousandChanges() throws {
         var log = ChangesLog()
         let source = ChangesLog.viewed.source

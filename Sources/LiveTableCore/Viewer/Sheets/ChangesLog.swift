@@ -41,7 +41,8 @@ package struct ChangesLog: Equatable, Sendable {
 
     package private(set) var entries: [ChangeEntry] = []
     private var nextNumber = 1
-    /// The latest time a window carried: the log's own windows are stamped with it.
+    /// The time of the latest change, or of the latest window while the log
+    /// is on screen: the log's own windows are stamped with it.
     var now: ContinuousClock.Instant?
     /// For the time column; set by the host, as `viewerUpdate` reads no clock.
     package var clock: WallClock?
@@ -68,6 +69,7 @@ package struct ChangesLog: Equatable, Sendable {
         of value: ViewerWindow, memory: TableMemory, at time: ContinuousClock.Instant)
     {
         guard !diff.isEmpty else { return }
+        now = max(now ?? time, time)
         let names = value.viewed.source.columnNames
         let sheet = Self.sheetName(of: value.viewed.target)
         var oldRows: [StoredKey: WindowSnapshot<StoredKey>.Row] = [:]
