@@ -21,8 +21,11 @@ enum RowDetail {
     }
 
     /// `notes`: said after a column's value, unless NULL (where a foreign
-    /// key points: `→ customers.id`).
-    static func lines(names: [String], values: [DatabaseValue], notes: [String?] = [], width: Int) -> [Line] {
+    /// key points: `→ customers.id`); `previous`: on a line under it (what
+    /// it was before a change).
+    static func lines(
+        names: [String], values: [DatabaseValue], notes: [String?] = [], previous: [String?] = [], width: Int) -> [Line]
+    {
         let names = names.map(name)
         let inner = max(1, width - 4)
         let nameWidth = min(names.map { TextWidth.width(of: $0) }.max() ?? 0, max(1, inner / 3))
@@ -33,6 +36,9 @@ enum RowDetail {
             var shown = valueLines(value)
             if !isNull, notes.indices.contains(column), let note = notes[column] {
                 shown[0] += "  " + note
+            }
+            if previous.indices.contains(column), let before = previous[column] {
+                shown.append(before)
             }
             for (offset, part) in shown.flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
                 lines.append(Line(

@@ -533,7 +533,8 @@ private func knownRowCount(_ table: TableState) -> Int? {
 func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
     guard let table = state.table, let values = state.rowViewValues else { return [] }
     return RowDetail.lines(
-        names: table.viewed.source.columnNames, values: values, notes: state.rowViewNotes(table),
+        names: table.viewed.source.columnNames, values: values, notes: table.viewed.source.referenceNotes,
+        previous: state.rowViewPreviousValues(table),
         width: state.width)
 }
 

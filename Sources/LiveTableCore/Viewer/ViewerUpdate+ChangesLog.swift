@@ -130,19 +130,15 @@ extension ViewerState {
     // MARK: - The row view
 
     /// Where a field of the selected row changed while open: its value
-    /// before, and how long ago; after the foreign key's note.
-    func rowViewNotes(_ table: TableState) -> [String?] {
-        let references = table.viewed.source.referenceNotes
+    /// before, and how long ago.
+    func rowViewPreviousValues(_ table: TableState) -> [String?] {
         guard let index = table.selectedIndex, let rows = table.highlighter.window?.rows, rows.indices.contains(index),
             let now = [changesLog.now, table.highlighter.now].compactMap({ $0 }).max()
-        else { return references }
+        else { return [] }
         let previous = changesLog.previousValues(of: rows[index].id, in: table.viewed.target)
-        guard !previous.isEmpty else { return references }
-        return table.viewed.source.columnNames.enumerated().map { column, name in
-            let reference = references.indices.contains(column) ? references[column] : nil
-            guard let change = previous[name] else { return reference }
-            let note = "(was \(CellText(change.old).text), \(agoText(now - change.at)))"
-            return [reference, note].compactMap { $0 }.joined(separator: "  ")
+        guard !previous.isEmpty else { return [] }
+        return table.viewed.source.columnNames.map { name in
+            previous[name].map { change in "was \(CellText(change.old).text), \(agoText(now - change.at))" }
         }
     }
 }
