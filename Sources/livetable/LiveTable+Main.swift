@@ -36,7 +36,7 @@ extension Demo: TerminalCommand {
 extension ViewCommand: TerminalCommand {
     /// A live view, unless the rows are printed (`--format`, or standard
     /// output is not a terminal).
-    var usesTerminal: Bool { format == nil && isatty(STDOUT_FILENO) != 0 }
+    var usesTerminal: Bool { format == nil && until == nil && isatty(STDOUT_FILENO) != 0 }
 }
 
 extension LiveTable {

@@ -181,8 +181,8 @@ final class Runtime<Program: AppProgram>: AppHost where Program.Message: Termina
         exit(status: 0)
     }
 
-    func copyToClipboard(_ text: String) {
-        terminal.copyToClipboard(text)
+    func signal(_ signal: TerminalSignal) {
+        terminal.signal(signal)
     }
 
     // MARK: - Exit

@@ -140,13 +140,18 @@ final class Terminal {
         }
     }
 
-    /// OSC 52, which terminals, tmux (`set-clipboard on`) and SSH pass to
-    /// the clipboard. Through ncurses' own output, flushed at once: it
-    /// comes between two screens, never inside one.
-    func copyToClipboard(_ text: String) {
+    /// BEL, or OSC 52, which terminals, tmux (`set-clipboard on`) and SSH
+    /// pass to the clipboard. Through ncurses' own output, flushed at once:
+    /// it comes between two screens, never inside one.
+    func signal(_ signal: TerminalSignal) {
         guard !isRestored else { return }
-        _ = putp("\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}")
-        refresh()
+        switch signal {
+        case .bell:
+            _ = putp("\u{07}")
+        case let .clipboard(text):
+            _ = putp("\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}")
+            refresh()
+        }
         fflush(nil)
     }
 

@@ -80,7 +80,8 @@ struct ViewCommand: ParsableCommand {
 
             Exit status: 0 on quit or when all rows are printed, 1 when the file or \
             the server, the table, the sort column or the query cannot be read, 2 when the live view has \
-            no terminal, 64 on a command-line error or a bad config file, 128 + n after signal n.
+            no terminal, 64 on a command-line error, a bad config file or a bad --alert or --until \
+            condition, 128 + n after signal n. With --until: 0 as soon as a row matches, 1 after --timeout.
 
             Examples:
               livetable view app.sqlite                         pick a table
@@ -88,6 +89,7 @@ struct ViewCommand: ParsableCommand {
               livetable view app.sqlite --query "SELECT id, total FROM orders WHERE total > 100"
               livetable view app.sqlite orders --format csv > orders.csv
               livetable view app.sqlite orders --sort total --desc --filter "total > 100" --columns id,total --format jsonl
+              livetable view app.sqlite jobs --until "id = 42 AND state = 'done'" --timeout 600
               livetable view /mnt/replica/app.sqlite orders --poll 0.5
               livetable view postgres://viewer@db.example.com/shop orders
               livetable view "host=/var/run/postgresql dbname=shop" --listen orders_changed
@@ -127,6 +129,19 @@ struct ViewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Print the rows in this format and exit.", valueName: "csv|tsv|json|jsonl|md"))
     var format: ExportFormat?
 
+    @Option(help: ArgumentHelp(
+        "Ring the bell and mark the rows when a row starts matching this SQL condition (live view).",
+        valueName: "sql"))
+    var alert: String?
+
+    @Option(help: ArgumentHelp(
+        "Without a screen, wait until a row matches this SQL condition, print it (--format, csv by default) and exit 0.",
+        valueName: "sql"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("With --until: exit 1 when no row matched after this many seconds.", valueName: "seconds"))
+    var timeout: Double?
+
     @Flag(name: .customLong("no-color"), help: "Draw in monochrome (also when NO_COLOR is set and not empty).")
     var noColor = false
 
@@ -147,6 +162,7 @@ struct ViewCommand: ParsableCommand {
         if let columns, Self.columnNames(columns).isEmpty {
             throw ValidationError("--columns needs column names, separated by commas.")
         }
+        try validateWaiting()
         if let option = postgresOptions.given.first, ViewerDataSourceKind(file) == .sqliteFile {
             throw ValidationError(
                 "\(option) is for a PostgreSQL database: \"\(file.escapingControlCharacters)\" is a SQLite file.")
@@ -170,7 +186,7 @@ struct ViewCommand: ParsableCommand {
                 try printTables(dataSource)
                 return
             }
-            try live(dataSource, opened: nil, config: config)
+            try live(dataSource, opened: nil, config: config, alert: nil)
         }
         // Every check that can fail, before anything is printed or the
         // screen is touched.
@@ -182,6 +198,10 @@ struct ViewCommand: ParsableCommand {
         } catch {
             throw CommandFailure(Self.oneLine(dataSource.describe(error)), status: 1)
         }
+        if let until {
+            try waitUntil(until, dataSource, viewed)
+        }
+        let alert = try checkAlert(dataSource, viewed)
         guard let format else {
             if isatty(STDOUT_FILENO) == 0 {
                 throw CommandFailure(
@@ -194,7 +214,7 @@ struct ViewCommand: ParsableCommand {
             }
             let shown = Set(plan.columnNames)
             try live(
-                dataSource, opened: viewed, config: config,
+                dataSource, opened: viewed, config: config, alert: alert,
                 hidden: Set(viewed.source.columnNames.filter { !shown.contains($0) }))
         }
         let summary: RowExport.Summary
@@ -225,7 +245,8 @@ struct ViewCommand: ParsableCommand {
 
     /// Runs the live screen until the user quits.
     private func live(
-        _ dataSource: any ViewerDataSource, opened: ViewedSource?, config: Config, hidden: Set<String> = []
+        _ dataSource: any ViewerDataSource, opened: ViewedSource?, config: Config, alert: ViewerAlert?,
+        hidden: Set<String> = []
     ) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
         let launch = try Launch.prepare(environment: environment, noColor: noColor, config: config, mouse: !noMouse)
@@ -237,6 +258,8 @@ struct ViewCommand: ParsableCommand {
                     width: terminal.width, height: terminal.height, useColor: terminal.usesColor)
                 state.table?.hiddenColumns = hidden
                 state.queryHistory = history?.load() ?? PromptHistory()
+                state.alert = alert
+                state.changesLog.clock = WallClock(instant: .now, date: Date())
                 return AppLoop(program: ViewerProgram(dataSource: dataSource, history: history), state: state)
             },
             // The read-only connections close with the process: nothing

@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:128
-@MainActor private func example_README_md_128() async throws {
-#sourceLocation(file: "README.md", line: 128)
+// README.md:140
+@MainActor private func example_README_md_140() async throws {
+#sourceLocation(file: "README.md", line: 140)
 
 
 

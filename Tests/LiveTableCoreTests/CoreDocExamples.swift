@@ -7,9 +7,9 @@
 import GRDB
 import LiveTableCore
 
-// Docs/ViewerDesign.md:205
-@MainActor private func example_ViewerDesign_md_205() throws {
-#sourceLocation(file: "Docs/ViewerDesign.md", line: 205)
+// Docs/ViewerDesign.md:221
+@MainActor private func example_ViewerDesign_md_221() throws {
+#sourceLocation(file: "Docs/ViewerDesign.md", line: 221)
 
 
 

@@ -63,12 +63,21 @@ package enum AppCommand<Message, Slot: Hashable> {
     /// Subscribes to a publisher until it completes, and handles each of
     /// its messages in order: a write and its error, for example.
     case perform(AnyPublisher<Message, Never>)
-    /// Asks the host to put `text` on the terminal's clipboard.
-    case copyToClipboard(String)
+    /// Asks the host to send the terminal a signal: the bell, a copy.
+    case signal(TerminalSignal)
     /// Asks the host to give the terminal back and stop, until continued.
     case suspend
     /// Stops the loop, and asks the host to end the app.
     case quit
+}
+
+/// What a program asks of the terminal besides a screen, sent between two
+/// screens.
+package enum TerminalSignal: Equatable, Sendable {
+    /// BEL.
+    case bell
+    /// `text` to the terminal's clipboard (OSC 52).
+    case clipboard(String)
 }
 
 extension AppCommand {
@@ -105,13 +114,13 @@ package protocol AppHost: AnyObject {
     func suspend()
     /// Ends the app. The loop has stopped when it is called.
     func quit()
-    /// Puts `text` on the terminal's clipboard, between two screens.
-    func copyToClipboard(_ text: String)
+    /// Sends `signal` to the terminal, between two screens.
+    func signal(_ signal: TerminalSignal)
 }
 
 extension AppHost {
-    /// A host without a terminal (a test, the benchmark) copies nothing.
-    package func copyToClipboard(_ text: String) {}
+    /// A host without a terminal (a test, the benchmark) ignores signals.
+    package func signal(_ signal: TerminalSignal) {}
 }
 
 /// The messages that a terminal host sends to any program: the keys it
@@ -298,8 +307,8 @@ package final class AppLoop<Program: AppProgram> {
             observe(publisher, in: slot)
         case let .perform(publisher):
             perform(publisher)
-        case let .copyToClipboard(text):
-            host?.copyToClipboard(text)
+        case let .signal(signal):
+            host?.signal(signal)
         case .suspend:
             host?.suspend()
         case .quit:

@@ -40,8 +40,8 @@ package struct CaptionedProgram<Base: AppProgram>: AppProgram {
             return .observe(slot: slot, publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
         case let .perform(publisher):
             return .perform(publisher.map(CaptionedMessage.base).eraseToAnyPublisher())
-        case let .copyToClipboard(text):
-            return .copyToClipboard(text)
+        case let .signal(signal):
+            return .signal(signal)
         case .suspend:
             return .suspend
         case .quit:

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 
 /// The whole of one row, as the row overlay shows it: each column's name,
-/// then its value wrapped, its line breaks kept (a BLOB: its size, then
-/// hexadecimal). A long value shows its first `maximumBytes`, then "… N more
+/// then its value wrapped, its line breaks kept; a JSON object or array
+/// indented; a BLOB its size, then its text where it is UTF-8 text, else
+/// hexadecimal. A long value shows its first `maximumBytes`, then "… N more
 /// bytes": a 10 MB value costs the overlay no more than a 16 KB one.
 enum RowDetail {
     /// The column name on the first line of its value, blank on the others.
@@ -22,8 +23,11 @@ enum RowDetail {
     }
 
     /// `notes`: said after a column's value, unless NULL (where a foreign
-    /// key points: `→ customers.id`).
-    static func lines(names: [String], values: [DatabaseValue], notes: [String?] = [], width: Int) -> [Line] {
+    /// key points: `→ customers.id`); `previous`: on a line under it (what
+    /// it was before a change).
+    static func lines(
+        names: [String], values: [DatabaseValue], notes: [String?] = [], previous: [String?] = [], width: Int) -> [Line]
+    {
         let names = names.map(name)
         let inner = max(1, width - 4)
         let nameWidth = min(names.map { TextWidth.width(of: $0) }.max() ?? 0, max(1, inner / 3))
@@ -34,6 +38,9 @@ enum RowDetail {
             var shown = valueLines(value)
             if !isNull, notes.indices.contains(column), let note = notes[column] {
                 shown[0] += "  " + note
+            }
+            if previous.indices.contains(column), let before = previous[column] {
+                shown.append(before)
             }
             for (offset, part) in shown.flatMap({ wrapped($0, toWidth: valueWidth) }).enumerated() {
                 lines.append(Line(
@@ -48,6 +55,9 @@ enum RowDetail {
     private static func valueLines(_ value: DatabaseValue) -> [String] {
         switch value.storage {
         case let .string(string):
+            if let json = indentedJSON(string) {
+                return json
+            }
             let (shown, more) = prefix(string, bytes: maximumBytes)
             // Split by scalar: "\r\n" is one Character, which a split by
             // Character would not cut.
@@ -60,6 +70,8 @@ enum RowDetail {
                 lines.append(moreBytes(more))
             }
             return lines
+        case let .blob(data) where blobText(data) != nil:
+            return ["\(CellText(value).text) of text:"] + valueLines(blobText(data)?.databaseValue ?? value)
         case let .blob(data) where !data.isEmpty:
             let shown = data.prefix(maximumBytes / 2).map { byte in
                 let hex = String(byte, radix: 16)

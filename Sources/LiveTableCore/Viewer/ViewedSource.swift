@@ -6,6 +6,8 @@ package enum ViewerTarget: Hashable, Sendable {
     case query(String)
     /// Written by the viewer over another sheet (`#`).
     indirect case sheet(DerivedSheet)
+    /// `L`: the changes the viewer saw, its rows in memory (`ChangesLog`).
+    case changesLog
 }
 
 /// A source as the live screen shows it: its ordering, what a window costs

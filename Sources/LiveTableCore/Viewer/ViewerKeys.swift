@@ -43,6 +43,10 @@ package enum ViewerAction: ScreenAction {
     case copyRow
     /// `s`: the sheet to a file, in the format its name ends with.
     case save
+    /// `!`: a SQL condition whose new matching rows ring the bell.
+    case alert
+    /// `L`: the changes seen while open, as a sheet.
+    case changesLog
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -97,6 +101,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "y Y s", description: "copy cell / row; s: save the sheet", hint: nil,
         actions: [.character("y"): .copyCell, .character("Y"): .copyRow, .character("s"): .save]),
+    KeyBinding(
+        keys: "! L", description: "alert on a condition; L: changes log", hint: nil,
+        actions: [.character("!"): .alert, .character("L"): .changesLog]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

@@ -54,6 +54,7 @@ package enum ViewerMessage: Equatable, Sendable, TerminalMessage {
     case saveNeedsConfirmation(SaveRequest)
     case saved(SaveRequest, RowExport.Summary)
     case saveFailed(String)
+    case alert(ViewerAlertMessage)
 }
 
 /// A read that runs until it ends or is replaced, and that the viewer can
@@ -101,6 +102,7 @@ package enum ViewerEffect: Equatable, Sendable {
     /// removes what it wrote.
     case save(SaveRequest)
     case stopSaving
+    case alert(ViewerAlertEffect)
     case suspend
     case quit
 }

@@ -123,7 +123,7 @@ package struct ViewerProgram: AppProgram {
                 .catch { _ in Empty<ViewerMessage, Never>() }
                 .eraseToAnyPublisher())
         case let .copyToClipboard(text):
-            return .copyToClipboard(text)
+            return .signal(.clipboard(text))
         case let .save(request):
             // The app loop asks for every message: the newest progress is kept.
             return .observe(slot: .save, ViewerSaveJob(request: request, dataSource: dataSource, queue: Self.saveQueue)
@@ -131,6 +131,8 @@ package struct ViewerProgram: AppProgram {
                 .eraseToAnyPublisher())
         case .stopSaving:
             return .observe(slot: .save, Empty<ViewerMessage, Never>().eraseToAnyPublisher())
+        case let .alert(alertEffect):
+            return alertCommand(alertEffect)
         case .suspend:
             return .suspend
         case .quit:
@@ -152,7 +154,7 @@ package struct ViewerProgram: AppProgram {
 
     /// A read whose subscription is cancelled (replaced in its slot, or
     /// stopped) is interrupted if it runs.
-    private func read<T: Sendable>(
+    func read<T: Sendable>(
         _ value: @escaping @Sendable (ReadTicket) throws -> T,
         _ success: @escaping (T) -> ViewerMessage,
         _ failure: @escaping (String, ViewerFailureKind) -> ViewerMessage) -> AnyPublisher<ViewerMessage, Never>
@@ -320,4 +322,6 @@ package enum ViewerSlot: Hashable, Sendable {
     case highlightTimer
     /// A save (`s`), one at a time.
     case save
+    /// The alert's check, then its reads of the matching rows.
+    case alert
 }

@@ -140,6 +140,9 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     let selectedIndex = table.selectedIndex
     // The row ids of change highlighting, when it has something to show.
     let rowIDs = table.highlighter.isHighlighting ? table.highlighter.window?.rows.map(\.id) : nil
+    // The rows that match the alert: a `!` in the margin.
+    let alertMarks = state.alert.flatMap { $0.viewed?.target == table.viewed.target ? $0.matching : nil }
+        .flatMap { matching in table.highlighter.window?.rows.map { matching.contains($0.id) } }
     for row in 0..<layout.listRows {
         let index = table.scrollTop + row
         guard index < window.rows.count else { break }
@@ -184,6 +187,9 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
                 drawMatches(of: search.text, in: fitted, x: column.x, y: y, width: column.width, style: match,
                             into: &screen)
             }
+        }
+        if let alertMarks, alertMarks.indices.contains(index), alertMarks[index] {
+            screen.put("!", x: 0, y: y, style: isSelected ? Style.selection : Style.error)
         }
     }
     return columnsNote(columns, hiddenCount: source.columns.count - plan.order.count)
@@ -277,6 +283,9 @@ private func drawTableTitle(_ table: TableState, _ state: ViewerState, into scre
     if let change = table.highlighter.rowCountChangeText {
         title += " \(change)"
     }
+    if let alert = state.alert, alert.matching != nil {
+        title += " · ! \(alert.countText) matching"
+    }
     var trailing: [String] = []
     // Polled, and why, when it fits: it tells how soon another machine's
     // commits show.
@@ -326,6 +335,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
         case .findColumn?: hints = [("Enter", "go to column"), ("Esc", "cancel")]
         case .save?: hints = [("Enter", "save"), ("Esc", "cancel")]
         case .filter?: hints = [("Enter", "filter"), ("↑↓", "earlier filters"), ("Esc", "cancel")]
+        case .alert?: hints = [("Enter", "alert (empty: off)"), ("Esc", "cancel")]
         default: hints = [("Enter", "open"), ("Esc", "cancel")]
         }
     case nil:
@@ -421,6 +431,7 @@ private func promptLabel(_ prompt: ViewerPrompt, _ table: TableState?) -> String
     case .query: return "SQL: "
     case .findColumn: return "column: "
     case .save: return "save to: "
+    case .alert: return "alert when: "
     }
 }
 
@@ -537,6 +548,7 @@ func rowDetailLines(_ state: ViewerState) -> [RowDetail.Line] {
     guard let table = state.table, let values = state.rowViewValues else { return [] }
     return RowDetail.lines(
         names: table.viewed.source.columnNames, values: values, notes: table.viewed.source.referenceNotes,
+        previous: state.rowViewPreviousValues(table),
         width: state.width)
 }
 

@@ -31,6 +31,10 @@ package struct ViewerState: Equatable, Sendable {
     /// table's next highlight deadline differs.
     package var highlightTimer: ContinuousClock.Instant?
     package var prompt: ViewerPrompt?
+    /// `--alert` or `!`: the rows matching a condition ring the bell.
+    package var alert: ViewerAlert?
+    /// `L`: the changes seen while open, in every sheet.
+    package var changesLog = ChangesLog()
     var filterHistory = PromptHistory()
     /// The queries typed at `:` and given with `--query`, kept between runs
     /// (`HistoryFile`): set by the command line before the screen starts.
@@ -386,6 +390,8 @@ package struct ViewerPrompt: Equatable, Sendable {
         case findColumn
         /// A file name (`s`).
         case save
+        /// A SQL condition that rows ring the bell for (`!`).
+        case alert
     }
 
     package var kind: Kind
@@ -403,7 +409,7 @@ package struct ViewerPrompt: Equatable, Sendable {
         self.kind = kind
         self.field = TextField(text: text, maximumLength: kind == .query ? Self.maximumQueryLength : Self.maximumLength)
         // SQL keeps its line ends: a pasted `--` comment ends with its line.
-        field.keepsLineEnds = kind == .query || kind == .filter
+        field.keepsLineEnds = kind == .query || kind == .filter || kind == .alert
     }
 
     package var text: String { field.text }

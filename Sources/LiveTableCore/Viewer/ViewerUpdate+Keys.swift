@@ -43,6 +43,10 @@ extension ViewerState {
             return []
         }
         message = nil
+        if refusesOnChangesLog(action) {
+            message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
+            return []
+        }
         let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference]
         if pendingSheet?.uncovers == true, opensSheet.contains(action) {
             // `q` is on its way to the sheet below: a sheet opened now would
@@ -67,6 +71,10 @@ extension ViewerState {
             return openColumnsSheet()
         case .followReference:
             return followReference()
+        case .alert:
+            return openAlertPrompt()
+        case .changesLog:
+            return openChangesLog()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -183,6 +191,9 @@ extension ViewerState {
         case .open:
             if case let .sheet(sheet) = table.viewed.target {
                 return openSelectedRowOfSheet(sheet)
+            }
+            if table.viewed.target == .changesLog {
+                return openSelectedChange()
             }
             if table.selectedIndex != nil {
                 overlay = .row(scroll: 0)
@@ -338,7 +349,7 @@ extension ViewerState {
             return moveRowViewField(by: action == .columnLeft ? -1 : 1, scroll: scroll)
         case .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
-             .describe, .columnsSheet, .followReference:
+             .describe, .columnsSheet, .followReference, .alert, .changesLog:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

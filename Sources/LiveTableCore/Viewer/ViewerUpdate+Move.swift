@@ -30,6 +30,7 @@ extension ViewerState {
 
     /// Notes the rows that another process deleted, for their highlight.
     mutating func deletedRowsFound(_ source: RowSource, _ ids: [StoredKey]) -> [ViewerEffect] {
+        recordDeletions(ids, of: source)
         // A lookup for a table left since, or altered (other columns):
         // its ids mean other rows.
         guard table?.viewed.source == source else { return [] }

@@ -116,6 +116,7 @@ extension ViewerState {
         case let .table(table): name = table
         case .query: name = "query"
         case let .sheet(sheet): name = sheet.name
+        case .changesLog: name = "changes"
         }
         var result = ""
         for scalar in name.unicodeScalars {

@@ -43,6 +43,8 @@ extension ViewerState {
                 return openSheet(prompt.text)
             case .save:
                 return startSave(prompt.text, prompt: prompt)
+            case .alert:
+                return requestAlert(prompt.text)
             }
         case .tab where prompt.kind == .search:
             prompt.searchesAllColumns.toggle()

@@ -142,9 +142,7 @@ extension ViewerState {
         sheets.map { target in
             switch target {
             case nil: "tables"
-            case let .table(name)?: RowDetail.name(name)
-            case .query?: "query"
-            case let .sheet(sheet)?: sheet.name
+            case let target?: ChangesLog.sheetName(of: target)
             }
         }
     }

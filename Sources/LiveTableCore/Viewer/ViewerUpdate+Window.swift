@@ -144,7 +144,11 @@ extension ViewerState {
         // A commit to another table or outside the window: the state stays equal,
         // so that nothing is drawn.
         let isUnchanged = cause == .update && table.highlighter.window == snapshot
+        let previousSnapshot = table.highlighter.window
         let diff = isUnchanged ? WindowDiff() : table.highlighter.take(snapshot, cause: cause, at: now)
+        if !isUnchanged {
+            recordChanges(diff, previous: previousSnapshot, snapshot, of: value, shown: table, cause: cause, at: now)
+        }
         recounts = recounts && !holdsAll
         // Rows that left from within the window were deleted or moved out: the
         // lookup by identity tells. A view's or a query's rows have no identity.

@@ -15,7 +15,8 @@ func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [View
     }
     effects += state.readWholeRow()
     effects += state.setHighlightTimer()
-    return effects
+    effects += state.observeAlert()
+    return state.answerChangesLogReads(effects)
 }
 
 extension ViewerState {
@@ -42,7 +43,7 @@ extension ViewerState {
         case let .openFailed(error, kind):
             return openFailed(error, kind)
         case let .window(value, now):
-            return receive(value, at: now)
+            return receiveBehindChangesLog(value, at: now) ?? receive(value, at: now)
         case let .resumed(now):
             return resume(at: now)
         case let .deletedRowsFound(source, ids):
@@ -87,6 +88,8 @@ extension ViewerState {
             return saved(request, summary)
         case let .saveFailed(error):
             return saveFailed(error)
+        case let .alert(alertMessage):
+            return receiveAlert(alertMessage)
         }
     }
 }

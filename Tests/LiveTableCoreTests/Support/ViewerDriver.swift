@@ -100,7 +100,12 @@ final class ViewerDriver {
         } catch {
             return try send(.windowFailed("\(error)", dataSource.failureKind(of: error)))
         }
-        return try send(.window(window, now: now))
+        var effects = try send(.window(window, now: now))
+        if let alert = state.alert?.viewed {
+            // The alert's own observation reads its rows after the same commit.
+            effects += try send(.alert(.window(try firstWindow(of: dataSource, alert, ViewerAlert.request(for: alert)))))
+        }
+        return effects
     }
 
     /// The screen, as text lines.
@@ -220,8 +225,16 @@ func performViewerEffect(
             return .filtered(filtered.viewed, scannedRows: filtered.scannedRows)
         case let .save(request):
             return ViewerSaveJob.run(request, dataSource, ticket: ReadTicket()) { _ in }
+        case let .alert(.check(viewed, expression)):
+            do {
+                return .alert(.checked(try dataSource.filter(viewed, by: expression, ticket: ReadTicket()).viewed))
+            } catch {
+                return .alert(.checkFailed(dataSource.describe(error)))
+            }
+        case let .alert(.observe(viewed)):
+            return .alert(.window(try firstWindow(of: dataSource, viewed, ViewerAlert.request(for: viewed))))
         case .stop, .retryListing, .retryOpen, .highlightTimer, .suspend, .quit, .recordQuery, .copyToClipboard,
-             .stopSaving:
+             .stopSaving, .alert:
             return nil
         }
     } catch {

@@ -178,6 +178,13 @@ final class TmuxSession {
             .trimmingCharacters(in: .whitespacesAndNewlines) == "11"
     }
 
+    /// True once the program rang the bell: no client being attached,
+    /// tmux flags the window (`monitor-bell` is on by default).
+    func hasRungBell() throws -> Bool {
+        try run(["display-message", "-p", "-t", "app", "#{window_bell_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
     // MARK: - Processes
 
     /// The pid of the shell that runs the command.

@@ -230,6 +230,8 @@ extension PostgresDataSource {
             source = try query(sql, reader)
         case let .sheet(sheet):
             source = try query(try sheet.postgresStatement(reader), reader).keyed(by: sheet)
+        case .changesLog:
+            throw SourceError.unreadableTable(name: "changes log", reason: "it is held in memory")
         }
         source = try source.applyingFilter(filter)
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)

@@ -17,6 +17,7 @@ extension ViewedSource {
         case let .table(name): source = .table(try TableSchema.named(name, in: db), dialect: .sqlite)
         case let .query(sql): source = try RowSource.query(sql, in: db)
         case let .sheet(sheet): source = try RowSource.query(try sheet.sqliteStatement(db), in: db).keyed(by: sheet)
+        case .changesLog: throw SourceError.unreadableTable(name: "changes log", reason: "it is held in memory")
         }
         let ordering = try RowOrdering(source, sortColumn: sortColumn, descending: descending)
         return ViewedSource(
