@@ -13,8 +13,8 @@ func hallOfFameRender(_ state: HallOfFameState) -> Screen {
         switch state.mode {
         case .browsing:
             break
-        case .help:
-            screen.drawHelpOverlay(keyBindings.map { ($0.keys, $0.description) })
+        case let .help(scroll):
+            screen.drawHelpOverlay(keyBindings.map { ($0.keys, $0.description) }, scroll: scroll)
         case let .editing(form):
             drawForm(form, into: &screen)
         case .confirmingDeleteAll:
@@ -165,7 +165,7 @@ private func drawFooter(_ state: HallOfFameState, _ layout: HallOfFameLayout, in
             return (parts[0], parts.count > 1 ? parts[1] : "")
         }
     case .help:
-        hints = [("", "any key closes the help")]
+        hints = HelpPage.footerHints(rows: keyBindings.count, screenHeight: state.height)
     case .editing:
         hints = [("Enter", "save"), ("Esc", "cancel"), ("Tab", "field"), ("Ctrl-U", "clear")]
     case .confirmingDeleteAll:

@@ -91,8 +91,9 @@ package struct HallOfFameState: Equatable, Sendable {
 enum Mode: Equatable, Sendable {
     /// The main screen: keys are looked up in ``keyBindings``.
     case browsing
-    /// The help overlay: any key closes it.
-    case help
+    /// The help overlay, from its row `scroll`: the moving keys scroll
+    /// it, any other key closes it.
+    case help(scroll: Int)
     case editing(EditForm)
     case confirmingDeleteAll
 }

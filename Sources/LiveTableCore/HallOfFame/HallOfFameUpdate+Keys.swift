@@ -20,8 +20,10 @@ extension HallOfFameState {
             return perform(action)
         }
         switch mode {
-        case .help:
-            mode = .browsing
+        case let .help(scroll):
+            // The moving keys scroll the help; any other key closes it.
+            mode = HelpPage.scroll(scroll, after: KeyBinding.action(for: key), rows: keyBindings.count, screenHeight: height)
+                .map { .help(scroll: $0) } ?? .browsing
             return []
 
         case .confirmingDeleteAll:
@@ -150,7 +152,7 @@ extension HallOfFameState {
             playersDeleted = 0
             return []
         case .help:
-            mode = .help
+            mode = .help(scroll: 0)
             return []
         case .suspend:
             return [.suspend]

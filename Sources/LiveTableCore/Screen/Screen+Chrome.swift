@@ -155,6 +155,33 @@ package struct HelpPage: Equatable {
         max(0, min(rows + 4, screenHeight) - 4)
     }
 
+    /// The footer's hints under the help: how to scroll it, when it does.
+    package static func footerHints(rows: Int, screenHeight: Int) -> [(key: String, text: String)] {
+        guard room(rows: rows, screenHeight: screenHeight) < rows else { return [("", "any key closes the help")] }
+        return [("↑↓", "scroll"), ("", "any other key closes the help")]
+    }
+
+    /// The help's scroll after `action`: the moving keys scroll a help too
+    /// tall for the screen; nil for any other key, which closes it.
+    package static func scroll<Action: ScreenAction>(
+        _ scroll: Int, after action: Action?, rows: Int, screenHeight: Int
+    ) -> Int? {
+        let room = Self.room(rows: rows, screenHeight: screenHeight)
+        // Every key shown: any key closes the help, as it says.
+        guard room < rows else { return nil }
+        let last = lastScroll(rows: rows, room: room)
+        let page = max(1, room - 2)
+        switch action {
+        case .moveDown?: return min(last, scroll + 1)
+        case .moveUp?: return max(0, scroll - 1)
+        case .pageDown?: return min(last, scroll + page)
+        case .pageUp?: return max(0, scroll - page)
+        case .jumpToFirst?: return 0
+        case .jumpToLast?: return last
+        default: return nil
+        }
+    }
+
     /// The largest scroll that still fills the overlay: its last row shown.
     package static func lastScroll(rows: Int, room: Int) -> Int {
         rows > room ? max(0, rows - room + 1) : 0

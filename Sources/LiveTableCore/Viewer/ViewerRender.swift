@@ -319,7 +319,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
     let hints: [(key: String, text: String)]
     switch state.overlay {
     case .help:
-        hints = [("↑↓", "scroll"), ("", "any other key closes the help")]
+        hints = HelpPage.footerHints(rows: viewerKeyBindings.count, screenHeight: state.height)
     case .row:
         hints = [("↑↓", "scroll"), ("Enter", "close"), ("Esc", "close"), ("t", "tables")]
     case nil where state.prompt != nil:

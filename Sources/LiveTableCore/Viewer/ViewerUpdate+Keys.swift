@@ -294,19 +294,8 @@ extension ViewerState {
     /// The help overlay after a key: the moving keys scroll it, any other
     /// key closes it.
     func scrolledHelp(_ action: ViewerAction?, from scroll: Int) -> ViewerOverlay? {
-        let rows = viewerKeyBindings.count
-        let room = HelpPage.room(rows: rows, screenHeight: height)
-        let last = HelpPage.lastScroll(rows: rows, room: room)
-        let page = max(1, room - 2)
-        switch action {
-        case .moveDown?: return .help(scroll: min(last, scroll + 1))
-        case .moveUp?: return .help(scroll: max(0, scroll - 1))
-        case .pageDown?: return .help(scroll: min(last, scroll + page))
-        case .pageUp?: return .help(scroll: max(0, scroll - page))
-        case .jumpToFirst?: return .help(scroll: 0)
-        case .jumpToLast?: return .help(scroll: last)
-        default: return nil
-        }
+        HelpPage.scroll(scroll, after: action, rows: viewerKeyBindings.count, screenHeight: height)
+            .map { .help(scroll: $0) }
     }
 
     mutating func handleRowOverlay(_ action: ViewerAction?, scroll: Int) -> [ViewerEffect] {

@@ -296,9 +296,9 @@ final class RenderTests: XCTestCase {
             │ PgUp PgDn, Home End / g G  │
             │ n or +                     │
             │ e or Enter                 │
-            │ … 9 more: a taller termin… │
+            │ … 9 more: ↓ shows them     │
             │                            │
-            │ Press any key to close     │
+            │ ↑ ↓ scroll, any other key… │
             └────────────────────────────┘
             """)
     }

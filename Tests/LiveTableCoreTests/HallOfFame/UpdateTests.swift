@@ -296,12 +296,27 @@ final class UpdateTests: XCTestCase {
         for key in [Key.character("q"), .escape, .character("x"), .enter, .down] {
             var state = makeLoadedState()
             XCTAssertEqual(press(.character("?"), in: &state), [[]])
-            XCTAssertEqual(state.mode, .help)
+            XCTAssertEqual(state.mode, .help(scroll: 0))
             XCTAssertEqual(press(key, in: &state), [[]])
             XCTAssertEqual(state.mode, .browsing)
             XCTAssertFalse(state.isQuitting)
             XCTAssertEqual(state.selectedPlayer, samplePlayers[0])
         }
+    }
+
+    /// On a screen too short for every key, the moving keys scroll the help.
+    func testTheMovingKeysScrollAHelpTooTallForTheScreen() {
+        var state = makeLoadedState(width: 80, height: 10)
+        _ = press(.character("?"), in: &state)
+        _ = press(.down, in: &state)
+        XCTAssertEqual(state.mode, .help(scroll: 1))
+        _ = press(.end, in: &state)
+        let last = HelpPage.lastScroll(rows: keyBindings.count, room: HelpPage.room(rows: keyBindings.count, screenHeight: 10))
+        XCTAssertEqual(state.mode, .help(scroll: last))
+        XCTAssertTrue(hallOfFameRender(state).text.contains("q, Ctrl-C"))
+        _ = press(.character("x"), in: &state)
+        XCTAssertEqual(state.mode, .browsing)
+        XCTAssertEqual(state.selectedPlayer, samplePlayers[0])
     }
 
     // MARK: - Quit
