@@ -150,6 +150,10 @@ struct ViewCommand: ParsableCommand {
 
     @OptionGroup var pollOption: PollOption
 
+    /// `livetable`'s own options: the parser gives it `--no-color` even
+    /// when it follows `view`.
+    @ParentCommand var root: LiveTable
+
     @OptionGroup var postgresOptions: PostgresOptions
 
     func validate() throws {
@@ -249,7 +253,8 @@ struct ViewCommand: ParsableCommand {
         hidden: Set<String> = []
     ) throws -> Never {
         let environment = ProcessInfo.processInfo.environment
-        let launch = try Launch.prepare(environment: environment, noColor: noColor, config: config, mouse: !noMouse)
+        let launch = try Launch.prepare(
+            environment: environment, noColor: noColor || root.options.noColor, config: config, mouse: !noMouse)
         let history = HistoryFile.standard(environment: environment)
         try launch.run(
             { terminal in

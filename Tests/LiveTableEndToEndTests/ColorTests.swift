@@ -47,4 +47,19 @@ final class ColorTests: LiveTableTestCase {
         XCTAssertEqual(colorCodes(codes), [], "\(codes)")
         XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(codes)")
     }
+
+    /// `view --no-color`, before or after the file: the parser gives the
+    /// flag to `livetable` itself, which the viewer reads too.
+    func testNoColorOptionOfTheViewerDrawsInMonochrome() throws {
+        let database = directory.appendingPathComponent("mono.sqlite")
+        _ = try sqlite(database, "CREATE TABLE t(id INTEGER PRIMARY KEY, note TEXT); INSERT INTO t VALUES (1, 'x');")
+        for arguments in [["view", "--no-color", database.path, "t"], ["view", database.path, "t", "--no-color"]] {
+            let session = try launch(arguments)
+            try session.waitForScreen(containing: "row 1 of 1")
+            let codes = try session.attributeCodes()
+            XCTAssertEqual(colorCodes(codes), [], "\(arguments): \(codes)")
+            XCTAssertTrue(codes.isSuperset(of: ["1", "7"]), "\(arguments): \(codes)")
+            try session.send("q")
+        }
+    }
 }
