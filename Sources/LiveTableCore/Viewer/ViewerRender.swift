@@ -343,11 +343,12 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
             hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit"), ("/", "find")]
                 + (state.leftTarget != nil ? [("Esc", "back")] : [])
         } else {
-            // `:` comes last, where the screen has room: ? and q matter more.
+            // `:`, `s` and `y` come last, where the screen has room: ? and q
+            // matter more.
             hints = [("↑↓", "move")] + viewerKeyBindings.compactMap(\.hint).map { hint in
                 let parts = hint.split(separator: " ", maxSplits: 1).map(String.init)
                 return (parts[0], parts.count > 1 ? parts[1] : "")
-            } + [(":", "SQL")]
+            } + [(":", "SQL"), ("s", "save"), ("y", "copy")]
         }
     }
     screen.drawKeyHints(hints, y: layout.footerY)

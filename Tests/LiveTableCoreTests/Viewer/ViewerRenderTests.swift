@@ -58,10 +58,13 @@ final class ViewerRenderTests: XCTestCase {
             """)
     }
 
-    func testTheFooterSaysColonLastWhereThereIsRoom() throws {
-        let wide = try tableState(width: 80, height: 9)
+    func testTheFooterSaysColonSaveAndCopyLastWhereThereIsRoom() throws {
+        let wide = try tableState(width: 90, height: 9)
         XCTAssertEqual(
-            wide.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit  : SQL")
+            wide.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit  : SQL  s save  y copy")
+        let eighty = try tableState(width: 80, height: 9)
+        XCTAssertEqual(
+            eighty.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit  : SQL  s save")
         // Narrower, ? and q stay: : goes first.
         let narrow = try tableState(width: 71, height: 9)
         XCTAssertEqual(narrow.footerLine, " ↑↓ move  Enter row  t tables  F follow  / search  ? help  q quit")
