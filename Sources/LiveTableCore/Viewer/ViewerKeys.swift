@@ -37,6 +37,8 @@ package enum ViewerAction: ScreenAction {
     case columnsSheet
     /// `o`: the row the current cell's foreign key points to, as a new sheet.
     case followReference
+    /// `.`: a chart of the current column, as a new sheet on top.
+    case chart
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -88,6 +90,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
         actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
+    KeyBinding(
+        keys: ".", description: "a chart of the column (histogram, time)", hint: nil,
+        actions: [.character("."): .chart]),
     KeyBinding(
         keys: "Esc", description: "close row, prompt, help, filter, picker", hint: nil,
         actions: [.escape: .close]),

@@ -37,7 +37,7 @@ extension ViewerState {
             return []
         }
         message = nil
-        let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference]
+        let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference, .chart]
         if pendingSheet?.uncovers == true, opensSheet.contains(action) {
             // `q` is on its way to the sheet below: a sheet opened now would
             // cover the one closed.
@@ -61,6 +61,8 @@ extension ViewerState {
             return openColumnsSheet()
         case .followReference:
             return followReference()
+        case .chart:
+            return openChartSheet()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -301,7 +303,7 @@ extension ViewerState {
             return togglePause()
         case .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
-             .describe, .columnsSheet, .followReference:
+             .describe, .columnsSheet, .followReference, .chart:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

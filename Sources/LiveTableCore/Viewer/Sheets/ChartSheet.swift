@@ -1,0 +1,161 @@
+import GRDB
+
+// MARK: - The chart sheet
+
+/// How each database spells what a chart needs; one per database, in its
+/// folder (`ChartSpelling+SQLite.swift`, `ChartSpelling+Postgres.swift`).
+/// `x` stands for a value of the column.
+struct ChartSpelling: Sendable {
+    /// A condition that keeps the numbers (SQLite stores any value anywhere).
+    var isNumber: @Sendable (_ x: String) -> String
+    /// `x` as a number that compares with the edges of a bin.
+    var number: @Sendable (_ x: String) -> String
+    /// The whole part of a number that is not negative, as an integer.
+    var integerPart: @Sendable (_ x: String) -> String
+    /// `x` as a point in time (`unixSeconds`: the column holds numbers of
+    /// seconds), or NULL where it is none; comparable with a bucket's edges.
+    var time: @Sendable (_ x: String, _ unixSeconds: Bool) -> String
+    /// The seconds from `lo` to `hi`, two of `time`'s values.
+    var seconds: @Sendable (_ lo: String, _ hi: String) -> String
+    /// The start of the bucket of `unit` (`'minute'`…`'month'`) holding `t`.
+    var bucket: @Sendable (_ t: String, _ unit: String) -> String
+    /// The start of the next bucket of `unit` after the one starting at `t`.
+    var nextBucket: @Sendable (_ t: String, _ unit: String) -> String
+
+    static func of(_ dialect: SQLDialect) -> ChartSpelling {
+        dialect == .sqlite ? .sqlite : .postgres
+    }
+}
+
+extension DerivedSheet {
+    /// The bins of a histogram; fewer when every value is the same (one).
+    static let chartBins = 20
+    /// The result columns of a chart sheet, one row per bin or bucket:
+    /// its number from 0, its edges, its rows, the most rows of any bin,
+    /// and the bucket's unit (`number` for a histogram).
+    static let chartColumns = ["bin", "from", "to", "count", "most", "unit"]
+
+    /// `.` on `column` of `viewed`: a histogram of its numbers, or the rows
+    /// per time bucket of a date or time column (`isTime(_:)`). One
+    /// statement, its extremes in the same read as its counts, so that it
+    /// stays live as any query. Nil when the sheet has no such column.
+    package static func chart(of column: String, in viewed: ViewedSource) -> DerivedSheet? {
+        let source = viewed.source
+        guard let expression = source.orderExpression(ofColumn: column),
+            let described = source.columns.first(where: { $0.name == column })
+        else { return nil }
+        let spelling = ChartSpelling.of(source.dialect)
+        let time = isTime(described)
+        let sql: String
+        if time {
+            let value = spelling.time(expression, isNumeric(described))
+            sql = timeSeriesSQL(rows: source.selectSQL(columns: [value + " AS \"value\""], where: nil), spelling)
+        } else {
+            let rows = source.selectSQL(columns: [expression + " AS \"value\""], where: nil)
+            sql = histogramSQL(rows: rows, integers: described.declaredType.lowercased().contains("int"), spelling)
+        }
+        return DerivedSheet(
+            kind: .chart(column: column, time: time), base: viewed.target, baseFilter: source.filter, sql: sql,
+            key: [time ? "from" : "bin"], name: "\(column): \(time ? "rows per time" : "histogram")",
+            chartUnixSeconds: time && isNumeric(described))
+    }
+
+    /// A date or time type, a text column (SQLite's dates are ISO 8601
+    /// text), or a name that says so (`created_at`, `updated`, `time`), on
+    /// numbers of Unix seconds or on a column of any type.
+    static func isTime(_ column: SourceColumn) -> Bool {
+        let type = column.declaredType.lowercased()
+        if type.contains("date") || type.contains("timestamp") { return true }
+        if ["char", "clob", "text"].contains(where: type.contains) { return true }
+        let words = column.name.lowercased().split { !$0.isLetter && !$0.isNumber }
+        let timeWords: Set<Substring> = ["at", "ts", "time", "timestamp", "date", "datetime", "epoch", "created", "updated"]
+        return words.last.map(timeWords.contains) ?? false
+    }
+
+    /// Numbers by its declared type, or of no declared type (a query's).
+    static func isNumeric(_ column: SourceColumn) -> Bool {
+        let type = column.declaredType.lowercased()
+        let numeric = ["int", "real", "floa", "doub", "numeric", "decimal"]
+        return type.isEmpty || numeric.contains(where: type.contains)
+    }
+
+    /// The numbers between the least and the greatest, in about
+    /// `chartBins` bins of equal width, the last one holding the greatest;
+    /// empty bins too. Integers (`integers`: by the column's declared
+    /// type) in bins of a whole width, from the least: 1 to 5 in five.
+    private static func histogramSQL(rows: String, integers: Bool, _ spelling: ChartSpelling) -> String {
+        let number = spelling.number("\"value\"")
+        let range = { (aggregate: String) in
+            "(SELECT 1.0 * \(spelling.number("\(aggregate)(\"value\")")) FROM (\n\(rows)\n) AS \"r\" WHERE \(spelling.isNumber("\"value\"")))"
+        }
+        let width = integers
+            ? spelling.integerPart("(\"hi\" - \"lo\" + \(chartBins)) / \(chartBins)")
+            : "CASE WHEN \"hi\" > \"lo\" THEN (\"hi\" - \"lo\") / \(chartBins) ELSE 1 END"
+        let count = integers
+            ? spelling.integerPart("(\"hi\" - \"lo\") / \"w\"") + " + 1"
+            : "CASE WHEN \"hi\" > \"lo\" THEN \(chartBins) ELSE 1 END"
+        let lastTo = integers ? "\"lo\" + \"n\" * \"w\"" : "\"hi\""
+        return """
+            WITH RECURSIVE "extremes" AS (SELECT \(range("min")) AS "lo", \(range("max")) AS "hi"),
+            "width" AS (SELECT "lo", "hi", \(width) AS "w" FROM "extremes"),
+            "range" AS (SELECT "lo", "hi", "w", \(count) AS "n" FROM "width"),
+            "counts" AS (
+              SELECT CASE WHEN \(number) >= "hi" THEN "n" - 1
+                ELSE \(spelling.integerPart("(\(number) - \"lo\") / \"w\"")) END AS "bin", count(*) AS "count"
+              FROM (
+            \(rows)
+            ) AS "r", "range" WHERE \(spelling.isNumber("\"value\"")) GROUP BY 1
+            ), "bins"("bin") AS (
+              SELECT 0 FROM "range" WHERE "lo" IS NOT NULL
+              UNION ALL SELECT "bin" + 1 FROM "bins", "range" WHERE "bin" + 1 < "n"
+            )
+            SELECT "bin", "lo" + "w" * "bin" AS "from",
+              CASE WHEN "bin" = "n" - 1 THEN \(lastTo) ELSE "lo" + "w" * ("bin" + 1) END AS "to",
+              coalesce("count", 0) AS "count", max(coalesce("count", 0)) OVER () AS "most", 'number' AS "unit"
+            FROM "bins" CROSS JOIN "range" LEFT JOIN "counts" USING ("bin")
+            ORDER BY 1
+            """
+    }
+
+    /// The rows per minute, hour, day or month: the finest unit that
+    /// keeps the buckets between the first and the last time to about a
+    /// hundred; empty buckets too.
+    private static func timeSeriesSQL(rows: String, _ spelling: ChartSpelling) -> String {
+        let span = spelling.seconds("\"lo\"", "\"hi\"")
+        return """
+            WITH RECURSIVE "range" AS (
+              SELECT "lo", "hi", CASE WHEN \(span) <= 7200 THEN 'minute' WHEN \(span) <= 345600 THEN 'hour'
+                WHEN \(span) <= 8640000 THEN 'day' ELSE 'month' END AS "unit"
+              FROM (SELECT (SELECT min("value") FROM (\n\(rows)\n) AS "r") AS "lo",
+                (SELECT max("value") FROM (\n\(rows)\n) AS "r") AS "hi") AS "extremes"
+            ), "counts" AS (
+              SELECT \(spelling.bucket("\"value\"", "\"unit\"")) AS "from", count(*) AS "count"
+              FROM (
+            \(rows)
+            ) AS "r", "range" WHERE "value" IS NOT NULL GROUP BY 1
+            ), "bins"("bin", "from") AS (
+              SELECT 0, \(spelling.bucket("\"lo\"", "\"unit\"")) FROM "range" WHERE "lo" IS NOT NULL
+              UNION ALL SELECT "bin" + 1, \(spelling.nextBucket("\"from\"", "\"unit\"")) FROM "bins", "range"
+              WHERE \(spelling.nextBucket("\"from\"", "\"unit\"")) <= "hi"
+            )
+            SELECT "bin", "from", \(spelling.nextBucket("\"from\"", "\"unit\"")) AS "to",
+              coalesce("count", 0) AS "count", max(coalesce("count", 0)) OVER () AS "most", "unit"
+            FROM "bins" CROSS JOIN "range" LEFT JOIN "counts" USING ("from")
+            ORDER BY 1
+            """
+    }
+
+    /// The filter that keeps the rows of a chart's bin (`from` and `to`,
+    /// the last bin of a histogram holding its `to`) on the base sheet,
+    /// after the filter it had.
+    func binFilter(from: DatabaseValue, to: DatabaseValue, isLast: Bool, dialect: SQLDialect) -> String? {
+        guard case let .chart(column, time) = kind else { return nil }
+        let spelling = ChartSpelling.of(dialect)
+        let quoted = dialect.quoted(column)
+        let value = time ? spelling.time(quoted, chartUnixSeconds) : spelling.number(quoted)
+        let upper = !time && isLast ? "<=" : "<"
+        let condition = "\(value) >= \(dialect.literal(from)) AND \(value) \(upper) \(dialect.literal(to))"
+        guard let baseFilter else { return condition }
+        return "(\n\(baseFilter)\n)\nAND \(condition)"
+    }
+}
