@@ -150,12 +150,20 @@ extension DerivedSheet {
     /// after the filter it had.
     func binFilter(from: DatabaseValue, to: DatabaseValue, isLast: Bool, dialect: SQLDialect) -> String? {
         guard case let .chart(column, time) = kind else { return nil }
-        let spelling = ChartSpelling.of(dialect)
         let quoted = dialect.quoted(column)
-        let value = time ? spelling.time(quoted, chartUnixSeconds) : spelling.number(quoted)
+        let value = time ? ChartSpelling.of(dialect).time(quoted, chartUnixSeconds) : quoted
+        let edge = { (edge: DatabaseValue) in time ? dialect.literal(edge) : Self.numberLiteral(edge, dialect) }
         let upper = !time && isLast ? "<=" : "<"
-        let condition = "\(value) >= \(dialect.literal(from)) AND \(value) \(upper) \(dialect.literal(to))"
+        let condition = "\(value) >= \(edge(from)) AND \(value) \(upper) \(edge(to))"
         guard let baseFilter else { return condition }
         return "(\n\(baseFilter)\n)\nAND \(condition)"
+    }
+
+    /// A bin's edge as a number, whatever the column's type: a whole one
+    /// without its `.0` (PostgreSQL's numbers come as their text).
+    private static func numberLiteral(_ edge: DatabaseValue, _ dialect: SQLDialect) -> String {
+        guard let number = ChartDrawing.number(edge), number.isFinite else { return dialect.literal(edge) }
+        if number == number.rounded(), abs(number) < 1e15 { return String(Int(number)) }
+        return "\(number)"
     }
 }
