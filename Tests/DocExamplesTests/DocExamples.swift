@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:118
-@MainActor private func example_README_md_118() async throws {
-#sourceLocation(file: "README.md", line: 118)
+// README.md:119
+@MainActor private func example_README_md_119() async throws {
+#sourceLocation(file: "README.md", line: 119)
 
 
 
