@@ -31,6 +31,31 @@ final class ViewerChartBinsTests: XCTestCase {
         XCTAssertTrue(driver.lines[2].hasPrefix(" -3.00 – -2.29 │"), driver.lines[2])
     }
 
+    /// An indexed column's bins are counted as ranges of its index: the
+    /// same counts as `GROUP BY`, filtered too; integers in bins of 50.
+    func testIndexedColumnsEqualGroupBy() throws {
+        let (driver, cli) = try sqliteChart("""
+            CREATE TABLE m(id integer PRIMARY KEY, x real, k integer);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO m SELECT i, (i * 7919 % 1000) / 13.0, i * 7919 % 1000 FROM n;
+            INSERT INTO m VALUES (2001, 'n/a', 'n/a');
+            CREATE INDEX m_x ON m(x); CREATE INDEX m_k ON m(k);
+            """, keys: "l.")
+        let reals = { (condition: String) in """
+            WITH r AS (SELECT min(x) AS lo, max(x) AS hi FROM m WHERE typeof(x) = 'real' AND \(condition))
+            SELECT CASE WHEN x >= hi THEN 19 ELSE CAST((x - lo) / ((hi - lo) / 20) AS INTEGER) END AS bin, count(*)
+            FROM m, r WHERE typeof(x) = 'real' AND \(condition) GROUP BY 1 ORDER BY 1;
+            """ }
+        XCTAssertEqual(Self.counted(driver), try cli(reals("1")))
+        try driver.type("ql.")
+        XCTAssertEqual(Self.counted(driver), try cli("SELECT k / 50, count(*) FROM m WHERE typeof(k) = 'integer' GROUP BY 1 ORDER BY 1;"))
+        try driver.type("qf")
+        try driver.send(.key(.paste("id % 3 = 0")))
+        try driver.send(.key(.enter))
+        try driver.type("h.")
+        XCTAssertEqual(Self.counted(driver), try cli(reals("id % 3 = 0")))
+    }
+
     /// One value: one bin. No value: the chart says so.
     func testOneValueIsOneBinAndNoValueSaysSo() throws {
         let (driver, _) = try sqliteChart("CREATE TABLE m(id integer PRIMARY KEY, x real); INSERT INTO m VALUES (1, 2.5), (2, 2.5);", keys: "l.")

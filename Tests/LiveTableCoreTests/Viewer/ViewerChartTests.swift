@@ -49,6 +49,39 @@ final class ViewerChartTests: XCTestCase {
         try checkHistogram(driver)
     }
 
+    /// On a query's result, whose columns have no declared type: a
+    /// histogram of its numbers, and Enter filters the query.
+    func testQueryOnSQLite() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
+        try ForeignFile.sqlite3(path, Self.orders)
+        let driver = try ViewerDriver(
+            path: path, target: .query("SELECT id, amount / 5.0 AS fifth FROM orders"), width: 80, height: 24)
+        try checkQuery(driver) { try ForeignFile.sqlite3(path, $0) }
+    }
+
+    func testQueryOnPostgres() throws {
+        let dataSource = try PostgresTestDatabase.open("viewerChart", sql: Self.postgresOrders)
+        let cli = { (sql: String) in try PostgresTestDatabase.write("viewerChart", sql) }
+        let driver = try ViewerDriver(
+            dataSource: dataSource, target: .query("SELECT id, amount / 5.0 AS fifth FROM orders WHERE id <= 40"),
+            width: 80, height: 24) { _ = try cli($0) }
+        try checkQuery(driver) { try cli($0) + "\n" }
+    }
+
+    /// `fifth` is 1 to 40: twenty bins of 1.95, each of two rows.
+    private func checkQuery(_ driver: ViewerDriver, groupBy: (String) throws -> String) throws {
+        try driver.type("l.")
+        XCTAssertEqual(driver.state.table?.chartBin?.bins.count, 20)
+        let expected = try groupBy("""
+            SELECT CASE WHEN amount / 5.0 >= 40 THEN 19 ELSE CAST(floor((amount / 5.0 - 1) / (39 / 20.0)) AS integer) END, count(*)
+            FROM orders WHERE id <= 40 GROUP BY 1 ORDER BY 1;
+            """.replacingOccurrences(of: "floor", with: driver.database == nil ? "floor" : ""))
+        XCTAssertEqual(ViewerChartBinsTests.counted(driver), expected)
+        try driver.send(.key(.enter))
+        XCTAssertEqual(driver.state.table?.viewed.source.filter, "\"fifth\" >= 1 AND \"fifth\" < 2.95")
+        XCTAssertEqual(driver.state.table?.window?.rows.count, 2)
+    }
+
     // MARK: - The scenario
 
     private func checkHistogram(_ driver: ViewerDriver) throws {

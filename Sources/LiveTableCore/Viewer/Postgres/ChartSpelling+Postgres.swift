@@ -11,5 +11,6 @@ extension ChartSpelling {
         time: { x, unixSeconds in unixSeconds ? "(to_timestamp(\(x)) AT TIME ZONE 'UTC')" : "CAST(\(x) AS timestamp)" },
         seconds: { lo, hi in "extract(epoch FROM (\(hi) - \(lo)))" },
         bucket: { t, unit in "date_trunc(\(unit), \(t))" },
-        nextBucket: { t, unit in "(\(t) + CAST('1 ' || \(unit) AS interval))" })
+        nextBucket: { t, unit in "(\(t) + CAST('1 ' || \(unit) AS interval))" },
+        countsIndexRanges: false)
 }

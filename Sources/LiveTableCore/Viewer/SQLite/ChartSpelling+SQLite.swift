@@ -15,5 +15,6 @@ extension ChartSpelling {
             "strftime(CASE \(unit) WHEN 'minute' THEN '%Y-%m-%d %H:%M:00' WHEN 'hour' THEN '%Y-%m-%d %H:00:00' "
                 + "WHEN 'day' THEN '%Y-%m-%d 00:00:00' ELSE '%Y-%m-01 00:00:00' END, \(t))"
         },
-        nextBucket: { t, unit in "datetime(\(t), '+1 ' || \(unit))" })
+        nextBucket: { t, unit in "datetime(\(t), '+1 ' || \(unit))" },
+        countsIndexRanges: true)
 }
