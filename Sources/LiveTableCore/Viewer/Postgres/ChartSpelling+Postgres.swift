@@ -12,5 +12,6 @@ extension ChartSpelling {
         seconds: { lo, hi in "extract(epoch FROM (\(hi) - \(lo)))" },
         bucket: { t, unit in "date_trunc(\(unit), \(t))" },
         nextBucket: { t, unit in "(\(t) + CAST('1 ' || \(unit) AS interval))" },
-        countsIndexRanges: false)
+        countsIndexRanges: false,
+        groupsValuesFirst: false)
 }

@@ -24,6 +24,9 @@ struct ChartSpelling: Sendable {
     /// Counting the rows of a range of an index is quicker than grouping
     /// them: the bins of an indexed column are counted so.
     var countsIndexRanges: Bool
+    /// Grouping the rows by value, then the groups by bin, is quicker than
+    /// a second scan: the extremes and the bins come from the groups.
+    var groupsValuesFirst: Bool
 
     static func of(_ dialect: SQLDialect) -> ChartSpelling {
         dialect == .sqlite ? .sqlite : .postgres
@@ -93,15 +96,25 @@ extension DerivedSheet {
     /// the database counts a range of an index quickly, each bin is such a
     /// count: SQLite sorts every row for a `GROUP BY` of a computed bin,
     /// five times slower. Elsewhere one scan finds both extremes, and one
-    /// `GROUP BY` counts the bins.
+    /// `GROUP BY` counts the bins. On SQLite, an integer column's one scan
+    /// groups the rows by value first (`groupsValuesFirst`), and takes
+    /// both from the groups: integers repeat (a quantity, a customer), and
+    /// a second scan costs more than their groups. Reals rarely repeat:
+    /// their groups would cost twice a scan.
     private static func histogramSQL(rows: String, integers: Bool, indexed: Bool, _ spelling: ChartSpelling) -> String {
         let number = spelling.number("\"value\"")
         let isNumber = spelling.isNumber("\"value\"")
         let extreme = { (aggregate: String) in "1.0 * \(spelling.number("\(aggregate)(\"value\")"))" }
+        let grouped = !indexed && integers && spelling.groupsValuesFirst
+        let values = grouped
+            ? "\"values\" AS (SELECT \"value\", count(*) AS \"c\" FROM (\n\(rows)\n) AS \"r\" WHERE \(isNumber) GROUP BY 1),\n"
+            : ""
+        let scanned = grouped ? "\"values\"" : "(\n\(rows)\n) AS \"r\""
+        let kept = grouped ? "\"c\" > 0" : isNumber
         let extremes = indexed
             ? "SELECT (SELECT \(extreme("min")) FROM (\n\(rows)\n) AS \"r\" WHERE \(isNumber)) AS \"lo\", "
                 + "(SELECT \(extreme("max")) FROM (\n\(rows)\n) AS \"r\" WHERE \(isNumber)) AS \"hi\""
-            : "SELECT \(extreme("min")) AS \"lo\", \(extreme("max")) AS \"hi\" FROM (\n\(rows)\n) AS \"r\" WHERE \(isNumber)"
+            : "SELECT \(extreme("min")) AS \"lo\", \(extreme("max")) AS \"hi\" FROM \(scanned) WHERE \(kept)"
         let width = integers
             ? spelling.integerPart("(\"hi\" - \"lo\" + \(chartBins)) / \(chartBins)")
             : "CASE WHEN \"hi\" > \"lo\" THEN (\"hi\" - \"lo\") / \(chartBins) ELSE 1 END"
@@ -123,15 +136,14 @@ extension DerivedSheet {
             counted = """
                 SELECT "bin", "from", "to", coalesce("count", 0) AS "count" FROM "edges" LEFT JOIN (
                   SELECT CASE WHEN \(number) >= "hi" THEN "n" - 1
-                    ELSE \(spelling.integerPart("(\(number) - \"lo\") / \"w\"")) END AS "bin", count(*) AS "count"
-                  FROM (
-                \(rows)
-                ) AS "r", "range" WHERE \(isNumber) GROUP BY 1
+                    ELSE \(spelling.integerPart("(\(number) - \"lo\") / \"w\"")) END AS "bin",
+                    \(grouped ? "sum(\"c\")" : "count(*)") AS "count"
+                  FROM \(scanned), "range" WHERE \(kept) GROUP BY 1
                 ) AS "counts" USING ("bin")
                 """
         }
         return """
-            WITH RECURSIVE "extremes" AS (\(extremes)),
+            WITH RECURSIVE \(values)"extremes" AS (\(extremes)),
             "width" AS (SELECT "lo", "hi", \(width) AS "w" FROM "extremes"),
             "range" AS (SELECT "lo", "hi", "w", \(count) AS "n" FROM "width"),
             "bins"("bin") AS (
