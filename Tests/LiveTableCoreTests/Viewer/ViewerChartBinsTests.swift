@@ -56,6 +56,30 @@ final class ViewerChartBinsTests: XCTestCase {
         XCTAssertEqual(Self.counted(driver), try cli(reals("id % 3 = 0")))
     }
 
+    /// The same on PostgreSQL: a float and an integer column, indexed.
+    func testPostgresIndexedColumnsEqualGroupBy() throws {
+        let name = "viewerChartIndexed"
+        let dataSource = try PostgresTestDatabase.open(name, sql: """
+            CREATE TABLE m(id integer PRIMARY KEY, x double precision, k bigint);
+            INSERT INTO m SELECT i, (i * 7919 % 1000) / 13.0, i * 7919 % 1000 FROM generate_series(1, 2000) AS i;
+            CREATE INDEX m_x ON m(x); CREATE INDEX m_k ON m(k);
+            """)
+        let driver = try ViewerDriver(dataSource: dataSource, target: .table("m"), width: 80, height: 24) {
+            _ = try PostgresTestDatabase.write(name, $0)
+        }
+        try driver.type("l.")
+        XCTAssertEqual(Self.counted(driver), try PostgresTestDatabase.write(name, """
+            WITH r AS (SELECT min(x) AS lo, max(x) AS hi FROM m)
+            SELECT CASE WHEN x >= hi THEN 19 ELSE floor((x - lo) / ((hi - lo) / 20)) END AS bin, count(*)
+            FROM m, r GROUP BY 1 ORDER BY 1;
+            """) + "\n")
+        try driver.type("ql.")
+        XCTAssertEqual(Self.counted(driver), try PostgresTestDatabase.write(name, "SELECT k / 50, count(*) FROM m GROUP BY 1 ORDER BY 1;") + "\n")
+        try driver.send(.key(.enter))
+        XCTAssertEqual(driver.state.table?.viewed.source.filter, "\"k\" >= 0 AND \"k\" < 50")
+        XCTAssertEqual(driver.state.table?.rowCount, 100)
+    }
+
     /// One value: one bin. No value: the chart says so.
     func testOneValueIsOneBinAndNoValueSaysSo() throws {
         let (driver, _) = try sqliteChart("CREATE TABLE m(id integer PRIMARY KEY, x real); INSERT INTO m VALUES (1, 2.5), (2, 2.5);", keys: "l.")

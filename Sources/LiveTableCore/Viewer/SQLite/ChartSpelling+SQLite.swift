@@ -16,6 +16,6 @@ extension ChartSpelling {
                 + "WHEN 'day' THEN '%Y-%m-%d 00:00:00' ELSE '%Y-%m-01 00:00:00' END, \(t))"
         },
         nextBucket: { t, unit in "datetime(\(t), '+1 ' || \(unit))" },
-        countsIndexRanges: true,
+        countsIndexRanges: { _ in true },
         groupsValuesFirst: true)
 }

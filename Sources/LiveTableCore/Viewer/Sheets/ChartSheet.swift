@@ -22,8 +22,9 @@ struct ChartSpelling: Sendable {
     /// The start of the next bucket of `unit` after the one starting at `t`.
     var nextBucket: @Sendable (_ t: String, _ unit: String) -> String
     /// Counting the rows of a range of an index is quicker than grouping
-    /// them: the bins of an indexed column are counted so.
-    var countsIndexRanges: Bool
+    /// them: the bins of an indexed column of this declared type are
+    /// counted so, where the edges compare with it through the index.
+    var countsIndexRanges: @Sendable (_ declaredType: String) -> Bool
     /// Grouping the rows by value, then the groups by bin, is quicker than
     /// a second scan: the extremes and the bins come from the groups.
     var groupsValuesFirst: Bool
@@ -58,9 +59,10 @@ extension DerivedSheet {
             sql = timeSeriesSQL(rows: source.selectSQL(columns: [value + " AS \"value\""], where: nil), spelling)
         } else {
             let rows = source.selectSQL(columns: [expression + " AS \"value\""], where: nil)
+            let indexed = described.isIndexed && !source.isQuery
             sql = histogramSQL(
-                rows: rows, integers: described.declaredType.lowercased().contains("int"),
-                indexed: described.isIndexed && !source.isQuery, spelling)
+                rows: rows, integers: described.declaredType.lowercased().contains("int"), indexed: indexed,
+                ranges: indexed && spelling.countsIndexRanges(described.declaredType), spelling)
         }
         return DerivedSheet(
             kind: .chart(column: column, time: time), base: viewed.target, baseFilter: source.filter, sql: sql,
@@ -101,7 +103,10 @@ extension DerivedSheet {
     /// both from the groups: integers repeat (a quantity, a customer), and
     /// a second scan costs more than their groups. Reals rarely repeat:
     /// their groups would cost twice a scan.
-    private static func histogramSQL(rows: String, integers: Bool, indexed: Bool, _ spelling: ChartSpelling) -> String {
+    /// `ranges`: its bins are counted as ranges of its index.
+    private static func histogramSQL(
+        rows: String, integers: Bool, indexed: Bool, ranges: Bool, _ spelling: ChartSpelling) -> String
+    {
         let number = spelling.number("\"value\"")
         let isNumber = spelling.isNumber("\"value\"")
         let extreme = { (aggregate: String) in "1.0 * \(spelling.number("\(aggregate)(\"value\")"))" }
@@ -123,13 +128,16 @@ extension DerivedSheet {
             : "CASE WHEN \"hi\" > \"lo\" THEN \(chartBins) ELSE 1 END"
         let lastTo = integers ? "\"lo\" + \"n\" * \"w\"" : "\"hi\""
         let counted: String
-        if indexed && spelling.countsIndexRanges {
+        if ranges {
+            // A whole edge as an integer: an integer column's index then
+            // serves the comparison.
+            let edge = { (name: String) in integers ? spelling.integerPart("\"edges\".\"\(name)\"") : "\"edges\".\"\(name)\"" }
             let rangeCount = { (upper: String) in
-                "(SELECT count(*) FROM (\n\(rows)\n) AS \"r\" WHERE \"value\" >= \"edges\".\"from\" AND \(upper))"
+                "(SELECT count(*) FROM (\n\(rows)\n) AS \"r\" WHERE \"value\" >= \(edge("from")) AND \(upper))"
             }
             counted = """
-                SELECT "bin", "from", "to", CASE WHEN "bin" = "n" - 1 THEN \(rangeCount("\"value\" <= \"edges\".\"hi\""))
-                  ELSE \(rangeCount("\"value\" < \"edges\".\"to\"")) END AS "count"
+                SELECT "bin", "from", "to", CASE WHEN "bin" = "n" - 1 THEN \(rangeCount("\"value\" <= \(edge("hi"))"))
+                  ELSE \(rangeCount("\"value\" < \(edge("to"))")) END AS "count"
                 FROM "edges"
                 """
         } else {
