@@ -52,7 +52,8 @@ struct BenchCommand: ParsableCommand {
             processes' CPU and statements; and the peak memory. Then the frequency sheet (#) at \
             2,000,000 rows, on a SQLite file in WAL mode and on PostgreSQL: the first counts on an indexed \
             and an unindexed column, and, while another process moves a row between groups 5 times a \
-            second, each commit to the screen of its counts. --only runs one section; --directory \
+            second, each commit to the screen of its counts; and a chart sheet's (.) first draw on an \
+            indexed and an unindexed column. --only runs one section; --directory \
             /dev/shm puts the files in memory, where a commit costs no disk sync. Build in \
             release mode for meaningful figures:
 

@@ -680,9 +680,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// README.md:140
-@MainActor private func example_README_md_140() async throws {
-#sourceLocation(file: "README.md", line: 140)
+// README.md:141
+@MainActor private func example_README_md_141() async throws {
+#sourceLocation(file: "README.md", line: 141)
 
 
 

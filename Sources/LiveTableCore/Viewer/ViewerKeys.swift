@@ -47,6 +47,8 @@ package enum ViewerAction: ScreenAction {
     case alert
     /// `L`: the changes seen while open, as a sheet.
     case changesLog
+    /// `.`: a chart of the current column, as a new sheet on top.
+    case chart
     case help
     case suspend
     /// Closes what is on top; on the picker, back to the table left. Never quits.
@@ -98,6 +100,9 @@ package let viewerKeyBindings: [KeyBinding<ViewerAction>] = KeyBinding.moving + 
     KeyBinding(
         keys: "C o", description: "columns sheet; o: follow a foreign key", hint: nil,
         actions: [.character("C"): .columnsSheet, .character("o"): .followReference]),
+    KeyBinding(
+        keys: ".", description: "a chart of the column (histogram, time)", hint: nil,
+        actions: [.character("."): .chart]),
     KeyBinding(
         keys: "y Y s", description: "copy cell / row; s: save the sheet", hint: nil,
         actions: [.character("y"): .copyCell, .character("Y"): .copyRow, .character("s"): .save]),

@@ -123,6 +123,14 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
         drawCentered(noWindowText(table, state), y: layout.listY + layout.listRows / 2, into: &screen)
         return ""
     }
+    if let chart = table.chartBin {
+        let drawing = ChartDrawing(table: table, bins: chart.bins, selected: chart.selected, layout: layout)
+        if chart.bins.isEmpty {
+            drawCentered(drawing.emptyText, y: layout.listY + layout.listRows / 2, into: &screen)
+        }
+        drawing.draw(into: &screen)
+        return ""
+    }
     let texts = window.rows.map { $0.map(CellText.init) }
     let plan = table.columnPlan(texts: texts, width: layout.width)
     let columns = plan.layout(firstColumn: table.firstColumn)

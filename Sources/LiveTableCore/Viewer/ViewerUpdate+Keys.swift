@@ -47,7 +47,7 @@ extension ViewerState {
             message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
             return []
         }
-        let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference]
+        let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference, .chart]
         if pendingSheet?.uncovers == true, opensSheet.contains(action) {
             // `q` is on its way to the sheet below: a sheet opened now would
             // cover the one closed.
@@ -75,6 +75,8 @@ extension ViewerState {
             return openAlertPrompt()
         case .changesLog:
             return openChangesLog()
+        case .chart:
+            return openChartSheet()
         case .toggleHighlight:
             toggleHighlighting()
             return []
@@ -338,7 +340,7 @@ extension ViewerState {
             return moveRowViewField(by: action == .columnLeft ? -1 : 1, scroll: scroll)
         case .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .follow,
              .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
-             .describe, .columnsSheet, .followReference, .alert, .changesLog:
+             .describe, .columnsSheet, .followReference, .alert, .changesLog, .chart:
             return []
         }
         overlay = .row(scroll: min(max(0, scroll), lastScroll))

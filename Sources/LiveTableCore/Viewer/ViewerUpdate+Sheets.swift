@@ -70,8 +70,11 @@ extension ViewerState {
     /// Enter on a sheet the viewer wrote: a frequency group's rows; on a
     /// describe or columns sheet, the sheet below with that column selected.
     mutating func openSelectedRowOfSheet(_ sheet: DerivedSheet) -> [ViewerEffect] {
-        guard case .frequency = sheet.kind else { return showSelectedColumn() }
-        return openSelectedGroup()
+        switch sheet.kind {
+        case .frequency: return openSelectedGroup()
+        case .chart: return openSelectedBin()
+        case .describe, .columns: return showSelectedColumn()
+        }
     }
 
     /// Enter on a frequency sheet: the rows of the selected group, as the
@@ -81,6 +84,12 @@ extension ViewerState {
             let value = table.selectedKeyValue(of: sheet.key.first),
             let filter = sheet.groupFilter(value, dialect: table.viewed.source.dialect)
         else { return [] }
+        return openBase(of: sheet, filteredBy: filter)
+    }
+
+    /// The sheet `sheet` was opened over, on top, filtered by `filter`
+    /// (after its own), as it was left otherwise.
+    mutating func openBase(of sheet: DerivedSheet, filteredBy filter: String) -> [ViewerEffect] {
         var memory = coveredSheets.last { $0.target == sheet.base }?.memory ?? tableMemories[sheet.base] ?? TableMemory()
         memory.filter = filter
         memory.selected = nil

@@ -16,6 +16,9 @@ package struct DerivedSheet: Hashable, Sendable {
         case describe(figures: Bool)
         /// `C`: one row per column of the table (`ColumnsSheet.swift`).
         case columns(table: String)
+        /// `.`: a histogram of the column, or its rows per time bucket
+        /// (`ChartSheet.swift`), drawn as a chart.
+        case chart(column: String, time: Bool)
     }
 
     package var kind: Kind
@@ -36,6 +39,8 @@ package struct DerivedSheet: Hashable, Sendable {
     /// A frequency sheet's: its column is grouped by its text (PostgreSQL's
     /// `json`, which has no equality), and its groups are filtered so.
     package var groupsByText = false
+    /// A time chart's: its column holds numbers of Unix seconds.
+    package var chartUnixSeconds = false
 
     /// The bar of the most frequent value, in characters.
     static let barWidth = 20
