@@ -238,7 +238,7 @@ def main():
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
     parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png", "postgres.png", "sheets.png",
-                                              "prompt.png"], help="make only this screenshot")
+                                              "prompt.png", "chart.png", "changes.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
@@ -379,6 +379,39 @@ def main():
                 tmux.wait_for("ORDER BY spent DESC")
             shop_shot("prompt.png", prepare)
 
+        def chart():
+            # The chart of the total column (.), live: another program
+            # inserts large orders, the last bars grow.
+            def prepare(tmux, shop):
+                tmux.keys("l", "l", "l", "l", ".")
+                tmux.wait(lambda screen: "total: histogram" in screen and "· live" in screen, "the chart")
+                with sqlite3.connect(shop) as db:
+                    db.executemany(
+                        "INSERT INTO orders(customer, item, quantity, total, status) VALUES (?, 'Bicycle bell', 4, ?, 'paid')",
+                        [("Zoé", 420.5)] * 60)
+                db.close()
+                tmux.wait(lambda screen: re.search(r"408 – 432 │█+[▏▎▍▌▋▊▉]? 86", screen) is not None,
+                          "the inserted orders")
+            shop_shot("chart.png", prepare)
+
+        def changes():
+            # The changes log (L) after another program's updates of rows
+            # on screen: old and new values, newest first.
+            def prepare(tmux, shop):
+                with sqlite3.connect(shop) as db:
+                    db.execute("UPDATE orders SET status = 'shipped' WHERE id = 3")
+                db.close()
+                tmux.wait(lambda screen: "shipped" in screen.split("\n")[4], "the first update")
+                with sqlite3.connect(shop) as db:
+                    db.execute("UPDATE orders SET quantity = quantity + 1, total = total + 10 WHERE id = 5")
+                    db.execute("INSERT INTO orders(customer, item, quantity, total, status) "
+                               "VALUES ('Zoé', 'Teapot', 1, 24.5, 'paid')")
+                db.close()
+                tmux.wait(lambda screen: "2,001" in screen, "the second update")
+                tmux.keys("L")
+                tmux.wait(lambda screen: "changes log" in screen and "quantity:" in screen, "the changes log")
+            shop_shot("changes.png", prepare)
+
         def follow():
             # The viewer following the end of the file (F) while another
             # program appends orders: the new ones show at the bottom,
@@ -464,7 +497,8 @@ def main():
 
         if arguments.only:
             {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer,
-             "postgres.png": postgres, "sheets.png": sheets, "prompt.png": prompt}[arguments.only]()
+             "postgres.png": postgres, "sheets.png": sheets, "prompt.png": prompt,
+             "chart.png": chart, "changes.png": changes}[arguments.only]()
             return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
@@ -476,6 +510,8 @@ def main():
         filtered()
         sheets()
         prompt()
+        chart()
+        changes()
         postgres()
 
 

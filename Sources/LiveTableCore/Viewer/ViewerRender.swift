@@ -350,6 +350,9 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
         if state.table == nil {
             hints = [("↑↓", "move"), ("Enter", "open"), ("?", "help"), ("q", "quit"), ("/", "find")]
                 + (state.leftTarget != nil ? [("Esc", "back")] : [])
+        } else if state.table?.viewed.target == .changesLog {
+            // The log is in memory: no key that reads SQL.
+            hints = [("↑↓", "move"), ("Enter", "go to the row"), ("y", "copy"), ("?", "help"), ("q", "back")]
         } else {
             // `:`, `s` and `y` come last, where the screen has room: ? and q
             // matter more.

@@ -108,9 +108,15 @@ final class ViewerChangesLogTests: XCTestCase {
     func testKeysThatWouldReadTheLogWithSQLAreRefused() throws {
         try driver.commit("UPDATE item SET price = 5000 WHERE id = 2")
         try driver.send(.key(.character("L")))
-        let effects = try driver.send(.key(.character("[")))
-        XCTAssertEqual(effects, [])
-        XCTAssertEqual(driver.state.table?.viewed.target, .changesLog)
+        for key in "[/f:#ICo!s." {
+            let effects = try driver.send(.key(.character(key)))
+            XCTAssertEqual(effects, [], String(key))
+            XCTAssertEqual(driver.state.table?.viewed.target, .changesLog, String(key))
+            XCTAssertNil(driver.state.prompt, String(key))
+        }
+        // The footer offers none of them.
+        let footer = driver.lines[driver.lines.count - 2]
+        XCTAssertEqual(footer.trimmingCharacters(in: .whitespaces), "↑↓ move  Enter go to the row  y copy  ? help  q back")
     }
 
     func testACommitThatChangesNothingOnScreenLeavesTheStateEqual() throws {
