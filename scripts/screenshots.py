@@ -37,6 +37,15 @@ ANSI = {
     "brightbrown": "#fabd2f", "brightblue": "#83a598", "brightmagenta": "#d3869b",
     "brightcyan": "#8ec07c", "brightwhite": "#fbf1c7",
 }
+# A light terminal, for the light theme (gruvbox light).
+LIGHT = {
+    "background": "#fbf1c7", "foreground": "#3c3836",
+    "black": "#3c3836", "red": "#9d0006", "green": "#79740e", "brown": "#b57614",
+    "blue": "#076678", "magenta": "#8f3f71", "cyan": "#427b58", "white": "#7c6f64",
+    "brightblack": "#928374", "brightred": "#9d0006", "brightgreen": "#79740e",
+    "brightbrown": "#b57614", "brightblue": "#076678", "brightmagenta": "#8f3f71",
+    "brightcyan": "#427b58", "brightwhite": "#282828",
+}
 # Names for the players of the big database: the app's own random names.
 NAMES = [
     "Arthur", "Anita", "Barbara", "Bernard", "Craig", "Chiara", "David", "Dean", "Éric", "Elena",
@@ -151,18 +160,22 @@ def make_shop(directory):
     return path
 
 
-def color(value, default):
+def color(value, default, palette=ANSI):
     if value == "default":
         return default
-    if value in ANSI:
-        return ANSI[value]
+    if value in palette:
+        return palette[value]
     if len(value) == 6:
         return "#" + value
     return default
 
 
-def render(capture, path):
-    """Replays a `capture-pane -e` capture on pyte and draws it."""
+def render(capture, path, palette=None):
+    """Replays a `capture-pane -e` capture on pyte and draws it, on a dark
+    terminal or on `palette`'s."""
+    background = palette["background"] if palette else BACKGROUND
+    foreground = palette["foreground"] if palette else FOREGROUND
+    palette = palette or ANSI
     screen = pyte.Screen(WIDTH, HEIGHT)
     stream = pyte.Stream(screen)
     lines = capture.rstrip("\n").split("\n")
@@ -179,7 +192,7 @@ def render(capture, path):
     cell_height = ascent + descent + 2
     padding = 12
     image = Image.new(
-        "RGB", (WIDTH * cell_width + 2 * padding, HEIGHT * cell_height + 2 * padding), BACKGROUND)
+        "RGB", (WIDTH * cell_width + 2 * padding, HEIGHT * cell_height + 2 * padding), background)
     draw = ImageDraw.Draw(image)
     for y in range(HEIGHT):
         row = screen.buffer[y]
@@ -187,16 +200,16 @@ def render(capture, path):
             char = row[x]
             if char.data == "":
                 continue  # The right half of a wide character.
-            fg = color(char.fg, FOREGROUND)
-            bg = color(char.bg, BACKGROUND)
-            if char.bold and char.fg in ANSI and not char.fg.startswith("bright"):
-                fg = ANSI.get("bright" + char.fg, fg)
+            fg = color(char.fg, foreground, palette)
+            bg = color(char.bg, background, palette)
+            if char.bold and char.fg in palette and not char.fg.startswith("bright"):
+                fg = palette.get("bright" + char.fg, fg)
             if char.reverse:
                 fg, bg = bg, fg
             width = 2 if x + 1 < WIDTH and row[x + 1].data == "" else 1
             left = padding + x * cell_width
             top = padding + y * cell_height
-            if bg != BACKGROUND:
+            if bg != background:
                 draw.rectangle(
                     [left, top, left + width * cell_width - 1, top + cell_height - 1], fill=bg)
             if char.data.strip():
@@ -238,7 +251,7 @@ def main():
     parser.add_argument("--binary", required=True, help="the livetable executable")
     parser.add_argument("--output", default="screenshots", help="the directory of the PNG files")
     parser.add_argument("--only", choices=["viewer.png", "follow.png", "filter.png", "postgres.png", "sheets.png",
-                                              "prompt.png", "chart.png", "changes.png"], help="make only this screenshot")
+                                              "prompt.png", "chart.png", "changes.png", "light.png"], help="make only this screenshot")
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
     os.makedirs(arguments.output, exist_ok=True)
@@ -302,17 +315,24 @@ def main():
                 db.execute("INSERT INTO player(name, score) VALUES ('Zoe', 950)")
             tmux.wait_for("Zoe")
 
-        def shop_shot(name, prepare, subdirectory=True):
-            # A shop's orders in a file of its own, the viewer on it, then
-            # `prepare(tmux, shop)` up to the screen that is drawn.
+        def shop_shot(name, prepare, subdirectory=True, config=None, palette=None):
+            # A shop's orders in a file of its own, the viewer on it (with
+            # `config` as its config file), then `prepare(tmux, shop)` up to
+            # the screen that is drawn, on a terminal of `palette`.
             shop_directory = os.path.join(directory, name[:-len(".png")]) if subdirectory else directory
             os.makedirs(shop_directory, exist_ok=True)
             shop = make_shop(shop_directory)
-            tmux = Tmux(f"{binary} view {shop} orders", env={"TERM": "screen-256color", "LANG": "C.UTF-8"})
+            env = {"TERM": "screen-256color", "LANG": "C.UTF-8",
+                   "XDG_CONFIG_HOME": os.path.join(shop_directory, "config")}
+            if config is not None:
+                os.makedirs(os.path.join(env["XDG_CONFIG_HOME"], "livetable"), exist_ok=True)
+                with open(os.path.join(env["XDG_CONFIG_HOME"], "livetable", "config.toml"), "w") as file:
+                    file.write(config)
+            tmux = Tmux(f"{binary} view {shop} orders", env=env)
             try:
                 tmux.wait_for("of 2,000 · live")
                 prepare(tmux, shop)
-                render(tmux.capture(), os.path.join(arguments.output, name))
+                render(tmux.capture(), os.path.join(arguments.output, name), palette)
                 print("screenshots: " + name)
             finally:
                 tmux.kill()
@@ -412,6 +432,17 @@ def main():
                 tmux.wait(lambda screen: "changes log" in screen and "quantity:" in screen, "the changes log")
             shop_shot("changes.png", prepare)
 
+        def light():
+            # The light theme of a config file, on a light terminal: the
+            # describe sheet, then another program's update highlighted.
+            def prepare(tmux, shop):
+                tmux.keys("l", "l", "l", "l")
+                with sqlite3.connect(shop) as db:
+                    db.execute("UPDATE orders SET total = 999.5, status = 'delivered' WHERE id = 3")
+                db.close()
+                tmux.wait_for("999.5")
+            shop_shot("light.png", prepare, config='theme = "light"\n', palette=LIGHT)
+
         def follow():
             # The viewer following the end of the file (F) while another
             # program appends orders: the new ones show at the bottom,
@@ -498,7 +529,7 @@ def main():
         if arguments.only:
             {"follow.png": follow, "filter.png": filtered, "viewer.png": viewer,
              "postgres.png": postgres, "sheets.png": sheets, "prompt.png": prompt,
-             "chart.png": chart, "changes.png": changes}[arguments.only]()
+             "chart.png": chart, "changes.png": changes, "light.png": light}[arguments.only]()
             return
         shot("main.png", main_screen)
         shot("help.png", help_overlay)
@@ -512,6 +543,7 @@ def main():
         prompt()
         chart()
         changes()
+        light()
         postgres()
 
 
