@@ -82,6 +82,18 @@ final class ViewerChartTests: XCTestCase {
         XCTAssertEqual(driver.state.table?.window?.rows.count, 2)
     }
 
+    /// The changes log is held in memory: no SQL draws its chart.
+    func testChartIsRefusedOnTheChangesLog() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
+        try ForeignFile.sqlite3(path, Self.orders)
+        let driver = try ViewerDriver(path: path, table: "orders", width: 80, height: 24)
+        try driver.type("L")
+        XCTAssertEqual(driver.state.table?.viewed.target, .changesLog)
+        XCTAssertEqual(try driver.type("."), [])
+        XCTAssertEqual(driver.state.table?.viewed.target, .changesLog)
+        XCTAssertEqual(driver.state.sheets, [.table("orders")])
+    }
+
     // MARK: - The scenario
 
     private func checkHistogram(_ driver: ViewerDriver) throws {

@@ -32,7 +32,7 @@ struct ChartDrawing {
     }
 
     private enum Style {
-        static let axis = CellStyle(color: .title, bold: true)
+        static let axis = CellStyle(color: .header, bold: true)
         static let bar = CellStyle(color: .accent)
         static let selectedBar = CellStyle(color: .accent, bold: true)
         static let selection = CellStyle(color: .selection, bold: true, reverse: true)
