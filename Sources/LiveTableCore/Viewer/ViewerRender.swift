@@ -243,7 +243,11 @@ private func drawMatches(
 
 private func drawTableTitle(_ table: TableState, _ state: ViewerState, into screen: inout Screen) {
     let source = table.viewed.source
-    let name = source.isQuery ? oneLine(source.name) : RowDetail.name(source.name)
+    var name = source.isQuery ? oneLine(source.name) : RowDetail.name(source.name)
+    if let unit = table.chartBin?.bins.first?.unit, unit != "number", name.hasSuffix(" per time") {
+        // A time chart's unit follows its span: "rows per day".
+        name = String(name.dropLast("time".count)) + unit
+    }
     var title = " \(oneLine(state.databaseName)) — " + (state.sheetTrail.map(oneLine) + [name]).joined(separator: " › ")
     if let column = table.viewed.ordering.sortColumn {
         title += " · by \(RowDetail.name(column)) \(table.viewed.ordering.descending ? "↓" : "↑")"

@@ -43,6 +43,13 @@ extension ViewerState {
             return []
         }
         message = nil
+        let movesColumns: Set<ViewerAction> = [
+            .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .findColumn,
+        ]
+        if table?.chartBin != nil, movesColumns.contains(action) {
+            // A chart draws bars, not columns.
+            return []
+        }
         if refusesOnChangesLog(action) {
             message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
             return []

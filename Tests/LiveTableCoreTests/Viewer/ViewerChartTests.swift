@@ -104,6 +104,12 @@ final class ViewerChartTests: XCTestCase {
         XCTAssertEqual(sheet.kind, .chart(column: "amount", time: false))
         XCTAssertEqual(driver.state.sheets, [.table("orders")])
         XCTAssertEqual(sheet.name, "amount: histogram")
+        // A chart has no column cursor to move.
+        let column = driver.state.table?.currentColumn
+        XCTAssertEqual(try driver.type("hl<>-c"), [])
+        XCTAssertEqual(driver.state.table?.currentColumn, column)
+        XCTAssertEqual(driver.state.table?.hiddenColumns, [])
+        XCTAssertNil(driver.state.prompt)
         XCTAssertEqual(driver.state.table?.window?.rows.count, 20, "every bin, the empty ones too")
         try assertBins(driver, Self.amountBins(5, 10))
         XCTAssertTrue(driver.lines[1].hasPrefix("    amount  0 "), driver.lines[1])
@@ -148,6 +154,9 @@ final class ViewerChartTests: XCTestCase {
         XCTAssertEqual(hours.map(\.count).reduce(0, +), 13)
         XCTAssertEqual(hours.count, 37, "every hour from the first to the last, the empty ones too")
         XCTAssertTrue(driver.lines[2].hasPrefix(" 2026-12-01 10:00 │"), driver.lines[2])
+        // The title names the unit (PostgreSQL's long server name cuts it at 80 columns).
+        let title = driver.lines[0]
+        XCTAssertTrue(title.contains("orders › created_at: rows per hour") || title.contains(" on /tmp/"), title)
         try driver.send(.key(.enter))
         XCTAssertEqual(driver.state.table?.window?.rows.count, 1)
     }
