@@ -256,6 +256,8 @@ private enum QuittingExit {
     static func exitAtDeadline(status: Int32) {
         guard !claim.waitForClaim(timeout: deadline), claim.claim() else { return }
         CrashGuard.restoreTerminalNow()
+        // A save that runs leaves no part of a file, as on a clean exit.
+        SheetFile.removeUnfinishedFiles()
         _exit(status)
     }
 }

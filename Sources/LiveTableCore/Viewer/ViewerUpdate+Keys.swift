@@ -43,15 +43,7 @@ extension ViewerState {
             return []
         }
         message = nil
-        let movesColumns: Set<ViewerAction> = [
-            .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .findColumn,
-        ]
-        if table?.chartBin != nil, movesColumns.contains(action) {
-            // A chart draws bars, not columns.
-            return []
-        }
-        if refusesOnChangesLog(action) {
-            message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
+        if refuses(action) {
             return []
         }
         let opensSheet: Set<ViewerAction> = [.open, .query, .frequency, .describe, .columnsSheet, .followReference, .chart]
@@ -104,6 +96,20 @@ extension ViewerState {
             return handleTable(action)
         }
         return handlePicker(action)
+    }
+
+    /// Keys that do nothing on this sheet: those of columns on a chart,
+    /// which draws bars; those that read SQL on the changes log (said).
+    mutating func refuses(_ action: ViewerAction) -> Bool {
+        let movesColumns: Set<ViewerAction> = [
+            .columnLeft, .columnRight, .narrowColumn, .widenColumn, .hideColumn, .showAllColumns, .findColumn,
+        ]
+        if table?.chartBin != nil, movesColumns.contains(action) {
+            return true
+        }
+        guard refusesOnChangesLog(action) else { return false }
+        message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
+        return true
     }
 
     /// Esc: cancels the filter being checked, or clears the filter; on the
