@@ -126,7 +126,7 @@ package struct ViewerProgram: AppProgram {
             return .signal(.clipboard(text))
         case let .save(request):
             // The app loop asks for every message: the newest progress is kept.
-            return .observe(slot: .save, ViewerSaveJob(request: request, dataSource: dataSource, queue: Self.saveQueue)
+            return .observe(slot: .save, ViewerSaveJob.job(request, dataSource, queue: Self.saveQueue)
                 .receive(on: DispatchQueue.main.ocombine)
                 .eraseToAnyPublisher())
         case .stopSaving:
@@ -201,7 +201,7 @@ package struct ViewerProgram: AppProgram {
         from: Int, names: [String], kinds: [TableSchema.Kind], in dataSource: any ViewerDataSource
     ) -> AnyPublisher<ViewerMessage, Never>
     {
-        ViewerTableCounts(from: from, names: names, kinds: kinds, dataSource: dataSource, queue: countQueue)
+        ViewerTableCounts.job(from: from, names: names, kinds: kinds, dataSource: dataSource, queue: countQueue)
             .receive(on: DispatchQueue.main.ocombine)
             .eraseToAnyPublisher()
     }
