@@ -123,25 +123,9 @@ package final class FrequencySheetBenchmark: Sendable {
         var firstCounts: [Double] = []
         var ordersShown = 0
         for column in ["customer", "status"] {
-            try screen.moveCursor(to: column)
-            var times: [Double] = []
-            for _ in 0..<3 {
-                // The table's own count ended: it would share the machine.
-                _ = try screen.waitForFrame(after: ordersShown, stage: "the orders counted") {
-                    $0.target == .table("orders") && $0.exactCount != nil
-                }
-                Thread.sleep(forTimeInterval: 0.2)
-                times.append(try screen.latency(of: [.character("#")], stage: "# on \(column)") { frame in
-                    guard case .sheet = frame.target else { return false }
-                    return frame.hasRows
-                })
-                // Back to the orders; the last `#` stays open.
-                if times.count < 3 || column == "customer" {
-                    ordersShown = screen.frameCount
-                    _ = try screen.latency(of: [.character("q")], stage: "q") { $0.target == .table("orders") }
-                }
-            }
-            firstCounts.append(times.sorted()[1])
+            // Back to the orders after each, but the last `#` stays open.
+            firstCounts.append(try medianFirstRows(
+                screen, key: "#", on: column, ordersShown: &ordersShown, leavesLastOpen: column == "status"))
             log(String(format: "frequency sheet, %@: first counts on %@ in %.3f s (median of 3)", name, column, firstCounts.last!))
         }
         let live = try commitLatencies(screen, commit: commit)
@@ -163,25 +147,36 @@ package final class FrequencySheetBenchmark: Sendable {
         _ = try screen.latency(of: [.character("q")], stage: "q") { $0.target == .table("orders") }
         var medians: [Double] = []
         for column in ["customer", "amount"] {
-            try screen.moveCursor(to: column)
-            var times: [Double] = []
-            for _ in 0..<3 {
-                // The table's own count ended: it would share the machine.
-                _ = try screen.waitForFrame(after: ordersShown, stage: "the orders counted") {
-                    $0.target == .table("orders") && $0.exactCount != nil
-                }
-                Thread.sleep(forTimeInterval: 0.2)
-                times.append(try screen.latency(of: [.character(".")], stage: ". on \(column)") { frame in
-                    guard case .sheet = frame.target else { return false }
-                    return frame.hasRows
-                })
-                ordersShown = screen.frameCount
-                _ = try screen.latency(of: [.character("q")], stage: "q") { $0.target == .table("orders") }
-            }
-            medians.append(times.sorted()[1])
+            medians.append(try medianFirstRows(screen, key: ".", on: column, ordersShown: &ordersShown, leavesLastOpen: false))
             log(String(format: "chart sheet, %@: first draw on %@ in %.3f s (median of 3)", name, column, medians.last!))
         }
         return medians
+    }
+
+    /// The median of three times from `key` on the orders' `column` to its
+    /// sheet's first rows, each after the orders' own count ended (it
+    /// would share the machine); `q` back to the orders after each, but
+    /// the last when `leavesLastOpen`.
+    private func medianFirstRows(
+        _ screen: ViewerScreenRecorder, key: Character, on column: String, ordersShown: inout Int, leavesLastOpen: Bool
+    ) throws -> Double {
+        try screen.moveCursor(to: column)
+        var times: [Double] = []
+        for _ in 0..<3 {
+            _ = try screen.waitForFrame(after: ordersShown, stage: "the orders counted") {
+                $0.target == .table("orders") && $0.exactCount != nil
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+            times.append(try screen.latency(of: [.character(key)], stage: "\(key) on \(column)") { frame in
+                guard case .sheet = frame.target else { return false }
+                return frame.hasRows
+            })
+            if times.count < 3 || !leavesLastOpen {
+                ordersShown = screen.frameCount
+                _ = try screen.latency(of: [.character("q")], stage: "q") { $0.target == .table("orders") }
+            }
+        }
+        return times.sorted()[1]
     }
 
     /// The writer on its schedule, then each commit matched with the first
