@@ -99,7 +99,7 @@ package struct RowSource: Equatable, Sendable {
             isQuery: true,
             prefix: queryPrefix(body, columns: positional, filter: nil, dialect: dialect),
             querySQL: body,
-            from: "\"source\"",
+            from: "\"\(wrapperName(body))\"",
             columnExpressions: positional,
             dialect: dialect)
         source.queryOrder = QueryOrder(query: body, columnNames: columnNames, dialect: dialect)
@@ -132,7 +132,21 @@ package struct RowSource: Equatable, Sendable {
         if let filter {
             select = "SELECT * FROM (\n\(body)\n)\(dialect.subqueryAlias) WHERE (\n\(filter)\n)"
         }
-        return "WITH \"source\"(\(columns.joined(separator: ", "))) AS (\n\(select)\n) "
+        return "WITH \"\(wrapperName(body))\"(\(columns.joined(separator: ", "))) AS (\n\(select)\n) "
+    }
+
+    /// The name of the wrapper around `body`: `source`, or `source 2`… when
+    /// the query names it (a table called `source`, which SQLite would read
+    /// as the wrapper itself, a circular reference).
+    static func wrapperName(_ body: String) -> String {
+        let text = body.lowercased()
+        var name = "source"
+        var number = 1
+        while text.contains(name) {
+            number += 1
+            name = "source \(number)"
+        }
+        return name
     }
 
     // MARK: - Filter

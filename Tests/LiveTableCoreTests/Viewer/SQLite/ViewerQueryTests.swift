@@ -35,6 +35,20 @@ final class ViewerQueryTests: XCTestCase {
         XCTAssertEqual(try ForeignFile.sqlite3(self.file, "SELECT COUNT(*) FROM t;"), "4\n", file: file, line: line)
     }
 
+    /// A table named `source`, the name of the wrapper a query is read
+    /// through: a query of it, and its frequency sheet, read the table.
+    func testATableNamedSourceCanBeQueriedAndCounted() throws {
+        try ForeignFile.sqlite3(file, "CREATE TABLE source(k TEXT); INSERT INTO source VALUES ('x'), ('x'), ('y');")
+        let queried = try ViewerDriver(path: file, target: .query("SELECT k FROM source ORDER BY k"), width: 80, height: 24)
+        XCTAssertNil(queried.state.table?.failure)
+        XCTAssertEqual(queried.state.table?.window?.rows.map { $0[0] }, ["x", "x", "y"].map(\.databaseValue))
+        let table = try ViewerDriver(path: file, target: .table("source"), width: 80, height: 24)
+        try table.type("#")
+        XCTAssertNil(table.state.table?.failure)
+        XCTAssertNil(table.state.message)
+        XCTAssertEqual(table.state.table?.window?.rows.count, 2, "the groups x and y")
+    }
+
     func testWritesAreRefusedBeforeTheyRun() throws {
         for sql in [
             "DELETE FROM t",
