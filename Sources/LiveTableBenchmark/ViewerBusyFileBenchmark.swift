@@ -397,6 +397,7 @@ private struct MeteredDataSource: ViewerDataSource {
     let cpu: CountingCPU
 
     var name: String { base.name }
+    var viewedFile: String? { base.viewedFile }
 
     func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)] {
         try base.listTables(ticket: ticket)

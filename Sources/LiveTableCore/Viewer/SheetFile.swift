@@ -36,6 +36,15 @@ package struct SheetFile: Sendable {
         access(path, F_OK) == 0
     }
 
+    /// True when `other` names this same file (a link, `..`, another
+    /// spelling of its path).
+    package func isSameFile(as other: String) -> Bool {
+        var mine = stat()
+        var theirs = stat()
+        guard stat(path, &mine) == 0, stat(other, &theirs) == 0 else { return false }
+        return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino
+    }
+
     /// Calls `body` with a function that appends bytes to the file, then
     /// gives the file its name: in place of the old one when `overwrite`,
     /// else only if none took it meanwhile.

@@ -22,6 +22,10 @@ enum ViewerSaveJob {
         report: (ViewerMessage) -> Void) -> ViewerMessage?
     {
         let file = SheetFile(path: request.path)
+        if let viewed = dataSource.viewedFile, file.isSameFile(as: viewed) {
+            // Never written, even after `y`: the viewer does not modify what it views.
+            return .saveFailed("not saved: \(request.path.escapingControlCharacters) is the database being viewed")
+        }
         if !request.overwrite, file.exists {
             return .saveNeedsConfirmation(request)
         }

@@ -216,6 +216,26 @@ final class ViewerCopyAndSaveTests: XCTestCase {
         XCTAssertEqual(try ForeignFile.listing(directory), ["item.csv", "shop.sqlite"])
     }
 
+    /// The database being viewed is never the file saved, by its own name
+    /// or through a link: refused before the question that `y` answers.
+    func testTheViewedDatabaseIsNeverSavedOver() throws {
+        let database = directory.appendingPathComponent("shop.csv").path
+        try ForeignFile.sqlite3(database, "CREATE TABLE item(id integer PRIMARY KEY, name text); INSERT INTO item VALUES (1, 'pen');")
+        let link = directory.appendingPathComponent("link.csv").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+        let before = try FileSnapshot(database)
+        let driver = try ViewerDriver(path: database, table: "item", width: 60, height: 12)
+        for name in ["shop.csv", "link.csv"] {
+            try save(driver, as: name)
+            XCTAssertEqual(
+                driver.state.message,
+                .error("not saved: \(directory.appendingPathComponent(name).path) is the database being viewed"))
+            XCTAssertNil(driver.state.saving)
+        }
+        XCTAssertEqual(try FileSnapshot(database), before)
+        XCTAssertEqual(try ForeignFile.sqlite3(database, "SELECT name FROM item;"), "pen\n")
+    }
+
     /// A directory that is not there: one line, and nothing written.
     func testAnUnwritableDirectoryIsOneLine() throws {
         let driver = try driver()

@@ -19,6 +19,9 @@ package protocol ViewerDataSource: Sendable {
     /// One line for the title, never a password.
     var name: String { get }
 
+    /// The file viewed, which a save must never replace; nil for a server.
+    var viewedFile: String? { get }
+
     // MARK: - Reads
 
     func listTables(ticket: ReadTicket) throws -> [(name: String, kind: TableSchema.Kind)]
@@ -108,6 +111,8 @@ package struct ViewerLiveness: Equatable, Sendable {
 }
 
 extension ViewerDataSource {
+    package var viewedFile: String? { nil }
+
     /// Every row and column of `source`, in its natural order.
     package func export(
         _ source: RowSource, format: ExportFormat, write: (UnsafeRawBufferPointer) throws -> Void

@@ -7,6 +7,8 @@ import ReactiveGRDB
 // MARK: - Reads
 
 extension SQLiteDataSource: ViewerDataSource {
+    package var viewedFile: String? { path }
+
     package var name: String {
         (path as NSString).lastPathComponent
     }
