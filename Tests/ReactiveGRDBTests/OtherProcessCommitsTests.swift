@@ -132,6 +132,39 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testARollbackJournalCommitIsNotCheckedAgainAfterItsWritesAndAWALCommitIs() throws {
+        // A rollback-journal commit is seen by the check that follows its
+        // last write: none in the next few hundred milliseconds. A WAL
+        // commit becomes visible after its last write: the checks go on
+        // (at 100 and 200 ms after it, among others).
+        for journal in Journal.allCases {
+            try RecorderScope.run {
+                try withDatabase(.queue, .readOnly, journal) { reader, other in
+                    let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                    wait(for: recorder, valueCount: 1)
+                    settle()
+                    var laterChecks: [Int] = []
+                    for name in ["Arthur", "Barbara", "Craig"] {
+                        try other.execute("INSERT INTO player(name) VALUES ('\(name)')")
+                        wait(for: recorder, until: { $0.values.last?.last == name })
+                        // The reports of the commit's last writes are read.
+                        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.05))
+                        let before = CommitWatch.checkCount(of: reader)
+                        settle()
+                        laterChecks.append(CommitWatch.checkCount(of: reader) - before)
+                    }
+                    XCTAssertEqual(recorder.values, [[], ["Arthur"], ["Arthur", "Barbara"], ["Arthur", "Barbara", "Craig"]])
+                    switch journal {
+                    case .delete:
+                        XCTAssertEqual(laterChecks, [0, 0, 0], "\(journal)")
+                    case .wal:
+                        XCTAssertGreaterThanOrEqual(laterChecks.min() ?? 0, 2, "\(journal): \(laterChecks)")
+                    }
+                }
+            }
+        }
+    }
+
     func testImmediateSchedulerPublishesFreshValuesOnTheMainThread() throws {
         try RecorderScope.run {
             try withDatabase(.pool, .readOnly, .wal) { reader, other in

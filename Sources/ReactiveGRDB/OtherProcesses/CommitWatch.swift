@@ -33,12 +33,14 @@ import Glibc
 /// file system, round trips to the server for the file's shared lock and
 /// its header. A local file costs nothing while nothing is written.
 ///
-/// A write event comes before its commit is visible: a WAL commit writes
-/// the `-wal` file, syncs it, then publishes the commit in the WAL index,
-/// which is mapped in memory and makes no event; a rollback-journal commit
-/// deletes, truncates or zeroes its journal, then releases its lock. So the
-/// watch asks again shortly after each write, at growing intervals from
-/// 0.5 ms (`recheckDelays`): a PRAGMA each, only while writes happen.
+/// A write event comes before its commit is visible. A rollback-journal
+/// commit deletes, truncates or zeroes its journal, then releases its lock:
+/// the check after that last write waits for the lock, and sees the commit.
+/// A WAL commit writes the `-wal` file, syncs it, then publishes the commit
+/// in the WAL index, which is mapped in memory and makes no event. So after
+/// a write to the `-wal` file, or a check that found the file locked too
+/// long, the watch asks again at growing intervals from 0.5 ms
+/// (`recheckDelays`): a PRAGMA each, only while such writes happen.
 ///
 /// ## The app's own commits
 ///
@@ -65,56 +67,6 @@ final class CommitWatch: @unchecked Sendable {
         /// The watch polls, and why: inotify is not available, or does not
         /// see other machines' writes (a `RemoteFileSystem`).
         var onPollingFallback: (@Sendable (String) -> Void)?
-    }
-
-    /// A listener's registration: cancel it to stop listening.
-    final class Registration: Sendable {
-        private let watch: Mutex<CommitWatch?>
-        private let id: Int
-
-        fileprivate init(watch: CommitWatch, id: Int) {
-            self.watch = Mutex(watch)
-            self.id = id
-        }
-
-        /// Makes GRDB notify the observations of the writer, once for all
-        /// the listeners that ask after the same commits.
-        func notifyChanges() {
-            let watch = self.watch.withLock { $0 }
-            watch?.notifyWriter()
-        }
-
-        /// A read-only connection to the database, for the fetches of the
-        /// listeners of a writable `DatabasePool`, nil for other databases.
-        var refetchReader: (any DatabaseReader)? {
-            watch.withLock { $0 }?.refetcher
-        }
-
-        /// The number of commits of the app's writer so far.
-        var ownCommitCount: Int {
-            watch.withLock { $0 }?.ownCommits?.count ?? 0
-        }
-
-        /// Tells the watch that the listener wants commits again, after it
-        /// had one to read already: the watch looks at once.
-        func listenerWantsCommits() {
-            let watch = self.watch.withLock { $0 }
-            watch?.listenerWantsCommits()
-        }
-
-        /// Stops listening. The last registration of a watch stops it, and
-        /// closes its connection.
-        func cancel() {
-            let watch = self.watch.withLock { watch in
-                defer { watch = nil }
-                return watch
-            }
-            watch?.removeListener(id: id)
-        }
-
-        deinit {
-            cancel()
-        }
     }
 
     // MARK: - Registry
@@ -183,6 +135,14 @@ final class CommitWatch: @unchecked Sendable {
         }
     }
 
+    /// The data versions that the watches of `reader` asked so far.
+    static func checkCount(of reader: any DatabaseReader) -> Int {
+        let watches = registry.withLock { registry in
+            registry.watches.filter { $0.key.reader == ObjectIdentifier(reader) }.values
+        }
+        return watches.reduce(0) { $0 + $1.shared.withLock(\.checkCount) }
+    }
+
     // MARK: - Watch
 
     /// The delays of the checks after a write to the files, after the
@@ -205,10 +165,10 @@ final class CommitWatch: @unchecked Sendable {
     private let checker: DatabaseQueue
     /// The connection that fetches the fresh values of a writable pool's
     /// observations, once each (`OtherProcessRefresh.Action.refetch`).
-    fileprivate let refetcher: DatabaseQueue?
+    let refetcher: DatabaseQueue?
     /// The app's writer, if it writes: it settles ambiguous changes.
     private let writer: (any DatabaseWriter)?
-    private let ownCommits: OwnCommitCounter?
+    let ownCommits: OwnCommitCounter?
     private let fileIdentity: FileIdentity?
 
     /// The watched connection.
@@ -225,6 +185,8 @@ final class CommitWatch: @unchecked Sendable {
         var commitCount = 0
         var notifiedCommitCount = 0
         var isNotifyPending = false
+        /// The data versions asked so far: the tests count them.
+        var checkCount = 0
     }
 
     private var source: FileChangeSource?
@@ -344,7 +306,7 @@ final class CommitWatch: @unchecked Sendable {
         return Registration(watch: self, id: id)
     }
 
-    private func removeListener(id: Int) {
+    func removeListener(id: Int) {
         let isLast = shared.withLock { shared in
             shared.listeners[id] = nil
             return shared.listeners.isEmpty
@@ -387,7 +349,8 @@ final class CommitWatch: @unchecked Sendable {
         if !events.isDisjoint(with: [.moved, .directoryGone]) {
             checkFileIdentity()
         }
-        if !check() {
+        let outcome = check()
+        if outcome == .unwanted {
             // Every listener has a commit to read already: the writes that
             // follow, thousands a second from a writer that commits without
             // pause, wait in the kernel until one wants commits again
@@ -395,6 +358,11 @@ final class CommitWatch: @unchecked Sendable {
             // nothing.
             source?.suspend()
         }
+        // Only a WAL commit needs the checks that follow (see the header):
+        // a rollback-journal writer holds the lock from its first write to
+        // the database until after its last write, so the check after that
+        // write's event waits for the lock, and sees the commit.
+        guard events.contains(.walWritten) || outcome != .looked else { return }
         let now = DispatchTime.now()
         deadlines = Self.recheckDelays.map { now + $0 }
         armTimer()
@@ -402,7 +370,7 @@ final class CommitWatch: @unchecked Sendable {
 
     /// A listener wants commits again: report the writes held back, and
     /// look at once.
-    private func listenerWantsCommits() {
+    func listenerWantsCommits() {
         queue.async { [self] in
             guard let source, source.isSuspended else { return }
             source.resume()
@@ -440,7 +408,7 @@ final class CommitWatch: @unchecked Sendable {
     private func timerDidFire() {
         let now = DispatchTime.now()
         deadlines.removeAll { $0 <= now }
-        if check() {
+        if check() != .unwanted {
             source?.resume()
         }
         armTimer()
@@ -459,16 +427,16 @@ final class CommitWatch: @unchecked Sendable {
     /// writer that commits without pause would meet again and again. The
     /// first check after that sees the commits made meanwhile.
     ///
-    /// - returns: False when no listener wants commits.
     @discardableResult
-    private func check() -> Bool {
+    private func check() -> CheckOutcome {
         let listeners: [Listener]? = shared.withLock { shared in
             shared.isCancelled || shared.failure != nil ? nil : Array(shared.listeners.values)
         }
-        guard let listeners else { return true }
-        guard listeners.contains(where: { $0.wantsCommits() }) else { return false }
+        guard let listeners else { return .looked }
+        guard listeners.contains(where: { $0.wantsCommits() }) else { return .unwanted }
         let version: Int
         do {
+            shared.withLock { $0.checkCount += 1 }
             version = try Self.dataVersion(checker)
         } catch {
             // Locked by another process: look again until a check works.
@@ -476,9 +444,9 @@ final class CommitWatch: @unchecked Sendable {
                 deadlines = [.now() + Self.retryDelay]
                 armTimer()
             }
-            return true
+            return .locked
         }
-        guard version != dataVersion else { return true }
+        guard version != dataVersion else { return .looked }
         dataVersion = version
         // Read after the version: an own commit visible in `version` was
         // counted before it became visible.
@@ -489,7 +457,16 @@ final class CommitWatch: @unchecked Sendable {
             checkedOwnCommits = ownCommitCount
             settleOnWriter()
         }
-        return true
+        return .looked
+    }
+
+    private enum CheckOutcome {
+        /// The data version was read, or the watch is over.
+        case looked
+        /// The file was locked for longer than the check waits.
+        case locked
+        /// No listener wants commits: nothing was asked.
+        case unwanted
     }
 
     /// Asks the writer whether another connection committed since it last
@@ -533,7 +510,7 @@ final class CommitWatch: @unchecked Sendable {
     /// Makes GRDB notify the observations of the writer that the database
     /// changed, as after one of its transactions, unless a notification
     /// that runs after the last commit seen waits already.
-    private func notifyWriter() {
+    func notifyWriter() {
         guard let writer else { return }
         let schedules = shared.withLock { shared in
             guard !shared.isNotifyPending, shared.commitCount > shared.notifiedCommitCount else { return false }

@@ -35,6 +35,9 @@ final class FileChangeSource: @unchecked Sendable {
         static let moved = Events(rawValue: 1 << 1)
         /// The directory was removed or renamed: nothing is watched anymore.
         static let directoryGone = Events(rawValue: 1 << 2)
+        /// A watched file whose name ends with `-wal` was written: a WAL
+        /// commit becomes visible after its last write, with no event.
+        static let walWritten = Events(rawValue: 1 << 3)
     }
 
     private let source: any DispatchSourceRead
@@ -136,9 +139,12 @@ final class FileChangeSource: @unchecked Sendable {
                     events.insert(.directoryGone)
                 } else if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     // The kernel dropped events: anything may have happened.
-                    events.formUnion([.written, .moved])
-                } else if names.contains(String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)) {
+                    events.formUnion([.written, .moved, .walWritten])
+                } else {
+                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                    guard names.contains(name) else { continue }
                     events.insert(event.mask & moves != 0 ? [.written, .moved] : .written)
+                    if name.hasSuffix("-wal") { events.insert(.walWritten) }
                 }
             }
         }
