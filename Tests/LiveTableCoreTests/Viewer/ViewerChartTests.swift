@@ -96,6 +96,17 @@ final class ViewerChartTests: XCTestCase {
         XCTAssertEqual(driver.state.table?.window?.rows.count, 2)
     }
 
+    /// Opened again, a chart reads from its first bin in one statement: a
+    /// window around the bin selected before would run its query four times.
+    func testAChartOpensAgainAtItsFirstBin() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
+        try ForeignFile.sqlite3(path, Self.orders)
+        let driver = try ViewerDriver(path: path, table: "orders", width: 80, height: 24)
+        try driver.type("ll.jjq.")
+        XCTAssertEqual(driver.state.table?.observedRequest?.anchor, .first)
+        XCTAssertEqual(driver.state.table?.selectedIndex, 0)
+    }
+
     /// The changes log is held in memory: no SQL draws its chart.
     func testChartIsRefusedOnTheChangesLog() throws {
         let path = try makeTemporaryDirectory().appendingPathComponent("shop.sqlite").path
