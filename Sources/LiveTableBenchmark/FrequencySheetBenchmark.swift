@@ -13,7 +13,8 @@ import SQLiteCommandLine
 /// measures the time from each commit to the first screen whose `shipped`
 /// count holds it, and the share of its commits the writer made. Last, `.`
 /// (issue 28): the time from the key to the chart's first bars, on an
-/// indexed and an unindexed number column, three times each.
+/// indexed and an unindexed number column, then time column, three times
+/// each.
 ///
 /// For example:
 ///
@@ -29,6 +30,10 @@ package final class FrequencySheetBenchmark: Sendable {
     static let seconds = 10.0
     /// Both dialects: 40% paid, 30% shipped, 10% each of three others; a
     /// customer among 50,000, not indexed; an amount below 1,000, indexed.
+    /// For the charts, two times over 93 days (ISO 8601 text on SQLite,
+    /// `timestamp` on PostgreSQL): `placed_at` in order, indexed, and
+    /// `paid_at` shuffled, not indexed.
+    static let timeStart = 1_764_547_200
     static func status(_ i: String) -> String {
         "CASE WHEN \(i) % 10 < 4 THEN 'paid' WHEN \(i) % 10 < 7 THEN 'shipped' "
             + "WHEN \(i) % 10 = 7 THEN 'new' WHEN \(i) % 10 = 8 THEN 'refunded' ELSE 'cancelled' END"
@@ -64,11 +69,15 @@ package final class FrequencySheetBenchmark: Sendable {
         _ = try writer.output("PRAGMA journal_mode=WAL;")
         try writer.run("""
             CREATE TABLE orders(
-              id INTEGER PRIMARY KEY, status TEXT NOT NULL, customer INTEGER NOT NULL, amount REAL NOT NULL);
+              id INTEGER PRIMARY KEY, status TEXT NOT NULL, customer INTEGER NOT NULL, amount REAL NOT NULL,
+              placed_at TEXT NOT NULL, paid_at TEXT NOT NULL);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
-            INSERT INTO orders SELECT i, \(Self.status("i")), i * 7919 % 50000, i * 7727 % 100000 / 100.0 FROM n;
+            INSERT INTO orders SELECT i, \(Self.status("i")), i * 7919 % 50000, i * 7727 % 100000 / 100.0,
+              strftime('%Y-%m-%dT%H:%M:%SZ', \(Self.timeStart) + i * 4, 'unixepoch'),
+              strftime('%Y-%m-%d %H:%M:%S', \(Self.timeStart) + i * 7919 % \(Self.rows) * 4, 'unixepoch') FROM n;
             CREATE INDEX orders_status ON orders(status);
             CREATE INDEX orders_amount ON orders(amount);
+            CREATE INDEX orders_placed_at ON orders(placed_at);
             """, timeout: 600)
         let groupBy = try Self.median { _ = try writer.output(Self.groupBy, timeout: 60) }
         return try measure("SQLite (WAL)", try SQLiteDataSource.open(path: path), groupBy: groupBy) { try writer.run($0) }
@@ -81,11 +90,15 @@ package final class FrequencySheetBenchmark: Sendable {
         try server.createDatabase("bench")
         try server.psql("""
             CREATE TABLE orders(
-              id bigint PRIMARY KEY, status text NOT NULL, customer integer NOT NULL, amount double precision NOT NULL);
-            INSERT INTO orders SELECT i, \(Self.status("i")), (i * 7919 % 50000)::integer, i * 7727 % 100000 / 100.0
+              id bigint PRIMARY KEY, status text NOT NULL, customer integer NOT NULL, amount double precision NOT NULL,
+              placed_at timestamp NOT NULL, paid_at timestamp NOT NULL);
+            INSERT INTO orders SELECT i, \(Self.status("i")), (i * 7919 % 50000)::integer, i * 7727 % 100000 / 100.0,
+              to_timestamp(\(Self.timeStart) + i * 4) AT TIME ZONE 'UTC',
+              to_timestamp(\(Self.timeStart) + i * 7919 % \(Self.rows) * 4) AT TIME ZONE 'UTC'
             FROM generate_series(1::bigint, \(Self.rows)) i;
             CREATE INDEX orders_status ON orders(status);
             CREATE INDEX orders_amount ON orders(amount);
+            CREATE INDEX orders_placed_at ON orders(placed_at);
             VACUUM (ANALYZE) orders;
             """, database: "bench", as: server.writer, timeout: 1800)
         let writer = try server.session(database: "bench", as: server.writer)
@@ -136,17 +149,19 @@ package final class FrequencySheetBenchmark: Sendable {
             database: name, rows: Self.rows, group_by_s: groupBy, first_counts_unindexed_s: firstCounts[0],
             first_counts_indexed_s: firstCounts[1], commit_p50_s: live.p50, commit_max_s: live.max,
             commits: live.commits, writer_kept: live.kept,
-            chart_first_draw_unindexed_s: charts[0], chart_first_draw_indexed_s: charts[1])
+            chart_first_draw_unindexed_s: charts[0], chart_first_draw_indexed_s: charts[1],
+            time_chart_first_draw_indexed_s: charts[2], time_chart_first_draw_unindexed_s: charts[3])
     }
 
     /// From the frequency sheet back to the orders, `.` on the unindexed
-    /// `customer` then the indexed `amount`: the medians of three times
-    /// from the key to the chart's first bars.
+    /// `customer`, the indexed `amount`, the indexed `placed_at` and the
+    /// unindexed `paid_at`: the medians of three times from the key to the
+    /// chart's first bars.
     private func chartFirstDraws(_ screen: ViewerScreenRecorder, _ name: String) throws -> [Double] {
         var ordersShown = screen.frameCount
         _ = try screen.latency(of: [.character("q")], stage: "q") { $0.target == .table("orders") }
         var medians: [Double] = []
-        for column in ["customer", "amount"] {
+        for column in ["customer", "amount", "placed_at", "paid_at"] {
             medians.append(try medianFirstRows(screen, key: ".", on: column, ordersShown: &ordersShown, leavesLastOpen: false))
             log(String(format: "chart sheet, %@: first draw on %@ in %.3f s (median of 3)", name, column, medians.last!))
         }
@@ -237,6 +252,9 @@ package struct FrequencySheetFigures: Codable, Equatable, Sendable {
         /// `.`: from the key to the chart's first bars.
         package var chart_first_draw_unindexed_s: Double
         package var chart_first_draw_indexed_s: Double
+        /// `.` on a time column: rows per day.
+        package var time_chart_first_draw_indexed_s: Double
+        package var time_chart_first_draw_unindexed_s: Double
     }
 
     package var databases: [Database]
@@ -258,6 +276,10 @@ package struct FrequencySheetFigures: Codable, Equatable, Sendable {
                                 item.chart_first_draw_indexed_s, " s", atMost: 1),
                 BenchmarkTarget("\(item.database) .: a chart's first draw on an unindexed column ≤ 3 s",
                                 item.chart_first_draw_unindexed_s, " s", atMost: 3),
+                BenchmarkTarget("\(item.database) .: a time chart's first draw on an indexed column ≤ 1 s",
+                                item.time_chart_first_draw_indexed_s, " s", atMost: 1),
+                BenchmarkTarget("\(item.database) .: a time chart's first draw on an unindexed column ≤ 3 s",
+                                item.time_chart_first_draw_unindexed_s, " s", atMost: 3),
             ].compactMap { $0 }
         }
     }
@@ -269,8 +291,10 @@ package struct FrequencySheetFigures: Codable, Equatable, Sendable {
                        + "commit → screen p50 %.3f s, max %.3f s over %d commits; the writer kept %.0f%%",
                        item.database, item.first_counts_indexed_s, item.group_by_s, item.first_counts_unindexed_s,
                        item.commit_p50_s, item.commit_max_s, item.commits, item.writer_kept * 100)
-                    + String(format: "; chart (.) first draw %.3f s indexed, %.3f s unindexed",
-                             item.chart_first_draw_indexed_s, item.chart_first_draw_unindexed_s)
+                    + String(format: "; chart (.) first draw %.3f s indexed, %.3f s unindexed; "
+                             + "time chart %.3f s indexed, %.3f s unindexed",
+                             item.chart_first_draw_indexed_s, item.chart_first_draw_unindexed_s,
+                             item.time_chart_first_draw_indexed_s, item.time_chart_first_draw_unindexed_s)
             }
     }
 }

@@ -69,6 +69,28 @@ final class CopyAndSaveTests: LiveTableTestCase {
         try waitUntil("the field in tmux's buffer") { try session.pasteBuffer() == "pen" }
     }
 
+    /// On PostgreSQL: `y` copies the whole value, which the window holds
+    /// cut (a long text), read again for it; `Y` the row.
+    func testYOnPostgresReachesTmuxsPasteBufferWhole() throws {
+        let database = try classDatabase()
+        _ = try psqlAsWriter("""
+            DROP TABLE IF EXISTS notes;
+            CREATE TABLE notes(id integer PRIMARY KEY, note text);
+            INSERT INTO notes VALUES (1, repeat('0123456789', 2000) || E'\\tend');
+            """, database)
+        let session = try launch(["view", try viewerURL(database), "notes"], width: 80, height: 24)
+        try session.waitForScreen(containing: "  1  0123456789")
+        XCTAssertNil(try session.pasteBuffer())
+        try session.send("l", "y")
+        try session.waitForScreen(containing: "copied note: 20 KB")
+        let note = String(repeating: "0123456789", count: 2000) + "\tend"
+        try waitUntil("the value in tmux's buffer") { try session.pasteBuffer() == note }
+        try session.send("Y")
+        let row = "id\tnote\n1\t" + note.replacingOccurrences(of: "\t", with: "\\t") + "\n"
+        try session.waitForScreen(containing: "copied the row (2 columns)")
+        try waitUntil("the row in tmux's buffer") { try session.pasteBuffer() == row }
+    }
+
     func testAValueOverTheLimitIsRefusedNotCut() throws {
         _ = try sqlite(database, "UPDATE item SET note = printf('%.*c', 150000, 'x') WHERE id = 1")
         let session = try launchViewer()

@@ -356,7 +356,7 @@ private func drawFooter(_ state: ViewerState, _ layout: ViewerLayout, into scree
                 + (state.leftTarget != nil ? [("Esc", "back")] : [])
         } else if state.table?.viewed.target == .changesLog {
             // The log is in memory: no key that reads SQL.
-            hints = [("↑↓", "move"), ("Enter", "go to the row"), ("y", "copy"), ("?", "help"), ("q", "back")]
+            hints = [("↑↓", "move"), ("Enter", "go to the row"), ("s", "save"), ("y", "copy"), ("?", "help"), ("q", "back")]
         } else {
             // `:`, `s` and `y` come last, where the screen has room: ? and q
             // matter more.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// A save of a sheet (`s`).
 enum ViewerSaveJob {
@@ -32,7 +33,10 @@ enum ViewerSaveJob {
         var lastReport = ContinuousClock.now
         do {
             let summary = try file.write(overwrite: request.overwrite) { append in
-                try dataSource.export(request.plan, format: request.format, ticket: ticket) { bytes, rows in
+                if let rows = request.rows {
+                    return try writeHeld(rows, request, append)
+                }
+                return try dataSource.export(request.plan, format: request.format, ticket: ticket) { bytes, rows in
                     try append(bytes)
                     if ContinuousClock.now - lastReport >= .milliseconds(100) {
                         report(.saveProgressed(rows: rows))
@@ -47,5 +51,19 @@ enum ViewerSaveJob {
             if ticket.shouldStop { return nil }
             return .saveFailed(error is SheetFile.Failure ? "\(error)" : "not saved: " + dataSource.describe(error))
         }
+    }
+
+    /// Rows held in memory, through the encoder of every export.
+    private static func writeHeld(
+        _ rows: [[DatabaseValue]], _ request: SaveRequest, _ append: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> RowExport.Summary {
+        var encoder = RowEncoder(format: request.format, columnNames: request.plan.columnNames)
+        var text = encoder.header()
+        for row in rows {
+            text += encoder.record(row)
+        }
+        text += encoder.footer()
+        try Array(text.utf8).withUnsafeBytes { try append($0) }
+        return RowExport.Summary(rowCount: rows.count, invalidTextCount: encoder.invalidTextCount)
     }
 }

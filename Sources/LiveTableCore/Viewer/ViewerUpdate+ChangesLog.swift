@@ -33,7 +33,7 @@ extension ViewerState {
     func refusesOnChangesLog(_ action: ViewerAction) -> Bool {
         let readsSQL: Set<ViewerAction> = [
             .sortAscending, .sortDescending, .search, .searchNext, .searchPrevious, .filter, .query, .frequency,
-            .describe, .columnsSheet, .followReference, .alert, .save, .chart,
+            .describe, .columnsSheet, .followReference, .alert, .chart,
         ]
         return table?.viewed.target == .changesLog && readsSQL.contains(action)
     }

@@ -4,12 +4,14 @@ import GRDB
 
 extension ViewerState {
     /// `.`: a chart of the current column, on top: a histogram of its
-    /// numbers, or its rows per time bucket.
+    /// numbers, or its rows per time bucket. From its first bin, even when
+    /// opened before: a window around a remembered bin is four statements,
+    /// and each would run the chart's whole query.
     mutating func openChartSheet() -> [ViewerEffect] {
         guard let table, let column = table.currentColumnName,
             let chart = DerivedSheet.chart(of: column, in: table.viewed)
         else { return [] }
-        return openOnTop(.sheet(chart), PendingSheet())
+        return openOnTop(.sheet(chart), PendingSheet(), memory: TableMemory())
     }
 
     /// Enter on a chart: the rows of the selected bar's bin, as the sheet

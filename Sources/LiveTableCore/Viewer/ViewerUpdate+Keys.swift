@@ -108,7 +108,7 @@ extension ViewerState {
             return true
         }
         guard refusesOnChangesLog(action) else { return false }
-        message = .notice("the changes log is in memory: it is not sorted, searched, saved or read with SQL")
+        message = .notice("the changes log is in memory: it is not sorted, searched or read with SQL")
         return true
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// A save asked with `s`: the sheet as shown, to a file.
 package struct SaveRequest: Equatable, Sendable {
@@ -8,6 +9,9 @@ package struct SaveRequest: Equatable, Sendable {
     package var plan: ExportPlan
     /// The user said `y` to replacing the file.
     package var overwrite = false
+    /// Rows held in memory (the changes log's), written in place of the
+    /// plan's reads: its source is never read.
+    package var rows: [[DatabaseValue]]?
 
     package init(path: String, format: ExportFormat, plan: ExportPlan, overwrite: Bool = false) {
         self.path = path
@@ -52,7 +56,11 @@ extension ViewerState {
         let plan = ExportPlan(
             source: viewed.source, ordering: viewed.ordering.sortColumn == nil ? nil : viewed.ordering,
             columns: table.shownColumns)
-        return save(SaveRequest(path: path, format: format, plan: plan))
+        var request = SaveRequest(path: path, format: format, plan: plan)
+        if viewed.target == .changesLog {
+            request.rows = changesLog.rows(columns: plan.columns)
+        }
+        return save(request)
     }
 
     private mutating func save(_ request: SaveRequest) -> [ViewerEffect] {

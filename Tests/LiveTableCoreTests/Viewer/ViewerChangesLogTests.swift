@@ -108,7 +108,7 @@ final class ViewerChangesLogTests: XCTestCase {
     func testKeysThatWouldReadTheLogWithSQLAreRefused() throws {
         try driver.commit("UPDATE item SET price = 5000 WHERE id = 2")
         try driver.send(.key(.character("L")))
-        for key in "[/f:#ICo!s." {
+        for key in "[/f:#ICo!." {
             let effects = try driver.send(.key(.character(key)))
             XCTAssertEqual(effects, [], String(key))
             XCTAssertEqual(driver.state.table?.viewed.target, .changesLog, String(key))
@@ -116,7 +116,37 @@ final class ViewerChangesLogTests: XCTestCase {
         }
         // The footer offers none of them.
         let footer = driver.lines[driver.lines.count - 2]
-        XCTAssertEqual(footer.trimmingCharacters(in: .whitespaces), "↑↓ move  Enter go to the row  y copy  ? help  q back")
+        XCTAssertEqual(footer.trimmingCharacters(in: .whitespaces), "↑↓ move  Enter go to the row  s save  y copy  ? help  q back")
+    }
+
+    /// `s` saves the log from memory, as shown (a column hidden, newest
+    /// first), through the writers of every sheet.
+    func testSSavesTheLogAsShown() throws {
+        try driver.commit("UPDATE item SET price = 5000, name = 'two' WHERE id = 2")
+        try driver.commit("INSERT INTO item(id, name, price) VALUES (0, 'zero', 1)")
+        try driver.type("Ll-")
+        try driver.type("s")
+        XCTAssertEqual(driver.state.prompt?.text, "changes.csv")
+        let directory = try makeTemporaryDirectory()
+        for name in ["changes.csv", "changes.jsonl"] {
+            try driver.send(.key(.control("u")))
+            try driver.type(directory.appendingPathComponent(name).path)
+            try driver.send(.key(.enter))
+            XCTAssertEqual(driver.state.message, .notice("saved 2 rows to \(directory.path)/\(name)"))
+            try driver.type("s")
+        }
+        try driver.send(.key(.escape))
+        XCTAssertEqual(try String(contentsOf: directory.appendingPathComponent("changes.csv"), encoding: .utf8), """
+            #,sheet,key,change,values\r
+            2,item,0,inserted,""\r
+            1,item,2,updated,name: item 02 → two; price: 20 → 5000\r
+
+            """)
+        let lines = try String(contentsOf: directory.appendingPathComponent("changes.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(lines.map { $0?["#"] as? Int }, [2, 1])
+        XCTAssertEqual(lines.map { $0?["change"] as? String }, ["inserted", "updated"])
+        XCTAssertNil(lines.first??["time"], "hidden")
     }
 
     func testACommitThatChangesNothingOnScreenLeavesTheStateEqual() throws {

@@ -138,6 +138,40 @@ final class ViewerChartBinsTests: XCTestCase {
         XCTAssertEqual(driver.state.table?.chartBin?.bins.map(\.count), Array(repeating: 3, count: 20))
     }
 
+    /// A time of day (PostgreSQL's `time` and `timetz`, SQLite's `TIME`)
+    /// is charted over one day, per hour here, drawn as `13:00`.
+    func testTimesOfDay() throws {
+        let name = "viewerChartTimeOfDay"
+        let dataSource = try PostgresTestDatabase.open(name, sql: """
+            CREATE TABLE s(id integer PRIMARY KEY, starts time, ends timetz);
+            INSERT INTO s SELECT i, time '00:10' + i * interval '29 minutes', timetz '01:00+02' + i * interval '7 minutes'
+            FROM generate_series(0, 47) AS i;
+            """)
+        let driver = try ViewerDriver(dataSource: dataSource, target: .table("s"), width: 80, height: 24) {
+            _ = try PostgresTestDatabase.write(name, $0)
+        }
+        try driver.type("l.")
+        XCTAssertEqual(driver.state.table?.chartBin?.bins.first?.unit, "hour")
+        let expected = try PostgresTestDatabase.write(name, """
+            SELECT '2000-01-01 ' || to_char(date_trunc('hour', starts::interval), 'HH24:MI:SS'), count(*)
+            FROM s GROUP BY 1 ORDER BY 1;
+            """)
+        XCTAssertEqual(Self.counted(driver, key: 1), expected + "\n")
+        XCTAssertTrue(driver.lines[2].hasPrefix("  00:00 │"), driver.lines[2])
+        try driver.send(.key(.enter))
+        XCTAssertEqual(driver.state.table?.window?.rows.count, 2, "00:10 and 00:39")
+        try driver.type("qql.")
+        XCTAssertEqual(driver.state.table?.chartBin?.bins.first?.unit, "hour")
+        XCTAssertEqual(driver.state.table?.chartBin?.bins.map(\.count).reduce(0, +), 48)
+        let (sqlite, cli) = try sqliteChart("""
+            CREATE TABLE m(id integer PRIMARY KEY, starts TIME);
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 47)
+            INSERT INTO m SELECT i, strftime('%H:%M:%S', 600 + i * 29 * 60, 'unixepoch') FROM n;
+            """, keys: "l.")
+        XCTAssertEqual(Self.counted(sqlite, key: 1), try cli("SELECT strftime('%Y-%m-%d %H:00:00', starts), count(*) FROM m GROUP BY 1 ORDER BY 1;"))
+        XCTAssertTrue(sqlite.lines[2].hasPrefix("  00:00 │"), sqlite.lines[2])
+    }
+
     func testWhatIsATime() {
         func column(_ name: String, _ type: String) -> SourceColumn {
             SourceColumn(name: name, declaredType: type, isIndexed: false)
@@ -145,6 +179,9 @@ final class ViewerChartBinsTests: XCTestCase {
         XCTAssertTrue(DerivedSheet.isTime(column("x", "DATETIME")))
         XCTAssertTrue(DerivedSheet.isTime(column("x", "timestamp with time zone")))
         XCTAssertTrue(DerivedSheet.isTime(column("x", "TEXT")))
+        XCTAssertTrue(DerivedSheet.isTimeOfDay(column("x", "time without time zone")))
+        XCTAssertTrue(DerivedSheet.isTimeOfDay(column("x", "TIME")))
+        XCTAssertFalse(DerivedSheet.isTimeOfDay(column("x", "timestamp with time zone")))
         XCTAssertTrue(DerivedSheet.isTime(column("created_at", "INTEGER")))
         XCTAssertTrue(DerivedSheet.isTime(column("updated", "")))
         XCTAssertFalse(DerivedSheet.isTime(column("amount", "INTEGER")))

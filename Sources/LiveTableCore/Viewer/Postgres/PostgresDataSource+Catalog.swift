@@ -141,6 +141,17 @@ extension PostgresDataSource {
     /// which a query's result does not tell.
     static let textTypes: Set<UInt32> = [19, 25, 1043]
 
+    /// A query's result columns, by their type's OID, as `format_type`
+    /// names them: what a table's columns tell (a chart of a `timestamp`
+    /// is a time series whatever its name). Others are left unnamed.
+    static let typeNames: [UInt32: String] = [
+        16: "boolean", 20: "bigint", 21: "smallint", 23: "integer", 25: "text", 700: "real",
+        701: "double precision", 1700: "numeric", 1042: "character", 1043: "character varying",
+        1082: "date", 1083: "time without time zone", 1114: "timestamp without time zone",
+        1184: "timestamp with time zone", 1266: "time with time zone", 1186: "interval",
+        114: "json", 3802: "jsonb", 17: "bytea", 2950: "uuid",
+    ]
+
     /// The inexact columns' text, compared byte for byte under "C"; nil when
     /// every column is exact. Only those: the text of every row is made at
     /// each sort of a window.

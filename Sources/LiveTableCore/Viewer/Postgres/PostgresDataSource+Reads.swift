@@ -277,6 +277,9 @@ extension PostgresDataSource {
         guard !columns.isEmpty else { throw SourceError.noResultColumns }
         var source = RowSource.query(body, columnNames: columns.map(\.name), dialect: .postgres)
         source.name = sql
+        for index in source.columns.indices {
+            source.columns[index].declaredType = typeNames[columns[index].typeOID] ?? ""
+        }
         source.tieBreakExpression = try tieBreak(of: source.columnExpressions, types: columns.map(\.typeOID), reader)
         if columns.contains(where: { unorderableTypes.contains($0.typeOID) }) {
             source.orderExpressions = zip(columns, source.columnExpressions).map { column, expression in

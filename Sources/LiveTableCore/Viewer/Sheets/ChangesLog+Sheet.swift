@@ -46,6 +46,15 @@ extension ChangesLog {
         return ViewerWindow(viewed: Self.viewed, window: window, selection: selection)
     }
 
+    /// Every entry as the sheet's row, newest first, with `columns` only:
+    /// what `s` saves.
+    func rows(columns: [Int]) -> [[DatabaseValue]] {
+        entries.reversed().map { entry in
+            let cells = row(entry)
+            return columns.map { cells.indices.contains($0) ? cells[$0] : .null }
+        }
+    }
+
     private static func position(_ entry: ChangeEntry) -> RowPosition {
         RowPosition(key: [entry.number.databaseValue])
     }

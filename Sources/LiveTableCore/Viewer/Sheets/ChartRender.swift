@@ -26,6 +26,11 @@ struct ChartDrawing {
 
     private var title: String { RowDetail.name(column.name) }
 
+    private var isTimeOfDay: Bool {
+        guard case let .sheet(sheet) = table.viewed.target else { return false }
+        return sheet.chartTime == .timeOfDay
+    }
+
     /// What an empty chart says: there is nothing to count.
     var emptyText: String {
         "No \(column.time ? "times" : "numbers") in \(title)"
@@ -103,6 +108,8 @@ struct ChartDrawing {
     func label(_ bin: ChartBin) -> String {
         guard bin.unit == "number" else {
             let text = String.fromDatabaseValue(bin.from) ?? ""
+            // A time of day's date is a stand-in: `13:45`.
+            if isTimeOfDay { return String(text.dropFirst(11).prefix(5)) }
             let length = ["month": 7, "day": 10][bin.unit] ?? 16
             return String(text.prefix(length))
         }

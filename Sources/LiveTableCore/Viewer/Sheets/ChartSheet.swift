@@ -12,13 +12,14 @@ struct ChartSpelling: Sendable {
     var number: @Sendable (_ x: String) -> String
     /// The whole part of a number that is not negative, as an integer.
     var integerPart: @Sendable (_ x: String) -> String
-    /// `x` as a point in time (`unixSeconds`: the column holds numbers of
-    /// seconds), or NULL where it is none; comparable with a bucket's edges.
-    var time: @Sendable (_ x: String, _ unixSeconds: Bool) -> String
+    /// `x` as a point in time, or NULL where it is none; comparable with
+    /// a bucket's edges.
+    var time: @Sendable (_ x: String, _ kind: ChartTime) -> String
     /// The seconds from `lo` to `hi`, two of `time`'s values.
     var seconds: @Sendable (_ lo: String, _ hi: String) -> String
-    /// The start of the bucket of `unit` (`'minute'`…`'month'`) holding `t`.
-    var bucket: @Sendable (_ t: String, _ unit: String) -> String
+    /// The start of the bucket of `unit` (`'minute'`…`'month'`) holding the
+    /// time of `x`, a value of the column: one reading of its text.
+    var bucket: @Sendable (_ x: String, _ kind: ChartTime, _ unit: String) -> String
     /// The start of the next bucket of `unit` after the one starting at `t`.
     var nextBucket: @Sendable (_ t: String, _ unit: String) -> String
     /// Counting the rows of a range of an index is quicker than grouping
@@ -32,6 +33,16 @@ struct ChartSpelling: Sendable {
     static func of(_ dialect: SQLDialect) -> ChartSpelling {
         dialect == .sqlite ? .sqlite : .postgres
     }
+}
+
+/// How a time column holds its times.
+package enum ChartTime: Hashable, Sendable {
+    /// Dates and times (on SQLite, ISO 8601 text or numbers of Unix seconds).
+    case instant
+    /// Numbers of Unix seconds, by the column's type and name.
+    case unixSeconds
+    /// A time of day: on 2000-01-01, as SQLite reads `13:45`.
+    case timeOfDay
 }
 
 extension DerivedSheet {
@@ -53,21 +64,22 @@ extension DerivedSheet {
         else { return nil }
         let spelling = ChartSpelling.of(source.dialect)
         let time = isTime(described)
+        let indexed = described.isIndexed && !source.isQuery
+        let rows = source.selectSQL(columns: [expression + " AS \"value\""], where: nil)
         let sql: String
+        let timeKind = isTimeOfDay(described) ? ChartTime.timeOfDay : isNumeric(described) ? .unixSeconds : .instant
         if time {
-            let value = spelling.time(expression, isNumeric(described))
-            sql = timeSeriesSQL(rows: source.selectSQL(columns: [value + " AS \"value\""], where: nil), spelling)
+            sql = timeSeriesSQL(rows: rows, kind: timeKind, indexed: indexed, spelling)
         } else {
-            let rows = source.selectSQL(columns: [expression + " AS \"value\""], where: nil)
-            let indexed = described.isIndexed && !source.isQuery
             sql = histogramSQL(
                 rows: rows, integers: described.declaredType.lowercased().contains("int"), indexed: indexed,
                 ranges: indexed && spelling.countsIndexRanges(described.declaredType), spelling)
         }
-        return DerivedSheet(
+        var sheet = DerivedSheet(
             kind: .chart(column: column, time: time), base: viewed.target, baseFilter: source.filter, sql: sql,
-            key: [time ? "from" : "bin"], name: "\(column): \(time ? "rows per time" : "histogram")",
-            chartUnixSeconds: time && isNumeric(described))
+            key: [time ? "from" : "bin"], name: "\(column): \(time ? "rows per time" : "histogram")")
+        sheet.chartTime = timeKind
+        return sheet
     }
 
     /// A date or time type, a text column (SQLite's dates are ISO 8601
@@ -75,11 +87,17 @@ extension DerivedSheet {
     /// numbers of Unix seconds or on a column of any type.
     static func isTime(_ column: SourceColumn) -> Bool {
         let type = column.declaredType.lowercased()
-        if type.contains("date") || type.contains("timestamp") { return true }
+        if type.contains("date") || type.contains("timestamp") || isTimeOfDay(column) { return true }
         if ["char", "clob", "text"].contains(where: type.contains) { return true }
         let words = column.name.lowercased().split { !$0.isLetter && !$0.isNumber }
         let timeWords: Set<Substring> = ["at", "ts", "time", "timestamp", "date", "datetime", "epoch", "created", "updated"]
         return words.last.map(timeWords.contains) ?? false
+    }
+
+    /// A time of day: SQLite's `TIME`, PostgreSQL's `time` and `timetz`.
+    static func isTimeOfDay(_ column: SourceColumn) -> Bool {
+        let type = column.declaredType.lowercased()
+        return type.hasPrefix("time") && !type.hasPrefix("timestamp")
     }
 
     /// Numbers by its declared type, or of no declared type (a query's).
@@ -171,25 +189,45 @@ extension DerivedSheet {
 
     /// The rows per minute, hour, day or month: the finest unit that
     /// keeps the buckets between the first and the last time to about a
-    /// hundred; empty buckets too.
-    private static func timeSeriesSQL(rows: String, _ spelling: ChartSpelling) -> String {
+    /// hundred; empty buckets too, from the first bucket with rows to the
+    /// last.
+    ///
+    /// Each value's time is read once, for its bucket. The span that
+    /// chooses the unit comes from the least and the greatest value as
+    /// stored (on an indexed column, two index searches; elsewhere one
+    /// scan that reads no time): ISO 8601 text sorts as its time does. A
+    /// column whose texts do not (mixed formats) may get a coarser or finer
+    /// unit, never a wrong count. Only where an extreme is no time at all
+    /// (`n/a`) are the times of every row read for it.
+    private static func timeSeriesSQL(rows: String, kind: ChartTime, indexed: Bool, _ spelling: ChartSpelling) -> String {
         let span = spelling.seconds("\"lo\"", "\"hi\"")
+        let time = { (x: String) in spelling.time(x, kind) }
+        let extremes = indexed
+            ? "SELECT (SELECT min(\"value\") FROM (\n\(rows)\n) AS \"r\") AS \"least\", "
+                + "(SELECT max(\"value\") FROM (\n\(rows)\n) AS \"r\") AS \"greatest\""
+            : "SELECT min(\"value\") AS \"least\", max(\"value\") AS \"greatest\" FROM (\n\(rows)\n) AS \"r\""
+        let read = { (extreme: String, aggregate: String) in
+            "coalesce(\(time("\"\(extreme)\""))," +
+                " (SELECT \(aggregate)(\(time("\"value\""))) FROM (\n\(rows)\n) AS \"r\"))"
+        }
+        let next = spelling.nextBucket("\"from\"", "\"unit\"")
         return """
-            WITH RECURSIVE "range" AS (
+            WITH RECURSIVE "extremes" AS (\(extremes)
+            ), "range" AS (
               SELECT "lo", "hi", CASE WHEN \(span) <= 7200 THEN 'minute' WHEN \(span) <= 345600 THEN 'hour'
                 WHEN \(span) <= 8640000 THEN 'day' ELSE 'month' END AS "unit"
-              FROM (SELECT min("value") AS "lo", max("value") AS "hi" FROM (\n\(rows)\n) AS "r") AS "extremes"
+              FROM (SELECT \(read("least", "min")) AS "lo", \(read("greatest", "max")) AS "hi" FROM "extremes") AS "times"
             ), "counts" AS (
-              SELECT \(spelling.bucket("\"value\"", "\"unit\"")) AS "from", count(*) AS "count"
+              SELECT \(spelling.bucket("\"value\"", kind, "\"unit\"")) AS "from", count(*) AS "count"
               FROM (
             \(rows)
-            ) AS "r", "range" WHERE "value" IS NOT NULL GROUP BY 1
-            ), "bins"("bin", "from") AS (
-              SELECT 0, \(spelling.bucket("\"lo\"", "\"unit\"")) FROM "range" WHERE "lo" IS NOT NULL
-              UNION ALL SELECT "bin" + 1, \(spelling.nextBucket("\"from\"", "\"unit\"")) FROM "bins", "range"
-              WHERE \(spelling.nextBucket("\"from\"", "\"unit\"")) <= "hi"
+            ) AS "r", "range" GROUP BY 1
+            ), "ends" AS (SELECT min("from") AS "first", max("from") AS "last" FROM "counts"),
+            "bins"("bin", "from") AS (
+              SELECT 0, "first" FROM "ends" WHERE "first" IS NOT NULL
+              UNION ALL SELECT "bin" + 1, \(next) FROM "bins", "range", "ends" WHERE \(next) <= "last"
             )
-            SELECT "bin", "from", \(spelling.nextBucket("\"from\"", "\"unit\"")) AS "to",
+            SELECT "bin", "from", \(next) AS "to",
               coalesce("count", 0) AS "count", max(coalesce("count", 0)) OVER () AS "most", "unit"
             FROM "bins" CROSS JOIN "range" LEFT JOIN "counts" USING ("from")
             ORDER BY 1
@@ -202,7 +240,7 @@ extension DerivedSheet {
     func binFilter(from: DatabaseValue, to: DatabaseValue, isLast: Bool, dialect: SQLDialect) -> String? {
         guard case let .chart(column, time) = kind else { return nil }
         let quoted = dialect.quoted(column)
-        let value = time ? ChartSpelling.of(dialect).time(quoted, chartUnixSeconds) : quoted
+        let value = time ? ChartSpelling.of(dialect).time(quoted, chartTime) : quoted
         let edge = { (edge: DatabaseValue) in time ? dialect.literal(edge) : Self.numberLiteral(edge, dialect) }
         let upper = !time && isLast ? "<=" : "<"
         let condition = "\(value) >= \(edge(from)) AND \(value) \(upper) \(edge(to))"

@@ -39,8 +39,8 @@ package struct DerivedSheet: Hashable, Sendable {
     /// A frequency sheet's: its column is grouped by its text (PostgreSQL's
     /// `json`, which has no equality), and its groups are filtered so.
     package var groupsByText = false
-    /// A time chart's: its column holds numbers of Unix seconds.
-    package var chartUnixSeconds = false
+    /// A time chart's: how its column holds its times.
+    package var chartTime = ChartTime.instant
 
     /// The bar of the most frequent value, in characters.
     static let barWidth = 20
