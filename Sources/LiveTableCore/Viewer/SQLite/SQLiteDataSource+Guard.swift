@@ -30,20 +30,10 @@ extension SQLiteDataSource {
         }
         // SQLITE_DBCONFIG_TRUSTED_SCHEMA again, in the connection's own terms.
         try db.execute(sql: "PRAGMA trusted_schema = OFF")
-        // Not a guard, but a setting the authorizer would deny: two threads
-        // for SQLite's sorter, which a frequency sheet's `GROUP BY` of an
-        // unindexed column uses (a connection's own limit: the file is
-        // untouched).
-        try db.execute(sql: "PRAGMA threads = 2")
         // Last: the authorizer denies PRAGMAs that set anything. It replaces
         // GRDB's, which records reads and writes for GRDB's schema cache and
         // own-write observation: unused by a read-only connection.
         SourceAuthorizer.install(
             on: connection, pragmaNames: Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_pragma_list")))
-    }
-
-    /// `PRAGMA threads`, which the authorizer denies reading too.
-    static func sorterThreads(_ db: Database) -> Int32 {
-        db.sqliteConnection.map { sqlite3_limit($0, SQLITE_LIMIT_WORKER_THREADS, -1) } ?? 0
     }
 }

@@ -83,8 +83,6 @@ final class ViewerUntrustedSQLTests: XCTestCase {
                 try Row.fetchOne(db, sql: "SELECT * FROM pragma_trusted_schema")
             }
             XCTAssertEqual(options?[0] as Int?, 0, "trusted_schema, background: \(background)")
-            // Set before the authorizer, which denies setting it.
-            XCTAssertEqual(try database.read(background: background, SQLiteDataSource.sorterThreads), 2)
             try database.read(background: background) { db in
                 XCTAssertThrowsError(try db.execute(sql: "SELECT load_extension('/lib/x86_64-linux-gnu/libc.so.6')"))
                 XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT abs(-4) + length('ab')"), 6)
