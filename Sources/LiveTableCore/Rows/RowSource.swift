@@ -87,17 +87,24 @@ package struct RowSource: Equatable, Sendable {
     /// A query its database validated (SQLite: `query(_:in:)`), paged as a
     /// common table expression whose columns are renamed by position, so
     /// that duplicate or computed names (`SELECT a, a`) are no obstacle.
+    /// The sheet names its columns uniquely (`id`, `id 2`): its keys, sort
+    /// and filters find a column by its name. The header keeps the query's.
     package static func query(_ sql: String, columnNames: [String], dialect: SQLDialect) -> RowSource {
         // A line break before the closing parenthesis, in case the query
         // ends with a `--` comment.
         let body = String(sql.trimmingTrailingSemicolons())
         let positional = columnNames.indices.map { "c\($0)" }
+        let names = uniqueNames(columnNames)
         var source = RowSource(
             name: sql,
-            columns: columnNames.map { SourceColumn(name: $0, declaredType: "", isIndexed: false) },
+            columns: zip(names, columnNames).map { name, heading in
+                var column = SourceColumn(name: name, declaredType: "", isIndexed: false)
+                column.heading = name == heading ? nil : heading
+                return column
+            },
             identity: .none,
             isQuery: true,
-            prefix: queryPrefix(body, columns: positional, filter: nil, dialect: dialect),
+            prefix: queryPrefix(body, columns: positional, names: names, filter: nil, dialect: dialect),
             querySQL: body,
             from: "\"\(wrapperName(body))\"",
             columnExpressions: positional,
@@ -126,27 +133,46 @@ package struct RowSource: Equatable, Sendable {
         }
     }
 
-    /// `WITH "source"(c0, c1, …) AS (…) `, filtered by its own column names.
-    static func queryPrefix(_ body: String, columns: [String], filter: String?, dialect: SQLDialect) -> String {
-        var select = body
-        if let filter {
-            select = "SELECT * FROM (\n\(body)\n)\(dialect.subqueryAlias) WHERE (\n\(filter)\n)"
-        }
-        return "WITH \"\(wrapperName(body))\"(\(columns.joined(separator: ", "))) AS (\n\(select)\n) "
+    /// `WITH "source"(c0, c1, …) AS (…) `, filtered by the sheet's column
+    /// `names`: the query's rows are named so first (`"source rows"`).
+    static func queryPrefix(
+        _ body: String, columns: [String], names: [String], filter: String?, dialect: SQLDialect
+    ) -> String {
+        let wrapper = "\"\(wrapperName(body))\"(\(columns.joined(separator: ", "))) AS (\n"
+        guard let filter else { return "WITH " + wrapper + body + "\n) " }
+        let rows = wrapperName(body, base: "source rows")
+        let named = "\"\(rows)\"(\(names.map(dialect.quoted).joined(separator: ", "))) AS (\n\(body)\n), "
+        return "WITH " + named + wrapper + "SELECT * FROM \"\(rows)\" WHERE (\n\(filter)\n)\n) "
     }
 
     /// The name of the wrapper around `body`: `source`, or `source 2`… when
     /// the query names it (a table called `source`, which SQLite would read
     /// as the wrapper itself, a circular reference).
-    static func wrapperName(_ body: String) -> String {
+    static func wrapperName(_ body: String, base: String = "source") -> String {
         let text = body.lowercased()
-        var name = "source"
+        var name = base
         var number = 1
         while text.contains(name) {
             number += 1
-            name = "source \(number)"
+            name = "\(base) \(number)"
         }
         return name
+    }
+
+    /// `id`, `id 2`: a name met again takes the first number free.
+    static func uniqueNames(_ names: [String]) -> [String] {
+        let all = Set(names)
+        var taken: Set<String> = []
+        return names.map { name in
+            var unique = name
+            var number = 1
+            while taken.contains(unique) || (number > 1 && all.contains(unique)) {
+                number += 1
+                unique = "\(name) \(number)"
+            }
+            taken.insert(unique)
+            return unique
+        }
     }
 
     // MARK: - Filter
@@ -158,7 +184,8 @@ package struct RowSource: Equatable, Sendable {
     package func applyingFilter(_ expression: String?) throws -> RowSource {
         var source = self
         if let querySQL {
-            source.prefix = Self.queryPrefix(querySQL, columns: columnExpressions, filter: nil, dialect: dialect)
+            source.prefix = Self.queryPrefix(
+                querySQL, columns: columnExpressions, names: columnNames, filter: nil, dialect: dialect)
         }
         source.filter = nil
         let text = expression?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -168,7 +195,8 @@ package struct RowSource: Equatable, Sendable {
         }
         source.filter = text
         if let querySQL {
-            source.prefix = Self.queryPrefix(querySQL, columns: columnExpressions, filter: text, dialect: dialect)
+            source.prefix = Self.queryPrefix(
+                querySQL, columns: columnExpressions, names: columnNames, filter: text, dialect: dialect)
         }
         return source
     }

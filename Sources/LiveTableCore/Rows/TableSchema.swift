@@ -63,6 +63,9 @@ package struct SourceColumn: Equatable, Sendable {
     package var isNotNull: Bool
     /// The rowid under the column's own name.
     package var isRowidAlias: Bool
+    /// A query's column renamed (`id 2`, for a second `id`): its own name,
+    /// for the header and an export's.
+    package var heading: String?
 
     package init(name: String, declaredType: String, isIndexed: Bool, isNotNull: Bool = false, isRowidAlias: Bool = false) {
         self.name = name

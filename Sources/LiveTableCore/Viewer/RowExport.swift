@@ -59,7 +59,7 @@ package struct ExportPlan: Equatable, Sendable {
     }
 
     package var columnNames: [String] {
-        columns.map { source.columns[$0].name }
+        columns.map { source.columns[$0].heading ?? source.columns[$0].name }
     }
 }
 

@@ -112,6 +112,13 @@ package struct ViewerWindow: Equatable, Sendable {
         {
             return ViewerWindow(viewed: viewed, window: whole.window, selection: whole.selection)
         }
+        // So is a keyed query's (a frequency sheet's groups), its row found
+        // by its identity among them.
+        if request.readsWhole, viewed.source.isQuery, viewed.source.identity != .none,
+           let whole = try wholeWindow(db, viewed, request, identityOf: anchor)
+        {
+            return whole
+        }
         if let current = try currentPosition(of: anchor, viewed, db) {
             anchor = current
         } else {
@@ -134,6 +141,30 @@ package struct ViewerWindow: Equatable, Sendable {
         }
         request.anchor = .position(anchor)
         return ViewerWindow(viewed: viewed, window: try RowWindow.fetch(db, viewed.source, request, scans: viewed.cost == .scan), selection: anchor)
+    }
+
+    /// Every row, when they fit in the window, from one statement, around
+    /// the row with the identity of `anchor`; nil when they do not fit or
+    /// no row has it.
+    private static func wholeWindow(
+        _ db: some RowReading, _ viewed: ViewedSource, _ request: RowWindowRequest, identityOf anchor: RowPosition
+    ) throws -> ViewerWindow? {
+        let keys = request.ordering.keyColumns.map(\.expression)
+        let identity = viewed.source.identityExpressions.compactMap { keys.firstIndex(of: $0) }
+        guard identity.count == viewed.source.identityExpressions.count else { return nil }
+        let before = max(0, request.before)
+        let after = max(0, request.after)
+        let all = try RowWindow.fetch(db, viewed.source, RowWindowRequest(
+            ordering: request.ordering, anchor: .first, before: 0, after: before + after), scans: viewed.cost == .scan)
+        guard all.reachesEnd, let index = all.positions.firstIndex(where: { position in
+            identity.allSatisfy { position.key[$0] == anchor.key[$0] }
+        }) else { return nil }
+        let range = max(0, index - before)..<min(all.rows.count, index + after)
+        let window = RowWindow(
+            request: request, rows: Array(all.rows[range]), positions: Array(all.positions[range]),
+            reachesStart: range.lowerBound == 0, reachesEnd: range.upperBound == all.rows.count,
+            changeTokens: all.changeTokens.map { Array($0[range]) })
+        return ViewerWindow(viewed: viewed, window: window, selection: all.positions[index])
     }
 
     /// Found by identity, or at the same position for a source without one.

@@ -135,7 +135,7 @@ private func drawTable(_ table: TableState, _ state: ViewerState, _ layout: View
     let plan = table.columnPlan(texts: texts, width: layout.width)
     let columns = plan.layout(firstColumn: table.firstColumn)
     for column in columns.shown {
-        let name = RowDetail.name(source.columnNames[column.index])
+        let name = RowDetail.name(source.columns[column.index].heading ?? source.columnNames[column.index])
         let alignRight = texts.contains { $0.indices.contains(column.index) && $0[column.index].alignment == .trailing }
         let cut = TextWidth.truncated(name, toWidth: column.width)
         let pad = String(repeating: " ", count: max(0, column.width - TextWidth.width(of: cut)))

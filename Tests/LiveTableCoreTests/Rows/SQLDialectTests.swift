@@ -172,8 +172,8 @@ final class SQLDialectTests: XCTestCase {
         let equal = queryOrdering.equal(to: [1.databaseValue, DatabaseValue.null], forward: true)[0]
         XCTAssertEqual(
             query.selectSQL(where: equal.condition, orderBy: queryOrdering.orderBy(forward: true), limit: true),
-            "WITH \"source\"(c0, c1) AS (\nSELECT * FROM (\nSELECT a, b FROM t WHERE a <> '$1' AND b <> '?'\n) AS \"rows\""
-                + " WHERE (\na > 1\n)\n) SELECT c0, c1 FROM \"source\" WHERE (\nc0 = $1 AND c1 IS NULL\n)"
+            "WITH \"source rows\"(\"a\", \"b\") AS (\nSELECT a, b FROM t WHERE a <> '$1' AND b <> '?'\n), \"source\"(c0, c1) AS (\n"
+                + "SELECT * FROM \"source rows\" WHERE (\na > 1\n)\n) SELECT c0, c1 FROM \"source\" WHERE (\nc0 = $1 AND c1 IS NULL\n)"
                 + " ORDER BY c0, c1 LIMIT $2")
         let lookup = try XCTUnwrap(source.identityLookup)
         XCTAssertEqual(lookup.statement(for: [5.databaseValue]).sql, "SELECT 1 FROM \"sales\".\"item\" WHERE (\n\"id\" = $1\n) LIMIT 1")

@@ -216,7 +216,8 @@ final class ViewerWindowTests: XCTestCase {
         let source = try database.read { db in
             try RowSource.query("SELECT w, w, v FROM mixed WHERE id > 3 -- the last rows", in: db)
         }
-        XCTAssertEqual(source.columnNames, ["w", "w", "v"])
+        XCTAssertEqual(source.columnNames, ["w", "w 2", "v"])
+        XCTAssertEqual(source.columns.map { $0.heading ?? $0.name }, ["w", "w", "v"])
         try assertWindowsMatch(
             source, try RowOrdering(source, sortColumn: "v"),
             "SELECT w, w, v FROM mixed WHERE id > 3 ORDER BY v, w, w")

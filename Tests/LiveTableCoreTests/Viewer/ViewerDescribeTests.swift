@@ -29,6 +29,41 @@ final class ViewerDescribeTests: XCTestCase {
         try checkDescribeSheet(driver)
     }
 
+    /// A table of 1,000 columns, wider than one statement's target list
+    /// (PostgreSQL's 1,664 entries, SQLite's 2,000 columns) and than a
+    /// compound `SELECT` (SQLite's 500 terms): each column's figures.
+    func testSQLiteDescribesAThousandColumns() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("wide.sqlite").path
+        try ForeignFile.sqlite3(path, Self.wideTable)
+        try checkWideDescribe(try ViewerDriver(path: path, table: "wide", width: 160, height: 12))
+    }
+
+    func testPostgresDescribesAThousandColumns() throws {
+        let dataSource = try PostgresTestDatabase.open("viewerDescribeWide", sql: Self.wideTable)
+        try checkWideDescribe(try ViewerDriver(dataSource: dataSource, target: .table("wide"), width: 160, height: 12) { _ in })
+    }
+
+    /// `wide(c1 … c1000)`: two rows, column `cN` holds N and NULL (`c1`:
+    /// 1 and 0). A key: PostgreSQL's window of a table without one reads
+    /// its columns twice (shown, and as the key).
+    private static let wideTable = """
+        CREATE TABLE wide(c1 INTEGER PRIMARY KEY, \((2...1000).map { "c\($0) INTEGER" }.joined(separator: ", ")));
+        INSERT INTO wide VALUES (\((1...1000).map(String.init).joined(separator: ", ")));
+        INSERT INTO wide (c1) VALUES (0);
+        """
+
+    private func checkWideDescribe(_ driver: ViewerDriver, line: UInt = #line) throws {
+        try driver.type("I")
+        guard case let .sheet(sheet)? = driver.state.table?.viewed.target else { return XCTFail("no sheet", line: line) }
+        XCTAssertEqual(sheet.kind, .describe(figures: true), line: line)
+        try driver.send(.key(.end))
+        let last = try XCTUnwrap(rows(driver).last)
+        // Its mean (8) as each database prints it; PostgreSQL's type in lower case.
+        let type = driver.database == nil ? "integer" : "INTEGER"
+        XCTAssertEqual(Array(last[0...7]) + [last[9]], ["c1000", "1000", type, "1", "1", "1", "1000", "1000", "1000"], line: line)
+        XCTAssertEqual(driver.state.table?.rowCount, 1000, line: line)
+    }
+
     /// Its `…` rows stay on screen until the figures' own first window,
     /// and a sort asked before the figures open still gets them.
     func testTheDotsStayOnScreenUntilTheFiguresAreRead() throws {

@@ -19,32 +19,55 @@ extension DerivedSheet {
             figuresSQL: describeSQL(source, figures: true))
     }
 
+    /// The columns whose figures one scan computes: a statement's target
+    /// list has a limit (PostgreSQL's 1,664 entries, SQLite's 2,000
+    /// columns). A batch reads only its own columns, and its rows come from
+    /// one reference to its figures: SQLite copies a common table
+    /// expression at each reference, which made a statement per row of
+    /// 1,000 columns take minutes to compile.
+    static let describeBatch = 100
+
     private static func describeSQL(_ source: RowSource, figures: Bool) -> String {
-        let columns = source.columns
         let dialect = source.dialect
-        var rows: [String] = []
-        for (index, column) in columns.enumerated() {
-            let name = dialect.literal(column.name.databaseValue)
-            let type = dialect.literal(column.declaredType.databaseValue)
-            let start = "SELECT \(index + 1) AS \"#\", \(name) AS \"column\", \(type) AS \"type\", "
-            guard figures else {
-                rows.append(start + describeFigures.map { "'…' AS \(dialect.quoted($0))" }.joined(separator: ", "))
-                continue
-            }
-            rows.append(start + figureTerms(index, column, source).joined(separator: ", ") + " FROM \"described figures\"")
+        let labels = "\"k\".column1 AS \"#\", \"k\".column2 AS \"column\", \"k\".column3 AS \"type\", "
+        guard figures else {
+            let dots = describeFigures.map { "'…' AS \(dialect.quoted($0))" }.joined(separator: ", ")
+            return "SELECT " + labels + dots + " FROM " + names(source.columns.indices, source) + "\nORDER BY 1"
         }
-        let sql = rows.joined(separator: "\nUNION ALL ") + "\nORDER BY 1"
-        guard figures else { return sql }
-        return "WITH \"described rows\"(\(columns.indices.map { "c\($0)" }.joined(separator: ", "))) AS (\n"
-            + source.selectSQL(columns: source.columnExpressions, where: nil)
-            + "\n), \"described figures\" AS (SELECT count(*) AS \"n\", "
-            + columns.indices.map { statTerms($0, columns[$0], source) }.joined(separator: ", ")
-            + " FROM \"described rows\")\n" + sql
+        var scans: [String] = []
+        var selects: [String] = []
+        for first in stride(from: 0, to: source.columns.count, by: describeBatch) {
+            let batch = first..<min(first + describeBatch, source.columns.count)
+            let rows = "\"described rows \(first / describeBatch)\""
+            let stats = "\"described figures \(first / describeBatch)\""
+            scans.append("\(rows)(\(batch.map { "c\($0)" }.joined(separator: ", "))) AS (\n"
+                + source.selectSQL(columns: batch.map { source.columnExpressions[$0] }, where: nil) + "\n)")
+            scans.append("\(stats) AS (SELECT count(*) AS \"n\", "
+                + batch.map { statTerms($0, source.columns[$0], source) }.joined(separator: ", ") + " FROM \(rows))")
+            // Each figure picked from the batch's one row by the column's number.
+            let terms = batch.map { figureTerms($0, source.columns[$0], source, rows: rows) }
+            let picks = describeFigures.indices.map { figure in
+                "CASE \"k\".column1 " + zip(batch, terms).map { "WHEN \($0 + 1) THEN \($1[figure])" }.joined(separator: " ")
+                    + " END AS " + dialect.quoted(describeFigures[figure])
+            }
+            selects.append("SELECT " + labels + picks.joined(separator: ", ") + " FROM \(stats), " + names(batch, source))
+        }
+        return "WITH " + scans.joined(separator: ",\n") + "\n" + selects.joined(separator: "\nUNION ALL ") + "\nORDER BY 1"
     }
 
-    /// One scan for the counts, extremes and means of every column: `v`
-    /// (values), `k` (distinct), `lo`, `hi`, `m` (mean) and the column's
-    /// number.
+    /// `(VALUES (1, 'id', 'INTEGER'), …) AS "k"`: each column's number,
+    /// name and declared type.
+    private static func names(_ indices: Range<Int>, _ source: RowSource) -> String {
+        let literal = source.dialect.literal
+        return "(VALUES " + indices.map { index in
+            let column = source.columns[index]
+            return "(\(index + 1), \(literal(column.name.databaseValue)), \(literal(column.declaredType.databaseValue)))"
+        }.joined(separator: ", ") + ") AS \"k\""
+    }
+
+    /// One scan (of a batch) for the counts, extremes and means of each
+    /// column: `v` (values), `k` (distinct), `lo`, `hi`, `m` (mean) and the
+    /// column's number.
     private static func statTerms(_ index: Int, _ column: SourceColumn, _ source: RowSource) -> String {
         let value = "c\(index)"
         let distinct = comparable(index, column, source)
@@ -56,18 +79,13 @@ extension DerivedSheet {
         return terms.joined(separator: ", ")
     }
 
-    /// The row's figures, from `stats`; the most frequent value reads the
-    /// rows again, grouped.
-    private static func figureTerms(_ index: Int, _ column: SourceColumn, _ source: RowSource) -> [String] {
-        let quoted = source.dialect.quoted
+    /// The row's figures, from its batch's `stats`; the most frequent value
+    /// reads the batch's `rows` again, grouped.
+    private static func figureTerms(_ index: Int, _ column: SourceColumn, _ source: RowSource, rows: String) -> [String] {
         let grouped = comparable(index, column, source)
-        let mode = "(SELECT CAST(\(grouped) AS TEXT) FROM \"described rows\" WHERE c\(index) IS NOT NULL "
+        let mode = "(SELECT CAST(\(grouped) AS TEXT) FROM \(rows) WHERE c\(index) IS NOT NULL "
             + "GROUP BY \(grouped) ORDER BY count(*) DESC, 1 LIMIT 1)"
-        return [
-            "\"v\(index)\" AS \(quoted("values"))", "\"n\" - \"v\(index)\" AS \(quoted("nulls"))",
-            "\"k\(index)\" AS \(quoted("distinct"))", "\"lo\(index)\" AS \(quoted("min"))",
-            "\"hi\(index)\" AS \(quoted("max"))", "\"m\(index)\" AS \(quoted("mean"))", "\(mode) AS \(quoted("most frequent"))",
-        ]
+        return ["\"v\(index)\"", "\"n\" - \"v\(index)\"", "\"k\(index)\"", "\"lo\(index)\"", "\"hi\(index)\"", "\"m\(index)\"", mode]
     }
 
     /// What tells values apart: the column, or its text where PostgreSQL
