@@ -43,7 +43,9 @@ extension ViewerState {
             frequency = DerivedSheet.frequency(of: column, in: table.viewed)
         }
         guard let frequency else { return [] }
-        return openOnTop(.sheet(frequency), PendingSheet())
+        // From its first group, even when opened before, as a chart: a
+        // window around a remembered group runs the grouping three times.
+        return openOnTop(.sheet(frequency), PendingSheet(), memory: TableMemory())
     }
 
     /// `I`: a row per column of the sheet, its figures coming once computed.

@@ -78,6 +78,16 @@ final class ViewerFrequencyTests: XCTestCase {
         XCTAssertEqual(driver.state.table?.selectedIndex, 0)
     }
 
+    /// `#` again on a column opens its sheet at the first group: a window
+    /// around the group selected before grouped the rows three times (6 s a
+    /// reopening on 2,000,000 rows with many groups, against 0.7 s).
+    func testAFrequencySheetOpensAgainAtItsFirstGroup() throws {
+        let (driver, _) = try Self.ordersOnSQLite(self)
+        try driver.type("l#jjq#")
+        XCTAssertEqual(driver.state.table?.observedRequest?.anchor, .first)
+        XCTAssertEqual(selectedGroup(driver), "paid")
+    }
+
     /// Between `q` and the sheet below opening, a key that opens a sheet
     /// waits: it would cover the sheet closed. If the sheet below can not
     /// be opened, it goes back under the one on screen.
