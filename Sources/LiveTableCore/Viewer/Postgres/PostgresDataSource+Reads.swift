@@ -33,9 +33,13 @@ extension PostgresDataSource: ViewerDataSource {
 
     package func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         let typedSQL = if case .query = target { true } else { false }
-        return try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
+        let start = ContinuousClock.now
+        let viewed = try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
             try Self.open(target, sortColumn: sortColumn, descending: descending, filter: nil, reader)
         }
+        // The catalog was just read: the first window needs no check.
+        if !viewed.source.isQuery { schemaChecks.opened(viewed, at: start) }
+        return viewed
     }
 
     /// One `count(*)` under the statement timeout: MVCC keeps no writer
