@@ -4,7 +4,6 @@ import Glibc
 #endif
 import Foundation
 import LiveTableCore
-import PostgresClient
 
 /// `livetable view FILE|URL [TABLE] [--sort COLUMN [--desc]]`: a live,
 /// read-only view of a table, a view or a read-only query of any SQLite
@@ -175,9 +174,7 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
-        if ViewerDataSourceKind(file) == .postgres {
-            PostgresConnection.prepare()
-        }
+        Launch.prepareViewerDataSource(file)
         // First: a bad file is said before anything is opened.
         let config = try Config.load(environment: ProcessInfo.processInfo.environment)
         var postgres = postgresOptions

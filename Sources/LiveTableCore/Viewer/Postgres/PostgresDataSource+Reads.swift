@@ -46,7 +46,8 @@ extension PostgresDataSource: ViewerDataSource {
     /// waiting. Paced by its own cost (`PostgresCountPacing`): asked again
     /// too soon, the last count moved by the inserts and deletes since.
     package func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
-        try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
+        firstScreen.wait()
+        return try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             let net = try Self.netInserts(of: source, reader)
             if let estimate = countPacing.estimate(of: .total(source), netInserts: net) {
                 return .estimated(estimate)
