@@ -33,8 +33,9 @@ struct PostgresSideBySide {
         let url = server.url(role: server.viewer, database: database, host: .tcp, withPassword: false)
         let environment = ["PGPASSWORD": server.viewer.password, "TERM": "xterm-256color"]
         let psql = ["psql", "-X", "-q", "-P", "pager=off", "-d", url, "-c"]
-        // Row 40's title, as both print it.
-        let marker = Array("track 40 ".utf8)
+        // Row 40's title, as both print it (ncurses may move the cursor
+        // over the blanks after it: no trailing space).
+        let marker = Array("track 40".utf8)
         var screens: [(Double, Double)] = []
         for _ in 0..<max(1, runs) {
             let viewer = try Self.timeToOutput([binary, "view", url, table], environment, until: marker)
