@@ -62,6 +62,8 @@ package final class PostgresBenchmark: @unchecked Sendable {
         /// How long the busy writer writes at each rate, alone and with
         /// three viewers, in seconds (0: not measured).
         package var busySeconds: Double = 20
+        /// How many times each program runs beside psql (the medians).
+        package var sideBySideRuns = 5
 
         /// The default samples of `livetable bench`.
         package init() {}
@@ -111,6 +113,8 @@ package final class PostgresBenchmark: @unchecked Sendable {
 
         // First rows: connect and open the table as `livetable view
         // postgres://… tracks` does, start the loop, draw.
+        // The launch's count statements, from here.
+        try observer.execute("SELECT pg_stat_statements_reset();")
         started = now()
         let (dataSource, pollInterval) = try Self.openDataSource(
             server.url(role: server.viewer, database: Self.database, host: .tcp))
@@ -118,6 +122,8 @@ package final class PostgresBenchmark: @unchecked Sendable {
         defer { screen.close() }
         let firstRows = try screen.openTable(Self.table, of: dataSource, since: started)
         log("postgres: first rows in \(milliseconds(firstRows)) ms")
+        let launch = try launchCount(writer, observer, since: started)
+
 
         let (end, home) = try screen.jumpLatencies(count: samples.jumps)
         log("postgres: End \(milliseconds(end.p50 / 1000)) ms, Home \(milliseconds(home.p50 / 1000)) ms (p50)")
@@ -131,9 +137,15 @@ package final class PostgresBenchmark: @unchecked Sendable {
                    + "%.1f statements/s, %.3f ms/s executing", idle.viewerCPU, idle.backends, idle.serverCPU,
                    idle.statements, idle.execution))
 
+        // The side by side runs processes of the livetable binary: `livetable bench` only.
+        screen.close()
+        let sideBySide = samples.sideBySideRuns > 0
+            ? try PostgresSideBySide(
+                server: server, database: Self.database, table: Self.table, runs: samples.sideBySideRuns, log: log).run()
+            : nil
+
         var busy: [PostgresFigures.BusyWriterFigures] = []
         if samples.busySeconds > 0 {
-            screen.close()
             let writer = PostgresBusyWriter(
                 server: server, database: Self.database, table: Self.table, seconds: samples.busySeconds, log: log)
             for rate in [500, 2000] {
@@ -155,10 +167,39 @@ package final class PostgresBenchmark: @unchecked Sendable {
             poll_statement: idle.pollStatement,
             peak_rss_mb: Double(ProcessMetrics.peakResidentBytes()) / 1_048_576)
         figures.busy = busy.isEmpty ? nil : busy
+        figures.launch_count_ms = launch.seconds * 1000
+        figures.launch_count_statements = launch.statements
+        figures.psql = sideBySide.map {
+            PostgresFigures.SideBySideFigures(
+                viewer_first_screen_ms: $0.viewerFirstScreenMs, psql_limit_ms: $0.psqlLimitMs,
+                viewer_csv_s: $0.viewerCSVSeconds, psql_copy_s: $0.psqlCopySeconds)
+        }
         return figures
     }
 
     // MARK: - Measures
+
+    /// The time from opening to the exact count on screen, while the token
+    /// moves (three commits to another table while the count runs, as
+    /// autovacuum's), and the count statements the viewer ran by then.
+    private func launchCount(
+        _ writer: PostgresSession, _ observer: PostgresSession, since started: Double) throws -> (seconds: Double, statements: Int)
+    {
+        for _ in 0..<3 {
+            try writer.run("INSERT INTO marks VALUES (now());")
+            Thread.sleep(forTimeInterval: 0.03)
+        }
+        let frame = try screen.waitForFrame(after: 0, stage: "the launch's exact count") { $0.exactCount != nil }
+        let statements = try observer.output("""
+            SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+            WHERE query ILIKE 'SELECT COUNT(*) FROM %' AND query NOT ILIKE '%WHERE%'
+              AND userid = (SELECT oid FROM pg_roles WHERE rolname = 'viewer');
+            """)
+        let count = Int(statements.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        log("postgres: the exact count on screen \(milliseconds(frame.time - started)) ms after opening; "
+            + "\(count) count statements")
+        return (frame.time - started, count)
+    }
 
     /// The latencies from the other session's commits to the screen: an
     /// update of one of the first rows (the screen is on them, after Home)
@@ -309,6 +350,7 @@ package final class PostgresBenchmark: @unchecked Sendable {
                    90000 + i * 7919 % 300000, i * 15485863 % 1000000, NULL
             FROM generate_series(1::bigint, \(rows)) AS i;
             CREATE INDEX \(table)_artist ON \(table) (artist);
+            CREATE TABLE marks (at timestamptz);
             VACUUM (ANALYZE) \(table);
             """, database: database, as: server.writer, timeout: 1800)
     }

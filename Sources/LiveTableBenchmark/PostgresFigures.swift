@@ -50,6 +50,35 @@ package struct PostgresFigures: Codable, Equatable, Sendable {
     /// Under a busy writer (issue 25, item 10), one entry per rate.
     package var busy: [BusyWriterFigures]?
 
+    /// From opening to the exact count on screen, the token moved by
+    /// commits to another table while it ran (issue 25, item 11).
+    package var launch_count_ms: Double?
+    /// The `count(*)` statements of the table the viewer ran by then
+    /// (`pg_stat_statements`).
+    package var launch_count_statements: Int?
+    /// Beside psql, in the same run (issue 25, item 11).
+    package var psql: SideBySideFigures?
+
+    /// The viewer's processes beside psql's, each from its start (medians).
+    package struct SideBySideFigures: Codable, Equatable, Sendable {
+        /// `livetable view URL tracks` in a terminal until row 40 is drawn.
+        package var viewer_first_screen_ms: Double
+        /// `psql -c 'SELECT * FROM tracks ORDER BY id LIMIT 40'` until it
+        /// prints row 40.
+        package var psql_limit_ms: Double
+        /// `livetable view URL tracks --format csv` to /dev/null.
+        package var viewer_csv_s: Double
+        /// `psql -c "COPY (SELECT * FROM tracks ORDER BY id) TO STDOUT …"`.
+        package var psql_copy_s: Double
+
+        package init(viewer_first_screen_ms: Double, psql_limit_ms: Double, viewer_csv_s: Double, psql_copy_s: Double) {
+            self.viewer_first_screen_ms = viewer_first_screen_ms
+            self.psql_limit_ms = psql_limit_ms
+            self.viewer_csv_s = viewer_csv_s
+            self.psql_copy_s = psql_copy_s
+        }
+    }
+
     /// A `pgbench` writer of `commits_per_s` updates, alone, then with
     /// three `livetable view` processes (following, sorted by an unindexed
     /// column, a filtering query).
@@ -132,6 +161,22 @@ package struct PostgresFigures: Codable, Equatable, Sendable {
                     commit_p50_ms, " ms", atMost: poll_interval_ms / 2 + 10),
             ]
         }
+        if let statements = launch_count_statements {
+            targets.append(BenchmarkTarget(
+                "postgres: one count at launch, the token moved while it ran", Double(statements), "", atMost: 1))
+        }
+        if let psql {
+            targets += [
+                BenchmarkTarget(
+                    "postgres: first screen no slower than psql's LIMIT 40 screen, from the process start "
+                        + "(psql \(String(format: "%.1f", psql.psql_limit_ms)) ms; 208 ms beside 116 before)",
+                    psql.viewer_first_screen_ms, " ms", atMost: psql.psql_limit_ms),
+                BenchmarkTarget(
+                    "postgres: --format csv no slower than psql's COPY … TO STDOUT at \(size) rows "
+                        + "(psql \(String(format: "%.2f", psql.psql_copy_s)) s; 3.60 s beside 2.65 before)",
+                    psql.viewer_csv_s, " s", atMost: psql.psql_copy_s),
+            ]
+        }
         for busy in busy ?? [] {
             let rate = busy.commits_per_s.formatted()
             targets.append(BenchmarkTarget(
@@ -189,6 +234,19 @@ package struct PostgresFigures: Codable, Equatable, Sendable {
         }
         if let statement = figures.compactMap(\.poll_statement).first {
             lines.append("  the poll: \(statement)")
+        }
+        for figure in figures {
+            if let milliseconds = figure.launch_count_ms, let statements = figure.launch_count_statements {
+                lines.append(String(
+                    format: "the launch's exact count on screen %.0f ms after opening, %d count statement(s), "
+                        + "the token moved while it ran", milliseconds, statements))
+            }
+            if let psql = figure.psql {
+                lines.append(String(
+                    format: "beside psql, from each process's start (medians): first screen %.1f ms, "
+                        + "psql LIMIT 40 %.1f ms; --format csv %.2f s, psql COPY %.2f s", psql.viewer_first_screen_ms,
+                    psql.psql_limit_ms, psql.viewer_csv_s, psql.psql_copy_s))
+            }
         }
         for busy in figures.compactMap(\.busy).joined() {
             lines.append(String(

@@ -17,6 +17,13 @@ enum LibPQ {
         try loaded.get()
     }
 
+    /// Starts loading libpq on another thread, while the process does
+    /// other work: the first connection waits for the rest of the 6–8 ms
+    /// of the `dlopen` only.
+    static func loadInBackground() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = try? load() }
+    }
+
     /// One option of a libpq option list (`PQconninfo`,
     /// `PQconninfoParse`, `PQconndefaults`): its keyword, its value, and
     /// libpq's compiled-in default.

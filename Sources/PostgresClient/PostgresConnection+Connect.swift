@@ -192,3 +192,12 @@ struct ConnectAttempt {
         connection.flatMap { PQerrorMessage($0).map { String(cString: $0) } } ?? "out of memory\n"
     }
 }
+
+extension PostgresConnection {
+    /// Loads libpq on another thread: called at the start of a process
+    /// that is about to connect (`livetable view postgres://…`), it
+    /// overlaps the load with the process's own start.
+    package static func prepare() {
+        LibPQ.loadInBackground()
+    }
+}

@@ -75,7 +75,7 @@ extension PostgresConnection {
     }
 
     /// Sends a statement, after the checks that a connection takes one.
-    private func send(_ sql: String, _ parameters: [String?], on link: inout Link) throws {
+    func send(_ sql: String, _ parameters: [String?], on link: inout Link) throws {
         try refuseIfAbandoned(link)
         try beginStatement(&link)
         // Sent without waiting, then awaited in poll(2) with the deadline:

@@ -75,6 +75,14 @@ struct Launch {
     /// PostgreSQL database, whose connection is made here, so that a wrong
     /// password or an unreachable server is said before the screen is
     /// taken. This is the one place where a database is chosen.
+    /// Called first: a PostgreSQL server's client library is loaded on
+    /// another thread meanwhile.
+    static func prepareViewerDataSource(_ argument: String) {
+        if ViewerDataSourceKind(argument) == .postgres {
+            PostgresDataSource.prepare()
+        }
+    }
+
     static func openViewerDataSource(
         _ argument: String, polling: CommitPolling, postgres: PostgresOptions) throws -> any ViewerDataSource
     {

@@ -174,6 +174,7 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
+        Launch.prepareViewerDataSource(file)
         // First: a bad file is said before anything is opened.
         let config = try Config.load(environment: ProcessInfo.processInfo.environment)
         var postgres = postgresOptions

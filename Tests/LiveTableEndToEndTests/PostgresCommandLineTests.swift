@@ -51,6 +51,54 @@ final class PostgresCommandLineTests: LiveTableTestCase {
         }
     }
 
+    /// `--format csv` is PostgreSQL's `COPY … TO STDOUT WITH (FORMAT csv,
+    /// HEADER)` byte for byte (sha256sum), its line ends CRLF as the SQLite
+    /// export's; with `--filter`, `--sort`, `--desc` and `--columns` too,
+    /// and for a `--query` (issue 25, item 11).
+    func testCSVExportIsCopysOutputByteForByte() throws {
+        let database = try classDatabase()
+        try psqlAsWriter("""
+            DROP TABLE IF EXISTS kinds;
+            CREATE TABLE kinds(id integer PRIMARY KEY, t text, e text, n numeric, f double precision, b boolean,
+                               at timestamptz, bytes bytea, a integer[], j jsonb);
+            INSERT INTO kinds SELECT i,
+                'v ' || i || CASE WHEN i % 7 = 0 THEN E'\\n"x", y' ELSE '' END,
+                CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN '' ELSE 'é' END,
+                i * 0.1, i / 3.0, i % 2 = 0, timestamptz '2024-02-29 10:00:00+00' + i * interval '1 minute',
+                CASE WHEN i % 3 = 0 THEN NULL ELSE decode(lpad(to_hex(i), 8, '0'), 'hex') END,
+                ARRAY[i, NULL], jsonb_build_object('k', i, 's', 'a,b')
+            FROM generate_series(1, 20000) i;
+            """, database)
+        // The class's other tests list its tables.
+        addTeardownBlock { [self] in _ = try? psqlAsWriter("DROP TABLE kinds;", database) }
+        let server = try postgres
+        let cases: [(arguments: [String], select: String)] = [
+            (["kinds"], "SELECT * FROM kinds ORDER BY id"),
+            (["kinds", "--filter", "id % 3 = 0", "--sort", "n", "--desc", "--columns", "t,id,bytes"],
+             "SELECT t, id, bytes FROM kinds WHERE id % 3 = 0 ORDER BY n DESC"),
+            (["--query", "SELECT id, e, j FROM kinds WHERE id < 500 ORDER BY id DESC"],
+             "SELECT id, e, j FROM kinds WHERE id < 500 ORDER BY id DESC"),
+        ]
+        for (index, (arguments, select)) in cases.enumerated() {
+            let exported = directory.appendingPathComponent("exported-\(index).csv")
+            let copied = directory.appendingPathComponent("copied-\(index).csv")
+            let result = try Shell.run(
+                "/bin/sh", ["-c", "\"$0\" \"$@\" | sed 's/\\r$//' > \(Shell.quote(exported.path))", Self.binaryPath,
+                            "view", try viewerURL(database, withPassword: false)] + arguments + ["--format", "csv"],
+                environment: ["PGPASSWORD": server.viewer.password, "PATH": "/usr/bin:/bin"])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let psql = try XCTUnwrap(Shell.which("psql"), "psql is not installed")
+            let copy = try Shell.run(
+                "/bin/sh", ["-c", "\"$0\" \"$@\" > \(Shell.quote(copied.path))", psql, "-X", "-w", "-d",
+                            try viewerURL(database, withPassword: false), "-c",
+                            "COPY (\(select)) TO STDOUT WITH (FORMAT csv, HEADER)"],
+                environment: ["PGPASSWORD": server.viewer.password, "PATH": "/usr/bin:/bin"])
+            XCTAssertEqual(copy.status, 0, copy.standardError)
+            XCTAssertGreaterThan(try Data(contentsOf: copied).count, 1000, "\(arguments)")
+            XCTAssertEqual(try Shell.sha256(exported), try Shell.sha256(copied), "\(arguments)")
+        }
+    }
+
     func testKeyValueStringIsViewedLiveItsPasswordHiddenFromPs() throws {
         let database = try makeTracks()
         let server = try postgres

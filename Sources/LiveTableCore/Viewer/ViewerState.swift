@@ -195,6 +195,10 @@ package struct TableState: Equatable, Sendable {
     /// One count at a time, each followed by a pause (`ViewerPacing.count`),
     /// so that counting a big table on each commit does not load the database.
     package var countPacer: RefreshPacer
+    /// The first exact count of the source, shown without `~` though
+    /// commits came while it ran (autovacuum's move the token): counted
+    /// again after its pause, as any (issue 25, item 11).
+    package var countShownAsIs = false
     package var isLive: Bool
     /// After a failure, until a window arrives: a second failure stops retrying.
     package var isRecovering: Bool
@@ -274,7 +278,7 @@ package struct TableState: Equatable, Sendable {
 
     /// The title then shows `~`: a count runs, or a commit came since the last.
     package var rowCountIsApproximate: Bool {
-        (isCounting && !isCountPaused) || countIsStale
+        (isCounting && !isCountPaused) || (countIsStale && !countShownAsIs)
     }
 
     /// Moves wait for the window being read rather than start another read.

@@ -201,6 +201,7 @@ extension ViewerState {
             message = nil
         }
         table.countFailure = nil
+        table.countShownAsIs = isExact && table.rowCount == nil
         table.rowCount = count
         if isExact, var counted = table.highlighter.window, let now = table.highlighter.now {
             // For the title's row-count change: the same rows again, with

@@ -289,6 +289,8 @@ extension ViewerState {
     /// One count at a time, and one more after it when commits came meanwhile.
     mutating func recount() -> [ViewerEffect] {
         guard var table = self.table else { return [] }
+        // A commit after the launch's count: that count is stale now.
+        table.countShownAsIs = false
         let counts = table.countPacer.change()
         self.table = table
         return counts ? [.count(table.viewed.source, estimating: table.rowCount == nil)] : []

@@ -188,7 +188,7 @@ final class ViewerRenderTests: XCTestCase {
         _ = viewerUpdate(&state, .key(.down))
         // A count of 2, stale: commits came since.
         state.table?.rowCount = 2
-        _ = state.table?.countPacer.change()
+        _ = state.recount()
         XCTAssertEqual(state.table?.rowCountIsApproximate, true)
         XCTAssertEqual(viewerRender(state).lines[0], " odd.sqlite — odd               row 3 of 4 · live ")
     }

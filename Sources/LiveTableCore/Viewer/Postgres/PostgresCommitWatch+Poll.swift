@@ -67,9 +67,12 @@ final class CommitPoll: @unchecked Sendable {
 
     static let backoffRange: ClosedRange<TimeInterval> = 0.1...2
 
+    private let startGate: PostgresFirstScreenGate?
+
     init(connectionString: String, settings: [String: String], interval: TimeInterval,
-         channel: String?, send: @escaping (PostgresCommitWatch.Event) -> Void)
+         channel: String?, startGate: PostgresFirstScreenGate? = nil, send: @escaping (PostgresCommitWatch.Event) -> Void)
     {
+        self.startGate = startGate
         self.connectionString = connectionString
         self.settings = settings
         self.interval = interval
@@ -83,6 +86,9 @@ final class CommitPoll: @unchecked Sendable {
             // Named from the thread itself: set before it starts, the name
             // does not reach the system's thread. Linux keeps 15 bytes.
             Thread.current.name = "pg-commit-watch"
+            // Once connected, the watch signals a change: a commit made
+            // meanwhile is read then.
+            startGate?.wait()
             run()
         }
         thread.qualityOfService = .userInitiated

@@ -77,9 +77,14 @@ package final class PostgresCommitWatch: Sendable {
                   interval: interval, listen: channel, linger: 0.5)
     }
 
+    /// The poll's first connection waits for it (a data source's first screen).
+    private let startGate: PostgresFirstScreenGate?
+
     init(connectionString: String, settings: [String: String],
-         interval: TimeInterval, listen channel: String?, linger: TimeInterval)
+         interval: TimeInterval, listen channel: String?, linger: TimeInterval,
+         startGate: PostgresFirstScreenGate? = nil)
     {
+        self.startGate = startGate
         self.connectionString = connectionString
         self.settings = settings
         self.interval = max(0.001, interval)
@@ -126,7 +131,7 @@ package final class PostgresCommitWatch: Sendable {
             let generation = state.nextObserverID
             let poll = CommitPoll(
                 connectionString: connectionString, settings: settings,
-                interval: interval, channel: channel) { [weak self] event in
+                interval: interval, channel: channel, startGate: startGate) { [weak self] event in
                     guard let self else { return }
                     queue.async { self.send(event, generation: generation) }
                 }

@@ -33,16 +33,21 @@ extension PostgresDataSource: ViewerDataSource {
 
     package func open(_ target: ViewerTarget, sortColumn: String?, descending: Bool, ticket: ReadTicket) throws -> ViewedSource {
         let typedSQL = if case .query = target { true } else { false }
-        return try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
+        let start = ContinuousClock.now
+        let viewed = try screen.read(ticket: ticket, typedSQL: typedSQL) { reader in
             try Self.open(target, sortColumn: sortColumn, descending: descending, filter: nil, reader)
         }
+        // The catalog was just read: the first window needs no check.
+        if !viewed.source.isQuery { schemaChecks.opened(viewed, at: start) }
+        return viewed
     }
 
     /// One `count(*)` under the statement timeout: MVCC keeps no writer
     /// waiting. Paced by its own cost (`PostgresCountPacing`): asked again
     /// too soon, the last count moved by the inserts and deletes since.
     package func countRows(of source: RowSource, ticket: ReadTicket) throws -> RowCount {
-        try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
+        firstScreen.wait()
+        return try background.read(ticket: ticket, typedSQL: source.holdsTypedSQL) { reader in
             let net = try Self.netInserts(of: source, reader)
             if let estimate = countPacing.estimate(of: .total(source), netInserts: net) {
                 return .estimated(estimate)

@@ -28,7 +28,9 @@ final class PostgresSchemaChecks: Sendable {
         var asked: ViewedSource
         var current: ViewedSource
         var time: ContinuousClock.Instant
-        var columns: Set<[PostgresColumn]>
+        /// nil after the open, which read the catalog but no window: the
+        /// first window's columns are taken as they come.
+        var columns: Set<[PostgresColumn]>?
     }
 
     let interval: TimeInterval
@@ -85,8 +87,28 @@ final class PostgresSchemaChecks: Sendable {
         }
     }
 
+    /// The open read the catalog at `time`: the source's first window is
+    /// read without another check.
+    func opened(_ viewed: ViewedSource, at time: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.last = Check(asked: viewed, current: viewed, time: time, columns: nil)
+        }
+    }
+
+    /// An unchecked read's columns, taken when the open left none.
+    func shows(_ columns: Set<[PostgresColumn]>, of current: ViewedSource) -> Bool {
+        state.withLock { state in
+            guard let last = state.last, last.current == current else { return false }
+            guard let known = last.columns else {
+                state.last?.columns = columns
+                return true
+            }
+            return columns.isSubset(of: known)
+        }
+    }
+
     /// nil when the schema should be checked.
-    func recent(_ viewed: ViewedSource, at now: ContinuousClock.Instant) -> (current: ViewedSource, columns: Set<[PostgresColumn]>)? {
+    func recent(_ viewed: ViewedSource, at now: ContinuousClock.Instant) -> (current: ViewedSource, columns: Set<[PostgresColumn]>?)? {
         state.withLock { state in
             guard let last = state.last, viewed == last.asked || viewed == last.current,
                   now - last.time < .nanoseconds(Int64(interval * 1e9))
@@ -166,7 +188,9 @@ extension PostgresDataSource {
                 let read = try screen.read(ticket: ticket, typedSQL: viewed.source.holdsTypedSQL) { reader in
                     try Self.window(recent.current, request, reader)
                 }
-                if read.shown.isSubset(of: recent.columns) { return PacedWindow(window: read.window, isChecked: false) }
+                if schemaChecks.shows(read.shown, of: recent.current) {
+                    return PacedWindow(window: read.window, isChecked: false)
+                }
             } catch let error as PostgresError where error.kind == .query {
                 // Refused, maybe for a schema change: the checked read says.
             }

@@ -27,6 +27,7 @@ extension PostgresDataSource {
             .map { [self] read -> AnyPublisher<ViewerWindowRead, any Error> in
                 switch read {
                 case let .window(paced):
+                    firstScreen.openAfterTheDraw()
                     let now = Just(ViewerWindowRead.window(paced.window)).setFailureType(to: (any Error).self)
                     guard !paced.isChecked else { return now.eraseToAnyPublisher() }
                     return now.append(laterCheck(

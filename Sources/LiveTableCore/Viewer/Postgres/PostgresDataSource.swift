@@ -111,6 +111,13 @@ package final class PostgresDataSource: Sendable {
     let commits: PostgresCommitWatch
     let schemaChecks: PostgresSchemaChecks
     let countPacing: PostgresCountPacing
+    /// The count's and the commit watch's connections wait for the first screen.
+    let firstScreen = PostgresFirstScreenGate()
+
+    /// Loads libpq on another thread, for a data source opened soon after.
+    package static func prepare() {
+        PostgresConnection.prepare()
+    }
 
     /// Connects the screen's connection at once, so that a wrong password
     /// or an unreachable server is said before the screen opens.
@@ -129,7 +136,7 @@ package final class PostgresDataSource: Sendable {
         countPacing = PostgresCountPacing(share: settings.countShare, minimumPause: settings.countMinimumPause)
         commits = PostgresCommitWatch(
             connectionString: connectionString, settings: options,
-            interval: settings.pollInterval, listen: settings.listenChannel)
+            interval: settings.pollInterval, listen: settings.listenChannel, linger: 0.5, startGate: firstScreen)
     }
 }
 

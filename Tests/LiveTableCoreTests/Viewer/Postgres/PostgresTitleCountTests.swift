@@ -77,6 +77,41 @@ final class PostgresTitleCountTests: XCTestCase {
                        [.count(viewed.source, estimating: false)])
     }
 
+    /// The launch's count runs once (issue 25, item 11): a commit while it
+    /// runs (autovacuum's, another table's: the token moves) leaves it on
+    /// the title as counted, without `~`; the count after its pause is the
+    /// pacing's, as for any commit. Before, the title kept `~` until a
+    /// second exact count, seconds later.
+    func testTheLaunchCountIsShownAsCountedThoughACommitCameWhileItRan() throws {
+        let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
+        let viewed = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        var state = ViewerState.initial(databaseName: Self.name, opened: viewed, width: 100, height: 10)
+        let effects = viewerUpdate(&state, .resize(width: 100, height: 10))
+        XCTAssertTrue(effects.contains(.count(viewed.source, estimating: true)), "\(effects)")
+        let request = try XCTUnwrap(effects.lazy.compactMap { effect -> RowWindowRequest? in
+            if case let .observe(_, request) = effect { return request } else { return nil }
+        }.first)
+        let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
+        _ = viewerUpdate(&state, .window(window))
+        // The token moved while the count runs: the window is read again.
+        let duringCount = viewerUpdate(&state, .window(window))
+        XCTAssertFalse(duringCount.contains { if case .count = $0 { return true } else { return false } },
+                       "a second count started: \(duringCount)")
+        let counted = viewerUpdate(&state, .counted(170_000, isExact: true, seconds: 0.2))
+        let title = { viewerRender(state).lines[0] }
+        XCTAssertTrue(title().contains("row 1 of 170,000 · live"), title())
+        guard case let .pauseCounting(pause)? = counted.first else { return XCTFail("no pause: \(counted)") }
+        XCTAssertGreaterThan(pause, 0)
+        // Counted again after the pause, for the commit: `~` while it runs.
+        let after = viewerUpdate(&state, .countPauseEnded)
+        XCTAssertEqual(after, [.count(viewed.source, estimating: false)])
+        XCTAssertTrue(title().contains("row 1 of ~170,000 · live"), title())
+        // That count is no launch's: a commit during it leaves `~`.
+        _ = viewerUpdate(&state, .window(window))
+        _ = viewerUpdate(&state, .counted(170_000, isExact: true, seconds: 0.2))
+        XCTAssertTrue(title().contains("row 1 of ~170,000 · live"), title())
+    }
+
     /// A filter's rows are not the table's: no estimate, the title waits
     /// for the count.
     func testAFilteredTableHasNoEstimate() throws {
