@@ -196,7 +196,7 @@ package struct TableState: Equatable, Sendable {
     /// so that counting a big table on each commit does not load the database.
     package var countPacer: RefreshPacer
     /// The first exact count of the source, shown without `~` though
-    /// commits came while it ran (autovacuum's move the token): counted
+    /// commits came while it ran (autovacuum moves the token): counted
     /// again after its pause, as any (issue 25, item 11).
     package var countShownAsIs = false
     package var isLive: Bool
