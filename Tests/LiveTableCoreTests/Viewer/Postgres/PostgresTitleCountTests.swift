@@ -25,13 +25,8 @@ final class PostgresTitleCountTests: XCTestCase {
         XCTAssertNotEqual(estimate, 170_000, "the estimate is the count: the test shows nothing")
         XCTAssertGreaterThan(estimate, 0, "the table was never analysed")
 
-        let viewed = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
-        var state = ViewerState.initial(databaseName: Self.name, opened: viewed, width: 100, height: 10)
-        let effects = viewerUpdate(&state, .resize(width: 100, height: 10))
-        XCTAssertTrue(effects.contains(.count(viewed.source, estimating: true)), "\(effects)")
-        let request = try XCTUnwrap(effects.lazy.compactMap { effect -> RowWindowRequest? in
-            if case let .observe(_, request) = effect { return request } else { return nil }
-        }.first)
+        let (opened, viewed, request) = try openedTracks(database)
+        var state = opened
         _ = viewerUpdate(&state, .window(try database.fetchWindow(viewed, request, ticket: ReadTicket())))
         let title = { viewerRender(state).lines[0] }
         XCTAssertTrue(title().contains("row 1 of … · live"), title())
@@ -84,13 +79,8 @@ final class PostgresTitleCountTests: XCTestCase {
     /// second exact count, seconds later.
     func testTheLaunchCountIsShownAsCountedThoughACommitCameWhileItRan() throws {
         let database = try PostgresTestDatabase.open(Self.name, sql: Self.sql)
-        let viewed = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
-        var state = ViewerState.initial(databaseName: Self.name, opened: viewed, width: 100, height: 10)
-        let effects = viewerUpdate(&state, .resize(width: 100, height: 10))
-        XCTAssertTrue(effects.contains(.count(viewed.source, estimating: true)), "\(effects)")
-        let request = try XCTUnwrap(effects.lazy.compactMap { effect -> RowWindowRequest? in
-            if case let .observe(_, request) = effect { return request } else { return nil }
-        }.first)
+        let (opened, viewed, request) = try openedTracks(database)
+        var state = opened
         let window = try database.fetchWindow(viewed, request, ticket: ReadTicket())
         _ = viewerUpdate(&state, .window(window))
         // The token moved while the count runs: the window is read again.
@@ -122,5 +112,20 @@ final class PostgresTitleCountTests: XCTestCase {
         XCTAssertNil(try database.estimatedRowCount(of: filtered.source, ticket: ReadTicket()))
         let query = try database.open(.query("SELECT * FROM tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
         XCTAssertNil(try database.estimatedRowCount(of: query.source, ticket: ReadTicket()))
+    }
+
+    /// The viewer of `tracks` at 100 × 10, its count asked (the estimate
+    /// first), and the request of its first window.
+    private func openedTracks(
+        _ database: PostgresDataSource
+    ) throws -> (ViewerState, ViewedSource, RowWindowRequest) {
+        let viewed = try database.open(.table("tracks"), sortColumn: nil, descending: false, ticket: ReadTicket())
+        var state = ViewerState.initial(databaseName: Self.name, opened: viewed, width: 100, height: 10)
+        let effects = viewerUpdate(&state, .resize(width: 100, height: 10))
+        XCTAssertTrue(effects.contains(.count(viewed.source, estimating: true)), "\(effects)")
+        let request = try XCTUnwrap(effects.lazy.compactMap { effect -> RowWindowRequest? in
+            if case let .observe(_, request) = effect { return request } else { return nil }
+        }.first)
+        return (state, viewed, request)
     }
 }
