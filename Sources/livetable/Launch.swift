@@ -70,19 +70,20 @@ struct Launch {
         }
     }
 
-    /// Opens what `livetable view` reads, picking the data source from the
-    /// argument (`ViewerDataSourceKind`): a SQLite file, read-only; or a
-    /// PostgreSQL database, whose connection is made here, so that a wrong
-    /// password or an unreachable server is said before the screen is
-    /// taken. This is the one place where a database is chosen.
-    /// Called first: a PostgreSQL server's client library is loaded on
-    /// another thread meanwhile.
+    /// Called first, before the options and the config are read: a
+    /// PostgreSQL server's client library is loaded on another thread
+    /// meanwhile.
     static func prepareViewerDataSource(_ argument: String) {
         if ViewerDataSourceKind(argument) == .postgres {
             PostgresDataSource.prepare()
         }
     }
 
+    /// Opens what `livetable view` reads, picking the data source from the
+    /// argument (`ViewerDataSourceKind`): a SQLite file, read-only; or a
+    /// PostgreSQL database, whose connection is made here, so that a wrong
+    /// password or an unreachable server is said before the screen is
+    /// taken. This is the one place where a database is chosen.
     static func openViewerDataSource(
         _ argument: String, polling: CommitPolling, postgres: PostgresOptions) throws -> any ViewerDataSource
     {

@@ -20,6 +20,8 @@ final class PostgresFirstScreenGate: Sendable {
     /// After the window's screen: the loop draws it in the main queue's
     /// next turn, queued in this one.
     func openAfterTheDraw() {
+        // Every window calls it: once open, nothing is queued.
+        guard !isOpen.withLock({ $0 }) else { return }
         DispatchQueue.main.async { [self] in
             DispatchQueue.main.async { [self] in open() }
         }
