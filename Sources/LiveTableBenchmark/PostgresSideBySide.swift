@@ -65,10 +65,13 @@ struct PostgresSideBySide {
     /// Runs `arguments` in a pseudo terminal of 160 × 50 and returns the
     /// time from its start to the output of `marker`; then ends it.
     static func timeToOutput(_ arguments: [String], _ environment: [String: String], until marker: [UInt8]) throws -> Double {
-        let master = PseudoTerminal.open(O_RDWR | O_NOCTTY)
-        guard master >= 0, PseudoTerminal.grant(master) == 0, PseudoTerminal.unlock(master) == 0,
-              let name = PseudoTerminal.name(master)
+        guard let open = PseudoTerminal.open, let grant = PseudoTerminal.grant, let unlock = PseudoTerminal.unlock,
+              let ptsname = PseudoTerminal.name
         else {
+            throw ViewerScreenBenchmarkError("the C library has no pseudo-terminal functions")
+        }
+        let master = open(O_RDWR | O_NOCTTY)
+        guard master >= 0, grant(master) == 0, unlock(master) == 0, let name = ptsname(master) else {
             throw ViewerScreenBenchmarkError("no pseudo terminal")
         }
         defer { close(master) }
@@ -153,11 +156,8 @@ private enum PseudoTerminal {
     static let unlock = function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
     static let name = function("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self)
 
-    private static func function<F>(_ name: String, as type: F.Type) -> F {
+    private static func function<F>(_ name: String, as type: F.Type) -> F? {
         // RTLD_DEFAULT: the C library is always loaded.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-            fatalError("the C library has no \(name)")
-        }
-        return unsafeBitCast(symbol, to: type)
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
     }
 }
