@@ -32,17 +32,20 @@ final class SourceAuthorizer: Sendable {
     private let denial = Mutex<Denial?>(nil)
     /// `pragma_NAME` is the table-valued form of each that returns rows.
     private let pragmaNames: Set<String>
+    /// The connection's own functions, besides `functions`.
+    private let ownFunctions: Set<String>
 
-    private init(pragmaNames: Set<String>) {
+    private init(pragmaNames: Set<String>, ownFunctions: Set<String>) {
         self.pragmaNames = pragmaNames
+        self.ownFunctions = ownFunctions
     }
 
     /// By connection address: the callback's user data, alive as long as
     /// the connection may call it (an address is reused only after close).
     private static let registry = Mutex<[UInt: SourceAuthorizer]>([:])
 
-    static func install(on connection: OpaquePointer, pragmaNames: Set<String>) {
-        let authorizer = SourceAuthorizer(pragmaNames: pragmaNames)
+    static func install(on connection: OpaquePointer, pragmaNames: Set<String>, ownFunctions: Set<String> = []) {
+        let authorizer = SourceAuthorizer(pragmaNames: pragmaNames, ownFunctions: ownFunctions)
         registry.withLock { $0[UInt(bitPattern: connection)] = authorizer }
         sqlite3_set_authorizer(
             connection,
@@ -91,7 +94,7 @@ final class SourceAuthorizer: Sendable {
             return SQLITE_OK
         case SQLITE_FUNCTION:
             let name = (second ?? "").lowercased()
-            if Self.functions.contains(name) { return SQLITE_OK }
+            if Self.functions.contains(name) || ownFunctions.contains(name) { return SQLITE_OK }
             return deny(.function(second ?? "?"))
         case SQLITE_PRAGMA:
             let name = (first ?? "").lowercased()

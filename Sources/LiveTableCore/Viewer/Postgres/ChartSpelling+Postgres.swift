@@ -15,6 +15,7 @@ extension ChartSpelling {
         seconds: { lo, hi in "extract(epoch FROM (\(hi) - \(lo)))" },
         bucket: { x, kind, unit in "date_trunc(\(unit), \(ChartSpelling.postgresTime(x, kind)))" },
         nextBucket: { t, unit in "(\(t) + CAST('1 ' || \(unit) AS interval))" },
+        bucketCounts: nil,
         countsIndexRanges: { type in
             ["smallint", "integer", "bigint", "real", "double precision", "int2", "int4", "int8", "float4", "float8"]
                 .contains(type.lowercased())

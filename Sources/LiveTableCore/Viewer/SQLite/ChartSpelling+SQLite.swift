@@ -20,6 +20,14 @@ extension ChartSpelling {
                 + "ELSE strftime(\(format), \(x)) END"
         },
         nextBucket: { t, unit in "datetime(\(t), '+1 ' || \(unit))" },
+        bucketCounts: { rows in
+            """
+            SELECT "key" AS "from", "value" AS "count" FROM json_each((
+              SELECT \(TimeBucketCounts.name)("value", "unit") FROM (
+            \(rows)
+            ) AS "r", "range"))
+            """
+        },
         countsIndexRanges: { _ in true },
         groupsValuesFirst: true)
 }

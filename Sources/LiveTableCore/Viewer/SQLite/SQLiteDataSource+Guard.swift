@@ -15,8 +15,10 @@ extension SQLiteDataSource {
     /// authorizer that allows only reads, the functions they need and the
     /// viewer's own PRAGMAs; `SQLITE_DBCONFIG_DEFENSIVE`; `trusted_schema =
     /// OFF` (a view or trigger may only call innocuous functions); the
-    /// tokenizer and `load_extension` off. Every connection the viewer opens
-    /// must be prepared with it, before its first read.
+    /// tokenizer and `load_extension` off. The viewer's own aggregate of
+    /// time buckets (`TimeBucketCounts`) is registered, direct only. Every
+    /// connection the viewer opens must be prepared with it, before its
+    /// first read.
     static func guardConnection(_ db: Database) throws {
         guard let connection = db.sqliteConnection else { return }
         let options: [(option: Int32, value: Int32, name: String)] = [
@@ -30,10 +32,14 @@ extension SQLiteDataSource {
         }
         // SQLITE_DBCONFIG_TRUSTED_SCHEMA again, in the connection's own terms.
         try db.execute(sql: "PRAGMA trusted_schema = OFF")
+        guard TimeBucketCounts.register(on: connection) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "cannot register \(TimeBucketCounts.name)")
+        }
         // Last: the authorizer denies PRAGMAs that set anything. It replaces
         // GRDB's, which records reads and writes for GRDB's schema cache and
         // own-write observation: unused by a read-only connection.
         SourceAuthorizer.install(
-            on: connection, pragmaNames: Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_pragma_list")))
+            on: connection, pragmaNames: Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_pragma_list")),
+            ownFunctions: [TimeBucketCounts.name])
     }
 }
