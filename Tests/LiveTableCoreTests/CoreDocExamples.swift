@@ -7,9 +7,9 @@
 import GRDB
 import LiveTableCore
 
-// Docs/ViewerDesign.md:221
-@MainActor private func example_ViewerDesign_md_221() throws {
-#sourceLocation(file: "Docs/ViewerDesign.md", line: 221)
+// Docs/ViewerDesign.md:223
+@MainActor private func example_ViewerDesign_md_223() throws {
+#sourceLocation(file: "Docs/ViewerDesign.md", line: 223)
 
 
 
