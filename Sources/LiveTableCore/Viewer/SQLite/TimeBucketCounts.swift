@@ -36,22 +36,22 @@ enum TimeBucketCounts {
             nil) == SQLITE_OK
     }
 
-    /// The counter of one run of the aggregate, kept by its context.
-    private static func counter(_ context: OpaquePointer, create: Bool) -> TimeBucketCounter? {
-        let size = create ? Int32(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
+    /// The counter of one run of the aggregate, kept by its context; made
+    /// at its first row.
+    private static func counter(_ context: OpaquePointer) -> TimeBucketCounter? {
+        let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
         guard let slot = sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         else { return nil }
         if let counter = slot.pointee {
             return Unmanaged<TimeBucketCounter>.fromOpaque(counter).takeUnretainedValue()
         }
-        guard create else { return nil }
         let counter = TimeBucketCounter()
         slot.pointee = Unmanaged.passRetained(counter).toOpaque()
         return counter
     }
 
     private static func step(_ context: OpaquePointer, _ value: OpaquePointer?, _ unit: OpaquePointer?) {
-        guard let counter = counter(context, create: true) else {
+        guard let counter = counter(context) else {
             return sqlite3_result_error_nomem(context)
         }
         if counter.unit == nil {
