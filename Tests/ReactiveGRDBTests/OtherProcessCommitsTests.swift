@@ -1000,6 +1000,45 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testFileChangeSourceRunsItsHandlerOnItsOwnThreadWithinTheQueue() throws {
+        // One thread wakes up for a batch of events: the handler runs on it,
+        // with the queue held (`sync`), not on a worker that a manager
+        // thread woke up.
+        try withTemporaryDirectory { directory in
+            let queue = DispatchQueue(label: "changes")
+            let threads = Synchronized<[String?]>([])
+            let source = try FileChangeSource(
+                directory: directory.path, names: ["watched"], queue: queue,
+                onChange: { _ in
+                    dispatchPrecondition(condition: .onQueue(queue))
+                    threads.update { $0.append(Thread.current.name) }
+                })
+            defer { source.cancel() }
+            try write("watched", to: directory.appendingPathComponent("watched"))
+            wait(for: threads, until: { !$0.isEmpty })
+            XCTAssertEqual(threads.value.first, FileChangeSource.threadName)
+        }
+    }
+
+    func testASuspendedFileChangeSourceReportsTheEventsHeldBackOnResume() throws {
+        try withTemporaryDirectory { directory in
+            let queue = DispatchQueue(label: "changes")
+            let events = Synchronized<[FileChangeSource.Events]>([])
+            let source = try FileChangeSource(
+                directory: directory.path, names: ["watched"], queue: queue,
+                onChange: { change in events.update { $0.append(change) } })
+            defer { source.cancel() }
+            queue.sync { source.suspend() }
+            try write("watched", to: directory.appendingPathComponent("watched"))
+            Thread.sleep(forTimeInterval: 0.2)
+            XCTAssertEqual(events.value, [], "held back")
+            queue.sync { source.resume() }
+            wait(for: events, until: { $0.contains { $0.contains(.written) } })
+            source.cancel()
+            source.cancel()
+        }
+    }
+
     // MARK: - Support
 
     enum ConnectionKind: String, CaseIterable, CustomStringConvertible {
