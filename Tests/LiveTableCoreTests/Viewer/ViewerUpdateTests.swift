@@ -173,6 +173,21 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(pauses, [0.05, 0.1, 0.2, 0.4, 0.8, 1])
     }
 
+    func testAWindowThatChangedNoCellMeasuresNoColumnAgain() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let window = try XCTUnwrap(table.window)
+        let same = ViewerWindow(viewed: table.viewed, window: window, selection: nil)
+        let kept = ColumnInputs.keptCount.withLock { $0 }
+        _ = viewerUpdate(&state, .window(same))
+        XCTAssertEqual(ColumnInputs.keptCount.withLock { $0 }, kept, "every cell as it was")
+        var changed = window
+        changed.rows[0][1] = "a much longer name than any other".databaseValue
+        _ = viewerUpdate(&state, .window(ViewerWindow(viewed: table.viewed, window: changed, selection: nil)))
+        XCTAssertEqual(ColumnInputs.keptCount.withLock { $0 }, kept + 1)
+        XCTAssertEqual(state.table?.seenWidths["name"], 33)
+    }
+
     func testCommitToAnotherTableOfAWholeTableWindowNeitherCountsNorChangesTheState() throws {
         // 3 pages of 46 rows: the 100 rows are all in the window.
         try start(.table("item"), height: 50)
