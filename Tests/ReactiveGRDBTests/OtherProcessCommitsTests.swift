@@ -165,6 +165,36 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testWritesThatLeaveTheChangeCounterAskNoDataVersionAndACommitDoes() throws {
+        // A rollback-journal file: the reports of writes that commit nothing
+        // (a journal made and deleted) are checked by the header's change
+        // counter alone, without a read transaction; a commit still is seen.
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                settle()
+                let journal = URL(fileURLWithPath: reader.path + "-journal")
+                let checks = CommitWatch.checkCount(of: reader)
+                let spared = CommitWatch.sparedCheckCount(of: reader)
+                for _ in 0..<3 {
+                    try Data().write(to: journal)
+                    try FileManager.default.removeItem(at: journal)
+                }
+                let deadline = Date(timeIntervalSinceNow: 10)
+                while CommitWatch.sparedCheckCount(of: reader) == spared, Date() < deadline {
+                    RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
+                }
+                XCTAssertGreaterThan(CommitWatch.sparedCheckCount(of: reader), spared)
+                XCTAssertEqual(CommitWatch.checkCount(of: reader), checks)
+
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertGreaterThan(CommitWatch.checkCount(of: reader), checks)
+            }
+        }
+    }
+
     func testImmediateSchedulerPublishesFreshValuesOnTheMainThread() throws {
         try RecorderScope.run {
             try withDatabase(.pool, .readOnly, .wal) { reader, other in
