@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1287
-@MainActor private func example_ReactiveGRDB_md_1287() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1287)
+// Docs/ReactiveGRDB.md:1294
+@MainActor private func example_ReactiveGRDB_md_1294() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1294)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1302
-@MainActor private func example_ReactiveGRDB_md_1302() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1302)
+// Docs/ReactiveGRDB.md:1309
+@MainActor private func example_ReactiveGRDB_md_1309() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1309)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1323
-@MainActor private func example_ReactiveGRDB_md_1323() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1323)
+// Docs/ReactiveGRDB.md:1330
+@MainActor private func example_ReactiveGRDB_md_1330() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1330)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1374
-@MainActor private func example_ReactiveGRDB_md_1374() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1374)
+// Docs/ReactiveGRDB.md:1381
+@MainActor private func example_ReactiveGRDB_md_1381() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1381)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1478
-@MainActor private func example_ReactiveGRDB_md_1478() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1478)
+// Docs/ReactiveGRDB.md:1485
+@MainActor private func example_ReactiveGRDB_md_1485() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1485)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1538
-@MainActor private func example_ReactiveGRDB_md_1538() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1538)
+// Docs/ReactiveGRDB.md:1545
+@MainActor private func example_ReactiveGRDB_md_1545() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1545)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -165,6 +165,36 @@ final class OtherProcessCommitsTests: XCTestCase {
         }
     }
 
+    func testWritesThatLeaveTheChangeCounterAskNoDataVersionAndACommitDoes() throws {
+        // A rollback-journal file: the reports of writes that commit nothing
+        // (a journal made and deleted) are checked by the header's change
+        // counter alone, without a read transaction; a commit still is seen.
+        try RecorderScope.run {
+            try withDatabase(.queue, .readOnly, .delete) { reader, other in
+                let recorder = names.publisher(in: reader).includingOtherProcesses().record()
+                wait(for: recorder, valueCount: 1)
+                settle()
+                let journal = URL(fileURLWithPath: reader.path + "-journal")
+                let checks = CommitWatch.checkCount(of: reader)
+                let spared = CommitWatch.sparedCheckCount(of: reader)
+                for _ in 0..<3 {
+                    try Data().write(to: journal)
+                    try FileManager.default.removeItem(at: journal)
+                }
+                let deadline = Date(timeIntervalSinceNow: 10)
+                while CommitWatch.sparedCheckCount(of: reader) == spared, Date() < deadline {
+                    RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
+                }
+                XCTAssertGreaterThan(CommitWatch.sparedCheckCount(of: reader), spared)
+                XCTAssertEqual(CommitWatch.checkCount(of: reader), checks)
+
+                try other.execute("INSERT INTO player(name) VALUES ('Arthur')")
+                wait(for: recorder, until: { $0.values.last == ["Arthur"] })
+                XCTAssertGreaterThan(CommitWatch.checkCount(of: reader), checks)
+            }
+        }
+    }
+
     func testImmediateSchedulerPublishesFreshValuesOnTheMainThread() throws {
         try RecorderScope.run {
             try withDatabase(.pool, .readOnly, .wal) { reader, other in
@@ -997,6 +1027,45 @@ final class OtherProcessCommitsTests: XCTestCase {
             events.update { $0 = [] }
             try FileManager.default.removeItem(at: directory.appendingPathComponent("watched"))
             wait(for: events, until: { $0.contains { $0.contains(.moved) } })
+        }
+    }
+
+    func testFileChangeSourceRunsItsHandlerOnItsOwnThreadWithinTheQueue() throws {
+        // One thread wakes up for a batch of events: the handler runs on it,
+        // with the queue held (`sync`), not on a worker that a manager
+        // thread woke up.
+        try withTemporaryDirectory { directory in
+            let queue = DispatchQueue(label: "changes")
+            let threads = Synchronized<[String?]>([])
+            let source = try FileChangeSource(
+                directory: directory.path, names: ["watched"], queue: queue,
+                onChange: { _ in
+                    dispatchPrecondition(condition: .onQueue(queue))
+                    threads.update { $0.append(Thread.current.name) }
+                })
+            defer { source.cancel() }
+            try write("watched", to: directory.appendingPathComponent("watched"))
+            wait(for: threads, until: { !$0.isEmpty })
+            XCTAssertEqual(threads.value.first, FileChangeSource.threadName)
+        }
+    }
+
+    func testASuspendedFileChangeSourceReportsTheEventsHeldBackOnResume() throws {
+        try withTemporaryDirectory { directory in
+            let queue = DispatchQueue(label: "changes")
+            let events = Synchronized<[FileChangeSource.Events]>([])
+            let source = try FileChangeSource(
+                directory: directory.path, names: ["watched"], queue: queue,
+                onChange: { change in events.update { $0.append(change) } })
+            defer { source.cancel() }
+            queue.sync { source.suspend() }
+            try write("watched", to: directory.appendingPathComponent("watched"))
+            Thread.sleep(forTimeInterval: 0.2)
+            XCTAssertEqual(events.value, [], "held back")
+            queue.sync { source.resume() }
+            wait(for: events, until: { $0.contains { $0.contains(.written) } })
+            source.cancel()
+            source.cancel()
         }
     }
 

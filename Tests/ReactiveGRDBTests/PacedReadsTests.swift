@@ -67,13 +67,28 @@ final class PacedReadsTests: XCTestCase {
         XCTAssertEqual(reads.all, [.commit])
         clock.advance(by: 0.02)
         paced.readDidEnd()
-        XCTAssertEqual(clock.pauses.count, 1)
-        XCTAssertEqual(clock.pauses[0], 0.18, accuracy: 1e-9)
-        // A quiet pause ends idle: the next commit is read at once.
-        clock.advance(by: 0.18)
+        // A commit during the pause waits for its end, 0.18 s after the read.
+        clock.advance(by: 0.08)
+        paced.commit()
         XCTAssertEqual(reads.all, [.commit])
+        XCTAssertEqual(clock.pauses.count, 1)
+        XCTAssertEqual(clock.pauses[0], 0.1, accuracy: 1e-9)
+        clock.advance(by: 0.1)
+        XCTAssertEqual(reads.all, [.commit, .pending])
+    }
+
+    func testAQuietPauseSchedulesNothingAndTheNextCommitAfterItIsReadAtOnce() {
+        let (paced, clock, reads) = paced(.share(.dutyCycle(0.1, minimumPause: 0.05)))
+        paced.commit()
+        clock.advance(by: 0.02)
+        paced.readDidEnd()
+        // No commit waits: no timer wakes anything up at the pause's end.
+        XCTAssertEqual(clock.pauses, [])
+        clock.advance(by: 0.18)
         paced.commit()
         XCTAssertEqual(reads.all, [.commit, .commit])
+        XCTAssertEqual(clock.pauses, [])
+        XCTAssertEqual(paced.burstReads, 0)
     }
 
     func testCommitsDuringAReadAndItsPauseMakeOneReadAfterThePause() {
@@ -132,6 +147,7 @@ final class PacedReadsTests: XCTestCase {
         // Locked, a lone commit: the share again.
         clock.advance(by: 0.001)
         paced.readDidEnd()
+        paced.commit()
         XCTAssertEqual(clock.pauses[0], 0.009, accuracy: 1e-9)
     }
 

@@ -48,6 +48,39 @@ final class RefreshPacerTests: XCTestCase {
 
     // MARK: - The state machine
 
+    func testChangesDuringPausesContinueABurstOnlyWhenAsked() {
+        // A short read, and a change during each pause (a writer that
+        // commits every 33 ms): the pauses grow only when asked.
+        func pauses(_ pacing: RefreshPacing) -> [TimeInterval] {
+            var pacer = RefreshPacer(pacing: pacing)
+            XCTAssertTrue(pacer.change())
+            var pauses: [TimeInterval] = []
+            for _ in 0..<6 {
+                pauses.append(pacer.readDidEnd(afterReadingFor: 0.0005) ?? -1)
+                XCTAssertFalse(pacer.change())
+                XCTAssertTrue(pacer.pauseDidEnd())
+            }
+            return pauses
+        }
+        let pacing = RefreshPacing.dutyCycle(0.1, minimumPause: 0.05, burstPause: 1)
+        XCTAssertEqual(pauses(pacing), [0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+        XCTAssertEqual(pauses(pacing.burstsIncludingPauses()), [0.05, 0.1, 0.2, 0.4, 0.8, 1])
+        XCTAssertTrue(pacing.burstsIncludingPauses().burstIncludesPauses)
+        XCTAssertFalse(pacing.burstIncludesPauses)
+
+        // A quiet pause ends the burst.
+        var pacer = RefreshPacer(pacing: pacing.burstsIncludingPauses())
+        XCTAssertTrue(pacer.change())
+        _ = pacer.readDidEnd(afterReadingFor: 0)
+        XCTAssertFalse(pacer.change())
+        XCTAssertTrue(pacer.pauseDidEnd())
+        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.1)
+        XCTAssertFalse(pacer.pauseDidEnd())
+        XCTAssertEqual(pacer.burstReads, 0)
+        XCTAssertTrue(pacer.change())
+        XCTAssertEqual(pacer.readDidEnd(afterReadingFor: 0), 0.05)
+    }
+
     func testLoneChangeIsReadAtOnce() {
         var pacer = RefreshPacer(pacing: pacing)
         XCTAssertTrue(pacer.change())

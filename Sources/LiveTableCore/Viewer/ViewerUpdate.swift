@@ -1,15 +1,23 @@
 import Foundation
+import Synchronization
 
 /// Applies a message to the viewer's state, and returns the effects to
 /// perform. It is pure, and reads no clock: a window carries the time it
 /// arrived, the highlight timer's tick the time it fired.
 func viewerUpdate(_ state: inout ViewerState, _ message: ViewerMessage) -> [ViewerEffect] {
+    let columnsBefore = ColumnInputs(state)
     var effects = state.apply(message)
     switch message {
-    case .resize, .opened, .window:
+    case .resize, .opened:
         // What can change the columns or the screen's width: not every key, since
         // the widths are read from every cell of the window.
         state.keepColumnInView()
+        ColumnInputs.keptCount.withLock { $0 += 1 }
+    case .window where ColumnInputs(state) != columnsBefore:
+        // A commit to another table, or to rows out of the window, changes no
+        // cell: its window measures none again (most of a busy file's updates).
+        state.keepColumnInView()
+        ColumnInputs.keptCount.withLock { $0 += 1 }
     default:
         break
     }
@@ -92,4 +100,25 @@ extension ViewerState {
             return receiveAlert(alertMessage)
         }
     }
+}
+
+/// What `keepColumnInView()` reads: the same after a window leaves the
+/// columns as they were.
+struct ColumnInputs: Equatable {
+    var window: RowWindow?
+    var columnNames: [String]?
+    var hidden: Set<String>?
+    var widths: [String: Int]?
+    var width: Int
+
+    init(_ state: ViewerState) {
+        window = state.table?.window
+        columnNames = state.table?.viewed.source.columnNames
+        hidden = state.table?.hiddenColumns
+        widths = state.table?.columnWidths
+        width = state.width
+    }
+
+    /// The columns kept in view by `viewerUpdate` so far: the tests count them.
+    static let keptCount = Mutex(0)
 }

@@ -86,3 +86,55 @@ package struct FileIdentity: Equatable, Sendable {
         inode = UInt64(info.st_ino)
     }
 }
+
+// MARK: - The change counter
+
+/// The change counter of a rollback-journal file (bytes 24 to 27 of its
+/// header), read without a lock: a check whose file kept the counter of
+/// the last check asks no data version. Each commit of a writer makes
+/// several reports of writes (the journal made, the database written, the
+/// journal deleted); one check sees the commit, the others, each a read
+/// transaction that may wait for the writer's lock, saw nothing.
+///
+/// Only on a local file: a network file system may serve a cached header
+/// until a lock is taken. Only in rollback-journal mode: a WAL commit
+/// leaves the header as it is.
+struct ChangeCounter {
+    private let device: dev_t
+    private let inode: ino_t
+    private let path: String
+    /// A descriptor that this process holds on the file (a connection's):
+    /// opening one, then closing it, would release SQLite's locks.
+    private var descriptor: Int32?
+    /// The header's bytes 0 to 27, as the last check that asked the data version read them.
+    var checkedHeader: [UInt8]?
+
+    init?(path: String) {
+        var file = stat()
+        guard RemoteFileSystem(containingFileAt: path) == nil, stat(path, &file) == 0 else { return nil }
+        device = file.st_dev
+        inode = file.st_ino
+        self.path = path
+    }
+
+    /// The header's first 28 bytes, or nil when it can not be read, or
+    /// does not count commits (WAL).
+    mutating func header() -> [UInt8]? {
+        if descriptor.map(isOnTheFile) != true {
+            descriptor = DatabaseFileHeader.descriptor(path: path)
+        }
+        guard let descriptor else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 28)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 28, 0) }
+        // Closed and opened on another file meanwhile: a full check.
+        guard read == 28, isOnTheFile(descriptor), bytes.starts(with: Array("SQLite format 3\0".utf8)),
+            bytes[18] == 1, bytes[19] == 1
+        else { return nil }
+        return bytes
+    }
+
+    private func isOnTheFile(_ descriptor: Int32) -> Bool {
+        var file = stat()
+        return fstat(descriptor, &file) == 0 && file.st_dev == device && file.st_ino == inode
+    }
+}

@@ -137,10 +137,19 @@ final class CommitWatch: @unchecked Sendable {
 
     /// The data versions that the watches of `reader` asked so far.
     static func checkCount(of reader: any DatabaseReader) -> Int {
-        let watches = registry.withLock { registry in
-            registry.watches.filter { $0.key.reader == ObjectIdentifier(reader) }.values
+        watches(of: reader).reduce(0) { $0 + $1.shared.withLock(\.checkCount) }
+    }
+
+    /// The checks of the watches of `reader` that asked no data version,
+    /// since the file's change counter was that of the last one.
+    static func sparedCheckCount(of reader: any DatabaseReader) -> Int {
+        watches(of: reader).reduce(0) { $0 + $1.shared.withLock(\.sparedCount) }
+    }
+
+    private static func watches(of reader: any DatabaseReader) -> [CommitWatch] {
+        registry.withLock { registry in
+            Array(registry.watches.filter { $0.key.reader == ObjectIdentifier(reader) }.values)
         }
-        return watches.reduce(0) { $0 + $1.shared.withLock(\.checkCount) }
     }
 
     // MARK: - Watch
@@ -185,8 +194,10 @@ final class CommitWatch: @unchecked Sendable {
         var commitCount = 0
         var notifiedCommitCount = 0
         var isNotifyPending = false
-        /// The data versions asked so far: the tests count them.
+        /// The data versions asked so far, and the checks that the change
+        /// counter spared: the tests count them.
         var checkCount = 0
+        var sparedCount = 0
     }
 
     private var source: FileChangeSource?
@@ -195,6 +206,7 @@ final class CommitWatch: @unchecked Sendable {
     /// The checks at an interval, when the watch polls.
     private var pollTimer: (any DispatchSourceTimer)?
     private var dataVersion: Int
+    private var changeCounter: ChangeCounter?
     private var checkedOwnCommits = 0
     private var isSettling = false
     private var needsSettlingAgain = false
@@ -226,14 +238,18 @@ final class CommitWatch: @unchecked Sendable {
         // The file itself: a URI's `mode=rw` would not open read-only.
         checker = try DatabaseQueue(path: path, configuration: configuration)
         fileIdentity = FileIdentity(path: path)
+        var changeCounter = ChangeCounter(path: path)
         do {
+            let header = changeCounter?.header()
             dataVersion = try Self.dataVersion(checker)
+            changeCounter?.checkedHeader = header
         } catch {
             // Locked right now: any version will do, since the next check
             // will tell a change, and the observation fetches at its start
             // anyway.
             dataVersion = -1
         }
+        self.changeCounter = changeCounter
         if reader is DatabasePool, !reader.configuration.readonly {
             // The app's configuration: its functions and collations serve
             // the fetches.
@@ -434,10 +450,16 @@ final class CommitWatch: @unchecked Sendable {
         }
         guard let listeners else { return .looked }
         guard listeners.contains(where: { $0.wantsCommits() }) else { return .unwanted }
+        let header = changeCounter?.header()
+        if let header, header == changeCounter?.checkedHeader {
+            shared.withLock { $0.sparedCount += 1 }
+            return .looked
+        }
         let version: Int
         do {
             shared.withLock { $0.checkCount += 1 }
             version = try Self.dataVersion(checker)
+            changeCounter?.checkedHeader = header
         } catch {
             // Locked by another process: look again until a check works.
             if deadlines.isEmpty && pollingInterval == nil {

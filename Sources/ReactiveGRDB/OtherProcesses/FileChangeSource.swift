@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +14,13 @@ import Glibc
 /// and a `-journal` file at each transaction in rollback mode) is watched
 /// too.
 ///
+/// A thread of its own waits for the events, and runs `onChange` on the
+/// queue with `sync`, which runs it on that thread: one wake-up per batch
+/// of events. A dispatch read source woke three threads for each (the
+/// manager thread for the descriptor, a worker for the handler, the
+/// manager again to watch the descriptor anew), which cost a viewer of a
+/// busy file more than its reads.
+///
 /// For example:
 ///
 /// ```swift
@@ -21,9 +29,7 @@ import Glibc
 ///     queue: DispatchQueue(label: "changes"),
 ///     onChange: { events in print(events) })
 /// ```
-// @unchecked Sendable: the read source is set in `init` and never changes;
-// its handlers run on its queue.
-final class FileChangeSource: @unchecked Sendable {
+final class FileChangeSource: Sendable {
     /// What happened to the watched files since the last report.
     struct Events: OptionSet, Sendable {
         let rawValue: Int
@@ -40,10 +46,15 @@ final class FileChangeSource: @unchecked Sendable {
         static let walWritten = Events(rawValue: 1 << 3)
     }
 
-    private let source: any DispatchSourceRead
-    /// True while `suspend()` holds the events back. Only accessed on the
-    /// queue of the source, except in `deinit`.
-    private(set) var isSuspended = false
+    private let pump: EventPump
+
+    /// True while `suspend()` holds the events back. Read it on the queue
+    /// of the source.
+    var isSuspended: Bool { pump.control.withLock(\.isSuspended) }
+
+    /// The name of the thread that waits for the events and runs `onChange`.
+    /// Linux keeps 15 characters of a thread's name.
+    static let threadName = "GRDB.FileChange"
 
     /// Starts watching.
     ///
@@ -72,20 +83,25 @@ final class FileChangeSource: @unchecked Sendable {
             close(fileDescriptor)
             throw FileChangeSourceError(path: directory, code: code)
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
-        // Only the event handler uses the buffer, one call at a time.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
-        source.setEventHandler {
-            let events = Self.readEvents(fileDescriptor, into: buffer, matching: names)
-            if !events.isEmpty {
-                onChange(events)
-            }
-        }
-        source.setCancelHandler {
+        // A pipe wakes the thread up: a resume, the cancel.
+        var wake: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else {
+            let code = errno
             close(fileDescriptor)
-            buffer.deallocate()
+            throw FileChangeSourceError(path: directory, code: code)
         }
-        source.resume()
+        for descriptor in wake {
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        pump = EventPump(
+            fileDescriptor: fileDescriptor, wake: (read: wake[0], write: wake[1]), names: names, queue: queue,
+            onChange: onChange)
+        let pump = self.pump
+        Thread {
+            Thread.current.name = Self.threadName
+            pump.run()
+        }.start()
     }
 
     deinit {
@@ -95,30 +111,104 @@ final class FileChangeSource: @unchecked Sendable {
     /// Stops watching. `onChange` is not called after the current call,
     /// if any, returns.
     func cancel() {
-        source.cancel()
-        // A suspended source can not be released: resume it, cancelled.
-        resume()
+        pump.control.withLock { $0.isCancelled = true }
+        pump.wakeUp()
     }
 
     /// Holds the events back, in the kernel, until `resume()`: nothing
     /// wakes up for them meanwhile. Call it on the source's queue.
     func suspend() {
-        guard !isSuspended else { return }
-        isSuspended = true
-        source.suspend()
+        pump.control.withLock { $0.isSuspended = true }
     }
 
     /// Reports the events held back, and the next ones. Call it on the
     /// source's queue.
     func resume() {
-        guard isSuspended else { return }
-        isSuspended = false
-        source.resume()
+        let wasSuspended = pump.control.withLock { control in
+            defer { control.isSuspended = false }
+            return control.isSuspended
+        }
+        if wasSuspended { pump.wakeUp() }
+    }
+
+    /// The thread's side: it owns the descriptors, and closes them when
+    /// the source is cancelled.
+    private final class EventPump: Sendable {
+        struct Control {
+            var isSuspended = false
+            var isCancelled = false
+            /// The descriptors are closed: their numbers may be another file's.
+            var isClosed = false
+        }
+
+        let control = Mutex(Control())
+        private let fileDescriptor: Int32
+        private let wake: (read: Int32, write: Int32)
+        private let names: Set<String>
+        private let queue: DispatchQueue
+        private let onChange: @Sendable (Events) -> Void
+
+        init(
+            fileDescriptor: Int32, wake: (read: Int32, write: Int32), names: Set<String>, queue: DispatchQueue,
+            onChange: @escaping @Sendable (Events) -> Void)
+        {
+            self.fileDescriptor = fileDescriptor
+            self.wake = wake
+            self.names = names
+            self.queue = queue
+            self.onChange = onChange
+        }
+
+        func wakeUp() {
+            control.withLock { control in
+                guard !control.isClosed else { return }
+                var byte: UInt8 = 1
+                _ = write(wake.write, &byte, 1)
+            }
+        }
+
+        /// Waits for events, or for a wake-up (a resume, the cancel), until cancelled.
+        func run() {
+            // Only this thread uses the buffer.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+            defer {
+                buffer.deallocate()
+                control.withLock { control in
+                    control.isClosed = true
+                    close(fileDescriptor)
+                    close(wake.read)
+                    close(wake.write)
+                }
+            }
+            while true {
+                let control = self.control.withLock { $0 }
+                guard !control.isCancelled else { return }
+                // Suspended: the events wait in the kernel.
+                var descriptors = [
+                    pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: fileDescriptor, events: control.isSuspended ? 0 : Int16(POLLIN), revents: 0),
+                ]
+                guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else { return }
+                if descriptors[0].revents != 0 {
+                    _ = read(wake.read, buffer.baseAddress, buffer.count)
+                }
+                guard descriptors[1].revents != 0 else { continue }
+                queue.sync {
+                    // Cancelled or suspended on the queue meanwhile.
+                    let control = self.control.withLock { $0 }
+                    guard !control.isCancelled, !control.isSuspended else { return }
+                    let events = FileChangeSource.readEvents(fileDescriptor, into: buffer, matching: names)
+                    if !events.isEmpty {
+                        onChange(events)
+                    }
+                }
+            }
+        }
     }
 
     /// Reads the pending events, and returns what they tell about the files
     /// of `names` and the directory.
-    private static func readEvents(
+    fileprivate static func readEvents(
         _ fileDescriptor: Int32,
         into buffer: UnsafeMutableRawBufferPointer,
         matching names: Set<String>) -> Events

@@ -95,6 +95,9 @@ package final class PacedReads: Sendable {
         var isStopped = false
         var readStart: TimeInterval = 0
         var foundLocked = false
+        /// The end of a pause that no commit waits for: no timer runs for
+        /// it, and the first commit after it is read at once.
+        var quietPauseEnd: TimeInterval?
     }
 
     private let policy: PacingPolicy
@@ -161,12 +164,35 @@ package final class PacedReads: Sendable {
     /// read that runs, or the pause.
     package func commit() {
         let now = clock.now
-        let read = state.withLock { state -> (@Sendable (Reason) -> Void)? in
-            guard let read = state.read, state.pacer.change() else { return nil }
+        let next = state.withLock { state -> CommitOutcome in
+            guard let read = state.read else { return .none }
+            if let end = state.quietPauseEnd {
+                state.quietPauseEnd = nil
+                if now < end {
+                    // The pause runs on: the commit waits for its end.
+                    _ = state.pacer.change()
+                    return .pause(end - now)
+                }
+                _ = state.pacer.pauseDidEnd()
+            }
+            guard state.pacer.change() else { return .none }
             state.readStart = now
-            return read
+            return .read(read)
         }
-        read?(.commit)
+        switch next {
+        case .none:
+            break
+        case let .read(read):
+            read(.commit)
+        case let .pause(seconds):
+            clock.schedule(after: seconds) { [weak self] in self?.pauseDidEnd() }
+        }
+    }
+
+    private enum CommitOutcome {
+        case none
+        case read(@Sendable (Reason) -> Void)
+        case pause(TimeInterval)
     }
 
     /// Marks the start of the read that runs, when it waited after
@@ -202,14 +228,21 @@ package final class PacedReads: Sendable {
     /// - parameter sawChange: True when the read saw a commit that came
     ///   while it ran.
     package func readDidEnd(at end: TimeInterval? = nil, sawChange: Bool = false) {
-        let end = end ?? clock.now
+        let now = clock.now
+        let end = end ?? now
         let pause = state.withLock { state -> TimeInterval? in
             let seconds = end - state.readStart
             guard state.read != nil, state.pacer.readDidEnd(afterReadingFor: seconds, sawChange: sawChange) != nil else {
                 return nil
             }
-            return policy.pause(
+            let pause = policy.pause(
                 afterReadingFor: seconds, burstReads: state.pacer.burstReads, foundLocked: state.foundLocked)
+            guard pause > 0, !state.pacer.isPending else { return pause }
+            // No commit waits: the pause needs no timer, only its end, which
+            // the next commit compares with the clock (one wake-up less per
+            // commit of a writer that commits now and then).
+            state.quietPauseEnd = now + pause
+            return nil
         }
         guard let pause else { return }
         guard pause > 0 else {
@@ -222,6 +255,7 @@ package final class PacedReads: Sendable {
     private func pauseDidEnd() {
         let now = clock.now
         let next = state.withLock { state -> (read: @Sendable (Reason) -> Void, signal: (any CommitSignal)?)? in
+            state.quietPauseEnd = nil
             guard let read = state.read, state.pacer.pauseDidEnd() else { return nil }
             state.readStart = now
             return (read, state.signal)

@@ -43,6 +43,9 @@ public struct RefreshPacing: Sendable, Hashable {
     /// the minimum doubles from `minimumPause` up to it, after each read
     /// during which a change came.
     public let burstPause: TimeInterval
+    /// Whether a change during a pause, not only during a read, makes the
+    /// next read one more of the burst (`burstsIncludingPauses()`).
+    public let burstIncludesPauses: Bool
 
     /// No pacing: a read starts as soon as the previous one ends, if
     /// commits came meanwhile.
@@ -79,10 +82,31 @@ public struct RefreshPacing: Sendable, Hashable {
         RefreshPacing(dutyCycle: share, minimumPause: minimumPause, burstPause: burstPause ?? minimumPause)
     }
 
-    private init(dutyCycle: Double, minimumPause: TimeInterval, burstPause: TimeInterval) {
+    private init(dutyCycle: Double, minimumPause: TimeInterval, burstPause: TimeInterval, burstIncludesPauses: Bool = false) {
         self.dutyCycle = min(1, max(0.001, dutyCycle.isNaN ? 1 : dutyCycle))
         self.minimumPause = max(0, minimumPause.isNaN || minimumPause.isInfinite ? 0 : minimumPause)
         self.burstPause = max(self.minimumPause, burstPause.isNaN || burstPause.isInfinite ? 0 : burstPause)
+        self.burstIncludesPauses = burstIncludesPauses
+    }
+
+    /// The same pacing, where a change during a pause, and not only during
+    /// a read, makes the next read one more of the burst: its pause doubles
+    /// too, up to `burstPause`.
+    ///
+    /// For a read whose value may lag behind the changes, such as a count
+    /// shown as an estimate meanwhile: a short read after each change of a
+    /// writer that commits every few tens of milliseconds would otherwise
+    /// run after every other commit, never meeting one while it runs.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let count = RefreshPacing.dutyCycle(0.01, minimumPause: 0.05, burstPause: 1).burstsIncludingPauses()
+    /// ```
+    ///
+    /// - returns: The same pacing, whose bursts include the pauses.
+    public func burstsIncludingPauses() -> Self {
+        RefreshPacing(dutyCycle: dutyCycle, minimumPause: minimumPause, burstPause: burstPause, burstIncludesPauses: true)
     }
 
     /// The pause after a read that took `seconds`: as long as it takes for
@@ -145,6 +169,8 @@ public struct RefreshPacer: Sendable, Hashable {
     /// How many reads in a row a change came during: 0 after a read
     /// during which none came.
     public private(set) var burstReads = 0
+    /// True while the read runs for the changes that came during a pause.
+    private var readsPendingChanges = false
 
     /// Creates an idle pacer.
     ///
@@ -173,6 +199,7 @@ public struct RefreshPacer: Sendable, Hashable {
             return false
         }
         phase = .reading
+        readsPendingChanges = false
         return true
     }
 
@@ -196,7 +223,8 @@ public struct RefreshPacer: Sendable, Hashable {
         // A change during the read (not only during the pause) tells a
         // writer that commits without pause: the pauses grow.
         isPending = isPending || sawChange
-        burstReads = isPending ? burstReads + 1 : 0
+        let continuesBurst = isPending || (pacing.burstIncludesPauses && readsPendingChanges)
+        burstReads = continuesBurst ? burstReads + 1 : 0
         return pacing.pause(afterReadingFor: seconds, burstReads: burstReads)
     }
 
@@ -216,6 +244,7 @@ public struct RefreshPacer: Sendable, Hashable {
         if isPending {
             isPending = false
             phase = .reading
+            readsPendingChanges = true
             return true
         }
         phase = .idle

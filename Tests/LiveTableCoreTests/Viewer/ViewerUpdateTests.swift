@@ -144,12 +144,48 @@ final class ViewerUpdateTests: XCTestCase {
                        [.pauseCounting(seconds: ViewerPacing.count.pause(afterReadingFor: 0.02))])
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~101 · live"))
         XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
-        XCTAssertEqual(viewerUpdate(&state, .counted(102)), [.pauseCounting(seconds: ViewerPacing.count.minimumPause)])
+        // The count after a pause that a commit came during: the second of a burst.
+        XCTAssertEqual(viewerUpdate(&state, .counted(102)),
+                       [.pauseCounting(seconds: ViewerPacing.count.pause(afterReadingFor: 0, burstReads: 2))])
         // Exact and quiet: no `~` during the pause, and none after it.
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
         XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [])
         XCTAssertFalse(try XCTUnwrap(state.table).isCounting)
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of 102 · live"))
+    }
+
+    func testACheapCountAfterEachCommitOfABusyWriterPausesLongerAndLonger() throws {
+        // A writer that commits every 33 ms, a count of 0.1 ms: a commit
+        // during each pause. The count ran after every other commit.
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let window = try XCTUnwrap(table.window)
+        let value = ViewerWindow(viewed: table.viewed, window: window, selection: nil)
+        XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
+        var pauses: [Double] = []
+        for _ in 0..<6 {
+            let effects = viewerUpdate(&state, .counted(100, isExact: true, seconds: 0.0001))
+            guard case let .pauseCounting(seconds) = effects.first else { return XCTFail("\(effects)") }
+            pauses.append(seconds)
+            XCTAssertEqual(viewerUpdate(&state, .window(value)), [])
+            XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
+        }
+        XCTAssertEqual(pauses, [0.05, 0.1, 0.2, 0.4, 0.8, 1])
+    }
+
+    func testAWindowThatChangedNoCellMeasuresNoColumnAgain() throws {
+        try start(.table("item"))
+        let table = try XCTUnwrap(state.table)
+        let window = try XCTUnwrap(table.window)
+        let same = ViewerWindow(viewed: table.viewed, window: window, selection: nil)
+        let kept = ColumnInputs.keptCount.withLock { $0 }
+        _ = viewerUpdate(&state, .window(same))
+        XCTAssertEqual(ColumnInputs.keptCount.withLock { $0 }, kept, "every cell as it was")
+        var changed = window
+        changed.rows[0][1] = "a much longer name than any other".databaseValue
+        _ = viewerUpdate(&state, .window(ViewerWindow(viewed: table.viewed, window: changed, selection: nil)))
+        XCTAssertEqual(ColumnInputs.keptCount.withLock { $0 }, kept + 1)
+        XCTAssertEqual(state.table?.seenWidths["name"], 33)
     }
 
     func testCommitToAnotherTableOfAWholeTableWindowNeitherCountsNorChangesTheState() throws {
@@ -180,7 +216,7 @@ final class ViewerUpdateTests: XCTestCase {
         let table = try XCTUnwrap(state.table)
         let value = ViewerWindow(viewed: table.viewed, window: try XCTUnwrap(table.window), selection: nil)
         XCTAssertEqual(viewerUpdate(&state, .window(value)), [.count(table.viewed.source)])
-        XCTAssertEqual(viewerUpdate(&state, .counted(100, isExact: true, seconds: 0.5)), [.pauseCounting(seconds: 4.5)])
+        XCTAssertEqual(viewerUpdate(&state, .counted(100, isExact: true, seconds: 0.5)), [.pauseCounting(seconds: 49.5)])
         // A commit during the pause: no count yet, but the count is stale.
         XCTAssertEqual(viewerUpdate(&state, .window(value)), [])
         XCTAssertTrue(viewerRender(state).text.contains("row 1 of ~100 · live"))
@@ -221,9 +257,9 @@ final class ViewerUpdateTests: XCTestCase {
         XCTAssertEqual(viewerUpdate(&state, .countPauseEnded), [.count(table.viewed.source)])
     }
 
-    func testCountingTakesAtMostATenthOfTheTime() {
-        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.5), 4.5, accuracy: 1e-9)
-        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.011), 0.099, accuracy: 1e-9)
+    func testCountingTakesAtMostAHundredthOfTheTime() {
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.5), 49.5, accuracy: 1e-9)
+        XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.011), 1.089, accuracy: 1e-9)
         XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: 0.0001), 0.05)
         XCTAssertEqual(ViewerPacing.count.pause(afterReadingFor: -1), 0.05)
     }
