@@ -576,9 +576,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1294
-@MainActor private func example_ReactiveGRDB_md_1294() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1294)
+// Docs/ReactiveGRDB.md:1295
+@MainActor private func example_ReactiveGRDB_md_1295() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1295)
     let observation = ValueObservation.tracking { db in try Player.fetchAll(db) }
     let cancellable = observation.rx
         .observe(in: dbQueue, scheduling: .immediate)
@@ -588,9 +588,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1309
-@MainActor private func example_ReactiveGRDB_md_1309() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1309)
+// Docs/ReactiveGRDB.md:1310
+@MainActor private func example_ReactiveGRDB_md_1310() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1310)
     let queue = DispatchQueue(label: "players")
     let players = ValueObservation
         .tracking { db in try Player.fetchAll(db) }
@@ -598,9 +598,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1330
-@MainActor private func example_ReactiveGRDB_md_1330() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1330)
+// Docs/ReactiveGRDB.md:1331
+@MainActor private func example_ReactiveGRDB_md_1331() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1331)
     // On the main queue
     let cancellable = Player.all().rx
         .observeAll(in: dbQueue)
@@ -615,9 +615,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1381
-@MainActor private func example_ReactiveGRDB_md_1381() async throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1381)
+// Docs/ReactiveGRDB.md:1382
+@MainActor private func example_ReactiveGRDB_md_1382() async throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1382)
     @MainActor
     final class PlayerCountModel {
         private(set) var count = 0
@@ -655,9 +655,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1485
-@MainActor private func example_ReactiveGRDB_md_1485() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1485)
+// Docs/ReactiveGRDB.md:1486
+@MainActor private func example_ReactiveGRDB_md_1486() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1486)
     // DATA CONSISTENCY GUARANTEED
     let hallOfFame = ValueObservation
         .tracking { db -> HallOfFame in
@@ -669,9 +669,9 @@ final class ObservablePlayerCount {
 #sourceLocation()
 }
 
-// Docs/ReactiveGRDB.md:1545
-@MainActor private func example_ReactiveGRDB_md_1545() throws {
-#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1545)
+// Docs/ReactiveGRDB.md:1546
+@MainActor private func example_ReactiveGRDB_md_1546() throws {
+#sourceLocation(file: "Docs/ReactiveGRDB.md", line: 1546)
     let players = Player.all().rx
         .observeAll(in: dbQueue)
         .includingOtherProcesses(.fileEvents(checkingEvery: 0.5, onPollingFallback: { reason in

@@ -39,6 +39,21 @@ final class RefreshPacerTests: XCTestCase {
         XCTAssertEqual(RefreshPacing.none.pause(afterReadingFor: 0), 0)
     }
 
+    /// A long read pauses as its share says, up to the maximum, which the
+    /// modifiers keep; a short one as before.
+    func testPausesStopAtTheMaximum() {
+        let pacing = RefreshPacing.dutyCycle(0.01, minimumPause: 0.05, burstPause: 1)
+        XCTAssertEqual(pacing.pause(afterReadingFor: 2), 198, accuracy: 1e-9)
+        let bounded = pacing.burstsIncludingPauses().pausingAtMost(20)
+        XCTAssertEqual(bounded.pause(afterReadingFor: 2), 20)
+        XCTAssertEqual(bounded.pause(afterReadingFor: 0.1), 9.9, accuracy: 1e-9)
+        XCTAssertEqual(bounded.pause(afterReadingFor: 0, burstReads: 3), 0.4)
+        XCTAssertTrue(bounded.burstIncludesPauses)
+        XCTAssertEqual(pacing.pausingAtMost(20).burstsIncludingPauses(), bounded)
+        XCTAssertEqual(pacing.maximumPause, .infinity)
+        XCTAssertEqual(pacing.pausingAtMost(.nan).maximumPause, .infinity)
+    }
+
     func testOutOfRangeArgumentsAreBroughtIntoRange() {
         XCTAssertEqual(RefreshPacing.dutyCycle(2, minimumPause: -1), .none)
         XCTAssertEqual(RefreshPacing.dutyCycle(0.5, minimumPause: 0.1, burstPause: .nan).burstPause, 0.1)

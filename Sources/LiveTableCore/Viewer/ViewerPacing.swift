@@ -21,7 +21,10 @@ enum ViewerPacing {
     /// 200,000 rows (30 ms) runs every 3 s while a writer commits 30 times
     /// a second, where it took 3% of a core, and a cheap one once a second,
     /// where it ran, and drew the title twice, after every other commit.
+    /// The pause is 20 s at most: a count of 2 s (ten million rows) runs
+    /// a tenth of the time, as before, rather than once in 200 s.
     static let count = RefreshPacing.dutyCycle(0.01, minimumPause: 0.05, burstPause: 1).burstsIncludingPauses()
+        .pausingAtMost(20)
     /// The window: a tenth of the time too, and 2 ms at least between two
     /// fetches, so that a window read from the cache in microseconds does
     /// not run after every commit, while the lone commits of a script that

@@ -46,6 +46,9 @@ public struct RefreshPacing: Sendable, Hashable {
     /// Whether a change during a pause, not only during a read, makes the
     /// next read one more of the burst (`burstsIncludingPauses()`).
     public let burstIncludesPauses: Bool
+    /// The longest pause, in seconds, whatever the read took
+    /// (`pausingAtMost(_:)`): infinite unless set.
+    public let maximumPause: TimeInterval
 
     /// No pacing: a read starts as soon as the previous one ends, if
     /// commits came meanwhile.
@@ -82,11 +85,15 @@ public struct RefreshPacing: Sendable, Hashable {
         RefreshPacing(dutyCycle: share, minimumPause: minimumPause, burstPause: burstPause ?? minimumPause)
     }
 
-    private init(dutyCycle: Double, minimumPause: TimeInterval, burstPause: TimeInterval, burstIncludesPauses: Bool = false) {
+    private init(
+        dutyCycle: Double, minimumPause: TimeInterval, burstPause: TimeInterval, burstIncludesPauses: Bool = false,
+        maximumPause: TimeInterval = .infinity)
+    {
         self.dutyCycle = min(1, max(0.001, dutyCycle.isNaN ? 1 : dutyCycle))
         self.minimumPause = max(0, minimumPause.isNaN || minimumPause.isInfinite ? 0 : minimumPause)
         self.burstPause = max(self.minimumPause, burstPause.isNaN || burstPause.isInfinite ? 0 : burstPause)
         self.burstIncludesPauses = burstIncludesPauses
+        self.maximumPause = maximumPause.isNaN ? .infinity : max(0, maximumPause)
     }
 
     /// The same pacing, where a change during a pause, and not only during
@@ -106,13 +113,32 @@ public struct RefreshPacing: Sendable, Hashable {
     ///
     /// - returns: The same pacing, whose bursts include the pauses.
     public func burstsIncludingPauses() -> Self {
-        RefreshPacing(dutyCycle: dutyCycle, minimumPause: minimumPause, burstPause: burstPause, burstIncludesPauses: true)
+        RefreshPacing(
+            dutyCycle: dutyCycle, minimumPause: minimumPause, burstPause: burstPause, burstIncludesPauses: true,
+            maximumPause: maximumPause)
+    }
+
+    /// The same pacing, whose pauses last `seconds` at most: a read that
+    /// takes long then runs more than `dutyCycle` of the time, and its
+    /// value lags behind the changes that long at most.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// RefreshPacing.dutyCycle(0.01).pausingAtMost(20).pause(afterReadingFor: 2) // 20, not 198
+    /// ```
+    ///
+    /// - returns: The same pacing, whose pauses are `seconds` at most.
+    public func pausingAtMost(_ seconds: TimeInterval) -> Self {
+        RefreshPacing(
+            dutyCycle: dutyCycle, minimumPause: minimumPause, burstPause: burstPause,
+            burstIncludesPauses: burstIncludesPauses, maximumPause: seconds)
     }
 
     /// The pause after a read that took `seconds`: as long as it takes for
     /// the read to be `dutyCycle` of the read and the pause, and at least
     /// `minimumPause` doubled once per read of the burst before it, up to
-    /// `burstPause`.
+    /// `burstPause`; `maximumPause` at most.
     ///
     /// For example:
     ///
@@ -127,7 +153,7 @@ public struct RefreshPacing: Sendable, Hashable {
     /// - returns: The pause, in seconds.
     public func pause(afterReadingFor seconds: TimeInterval, burstReads: Int = 0) -> TimeInterval {
         let minimum = min(burstPause, minimumPause * Double(1 << min(max(0, burstReads), 30)))
-        return max(minimum, max(0, seconds) * (1 - dutyCycle) / dutyCycle)
+        return min(maximumPause, max(minimum, max(0, seconds) * (1 - dutyCycle) / dutyCycle))
     }
 }
 
