@@ -102,10 +102,12 @@ package struct FileIdentity: Equatable, Sendable {
 struct ChangeCounter {
     private let device: dev_t
     private let inode: ino_t
-    private let path: String
     /// A descriptor that this process holds on the file (a connection's):
     /// opening one, then closing it, would release SQLite's locks.
     private var descriptor: Int32?
+    /// Looked for in `/proc/self/fd` in vain: every check asks the data
+    /// version, and none looks again.
+    private var hasNoDescriptor = false
     /// The header's bytes 0 to 27, as the last check that asked the data version read them.
     var checkedHeader: [UInt8]?
 
@@ -114,14 +116,14 @@ struct ChangeCounter {
         guard RemoteFileSystem(containingFileAt: path) == nil, stat(path, &file) == 0 else { return nil }
         device = file.st_dev
         inode = file.st_ino
-        self.path = path
     }
 
     /// The header's first 28 bytes, or nil when it can not be read, or
     /// does not count commits (WAL).
     mutating func header() -> [UInt8]? {
-        if descriptor.map(isOnTheFile) != true {
-            descriptor = DatabaseFileHeader.descriptor(path: path)
+        if !hasNoDescriptor, descriptor.map(isOnTheFile) != true {
+            descriptor = DatabaseFileHeader.openDescriptor(device: device, inode: inode)
+            hasNoDescriptor = descriptor == nil
         }
         guard let descriptor else { return nil }
         var bytes = [UInt8](repeating: 0, count: 28)

@@ -99,15 +99,8 @@ enum DatabaseFileHeader {
         return read == count ? bytes : nil
     }
 
-    /// A descriptor of this process open for reading on the file at `path`.
-    static func descriptor(path: String) -> Int32? {
-        var file = stat()
-        guard stat(path, &file) == 0 else { return nil }
-        return openDescriptor(device: file.st_dev, inode: file.st_ino)
-    }
-
-    /// A descriptor of this process open on the file (`/proc/self/fd`).
-    private static func openDescriptor(device: dev_t, inode: ino_t) -> Int32? {
+    /// A descriptor of this process open for reading on the file (`/proc/self/fd`).
+    static func openDescriptor(device: dev_t, inode: ino_t) -> Int32? {
         guard let directory = opendir("/proc/self/fd") else { return nil }
         defer { closedir(directory) }
         let own = dirfd(directory)
